@@ -1,0 +1,17 @@
+// Placeholder until the owning issue lands; replaced by the real subcommand.
+#include <iostream>
+
+#include "cmd/kconnectd/commands.h"
+
+namespace kc::cmd {
+
+void register_assign_sim(CLI::App& app, int& exit_code) {
+  auto* sub = app.add_subcommand("assign-sim", "(not built yet)");
+  sub->allow_extras();
+  sub->callback([&exit_code] {
+    std::cerr << "kconnectd assign-sim: not available in this build\n";
+    exit_code = 2;
+  });
+}
+
+}  // namespace kc::cmd

@@ -1,0 +1,22 @@
+#pragma once
+// Subcommand registration. Each register_* adds one subcommand to the app;
+// when it runs, its callback stores the process exit status in `exit_code`.
+
+#include <CLI/CLI.hpp>
+
+namespace kc::cmd {
+
+/// `kconnectd decode metadata|assignment HEX`: Connect blob -> JSON (issue 2).
+void register_decode(CLI::App& app, int& exit_code);
+/// `kconnectd assign-sim FILE`: assignor scenario simulator (issue 3).
+void register_assign_sim(CLI::App& app, int& exit_code);
+/// `kconnectd validate FILE`: check a worker properties file (issue 4).
+void register_validate(CLI::App& app, int& exit_code);
+/// `kconnectd mock-broker`: host librdkafka's mock cluster (issue 4).
+void register_mock_broker(CLI::App& app, int& exit_code);
+/// `kconnectd run FILE`: run a worker (issue 4).
+void register_run(CLI::App& app, int& exit_code);
+/// `kconnectd version`: version, commit, build type, library versions.
+void register_version(CLI::App& app, int& exit_code);
+
+}  // namespace kc::cmd
