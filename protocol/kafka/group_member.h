@@ -1,0 +1,267 @@
+#pragma once
+// GroupMember: one member of a classic Kafka consumer-protocol group, for a
+// caller-defined protocol type (Connect uses "connect"). It is the building
+// block of the worker coordinator; it knows nothing of Connect itself: the
+// protocol metadata and the assignments are opaque bytes supplied by the
+// caller through callbacks.
+//
+// What it does (the Java AbstractCoordinator's behaviour, see
+// ../shared/reference/connect-reference.md 4.2, 4.8 and 9):
+//   - FindCoordinator (key type 0 = group, key = group id) on a bootstrap
+//     connection, then a separate connection to the coordinator;
+//   - JoinGroup (session timeout, rebalance timeout, member id, protocol type,
+//     protocols), request timeout = rebalance timeout + 5000 ms;
+//     MEMBER_ID_REQUIRED: adopt the id and rejoin at once;
+//   - SyncGroup: the leader sends the assignments computed by the caller,
+//     followers send an empty list;
+//   - Heartbeat every heartbeat interval after JoinGroup succeeded (while the
+//     assignment is computed, SyncGroup is in flight, and while stable);
+//   - LeaveGroup on leave().
+// Errors are handled by action_for() (errors.h): rejoin, reset and rejoin,
+// rediscover the coordinator and rejoin, back off and retry, or fatal.
+// Responses to a JoinGroup/SyncGroup/Heartbeat of an older join round or
+// generation are dropped.
+//
+// Threading: a GroupMember lives on one io_context, run by one thread.
+// start(), request_rejoin(), leave() and stop() may be called from any thread
+// (they post to the io_context). The accessors (state(), generation(), ...)
+// must be called on the io_context thread. Every callback is invoked on the
+// io_context thread. The completion functions handed to callbacks
+// (JoinReady, AssignmentReady) may be called from any thread, at most once;
+// a completion for a round the member has moved past is ignored.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+
+#include "protocol/kafka/connection.h"
+#include "protocol/kafka/errors.h"
+#include "protocol/kafka/messages.h"
+
+namespace kc::kafka {
+
+/// Settings of a GroupMember. Durations are milliseconds.
+struct GroupMemberConfig {
+  /// `group.id`: the group to join (also the FindCoordinator key).
+  std::string group_id;
+  /// Bootstrap brokers as "host:port" (tried in order, round robin on failure).
+  std::vector<std::string> bootstrap_servers;
+  /// client.id sent in every request header; the broker derives member ids
+  /// from it ("<client.id>-<uuid>").
+  std::string client_id = "kconnectd";
+  /// JoinGroup ProtocolType ("connect" for Connect workers).
+  std::string protocol_type = "connect";
+  /// `session.timeout.ms`: JoinGroup SessionTimeoutMs; also the timeout of
+  /// each Heartbeat request (no answer within it = coordinator lost).
+  std::chrono::milliseconds session_timeout{10000};
+  /// `rebalance.timeout.ms`: JoinGroup RebalanceTimeoutMs (v1+). The
+  /// JoinGroup request timeout is max(request_timeout, this + 5000 ms).
+  std::chrono::milliseconds rebalance_timeout{60000};
+  /// `heartbeat.interval.ms`: time between Heartbeat requests.
+  std::chrono::milliseconds heartbeat_interval{3000};
+  /// `request.timeout.ms`: timeout of FindCoordinator, SyncGroup, LeaveGroup
+  /// and ApiVersions requests.
+  std::chrono::milliseconds request_timeout{40000};
+  /// `retry.backoff.ms`: wait before retrying after a retriable error or a
+  /// failed coordinator lookup/connect.
+  std::chrono::milliseconds retry_backoff{100};
+  /// Upper bound for resolve + TCP connect of each connection.
+  std::chrono::milliseconds connect_timeout{10000};
+};
+
+/// The member's state. Transitions are checked by a single set_state(),
+/// which logs "from X to Y".
+enum class GroupState {
+  Unjoined,            ///< created; start() not yet processed
+  Discovering,         ///< looking up the coordinator and connecting to it (or backing off)
+  PreparingJoin,       ///< waiting for the caller's on_prepare_join to hand over the protocols
+  Joining,             ///< JoinGroup in flight (or backing off before resending it)
+  AwaitingAssignment,  ///< leader only: waiting for the caller's on_assign result
+  Syncing,             ///< SyncGroup in flight
+  Stable,              ///< member of a stable generation with an assignment; heartbeating
+  Leaving,             ///< LeaveGroup in flight
+  Closed,              ///< terminal: left, stopped, or stopped by a fatal error
+};
+
+/// Name of a state ("Stable", ...), for logs.
+const char* group_state_name(GroupState s);
+
+/// Whether set_state() accepts from → to. Pure; exposed for tests.
+bool group_transition_allowed(GroupState from, GroupState to);
+
+/// An error the member met, as a typed value. `code` is the Kafka error code
+/// of the response (NONE when the failure was on the connection: then `net`
+/// says which), `action` is action_for(code) or the action taken for the
+/// connection error (RediscoverCoordinator / Retry), `fatal` is true when the
+/// member stopped (state Closed) because of it.
+struct GroupError {
+  ApiKey api = ApiKey::JoinGroup;          ///< request that failed
+  ErrorCode code = ErrorCode::NONE;        ///< Kafka error code from the response
+  ErrorAction action = ErrorAction::None;  ///< what the member does about it
+  std::optional<NetErrorKind> net;         ///< set for connection-level failures
+  std::string message;                     ///< human-readable detail
+  bool fatal = false;                      ///< the member is Closed
+
+  /// "JoinGroup: REBALANCE_IN_PROGRESS (27): <message>" or similar.
+  [[nodiscard]] std::string to_string() const;
+};
+
+/// Handed to on_prepare_join before every JoinGroup send.
+struct JoinPrepare {
+  /// True for the first JoinGroup of a new rebalance (after start, after a
+  /// completed sync, or after request_rejoin / a heartbeat REBALANCE_IN_PROGRESS);
+  /// false when the member resends JoinGroup within the same rebalance
+  /// (MEMBER_ID_REQUIRED, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS, coordinator move, ...).
+  bool new_rebalance = true;
+  /// Generation of the last completed sync (-1 if none / reset).
+  int32_t generation = -1;
+  /// Member id the JoinGroup will carry ("" at first and after a reset).
+  std::string member_id;
+  /// Why the member (re)joins, e.g. "initial join", "REBALANCE_IN_PROGRESS from Heartbeat".
+  std::string reason;
+};
+
+/// Handed to the leader's on_assign after JoinGroup.
+struct LeaderAssignmentInput {
+  int32_t generation = -1;                 ///< the new generation
+  std::string member_id;                   ///< our own (the leader's) member id
+  std::string protocol;                    ///< protocol name the broker selected
+  std::vector<JoinGroupMember> members;    ///< every member's id and metadata for `protocol`
+};
+
+/// Delivered to on_joined after SyncGroup succeeded (state is then Stable).
+struct JoinedGroup {
+  int32_t generation = -1;    ///< generation id from JoinGroup
+  std::string member_id;      ///< our member id
+  std::string leader_id;      ///< the leader's member id
+  std::string protocol;       ///< selected protocol name
+  bool is_leader = false;     ///< member_id == leader_id
+  Bytes assignment;           ///< our assignment bytes from SyncGroup (may be empty)
+};
+
+/// Delivered to on_rebalance_started when the coordinator announced a
+/// rebalance (Heartbeat REBALANCE_IN_PROGRESS while Stable) or the caller
+/// requested one. The member proceeds to on_prepare_join by itself.
+struct RebalanceStarted {
+  int32_t generation = -1;  ///< generation that is ending
+  std::string reason;       ///< e.g. "REBALANCE_IN_PROGRESS from Heartbeat"
+};
+
+/// Completion of on_prepare_join: the protocols to offer in this JoinGroup,
+/// in preference order (name + metadata bytes). Thread-safe, call once.
+using JoinReady = std::function<void(std::vector<JoinGroupProtocol> protocols)>;
+/// Completion of on_assign: one entry per member (member id + assignment
+/// bytes); members left out get an empty assignment from the broker.
+/// Thread-safe, call once.
+using AssignmentReady = std::function<void(std::vector<SyncGroupAssignment> assignments)>;
+
+/// The caller's hooks. Only on_prepare_join and on_assign are required.
+struct GroupMemberCallbacks {
+  /// Before every JoinGroup send. Under the eager protocol the caller stops
+  /// its work here (new_rebalance == true) before calling `ready`. The
+  /// metadata may be rebuilt on every call (reference 4.2).
+  std::function<void(const JoinPrepare&, JoinReady ready)> on_prepare_join;
+  /// Leader only, after JoinGroup: compute each member's assignment from
+  /// their metadata and call `ready` (possibly later, from another thread).
+  std::function<void(const LeaderAssignmentInput&, AssignmentReady ready)> on_assign;
+  /// After SyncGroup succeeded: the new generation and our assignment.
+  std::function<void(const JoinedGroup&)> on_joined;
+  /// The coordinator announced a rebalance or request_rejoin() was called
+  /// while Stable (Java: the heartbeat thread saw REBALANCE_IN_PROGRESS).
+  std::function<void(const RebalanceStarted&)> on_rebalance_started;
+  /// Every error met, recoverable (fatal == false; the member handles it) or
+  /// fatal (the member is Closed).
+  std::function<void(const GroupError&)> on_error;
+};
+
+/// One member of a Kafka group (see file comment). Create with
+/// GroupMember::create(), then start().
+class GroupMember : public std::enable_shared_from_this<GroupMember> {
+ public:
+  /// Creates a member in state Unjoined. Throws std::invalid_argument when
+  /// group_id or bootstrap_servers is empty, a bootstrap entry is not
+  /// "host:port", or on_prepare_join/on_assign is missing (config edge).
+  static std::shared_ptr<GroupMember> create(boost::asio::io_context& io, GroupMemberConfig config,
+                                             GroupMemberCallbacks callbacks);
+  ~GroupMember();
+  GroupMember(const GroupMember&) = delete;
+  GroupMember& operator=(const GroupMember&) = delete;
+
+  /// Starts discovery and the first join. Any thread.
+  void start();
+
+  /// Asks for a new rebalance (Java requestRejoin): while Stable, or while
+  /// the assignment is computed or synced, the member reports
+  /// on_rebalance_started and goes back to on_prepare_join. Ignored while a
+  /// join is already being prepared or sent, and once Leaving/Closed. Any thread.
+  void request_rejoin(std::string reason);
+
+  /// Leaves the group: sends LeaveGroup (member id + reason) when the member
+  /// has a member id and a coordinator connection, then closes everything
+  /// and calls `done` (on the io_context thread) with ok, or with the
+  /// LeaveGroup failure (the member is Closed either way). Any thread.
+  void leave(std::string reason, std::function<void(NetStatus)> done);
+
+  /// Closes the connections without LeaveGroup (peers then wait a session
+  /// timeout). State becomes Closed. No callback is invoked afterwards. Any thread.
+  void stop();
+
+  /// Current state (io_context thread only).
+  [[nodiscard]] GroupState state() const { return state_; }
+  /// Generation of the last successful JoinGroup, -1 if none (io thread only).
+  [[nodiscard]] int32_t generation() const { return generation_; }
+  /// Our member id ("" before the broker assigned one) (io thread only).
+  [[nodiscard]] const std::string& member_id() const { return member_id_; }
+  /// Leader's member id from the last JoinGroup (io thread only).
+  [[nodiscard]] const std::string& leader_id() const { return leader_id_; }
+  /// "host:port" of the current coordinator, "" if unknown (io thread only).
+  [[nodiscard]] const std::string& coordinator() const { return coordinator_addr_; }
+
+ private:
+  struct Impl;
+  GroupMember(boost::asio::io_context& io, GroupMemberConfig config, GroupMemberCallbacks callbacks);
+
+  void set_state(GroupState to);
+  void do_start();
+  void discover(std::string reason);
+  void find_coordinator();
+  void connect_coordinator(std::string host, uint16_t port);
+  void prepare_join(bool new_rebalance, std::string reason);
+  void send_join(uint64_t round, std::vector<JoinGroupProtocol> protocols);
+  void on_join_response(uint64_t round, NetResult<JoinGroupResponse> r);
+  void on_assignment_ready(uint64_t round, std::vector<SyncGroupAssignment> assignments);
+  void send_sync(uint64_t round, std::vector<SyncGroupAssignment> assignments);
+  void on_sync_response(uint64_t round, NetResult<SyncGroupResponse> r);
+  void schedule_heartbeat();
+  void send_heartbeat();
+  void on_heartbeat_response(int32_t generation, std::string member_id,
+                             NetResult<HeartbeatResponse> r);
+  void do_request_rejoin(std::string reason);
+  void do_leave(std::string reason, std::function<void(NetStatus)> done);
+  void coordinator_lost(ApiKey api, const NetError& error);
+  void report(GroupError error);
+  void fatal(GroupError error);
+  void close_all(const std::string& reason);
+  void retry_later(std::function<void()> fn);
+
+  boost::asio::io_context& io_;
+  GroupMemberConfig config_;
+  GroupMemberCallbacks callbacks_;
+  std::unique_ptr<Impl> impl_;
+  GroupState state_ = GroupState::Unjoined;
+  int32_t generation_ = -1;
+  std::string member_id_;
+  std::string leader_id_;
+  std::string protocol_;
+  std::string coordinator_addr_;
+  uint64_t round_ = 0;          // join round: bumped on every JoinGroup send and on reset
+  bool rebalance_pending_ = true;  // next on_prepare_join is a new rebalance
+};
+
+}  // namespace kc::kafka
