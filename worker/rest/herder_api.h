@@ -1,0 +1,382 @@
+#pragma once
+// The narrow interface between the REST layer (worker/rest) and the herder
+// (worker/herder). The REST server calls it; the herder implements it.
+//
+// Threading contract
+// ------------------
+// The REST server runs on its own io_context thread; the herder runs on its
+// own thread(s). Every method is therefore asynchronous:
+//   * a method must return quickly and must not block the caller (the REST
+//     io thread); it typically enqueues a request for the herder thread;
+//   * the herder invokes the completion callback exactly once, from any thread
+//     (inline from inside the call is allowed too);
+//   * the REST server re-posts the reply onto the connection's executor, so
+//     the herder never runs REST code and never needs to lock for REST.
+// If the callback is never invoked, the REST server answers 500
+// "Request timed out" after its request timeout (90 s by default, as Connect)
+// and ignores a late reply. A callback may outlive the RestServer; invoking it
+// then is harmless (the reply is dropped).
+//
+// Error semantics (Connect's ConnectExceptionMapper + HerderRequestHandler)
+// ------------------------------------------------------------------------
+// A method fails by passing a RestError instead of a value. The REST layer
+// turns it into the HTTP status and the body
+// {"error_code": <status>, "message": "<message>"}; for `NotLeader` /
+// `NotOwner` it instead forwards the request to `forward_url` (see
+// rest_server.h, "Forwarding").
+//
+// JSON shapes are the REST layer's business: the herder deals only in the C++
+// value types below. Syntax and shape checks (bad JSON, missing name, config
+// not an object, name mismatch between the path and config) are done by the
+// REST layer before the herder is called; semantic validation of a connector
+// config (unknown connector.class, invalid values) is the herder's job and is
+// reported as RestError::bad_request with Connect's message
+// ("Connector configuration is invalid and contains the following N error(s): ...").
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace kc::rest {
+
+// ---------------------------------------------------------------------------
+// Errors and replies
+// ---------------------------------------------------------------------------
+
+/// What went wrong, in Connect's REST terms. Each kind has one HTTP status
+/// (see RestError::http_status()).
+enum class ErrorKind {
+  BadRequest,        ///< 400: invalid input (bad config, unknown class, bad state name, ...)
+  NotFound,          ///< 404: unknown connector, task or plugin
+  Conflict,          ///< 409: already exists, stale config, rebalance in progress
+  NotLeader,         ///< this worker is not the leader: forward to forward_url (409 if empty)
+  NotOwner,          ///< this worker does not run the connector/task: forward to forward_url
+  Timeout,           ///< 500: the herder gave up waiting (e.g. on the config topic)
+  ServiceUnavailable,///< 503: the worker is not ready (e.g. still starting)
+  Internal,          ///< 500: anything else, including "a rebalance is expected" on reads
+};
+
+/// An error reply from the herder. `message` becomes the "message" field of
+/// Connect's error body. `forward_url` is meaningful only for NotLeader and
+/// NotOwner: the advertised REST URL of the worker that must handle the
+/// request (e.g. "http://w1:8083/"), empty when unknown.
+struct RestError {
+  ErrorKind kind = ErrorKind::Internal;
+  std::string message;
+  std::string forward_url;
+
+  /// The HTTP status for `kind`: 400, 404, 409, 500 or 503. NotLeader /
+  /// NotOwner map to 409, which is what the client sees when the request
+  /// cannot be forwarded (no URL known, or the forwarding budget is spent).
+  [[nodiscard]] int http_status() const {
+    switch (kind) {
+      case ErrorKind::BadRequest: return 400;
+      case ErrorKind::NotFound: return 404;
+      case ErrorKind::Conflict: return 409;
+      case ErrorKind::NotLeader: return 409;
+      case ErrorKind::NotOwner: return 409;
+      case ErrorKind::Timeout: return 500;
+      case ErrorKind::ServiceUnavailable: return 503;
+      case ErrorKind::Internal: return 500;
+    }
+    return 500;
+  }
+
+  /// 400 with `message`.
+  static RestError bad_request(std::string message) {
+    return {ErrorKind::BadRequest, std::move(message), {}};
+  }
+  /// 404 with `message`, e.g. "Connector c1 not found".
+  static RestError not_found(std::string message) {
+    return {ErrorKind::NotFound, std::move(message), {}};
+  }
+  /// 404 "Connector <name> not found" (Connect's wording for unknown connectors).
+  static RestError connector_not_found(const std::string& name) {
+    return not_found("Connector " + name + " not found");
+  }
+  /// 409 "Connector <name> already exists" (create of an existing connector).
+  static RestError already_exists(const std::string& name) {
+    return {ErrorKind::Conflict, "Connector " + name + " already exists", {}};
+  }
+  /// 409 with any message.
+  static RestError conflict(std::string message) {
+    return {ErrorKind::Conflict, std::move(message), {}};
+  }
+  /// 409 for writes while a config change waits for a rebalance (Connect's
+  /// stale-config message, verbatim, because clients match on it).
+  static RestError stale_config() {
+    return conflict(
+        "Cannot complete request momentarily due to stale configuration "
+        "(typically caused by a concurrent config change)");
+  }
+  /// 409 for a request that conflicts with an ongoing rebalance.
+  static RestError rebalance_in_progress() {
+    return conflict("Cannot complete request because of a conflicting operation (e.g. worker rebalance)");
+  }
+  /// 500 for reads on the herder thread while a rebalance is pending. Connect
+  /// answers 500, not 409, on these paths (reference 6.2), so we do too.
+  static RestError rebalance_expected() {
+    return {ErrorKind::Internal, "Request cannot be completed because a rebalance is expected", {}};
+  }
+  /// "Not leader": the REST layer forwards the request to `leader_url`
+  /// (the leader's advertised REST URL from the last assignment). An empty URL
+  /// yields 409 "... no known leader URL ...".
+  static RestError not_leader(std::string leader_url) {
+    return {ErrorKind::NotLeader, "This worker is not able to handle this request because it is not the leader",
+            std::move(leader_url)};
+  }
+  /// "Not owner": the connector/task runs on another worker (plain restarts);
+  /// the REST layer forwards the request to `owner_url`.
+  static RestError not_owner(std::string owner_url) {
+    return {ErrorKind::NotOwner, "This worker does not run the requested connector or task",
+            std::move(owner_url)};
+  }
+  /// 500 "Request timed out" style failures inside the herder.
+  static RestError timeout(std::string message) {
+    return {ErrorKind::Timeout, std::move(message), {}};
+  }
+  /// 503: the worker cannot serve yet (still starting).
+  static RestError unavailable(std::string message) {
+    return {ErrorKind::ServiceUnavailable, std::move(message), {}};
+  }
+  /// 500 with `message`.
+  static RestError internal(std::string message) {
+    return {ErrorKind::Internal, std::move(message), {}};
+  }
+};
+
+/// Either a value of type T or a RestError. Check ok() before value().
+template <typename T>
+class Reply {
+ public:
+  Reply(T value) : v_(std::move(value)) {}          // NOLINT: implicit by design
+  Reply(RestError error) : v_(std::move(error)) {}  // NOLINT: implicit by design
+
+  [[nodiscard]] bool ok() const { return v_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+  [[nodiscard]] T& value() & { return std::get<0>(v_); }
+  [[nodiscard]] const T& value() const& { return std::get<0>(v_); }
+  [[nodiscard]] T&& value() && { return std::get<0>(std::move(v_)); }
+  /// Valid only when !ok().
+  [[nodiscard]] const RestError& error() const { return std::get<1>(v_); }
+
+ private:
+  std::variant<T, RestError> v_;
+};
+
+/// The value of a successful operation that returns nothing.
+struct Done {};
+
+/// Completion callback; invoked exactly once, from any thread.
+template <typename T>
+using Callback = std::function<void(Reply<T>)>;
+
+// ---------------------------------------------------------------------------
+// Value types (JSON shapes are in comments; the REST layer does the JSON)
+// ---------------------------------------------------------------------------
+
+/// A connector's configuration: string keys to string values, as Connect
+/// stores it. Always contains "name" (the REST layer fills it in).
+using ConnectorConfig = std::map<std::string, std::string>;
+
+/// One task of a connector. JSON: {"connector":"c1","task":0}.
+struct TaskId {
+  std::string connector;
+  int32_t task = 0;
+
+  auto operator<=>(const TaskId&) const = default;
+  bool operator==(const TaskId&) const = default;
+};
+
+/// Connector kind. JSON: "source" | "sink" | "unknown".
+enum class ConnectorType { Source, Sink, Unknown };
+
+/// Runtime state of a connector or task, as recorded in the status topic.
+/// JSON: "UNASSIGNED" | "RUNNING" | "PAUSED" | "STOPPED" | "FAILED" |
+/// "RESTARTING" | "DESTROYED".
+enum class ConnectState { Unassigned, Running, Paused, Stopped, Failed, Restarting, Destroyed };
+
+/// Desired state of a connector (the config topic's target state).
+/// JSON (initial_state of POST /connectors): "RUNNING" | "PAUSED" | "STOPPED"
+/// (case-insensitive; RUNNING means Started).
+enum class TargetState { Started, Paused, Stopped };
+
+/// GET /connectors/{c} and the body of create/update.
+/// JSON: {"name":"c1","config":{...},"tasks":[{"connector":"c1","task":0}],"type":"source"}.
+struct ConnectorInfo {
+  std::string name;
+  ConnectorConfig config;
+  std::vector<TaskId> tasks;
+  ConnectorType type = ConnectorType::Unknown;
+};
+
+/// State of the connector instance. JSON: {"state":"RUNNING","worker_id":"w1:8083"}
+/// plus "trace" when `trace` is non-empty.
+struct ConnectorStatus {
+  ConnectState state = ConnectState::Unassigned;
+  std::string worker_id;
+  std::string trace;
+};
+
+/// State of one task. JSON: {"id":0,"state":"RUNNING","worker_id":"w1:8083"}
+/// plus "trace" when `trace` is non-empty.
+struct TaskStatus {
+  int32_t id = 0;
+  ConnectState state = ConnectState::Unassigned;
+  std::string worker_id;
+  std::string trace;
+};
+
+/// GET /connectors/{c}/status. JSON:
+/// {"name":"c1","connector":{...},"tasks":[{...}],"type":"source"}.
+/// The REST layer sorts tasks by id before serialising.
+struct ConnectorStateInfo {
+  std::string name;
+  ConnectorStatus connector;
+  std::vector<TaskStatus> tasks;
+  ConnectorType type = ConnectorType::Unknown;
+};
+
+/// One entry of GET /connectors/{c}/tasks.
+/// JSON: {"id":{"connector":"c1","task":0},"config":{...}}.
+struct TaskInfo {
+  TaskId id;
+  std::map<std::string, std::string> config;
+};
+
+/// Plugin kinds of GET /connector-plugins. JSON: "source" | "sink" |
+/// "transformation" | "predicate" | "converter" | "header_converter".
+enum class PluginType { Source, Sink, Transformation, Predicate, Converter, HeaderConverter };
+
+/// One entry of GET /connector-plugins.
+/// JSON: {"class":"...","type":"source","version":"1.0"} ("version" left out when empty).
+struct PluginInfo {
+  std::string class_name;
+  PluginType type = PluginType::Source;
+  std::string version;
+};
+
+/// POST /connectors (allow_replace = false) and PUT /connectors/{c}/config
+/// (allow_replace = true). `config["name"] == name` is guaranteed by the REST
+/// layer. Errors: 409 already_exists when !allow_replace and the connector
+/// exists; 400 for an invalid config; not_leader on followers.
+struct PutConnectorRequest {
+  std::string name;
+  ConnectorConfig config;
+  std::optional<TargetState> initial_state;  ///< POST only; nullopt = Started
+  bool allow_replace = false;
+};
+
+/// Result of a put: `created` selects 201 (+ Location) versus 200.
+struct PutConnectorResult {
+  bool created = false;
+  ConnectorInfo info;
+};
+
+/// POST /connectors/{c}/restart?includeTasks=&onlyFailed= (both default false).
+struct RestartRequest {
+  bool include_tasks = false;
+  bool only_failed = false;
+  /// True for a plain connector restart (204, handled by the owner);
+  /// false when the request must go through the leader (202 + plan).
+  [[nodiscard]] bool plain() const { return !include_tasks && !only_failed; }
+};
+
+/// GET /health. JSON: {"status":"healthy"|"starting"|"unhealthy","message":"..."};
+/// HTTP 200 / 503 / 500 respectively.
+enum class HealthStatus { Healthy, Starting, Unhealthy };
+
+/// Health of the worker. ok() is the brief's {ok, reason}: ok() == Healthy,
+/// reason == message.
+struct Health {
+  HealthStatus status = HealthStatus::Healthy;
+  std::string message;  ///< e.g. "Worker has completed startup and is ready to handle requests."
+  [[nodiscard]] bool ok() const { return status == HealthStatus::Healthy; }
+};
+
+/// Identity of this worker.
+struct WorkerInfo {
+  std::string worker_id;         ///< e.g. "w1:8083" (the id in status records)
+  std::string rest_url;          ///< advertised REST URL, e.g. "http://w1:8083/"
+  std::string kafka_cluster_id;  ///< id of the Kafka cluster (GET /), empty if unknown
+};
+
+// ---------------------------------------------------------------------------
+// The interface
+// ---------------------------------------------------------------------------
+
+/// What the REST server needs from the herder. See the file comment for the
+/// threading and error contract. Which worker must answer (reference 6.2):
+///   * any worker, from local state: list_connectors, connector_status,
+///     task_status, connector_plugins, health, worker_info, set_target_state
+///     for Paused/Started (pause/resume are written by any worker);
+///   * any worker, through the herder thread (may fail with
+///     rebalance_expected → 500): connector_info, connector_config, task_configs;
+///   * the leader (else not_leader(url)): put_connector_config,
+///     delete_connector, set_target_state(Stopped), restart_connector with
+///     include_tasks or only_failed; stale_config (409) while a config change
+///     waits for a rebalance;
+///   * the owner (else not_owner(url)): plain restart_connector, restart_task.
+class HerderApi {
+ public:
+  virtual ~HerderApi() = default;
+
+  /// GET /connectors: names of all configured connectors (any order; the REST
+  /// layer sorts). Never fails in Connect.
+  virtual void list_connectors(Callback<std::vector<std::string>> cb) = 0;
+
+  /// GET /connectors/{c}: 404 connector_not_found if unknown.
+  virtual void connector_info(const std::string& name, Callback<ConnectorInfo> cb) = 0;
+
+  /// GET /connectors/{c}/config: the stored config; 404 if unknown.
+  virtual void connector_config(const std::string& name, Callback<ConnectorConfig> cb) = 0;
+
+  /// POST /connectors and PUT /connectors/{c}/config (see PutConnectorRequest).
+  virtual void put_connector_config(PutConnectorRequest req, Callback<PutConnectorResult> cb) = 0;
+
+  /// DELETE /connectors/{c}: 204 on success; 404 if unknown; leader only.
+  virtual void delete_connector(const std::string& name, Callback<Done> cb) = 0;
+
+  /// GET /connectors/{c}/status: 404 "No status found for connector c" if the
+  /// status store has no record for it.
+  virtual void connector_status(const std::string& name, Callback<ConnectorStateInfo> cb) = 0;
+
+  /// GET /connectors/{c}/tasks: task configs in task order; 404 if unknown.
+  virtual void task_configs(const std::string& name, Callback<std::vector<TaskInfo>> cb) = 0;
+
+  /// GET /connectors/{c}/tasks/{t}/status: 404 if unknown connector or task.
+  virtual void task_status(const TaskId& id, Callback<TaskStatus> cb) = 0;
+
+  /// POST /connectors/{c}/restart. For a plain restart (req.plain()) reply
+  /// nullopt → 204. Otherwise reply the planned ConnectorStateInfo (instances
+  /// to restart shown as RESTARTING) → 202. 404 if unknown.
+  virtual void restart_connector(const std::string& name, RestartRequest req,
+                                 Callback<std::optional<ConnectorStateInfo>> cb) = 0;
+
+  /// POST /connectors/{c}/tasks/{t}/restart → 204; 404 if unknown connector or task.
+  virtual void restart_task(const TaskId& id, Callback<Done> cb) = 0;
+
+  /// PUT /connectors/{c}/pause (Paused → 202), /resume (Started → 202; also
+  /// resumes a STOPPED connector), /stop (Stopped → 204, leader only).
+  /// 404 if unknown.
+  virtual void set_target_state(const std::string& name, TargetState state, Callback<Done> cb) = 0;
+
+  /// GET /connector-plugins?connectorsOnly= (default true): installed plugins;
+  /// when connectors_only is false also transformations, predicates, converters.
+  virtual void connector_plugins(bool connectors_only, Callback<std::vector<PluginInfo>> cb) = 0;
+
+  /// GET /health. Should answer within 10 s; the REST layer answers 500
+  /// "unhealthy" after that.
+  virtual void health(Callback<Health> cb) = 0;
+
+  /// This worker's id, advertised REST URL and the Kafka cluster id (GET /,
+  /// and the REST layer's check that it does not forward to itself).
+  virtual void worker_info(Callback<WorkerInfo> cb) = 0;
+};
+
+}  // namespace kc::rest
