@@ -1,0 +1,182 @@
+#pragma once
+// Leader-side assignors of the Connect group protocol.
+//
+//  * EagerAssignor: protocol `default` (V0). Every round hands out the full
+//    set; members stop everything before they join.
+//  * IncrementalCooperativeAssignor: protocols `compatible` (V1) and
+//    `sessioned` (V2), KIP-415. Revoke first, assign in the next round, wait
+//    `scheduled.rebalance.max.delay.ms` for lost work to come back.
+//
+// Both are pure functions: all inputs are arguments, the new leader state is
+// part of the result, nothing reads a clock, a socket or a global. The herder
+// keeps the LeaderState between rounds (only while its worker stays leader)
+// and passes `now` in. See assignor/README.md and
+// ../shared/reference/connect-reference.md section 3 for the behaviour and the
+// documented deviations from Kafka Connect.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "protocol/connect/types.h"
+
+namespace kc::assignor {
+
+using connect::Assignment;
+using connect::ConnectorTaskId;
+
+/// A set of connectors and tasks (Connect's ConnectorsAndTasks). Used for a
+/// member's current assignment and for the leader's bookkeeping. Order is
+/// irrelevant on input; every set the assignors produce is sorted
+/// (connectors by name, tasks by (connector, task number)) and free of
+/// duplicates.
+struct ConnectorsAndTasks {
+  std::vector<std::string> connectors;  ///< connector names
+  std::vector<ConnectorTaskId> tasks;   ///< task ids
+
+  /// True when it holds no connector and no task.
+  [[nodiscard]] bool empty() const { return connectors.empty() && tasks.empty(); }
+  bool operator==(const ConnectorsAndTasks&) const = default;
+};
+
+/// One member's JoinGroup metadata as the leader sees it (Connect's
+/// ExtendedWorkerState): member id, advertised URL, config offset and, for
+/// V1/V2, what the member runs now. The eager assignor ignores `owned`.
+struct MemberReport {
+  std::string member_id;        ///< group member id, unique in the round
+  std::string url;              ///< advertised REST URL
+  int64_t config_offset = -1;   ///< config-topic offset the member has read up to
+  ConnectorsAndTasks owned;     ///< V1+: the member's current assignment
+};
+
+/// The leader's view of the config topic (Connect's ClusterConfigState, reduced
+/// to what the assignor needs).
+struct ConfigSnapshot {
+  /// Offset of the snapshot in the config topic. The herder must refresh its
+  /// snapshot when it is below the largest offset any member reports
+  /// (max_config_offset()); if it is still below, the assignors answer every
+  /// member with CONFIG_MISMATCH (reference 3.2).
+  int64_t offset = -1;
+  /// Configured connectors and their task counts (the count of the last
+  /// committed task configs). A connector whose task configs are
+  /// inconsistent contributes 0 tasks. Task ids are 0..count-1.
+  std::map<std::string, int32_t> connectors;
+};
+
+/// Everything about the round that is not a member report or the snapshot.
+struct RoundContext {
+  std::string leader_id;   ///< the leader's member id (must be among the reports)
+  /// The leader's URL. Empty: taken from the leader's own report, as Connect does.
+  std::string leader_url;
+  int32_t generation = -1;                 ///< generation of the JoinGroup being handled
+  int32_t last_completed_generation = -1;  ///< the leader's own last completed generation
+  int64_t now_ms = 0;                      ///< current time, ms (any monotonic origin)
+  /// Negotiated protocol: decides the version written (Eager→0, Compatible→1,
+  /// Sessioned→2). The incremental assignor treats Eager like Compatible.
+  connect::ConnectProtocol protocol = connect::ConnectProtocol::Sessioned;
+};
+
+/// What the incremental assignor remembers between rounds while its worker is
+/// leader (Connect keeps these as fields of the assignor object). A worker that
+/// becomes leader starts from a default-constructed LeaderState. Times are ms
+/// on the same clock as RoundContext::now_ms.
+struct LeaderState {
+  /// What the leader believes is assigned after its last round: everything
+  /// placed, minus what it revoked, plus everything lost (so that lost work is
+  /// detected as lost again while a delay runs).
+  ConnectorsAndTasks previous_assignment;
+  /// What was revoked last round; if any of it is still running next round the
+  /// revocation failed and previous_assignment is rebuilt from the reports.
+  ConnectorsAndTasks previous_revocation;
+  int32_t previous_generation = -1;          ///< generation of the last round this leader assigned
+  std::vector<std::string> previous_members; ///< member ids of that round, sorted
+  int64_t scheduled_rebalance_ms = 0;        ///< absolute time of the scheduled rebalance; 0 = none
+  int32_t delay_ms = 0;                      ///< delay handed out in the last round, ms
+  /// Candidate workers for lost work: members seen empty while a delay runs,
+  /// in the order they were first seen.
+  std::vector<std::string> candidate_workers;
+  bool revoked_in_previous = false;          ///< the last round revoked for load balancing
+  int32_t num_successive_revoking_rebalances = 0;  ///< n for the successive-revocation backoff
+
+  bool operator==(const LeaderState&) const = default;
+};
+
+/// One member's assignment, ready for the protocol/connect encoder.
+struct MemberAssignment {
+  std::string member_id;   ///< the member it is for
+  Assignment assignment;   ///< lists sorted; V1/V2: increments; V0: full set
+};
+
+/// Output of one assignment round.
+struct AssignmentResult {
+  /// One entry per member report, in the order of the reports.
+  std::vector<MemberAssignment> assignments;
+  /// The state to pass to the next round (unchanged on CONFIG_MISMATCH).
+  LeaderState state;
+  /// True when the round failed the config-offset check (every assignment
+  /// carries error CONFIG_MISMATCH = 1).
+  bool config_mismatch = false;
+};
+
+/// Largest config offset any member reports; -1 when there are none
+/// (reference 3.2 step 1). The herder refreshes its snapshot when it is below.
+int64_t max_config_offset(const std::vector<MemberReport>& members);
+
+/// Delay of the successive-revocation backoff (KAFKA-12495): for the n-th
+/// consecutive revoking round (n >= 1), min(40^n ms, max_delay_ms); 0 when
+/// max_delay_ms is 0. n = 1..4 with the default max give 40, 1600, 64000,
+/// 300000. Computed in integers, so the cap is exact (Java's floating-point
+/// pow can come out 1 ms below it).
+int32_t successive_revocation_backoff_ms(int32_t n, int32_t max_delay_ms);
+
+/// The incremental cooperative assignor (KIP-415, Connect's
+/// IncrementalCooperativeAssignor) for protocols `compatible` and `sessioned`.
+///
+/// Per round (reference 3.3-3.6): computes configured, active, deleted,
+/// duplicated, lost and new/created sets; revokes deleted and duplicated work;
+/// handles lost work with the scheduled rebalance delay and candidate workers;
+/// when no delay is pending, revokes work from over-loaded workers (with the
+/// successive-revocation backoff); places new work (and released lost work) on
+/// the least-loaded workers. Work is never revoked and reassigned in the same
+/// round. The deviations from Connect (deterministic choice of what to revoke,
+/// per-connector spreading, revoking running items that are not configured,
+/// lost work at expiry placed like new work) are listed in assignor/README.md.
+class IncrementalCooperativeAssignor {
+ public:
+  /// `max_delay_ms` is `scheduled.rebalance.max.delay.ms` (default 300000;
+  /// 0 disables the delay and the backoff).
+  explicit IncrementalCooperativeAssignor(int32_t max_delay_ms = 300000) : max_delay_ms_(max_delay_ms) {}
+
+  /// One round. `members` must have unique member ids and contain
+  /// ctx.leader_id. Returns one V1/V2 assignment per member (newly assigned
+  /// and newly revoked items, the delay in ms, leader id and URL, config
+  /// offset) and the new leader state. If `config.offset` is below
+  /// max_config_offset(members), every member gets error CONFIG_MISMATCH with
+  /// that max offset and empty lists, and the state is returned unchanged.
+  /// Complexity: O(W log W + N log N) for W members and N connectors + tasks.
+  [[nodiscard]] AssignmentResult assign(const LeaderState& state, const std::vector<MemberReport>& members,
+                                        const ConfigSnapshot& config, const RoundContext& ctx) const;
+
+  /// The configured `scheduled.rebalance.max.delay.ms`.
+  [[nodiscard]] int32_t max_delay_ms() const { return max_delay_ms_; }
+
+ private:
+  int32_t max_delay_ms_;
+};
+
+/// The eager assignor (Connect's EagerAssignor, protocol `default`, V0).
+/// After the config-offset check it ignores what members run: connectors sorted
+/// by name, then each connector's tasks in order, are dealt over the members
+/// sorted by member id with one circular iterator that is not reset between
+/// connectors and tasks (reference 3.8). Every member gets its full set in a V0
+/// assignment (no revocations, delay 0). The leader state is returned
+/// unchanged: the eager protocol keeps none.
+class EagerAssignor {
+ public:
+  /// One round; same inputs and CONFIG_MISMATCH rule as the incremental one.
+  [[nodiscard]] AssignmentResult assign(const LeaderState& state, const std::vector<MemberReport>& members,
+                                        const ConfigSnapshot& config, const RoundContext& ctx) const;
+};
+
+}  // namespace kc::assignor
