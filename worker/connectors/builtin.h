@@ -1,0 +1,37 @@
+#pragma once
+// Built-in connectors.
+//
+// FileStreamSource (org.apache.kafka.connect.file.FileStreamSourceConnector)
+//   config: `file` (path; required here), `topic` (required), `batch.size`
+//   (max records per poll, default 2000). One task. Emits each complete line
+//   (without its "\n" / "\r\n") as a string value with a null key. Source
+//   partition {"filename": <file>}, offset {"position": <byte offset after
+//   the line>}, as Connect's. Resumes from the committed position.
+//
+// FileStreamSink (org.apache.kafka.connect.file.FileStreamSinkConnector)
+//   config: `file` (path; empty = stdout), `topics` (comma list). Appends each
+//   record value's string form plus "\n"; flush() fflush+fsync.
+//
+// SequenceSource (kc.connect.SequenceSourceConnector, alias SequenceSource)
+//   config: `topic`, `tasks.max` (tasks created), `throughput` (records per
+//   second per task, default 10; <= 0 = unthrottled). Task n of connector C
+//   emits values "C-n:<seq>" with seq = 0, 1, 2, ...; partition
+//   {"connector":"C","task":n}, offset {"seq":<seq>}. Resumes after the
+//   committed seq.
+
+#include <memory>
+
+#include "worker/connectors/connector.h"
+
+namespace kc::connectors {
+
+/// Full class names of the built-ins.
+inline constexpr const char* kFileStreamSourceClass = "org.apache.kafka.connect.file.FileStreamSourceConnector";
+inline constexpr const char* kFileStreamSinkClass = "org.apache.kafka.connect.file.FileStreamSinkConnector";
+inline constexpr const char* kSequenceSourceClass = "kc.connect.SequenceSourceConnector";
+
+std::unique_ptr<Connector> make_file_stream_source();
+std::unique_ptr<Connector> make_file_stream_sink();
+std::unique_ptr<Connector> make_sequence_source();
+
+}  // namespace kc::connectors

@@ -1,0 +1,156 @@
+#pragma once
+// The connector API: what a connector plugin implements, and the records it
+// exchanges with the runtime. A small subset of Kafka Connect's
+// org.apache.kafka.connect.{connector,source,sink} API.
+//
+// Errors: plugin methods report failure by throwing (ConnectError or any
+// std::exception). The runtime catches them at this boundary and marks the
+// connector or task FAILED with the message as its trace.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace kc::connectors {
+
+/// A connector or task configuration (string -> string, like Connect).
+using ConfigMap = std::map<std::string, std::string>;
+/// JSON object whose member order is kept (source partitions and offsets).
+using OrderedJson = nlohmann::ordered_json;
+
+/// Failure thrown by plugins (Connect's ConnectException).
+class ConnectError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Connect schema types supported by the converters.
+enum class SchemaType { Int8, Int16, Int32, Int64, Float32, Float64, Boolean, String, Bytes };
+
+/// A (primitive) Connect schema.
+struct Schema {
+  SchemaType type = SchemaType::String;
+  bool optional = false;
+  bool operator==(const Schema&) const = default;
+};
+
+/// Connect's SchemaAndValue. `value` holds the data: JSON null for null,
+/// strings, numbers, booleans, objects/arrays for schemaless maps/lists, and
+/// JSON binary (nlohmann::json::binary_t) for bytes. `schema` nullopt means
+/// schemaless.
+struct Data {
+  std::optional<Schema> schema;
+  nlohmann::json value;
+
+  /// A string value with Connect's STRING_SCHEMA (or OPTIONAL when null).
+  static Data string(std::optional<std::string> s);
+  /// A bytes value with BYTES_SCHEMA.
+  static Data bytes(const std::string& b);
+  /// Null with no schema.
+  static Data null() { return Data{}; }
+  bool operator==(const Data&) const = default;
+};
+
+/// A record produced by a source task. `source_partition` and
+/// `source_offset` are JSON objects; the runtime commits the offset of the
+/// last record it sent per partition.
+struct SourceRecord {
+  OrderedJson source_partition = OrderedJson::object();
+  OrderedJson source_offset = OrderedJson::object();
+  std::string topic;
+  std::optional<int32_t> kafka_partition;  ///< nullopt = default partitioner
+  Data key;
+  Data value;
+  std::optional<int64_t> timestamp_ms;     ///< nullopt = producer's time
+};
+
+/// A record handed to a sink task.
+struct SinkRecord {
+  std::string topic;
+  int32_t kafka_partition = 0;
+  int64_t kafka_offset = 0;
+  Data key;
+  Data value;
+  int64_t timestamp_ms = -1;
+};
+
+/// Topic-partition -> next offset to consume (i.e. last handled + 1).
+using TopicPartitionOffsets = std::map<std::pair<std::string, int32_t>, int64_t>;
+
+/// What the runtime offers a source task (Connect's SourceTaskContext).
+class SourceTaskContext {
+ public:
+  virtual ~SourceTaskContext() = default;
+  /// Last committed offset of `partition` for this task's connector, or
+  /// nullopt. Reads a local cache; does not block.
+  virtual std::optional<OrderedJson> offset(const OrderedJson& partition) const = 0;
+  /// The connector's name.
+  virtual const std::string& connector_name() const = 0;
+  /// The task number.
+  virtual int32_t task_number() const = 0;
+};
+
+/// A source task. All methods run on the task's own thread.
+class SourceTask {
+ public:
+  virtual ~SourceTask() = default;
+  /// Starts with the task config. `ctx` outlives the task.
+  virtual void start(const ConfigMap& config, SourceTaskContext& ctx) = 0;
+  /// Returns the next records, or an empty vector when none are ready.
+  /// Must return within about 1 s so that stop requests are noticed.
+  virtual std::vector<SourceRecord> poll() = 0;
+  /// Releases resources. Called once, after the last poll().
+  virtual void stop() = 0;
+};
+
+/// A sink task. All methods run on the task's own thread.
+class SinkTask {
+ public:
+  virtual ~SinkTask() = default;
+  /// Starts with the task config.
+  virtual void start(const ConfigMap& config) = 0;
+  /// Writes (or buffers) records.
+  virtual void put(const std::vector<SinkRecord>& records) = 0;
+  /// Makes everything put so far durable; the runtime then commits `offsets`
+  /// to the consumer group.
+  virtual void flush(const TopicPartitionOffsets& offsets) = 0;
+  /// Releases resources. Called once, after the final flush.
+  virtual void stop() = 0;
+};
+
+/// Source or sink.
+enum class ConnectorType { Source, Sink };
+
+/// "source" / "sink" (REST spelling).
+const char* connector_type_name(ConnectorType t);
+
+/// A connector instance. start/task_configs/stop run on the connector's own
+/// thread (or the caller of Worker::connector_task_configs); never
+/// concurrently with each other.
+class Connector {
+ public:
+  virtual ~Connector() = default;
+  /// Source or sink.
+  virtual ConnectorType type() const = 0;
+  /// Plugin version string.
+  virtual std::string version() const { return "0.1.0"; }
+  /// Validates and keeps the connector config. Throws on invalid config.
+  virtual void start(const ConfigMap& config) = 0;
+  /// Up to `max_tasks` task configs (from `tasks.max`).
+  virtual std::vector<ConfigMap> task_configs(int max_tasks) = 0;
+  /// Stops the connector.
+  virtual void stop() = 0;
+  /// A new source task (source connectors only; nullptr for sinks).
+  virtual std::unique_ptr<SourceTask> create_source_task() { return nullptr; }
+  /// A new sink task (sink connectors only; nullptr for sources).
+  virtual std::unique_ptr<SinkTask> create_sink_task() { return nullptr; }
+};
+
+}  // namespace kc::connectors

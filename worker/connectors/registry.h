@@ -1,0 +1,58 @@
+#pragma once
+// Connector plugins by class name (Connect's Plugins / DelegatingClassLoader
+// aliases): a plugin is found by its full class name, its simple name, or its
+// simple name without the "Connector" suffix.
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "worker/connectors/connector.h"
+
+namespace kc::connectors {
+
+/// One registered connector plugin.
+struct PluginDesc {
+  std::string class_name;  ///< e.g. "org.apache.kafka.connect.file.FileStreamSourceConnector"
+  ConnectorType type = ConnectorType::Source;
+  std::string version = "0.1.0";
+  std::function<std::unique_ptr<Connector>()> factory;
+};
+
+/// Plugin registry. Thread-safe.
+class PluginRegistry {
+ public:
+  /// The registry with the built-in connectors (FileStreamSource,
+  /// FileStreamSink, SequenceSource) already added.
+  static PluginRegistry& builtin();
+
+  /// Adds a plugin; its aliases (simple name, simple name minus
+  /// "Connector") are derived from class_name. A later add wins on a clash.
+  void add(PluginDesc desc);
+
+  /// Finds a plugin by class name or alias; nullopt if unknown.
+  std::optional<PluginDesc> find(const std::string& name) const;
+
+  /// Creates a connector. Error "Failed to find any class that implements
+  /// Connector and which name matches X, available connectors are: ..." for
+  /// an unknown name (Connect's wording).
+  Result<std::unique_ptr<Connector>> create(const std::string& name) const;
+
+  /// All plugins, sorted by class name.
+  std::vector<PluginDesc> list() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, PluginDesc> by_class_;
+  std::map<std::string, std::string> alias_to_class_;
+};
+
+/// Registers the built-ins into `r` (done for builtin()).
+void register_builtin_connectors(PluginRegistry& r);
+
+}  // namespace kc::connectors

@@ -1,0 +1,59 @@
+#pragma once
+// Converters between Connect data (connectors::Data) and record bytes, by
+// Kafka Connect class name: StringConverter, ByteArrayConverter and
+// JsonConverter (`schemas.enable`, default true).
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "common/result.h"
+#include "worker/connectors/connector.h"
+
+namespace kc::runtime {
+
+/// Converter interface (Connect's Converter). Stateless after configure():
+/// one instance per task, used only on that task's thread.
+class Converter {
+ public:
+  virtual ~Converter() = default;
+  /// Connect data -> record bytes; nullopt = null record key/value.
+  /// Errors when the data cannot be represented (e.g. a map through
+  /// ByteArrayConverter).
+  virtual Result<std::optional<std::string>> from_connect(const std::string& topic,
+                                                          const connectors::Data& data) const = 0;
+  /// Record bytes -> Connect data (nullopt bytes = null). Errors on
+  /// malformed input (e.g. bad JSON, missing envelope with schemas.enable).
+  virtual Result<connectors::Data> to_connect(const std::string& topic,
+                                              const std::optional<std::string>& bytes) const = 0;
+};
+
+/// Class names accepted by make_converter (full names; the simple names
+/// "StringConverter", "ByteArrayConverter", "JsonConverter" work too).
+inline constexpr const char* kStringConverterClass = "org.apache.kafka.connect.storage.StringConverter";
+inline constexpr const char* kByteArrayConverterClass = "org.apache.kafka.connect.converters.ByteArrayConverter";
+inline constexpr const char* kJsonConverterClass = "org.apache.kafka.connect.json.JsonConverter";
+
+/// Creates a converter by class name. `config` holds the converter's own
+/// settings with the `key.converter.` / `value.converter.` prefix already
+/// stripped (e.g. {"schemas.enable":"false"}). Errors on an unknown class or
+/// a bad setting.
+///
+/// Behaviour, following Connect:
+/// * StringConverter: strings as UTF-8; other values as their JSON text;
+///   bytes -> OPTIONAL_STRING schema on the way in.
+/// * ByteArrayConverter: requires bytes (or null); bytes -> OPTIONAL_BYTES.
+/// * JsonConverter, schemas.enable=true: `{"schema":{...},"payload":...}`
+///   envelope; bytes as base64. schemas.enable=false: bare JSON. Reading
+///   with schemas.enable=true requires exactly the `schema` and `payload`
+///   members.
+Result<std::unique_ptr<Converter>> make_converter(const std::string& class_name,
+                                                  const std::map<std::string, std::string>& config,
+                                                  bool is_key);
+
+/// Base64 (standard alphabet, padded), as Jackson writes byte arrays.
+std::string base64_encode(const std::string& bytes);
+/// Decodes standard base64; errors on bad characters.
+Result<std::string> base64_decode(const std::string& text);
+
+}  // namespace kc::runtime

@@ -1,0 +1,217 @@
+#pragma once
+// The Worker runs connector and task instances on their own threads, the way
+// Kafka Connect's Worker / WorkerSourceTask / WorkerSinkTask do:
+// * a source task polls its plugin, converts and produces records through
+//   librdkafka, and commits source offsets to the OffsetBackingStore every
+//   `offset.flush.interval.ms` and when it stops (after every produced record
+//   is acknowledged), so the next owner resumes where it stopped;
+// * a sink task consumes with group `connect-<connector>` using
+//   cooperative-sticky assignment, hands records to its plugin, and commits
+//   consumer offsets after the plugin's flush(), every interval, on
+//   partition revocation and on stop.
+//
+// Threads: every public method is thread-safe. Methods marked non-blocking
+// only spawn or signal threads and may run on the herder's io_context thread.
+// Methods marked blocking wait for a task or connector thread and must run on
+// a worker pool thread.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/result.h"
+#include "protocol/connect/types.h"
+#include "worker/connectors/connector.h"
+#include "worker/connectors/registry.h"
+#include "worker/storage/kafka_client.h"
+#include "worker/storage/offset_store.h"
+#include "worker/storage/records.h"
+#include "worker/storage/status_store.h"
+
+namespace kc::runtime {
+
+using connect::ConnectorTaskId;
+using storage::ConfigMap;
+using storage::StatusState;
+using storage::TargetState;
+
+/// Test hook: told about every task start and stop on a worker, to check
+/// the at-most-one-owner invariant across workers. Called on the task's
+/// thread: on_task_start just before the plugin's start(), on_task_stop
+/// after the plugin's stop() returned and its offsets were committed (also
+/// when the task failed, or was cancelled after the graceful timeout and
+/// then finally ended). Implementations must be thread-safe and quick.
+class TaskObserver {
+ public:
+  virtual ~TaskObserver() = default;
+  virtual void on_task_start(const std::string& worker_id, const ConnectorTaskId& id) = 0;
+  virtual void on_task_stop(const std::string& worker_id, const ConnectorTaskId& id) = 0;
+};
+
+/// Receives connector and task state changes (Connect's ConnectorStatus /
+/// TaskStatus listeners). States: RUNNING after a successful start, PAUSED
+/// on pause, FAILED (with `trace`) when a plugin method throws or a
+/// produce/commit fails, UNASSIGNED after a stop. Called on connector/task
+/// threads; implementations must be thread-safe and must not block long.
+class StatusListener {
+ public:
+  virtual ~StatusListener() = default;
+  virtual void on_connector_status(const std::string& connector, StatusState state,
+                                   const std::optional<std::string>& trace) = 0;
+  virtual void on_task_status(const ConnectorTaskId& id, StatusState state,
+                              const std::optional<std::string>& trace) = 0;
+};
+
+/// A StatusListener that writes to the status topic with this worker's id
+/// and the current group generation (set by the herder after each
+/// rebalance). put_*() on the store are non-blocking.
+class StatusStoreListener : public StatusListener {
+ public:
+  StatusStoreListener(storage::StatusBackingStore& store, std::string worker_id);
+  /// Sets the generation written with later statuses. Thread-safe.
+  void set_generation(int32_t generation) { generation_.store(generation); }
+  void on_connector_status(const std::string& connector, StatusState state,
+                           const std::optional<std::string>& trace) override;
+  void on_task_status(const ConnectorTaskId& id, StatusState state,
+                      const std::optional<std::string>& trace) override;
+
+ private:
+  storage::StatusBackingStore& store_;
+  std::string worker_id_;
+  std::atomic<int32_t> generation_{-1};
+};
+
+/// Worker settings (names follow Connect's WorkerConfig).
+struct WorkerOptions {
+  std::string worker_id;                        ///< e.g. "host:8083"; in statuses and observer calls
+  storage::ClientProps client;                  ///< base librdkafka props (bootstrap.servers, security)
+  storage::ClientProps producer_overrides;      ///< `producer.*` with the prefix stripped
+  storage::ClientProps consumer_overrides;      ///< `consumer.*` with the prefix stripped
+  int64_t offset_flush_interval_ms = 60000;     ///< offset.flush.interval.ms
+  int offset_flush_timeout_ms = 5000;           ///< offset.flush.timeout.ms
+  int task_shutdown_graceful_timeout_ms = 5000; ///< task.shutdown.graceful.timeout.ms
+  std::string key_converter = "org.apache.kafka.connect.json.JsonConverter";    ///< key.converter
+  std::string value_converter = "org.apache.kafka.connect.json.JsonConverter";  ///< value.converter
+  ConfigMap key_converter_config;               ///< `key.converter.*` with the prefix stripped
+  ConfigMap value_converter_config;             ///< `value.converter.*` with the prefix stripped
+  int sink_max_batch = 500;                     ///< max records per SinkTask::put
+};
+
+/// Runs connectors and tasks. See the file comment for threads.
+class Worker {
+ public:
+  /// `offsets` (source offsets) must outlive the Worker; `status` and
+  /// `registry` may be null (no status reports / the built-in registry).
+  Worker(WorkerOptions options, storage::OffsetBackingStore* offsets, StatusListener* status,
+         const connectors::PluginRegistry* registry = nullptr);
+  /// Stops everything (blocking, up to the graceful timeout) and joins all threads.
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  /// Installs the test observer (nullptr removes it). Set it before starting tasks.
+  void set_observer(TaskObserver* observer);
+
+  const std::string& worker_id() const { return options_.worker_id; }
+
+  // ------------------------------------------------------------ connectors
+
+  /// Starts a connector instance on its own thread. `config` must hold
+  /// `connector.class`; `name` is added if missing. Non-blocking: an unknown
+  /// class or a duplicate name is reported at once as an error; a plugin
+  /// start() failure is reported as FAILED through the status listener.
+  Status start_connector(const std::string& name, const ConfigMap& config, TargetState target);
+
+  /// Asks the connector for up to `tasks.max` task configs (Connect's
+  /// connectorTaskConfigs), running task_configs() on the connector's
+  /// thread. Blocking (waits for start() and the call, up to `timeout_ms`).
+  /// Errors: unknown/failed/paused-stopped connector, plugin exception, timeout.
+  Result<std::vector<ConfigMap>> connector_task_configs(const std::string& name, int timeout_ms);
+
+  /// Stops one connector: plugin stop(), status UNASSIGNED, thread joined.
+  /// Blocking, up to the graceful timeout. Returns false on timeout (the
+  /// thread is left to finish in the background).
+  bool stop_connector(const std::string& name);
+
+  /// Stops several connectors in parallel; returns those that timed out. Blocking.
+  std::vector<std::string> stop_connectors(const std::vector<std::string>& names);
+
+  /// Pauses or resumes a connector's local instance and tasks (STARTED /
+  /// PAUSED; STOPPED is handled by the herder stopping them). Non-blocking.
+  void set_target_state(const std::string& connector, TargetState target);
+
+  /// Names of the connectors running (or failed but not stopped) here.
+  std::set<std::string> connector_names() const;
+
+  // ------------------------------------------------------------ tasks
+
+  /// Starts a task on its own thread. The connector class (and optional
+  /// `key.converter` / `value.converter` overrides) come from
+  /// `connector_config`; the plugin gets `task_config`. Non-blocking: an
+  /// unknown class, a bad converter or a duplicate id is reported at once as
+  /// an error; a plugin failure as FAILED.
+  Status start_task(const ConnectorTaskId& id, const ConfigMap& connector_config, const ConfigMap& task_config,
+                    TargetState target);
+
+  /// Signals a task to stop (finish its poll, commit offsets, stop the
+  /// plugin) and returns at once. Non-blocking. Unknown ids are ignored.
+  void request_stop_task(const ConnectorTaskId& id);
+
+  /// Waits until the task's thread ended, up to `timeout_ms`. Returns true
+  /// when it ended (it is then forgotten); on false the task is cancelled:
+  /// it is forgotten, its later output is ignored (no status, no offset
+  /// commit), and its thread is joined when the Worker is destroyed. Blocking.
+  bool await_task_stopped(const ConnectorTaskId& id, int timeout_ms);
+
+  /// request_stop_task + await_task_stopped with the graceful timeout.
+  /// Returns when the task stopped and its offsets were committed, or the
+  /// timeout passed (false). Blocking.
+  bool stop_task(const ConnectorTaskId& id);
+
+  /// Stops many tasks in parallel (signal all, then await all against one
+  /// graceful-timeout deadline, like Connect's stopAndAwaitTasks). Returns
+  /// the ids that timed out. Blocking.
+  std::vector<ConnectorTaskId> stop_tasks(const std::vector<ConnectorTaskId>& ids);
+
+  /// Non-blocking form of stop_tasks for the herder's io_context: signals
+  /// every task now and calls `done(timed_out_ids)` on a helper thread when
+  /// all stopped or the graceful timeout passed. Post back to your executor
+  /// from `done`.
+  void stop_tasks_async(std::vector<ConnectorTaskId> ids,
+                        std::function<void(std::vector<ConnectorTaskId> timed_out)> done);
+
+  /// Ids of the tasks running (or failed but not stopped) here.
+  std::set<ConnectorTaskId> task_ids() const;
+
+  /// Stops every task and connector (parallel, graceful timeout). Blocking.
+  void stop_all();
+
+ private:
+  struct TaskRunner;
+  struct ConnectorRunner;
+  void reap_helpers();
+
+  WorkerOptions options_;
+  storage::OffsetBackingStore* offsets_;
+  StatusListener* status_;
+  const connectors::PluginRegistry* registry_;
+  std::atomic<TaskObserver*> observer_{nullptr};
+
+  mutable std::mutex mu_;
+  std::map<ConnectorTaskId, std::shared_ptr<TaskRunner>> tasks_;
+  std::map<std::string, std::shared_ptr<ConnectorRunner>> connectors_;
+  std::vector<std::shared_ptr<TaskRunner>> cancelled_tasks_;
+  std::vector<std::shared_ptr<ConnectorRunner>> cancelled_connectors_;
+  std::vector<std::thread> helpers_;
+};
+
+}  // namespace kc::runtime

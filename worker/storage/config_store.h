@@ -1,0 +1,139 @@
+#pragma once
+// The config topic (`config.storage.topic`): connector configs, task configs,
+// task-count commits and target states, in Kafka Connect's key and JSON
+// formats (connect-reference.md 5.1). Matches KafkaConfigBackingStore.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "protocol/connect/types.h"
+#include "worker/storage/kafka_client.h"
+#include "worker/storage/records.h"
+
+namespace kc::storage {
+
+/// An immutable view of everything read from the config topic so far
+/// (Connect's ClusterConfigState). Plain value; copy freely across threads.
+struct ClusterConfigState {
+  /// Next offset to read = offset of the last consumed record + 1; -1 before
+  /// any record was read. This is the `config-offset` of the Connect
+  /// subprotocol.
+  int64_t offset = -1;
+  /// Connector name -> its config (as in `connector-<name>`).
+  std::map<std::string, ConfigMap> connector_configs;
+  /// Connector name -> task count of its last good commit.
+  std::map<std::string, int32_t> task_counts;
+  /// Committed task configs of consistent connectors.
+  std::map<connect::ConnectorTaskId, ConfigMap> task_configs;
+  /// Connector name -> target state (STARTED when no record exists).
+  std::map<std::string, TargetState> target_states;
+  /// Connectors whose last commit lacked some task ids 0..N-1; they have no
+  /// tasks until a good commit arrives.
+  std::set<std::string> inconsistent;
+
+  /// True if `connector` has a config.
+  bool contains(const std::string& connector) const { return connector_configs.count(connector) != 0; }
+  /// Sorted connector names.
+  std::vector<std::string> connectors() const;
+  /// Task ids 0..N-1 of `connector` (empty if unknown or inconsistent).
+  std::vector<connect::ConnectorTaskId> tasks(const std::string& connector) const;
+  /// Committed task config, if any.
+  std::optional<ConfigMap> task_config(const connect::ConnectorTaskId& id) const;
+  /// Target state (STARTED if none recorded).
+  TargetState target_state(const std::string& connector) const;
+};
+
+/// A change seen while reading the config topic, reported in topic order to
+/// the update listener. These are the herder's rebalance triggers (4.4).
+struct ConfigUpdate {
+  enum class Kind {
+    ConnectorConfig,  ///< a connector config was written (new or changed)
+    ConnectorRemoved, ///< `connector-<name>` tombstone
+    TasksCommitted,   ///< a `commit-<name>` record was applied (good or inconsistent)
+    TargetState,      ///< target state changed
+  };
+  Kind kind;
+  std::string connector;
+};
+
+/// Config topic reader/writer. Thread-safe: every method may be called from
+/// any thread; reads and writes are serialised internally. Blocking methods
+/// (marked so) must run on a worker pool thread, never the herder's
+/// io_context thread; `snapshot()` never blocks on the network.
+class ConfigBackingStore {
+ public:
+  struct Options {
+    ClientProps client;              ///< librdkafka props (bootstrap.servers, security ...)
+    std::string topic = "connect-configs";
+    int replication_factor = 3;      ///< used only when the topic is created; -1 = broker default
+    std::string client_id;           ///< e.g. "<group.id>-configs"; empty = librdkafka default
+    int timeout_ms = 30000;          ///< open(): topic creation + first read to end
+  };
+
+  /// Called for each change applied by read_to_end, on the thread that
+  /// called read_to_end, with the store's read lock held: do not call back
+  /// into the store from it.
+  using UpdateListener = std::function<void(const ConfigUpdate&)>;
+
+  /// Creates the topic if needed (1 partition, compacted), refuses a topic
+  /// with more than one partition ("config topic X has N partitions; it must
+  /// have exactly 1"), starts the producer and reads the topic to the end.
+  /// Blocking, up to options.timeout_ms.
+  static Result<std::unique_ptr<ConfigBackingStore>> open(Options options, UpdateListener listener = {});
+  ~ConfigBackingStore();
+
+  /// Consumes the topic up to its current end and returns the resulting
+  /// snapshot. Blocking, up to `timeout_ms` (worker.sync.timeout.ms, 3000 by
+  /// default in Connect). On timeout the records read so far stay applied.
+  Result<ClusterConfigState> read_to_end(int timeout_ms);
+
+  /// The last snapshot built by read_to_end. Non-blocking.
+  ClusterConfigState snapshot() const;
+
+  /// Writes `connector-<name>` = {"properties":config}; if `initial_state`
+  /// is given, writes `target-state-<name>` first (Connect's order), then
+  /// reads to the end. Blocking. Leader-only in Connect.
+  Status put_connector_config(const std::string& connector, const ConfigMap& config,
+                              std::optional<TargetState> initial_state, int timeout_ms);
+
+  /// Writes tombstones for `connector-<name>` and `target-state-<name>`,
+  /// then reads to the end. Blocking.
+  Status remove_connector(const std::string& connector, int timeout_ms);
+
+  /// Reads to the end, writes `task-<name>-0..N-1`, reads to the end, writes
+  /// `commit-<name>` = {"tasks":N}, reads to the end (5.1). Blocking.
+  Status put_task_configs(const std::string& connector, const std::vector<ConfigMap>& configs,
+                          int timeout_ms);
+
+  /// Writes `target-state-<name>` and reads to the end. Blocking.
+  Status put_target_state(const std::string& connector, TargetState state, int timeout_ms);
+
+  /// The topic name.
+  const std::string& topic() const { return options_.topic; }
+
+ private:
+  ConfigBackingStore(Options options, UpdateListener listener);
+  Status write(const std::vector<std::pair<std::string, std::optional<std::string>>>& records, int timeout_ms);
+  void apply(const TopicReader::Record& r);
+
+  Options options_;
+  UpdateListener listener_;
+  std::unique_ptr<Producer> producer_;
+  std::mutex read_mu_;  ///< serialises reader_ use and state building
+  std::unique_ptr<TopicReader> reader_;
+  // Built state (guarded by read_mu_), published to snapshot_ under snap_mu_.
+  ClusterConfigState state_;
+  std::map<std::string, std::map<int32_t, ConfigMap>> pending_tasks_;
+  mutable std::mutex snap_mu_;
+  ClusterConfigState snapshot_;
+};
+
+}  // namespace kc::storage

@@ -1,0 +1,137 @@
+#pragma once
+// Thin RAII helpers over librdkafka's C API shared by the stores and the
+// runtime: building a client from a property map, a producer with blocking
+// "send and wait", a whole-topic reader with read-to-end, and topic creation.
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <librdkafka/rdkafka.h>
+
+#include "common/result.h"
+
+namespace kc::storage {
+
+/// librdkafka client properties (`bootstrap.servers`, `security.protocol`,
+/// `sasl.*`, ...), passed through unchanged.
+using ClientProps = std::map<std::string, std::string>;
+
+/// Deleter for rd_kafka_t (rd_kafka_destroy).
+struct RdKafkaDeleter {
+  void operator()(rd_kafka_t* rk) const;
+};
+/// Owning handle of an rd_kafka_t.
+using RdKafkaPtr = std::unique_ptr<rd_kafka_t, RdKafkaDeleter>;
+
+/// Creates a librdkafka client of `type` from `props` (later maps override
+/// earlier ones: `overrides` beats `props`). Errors name the bad property.
+Result<RdKafkaPtr> make_client(rd_kafka_type_t type, const ClientProps& props,
+                               const ClientProps& overrides = {});
+
+/// A producer with its own poll thread serving delivery reports, so sends can
+/// be awaited from any thread. Thread-safe.
+class Producer {
+ public:
+  /// Completion of one send: nullopt on success, else the delivery error.
+  using Callback = std::function<void(std::optional<Error>)>;
+
+  /// Creates the producer. Non-blocking (no network round trip).
+  static Result<std::unique_ptr<Producer>> create(const ClientProps& props,
+                                                  const ClientProps& overrides = {});
+  ~Producer();
+  Producer(const Producer&) = delete;
+  Producer& operator=(const Producer&) = delete;
+
+  /// Queues one record. `value` nullopt = tombstone; `partition` -1 = the
+  /// default partitioner (murmur2 over the key bytes, like Java clients).
+  /// `cb` runs on the producer's poll thread once the broker acked or the
+  /// record failed. Returns an error only if librdkafka refused to queue it.
+  Status send(const std::string& topic, const std::optional<std::string>& key,
+              const std::optional<std::string>& value, Callback cb, int32_t partition = -1);
+
+  /// Queues records and blocks until every one is delivered or `timeout_ms`
+  /// passes. Blocking: call it from a worker thread, never the io_context.
+  /// Errors: the first delivery error, or a timeout.
+  Status send_and_wait(const std::string& topic,
+                       const std::vector<std::pair<std::string, std::optional<std::string>>>& records,
+                       int timeout_ms);
+
+  /// Waits until every queued record is delivered (rd_kafka_flush).
+  /// Blocking. Errors on timeout.
+  Status flush(int timeout_ms);
+
+  /// The underlying handle (for metadata queries).
+  rd_kafka_t* handle() const { return rk_.get(); }
+
+ private:
+  explicit Producer(RdKafkaPtr rk);
+  static void on_delivery(rd_kafka_t* rk, const rd_kafka_message_t* msg, void* opaque);
+  RdKafkaPtr rk_;
+  std::atomic<bool> stop_{false};
+  std::thread poller_;
+};
+
+/// Reads every partition of one topic from the beginning with an assigned
+/// (group-less) consumer. Used by the stores to rebuild their caches.
+/// Not thread-safe: the owning store serialises calls.
+class TopicReader {
+ public:
+  /// One consumed record. `value` nullopt = tombstone.
+  struct Record {
+    int32_t partition = 0;
+    int64_t offset = 0;
+    std::optional<std::string> key;
+    std::optional<std::string> value;
+  };
+
+  /// Looks up the topic's partitions (blocking metadata request, up to
+  /// `timeout_ms`) and assigns all of them at the beginning.
+  /// Errors if the topic does not exist or metadata times out.
+  static Result<std::unique_ptr<TopicReader>> open(const ClientProps& props, const std::string& topic,
+                                                   int timeout_ms);
+  ~TopicReader();
+
+  /// Number of partitions of the topic.
+  int partition_count() const { return static_cast<int>(next_.size()); }
+
+  /// Consumes until every partition's position reaches the high watermark
+  /// observed at the start of the call, handing each record to `fn` in
+  /// partition order. Blocking, up to `timeout_ms`. Errors on timeout or a
+  /// consumer error; records already handed over stay handed over.
+  Status read_to_end(int timeout_ms, const std::function<void(const Record&)>& fn);
+
+ private:
+  TopicReader() = default;
+  RdKafkaPtr rk_;
+  std::string topic_;
+  std::vector<int64_t> next_;  ///< next offset to read, per partition
+};
+
+/// Number of partitions of `topic`, or nullopt if the cluster does not know
+/// it. Blocking metadata request (all topics, so nothing is auto-created).
+Result<std::optional<int>> topic_partition_count(rd_kafka_t* rk, const std::string& topic, int timeout_ms);
+
+/// Desired settings for an internal topic (5.4).
+struct TopicSpec {
+  std::string name;
+  int partitions = 1;          ///< -1 = broker default
+  int replication_factor = 3;  ///< -1 = broker default
+  std::map<std::string, std::string> configs{{"cleanup.policy", "compact"}};
+};
+
+/// Makes sure `spec.name` exists and returns its partition count. If it is
+/// missing, creates it with CreateTopics (TOPIC_ALREADY_EXISTS counts as
+/// success). If the broker has no CreateTopics (librdkafka's mock cluster),
+/// the topic must already exist; otherwise the error says so. Blocking.
+Result<int> ensure_topic(const ClientProps& props, const TopicSpec& spec, int timeout_ms);
+
+}  // namespace kc::storage

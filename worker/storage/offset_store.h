@@ -1,0 +1,82 @@
+#pragma once
+// The offsets topic (`offset.storage.topic`): source connector offsets keyed
+// by `["<connector>",{partition}]` with JSON offset values (5.2). Matches
+// KafkaOffsetBackingStore plus the flush half of OffsetStorageWriter.
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/result.h"
+#include "worker/storage/json_compact.h"
+#include "worker/storage/kafka_client.h"
+
+namespace kc::storage {
+
+/// A source partition (e.g. {"filename":"/tmp/in.txt"}) or source offset
+/// (e.g. {"position":30}): a JSON object whose member order is kept.
+using SourcePartition = OrderedJson;
+using SourceOffset = OrderedJson;
+
+/// Offset store. Thread-safe: get() never touches the network; read_to_end()
+/// and commit() block and must run on a task or worker pool thread.
+class OffsetBackingStore {
+ public:
+  struct Options {
+    ClientProps client;
+    std::string topic = "connect-offsets";
+    int partitions = 25;          ///< used only when the topic is created
+    int replication_factor = 3;   ///< used only when the topic is created
+    std::string client_id;        ///< e.g. "<group.id>-offsets"
+    int timeout_ms = 30000;       ///< open(): creation + first read to end
+  };
+
+  /// Creates the topic if needed (compacted), starts the producer and reads
+  /// the whole topic. Blocking.
+  static Result<std::unique_ptr<OffsetBackingStore>> open(Options options);
+  ~OffsetBackingStore();
+
+  /// Reads records written since the last read (e.g. by other workers).
+  /// Blocking, up to `timeout_ms`.
+  Status read_to_end(int timeout_ms);
+
+  /// The last known offset of (connector, partition); nullopt if none or
+  /// deleted. Non-blocking (cache lookup by the exact key bytes).
+  std::optional<SourceOffset> get(const std::string& connector, const SourcePartition& partition) const;
+
+  /// All known (partition, offset) pairs of `connector`. Non-blocking.
+  std::vector<std::pair<SourcePartition, SourceOffset>> get_all(const std::string& connector) const;
+
+  /// Writes a batch of offsets of one connector and waits for the broker's
+  /// acks; a nullopt offset writes a tombstone (deletes it). The cache is
+  /// updated only once the whole batch is acknowledged. Blocking, up to
+  /// `timeout_ms` (offset.flush.timeout.ms, 5000 in Connect).
+  Status commit(const std::string& connector,
+                const std::vector<std::pair<SourcePartition, std::optional<SourceOffset>>>& offsets,
+                int timeout_ms);
+
+  /// The topic name.
+  const std::string& topic() const { return options_.topic; }
+
+ private:
+  explicit OffsetBackingStore(Options options);
+  void apply(const std::string& key, const std::optional<std::string>& value);
+
+  struct Entry {
+    std::string connector;
+    SourcePartition partition;
+    SourceOffset offset;
+  };
+  Options options_;
+  std::unique_ptr<Producer> producer_;
+  std::mutex read_mu_;
+  std::unique_ptr<TopicReader> reader_;
+  mutable std::mutex mu_;
+  std::map<std::string, Entry> cache_;  ///< key bytes -> entry
+};
+
+}  // namespace kc::storage

@@ -1,0 +1,144 @@
+#pragma once
+// Pure encoders/decoders for the keys and values of Kafka Connect's three
+// internal topics (connect-reference.md section 5). No I/O, no threads: the
+// stores in this folder and the unit tests use them.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/result.h"
+#include "protocol/connect/types.h"
+#include "worker/storage/json_compact.h"
+
+namespace kc::storage {
+
+/// A connector or task configuration: string keys to string values, as in
+/// Connect's `Map<String, String>`.
+using ConfigMap = std::map<std::string, std::string>;
+
+// ---------------------------------------------------------------- config topic
+
+/// Connector target state as stored in `target-state-<name>` records.
+enum class TargetState {
+  Started,  ///< running (the default when no target-state record exists)
+  Paused,   ///< connector and tasks paused, still assigned
+  Stopped,  ///< connector stopped and its task configs emptied (KIP-875)
+};
+
+/// "STARTED" / "PAUSED" / "STOPPED".
+const char* target_state_name(TargetState s);
+/// Parses "STARTED" / "PAUSED" / "STOPPED" (exact, upper case).
+std::optional<TargetState> target_state_from_name(std::string_view s);
+
+/// Kind of a config-topic key, recognised by prefix (5.1).
+enum class ConfigKeyKind {
+  Connector,         ///< `connector-<name>`
+  Task,              ///< `task-<name>-<n>`
+  Commit,            ///< `commit-<name>`
+  TargetState,       ///< `target-state-<name>`
+  SessionKey,        ///< `session-key`
+  RestartConnector,  ///< `restart-connector-<name>`
+  TasksFencing,      ///< `tasks-fencing-<name>`
+  LoggerCluster,     ///< `logger-cluster-<namespace>`
+  Unknown,           ///< anything else (Connect logs and drops it)
+};
+
+/// A parsed config-topic key. `name` is the connector name (or logger
+/// namespace); `task` is set only for Task keys.
+struct ConfigKey {
+  ConfigKeyKind kind = ConfigKeyKind::Unknown;
+  std::string name;
+  int32_t task = -1;
+};
+
+/// Parses a config-topic key. Task keys split on the last '-': the part after
+/// it is the task number, the part before is the connector name, so connector
+/// names may contain dashes. A task key whose number does not parse is Unknown.
+ConfigKey parse_config_key(std::string_view key);
+
+/// "connector-<name>".
+std::string connector_config_key(std::string_view connector);
+/// "task-<name>-<n>".
+std::string task_config_key(const connect::ConnectorTaskId& id);
+/// "commit-<name>".
+std::string commit_key(std::string_view connector);
+/// "target-state-<name>".
+std::string target_state_key(std::string_view connector);
+
+/// `{"properties":{...}}`, used for both connector and task configs.
+std::string encode_properties(const ConfigMap& props);
+/// Reads `{"properties":{...}}`. Non-string property values are converted
+/// with their JSON text (Connect would have written strings). Errors on
+/// malformed JSON or a missing/non-object `properties`.
+Result<ConfigMap> decode_properties(std::string_view value);
+
+/// `{"tasks":<n>}`.
+std::string encode_commit(int32_t task_count);
+/// Reads `{"tasks":<n>}`; any integral JSON number is accepted.
+Result<int32_t> decode_commit(std::string_view value);
+
+/// `{"state":"STARTED"|"PAUSED","state.v2":"STARTED"|"PAUSED"|"STOPPED"}`.
+/// For Stopped, `state` is "PAUSED" (what pre-KIP-875 workers understand).
+std::string encode_target_state(TargetState s);
+/// Reads a target-state value: `state.v2` wins over `state` when present.
+Result<TargetState> decode_target_state(std::string_view value);
+
+// ---------------------------------------------------------------- offsets topic
+
+/// Offset-topic key: `["<connector>",{<partition>}]` in compact JSON,
+/// byte-identical to Connect's (partition members in insertion order).
+std::string encode_offset_key(std::string_view connector, const OrderedJson& partition);
+
+/// A decoded offset-topic key.
+struct OffsetKey {
+  std::string connector;
+  OrderedJson partition;  ///< a JSON object
+};
+
+/// Decodes an offset-topic key. Like Connect, anything other than a
+/// 2-element array [string, object] is rejected (a null partition included).
+Result<OffsetKey> decode_offset_key(std::string_view key);
+
+// ---------------------------------------------------------------- status topic
+
+/// Connector/task states written to the status topic (5.3). Destroyed is
+/// never written as a value: it is a tombstone.
+enum class StatusState { Unassigned, Running, Paused, Failed, Restarting, Stopped, Destroyed };
+
+/// "UNASSIGNED", "RUNNING", "PAUSED", "FAILED", "RESTARTING", "STOPPED", "DESTROYED".
+const char* status_state_name(StatusState s);
+/// Parses the names above.
+std::optional<StatusState> status_state_from_name(std::string_view s);
+
+/// One status record value: `{"state":..,"trace":..,"worker_id":..,"generation":..}`.
+struct StatusValue {
+  StatusState state = StatusState::Unassigned;
+  std::optional<std::string> trace;  ///< failure trace; nullopt writes JSON null
+  std::string worker_id;             ///< e.g. "w1:8083"
+  int32_t generation = -1;           ///< group generation at the time of writing
+
+  bool operator==(const StatusValue&) const = default;
+};
+
+/// "status-connector-<name>".
+std::string connector_status_key(std::string_view connector);
+/// "status-task-<name>-<n>".
+std::string task_status_key(const connect::ConnectorTaskId& id);
+
+/// A parsed status key: exactly one of `connector` (connector key) or
+/// `task` (task key) is set; topic-tracking keys and unknown keys give nullopt.
+struct StatusKey {
+  std::optional<std::string> connector;
+  std::optional<connect::ConnectorTaskId> task;
+};
+std::optional<StatusKey> parse_status_key(std::string_view key);
+
+/// Compact JSON in Connect's field order: state, trace, worker_id, generation.
+std::string encode_status(const StatusValue& v);
+/// Reads a status value; errors on malformed JSON or unknown state.
+Result<StatusValue> decode_status(std::string_view value);
+
+}  // namespace kc::storage

@@ -1,0 +1,85 @@
+#pragma once
+// The status topic (`status.storage.topic`): `status-connector-<name>` and
+// `status-task-<name>-<n>` records (5.3). Matches KafkaStatusBackingStore
+// (without topic tracking).
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "protocol/connect/types.h"
+#include "worker/storage/kafka_client.h"
+#include "worker/storage/records.h"
+
+namespace kc::storage {
+
+/// Status store. Thread-safe. put_*() never block on the network (they queue
+/// a record and update the cache at once), so they are safe on the herder's
+/// io_context thread and on task threads. flush() and read_to_end() block.
+class StatusBackingStore {
+ public:
+  struct Options {
+    ClientProps client;
+    std::string topic = "connect-status";
+    int partitions = 5;           ///< used only when the topic is created
+    int replication_factor = 3;   ///< used only when the topic is created
+    std::string client_id;        ///< e.g. "<group.id>-statuses"
+    int timeout_ms = 30000;       ///< open(): creation + first read to end
+  };
+
+  /// Creates the topic if needed, starts the producer, reads the topic.
+  /// Blocking.
+  static Result<std::unique_ptr<StatusBackingStore>> open(Options options);
+  ~StatusBackingStore();
+
+  /// Records a connector status. State Destroyed writes a tombstone and
+  /// drops the cached entry. Non-blocking; delivery failures are logged and
+  /// retried up to 3 times (the store retries itself, like Connect).
+  void put_connector(const std::string& connector, const StatusValue& status);
+  /// Records a task status (same rules as put_connector).
+  void put_task(const connect::ConnectorTaskId& id, const StatusValue& status);
+  /// Like put_task, but skipped when the cached value came from another
+  /// worker with a newer generation (Connect's putSafe). Returns whether it
+  /// was written.
+  bool put_task_safe(const connect::ConnectorTaskId& id, const StatusValue& status);
+  /// Like put_connector, with put_task_safe's rule.
+  bool put_connector_safe(const std::string& connector, const StatusValue& status);
+
+  /// Waits until every queued status record is acknowledged. Blocking.
+  Status flush(int timeout_ms);
+
+  /// Reads records written by other workers. Applies Connect's rule: an
+  /// UNASSIGNED task status does not replace a cached RUNNING one with a
+  /// generation >= its own. Blocking.
+  Status read_to_end(int timeout_ms);
+
+  /// Cached status of one connector / task. Non-blocking.
+  std::optional<StatusValue> get_connector(const std::string& connector) const;
+  std::optional<StatusValue> get_task(const connect::ConnectorTaskId& id) const;
+  /// Cached statuses of all tasks of `connector`, sorted by task id. Non-blocking.
+  std::map<int32_t, StatusValue> get_tasks(const std::string& connector) const;
+  /// Every cached connector status. Non-blocking.
+  std::map<std::string, StatusValue> all_connectors() const;
+
+  /// The topic name.
+  const std::string& topic() const { return options_.topic; }
+
+ private:
+  explicit StatusBackingStore(Options options);
+  void send(const std::string& key, const std::optional<std::string>& value, int attempts_left);
+  void apply(const std::string& key, const std::optional<std::string>& value);
+
+  Options options_;
+  std::unique_ptr<Producer> producer_;
+  std::mutex read_mu_;
+  std::unique_ptr<TopicReader> reader_;
+  mutable std::mutex mu_;
+  std::map<std::string, StatusValue> connectors_;
+  std::map<connect::ConnectorTaskId, StatusValue> tasks_;
+};
+
+}  // namespace kc::storage
