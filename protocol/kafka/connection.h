@@ -71,6 +71,8 @@ class NetResult {
   [[nodiscard]] const NetError& error() const { return std::get<1>(v_); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
+  T& operator*() { return value(); }
+  const T& operator*() const { return value(); }
 
  private:
   std::variant<T, NetError> v_;

@@ -160,6 +160,10 @@ using JoinReady = std::function<void(std::vector<JoinGroupProtocol> protocols)>;
 /// bytes); members left out get an empty assignment from the broker.
 /// Thread-safe, call once.
 using AssignmentReady = std::function<void(std::vector<SyncGroupAssignment> assignments)>;
+/// Completion of leave(): nullopt when LeaveGroup succeeded (or there was
+/// nothing to leave), else the LeaveGroup failure (Kafka code or connection
+/// error). The member is Closed either way.
+using LeaveDone = std::function<void(std::optional<GroupError> error)>;
 
 /// The caller's hooks. Only on_prepare_join and on_assign are required.
 struct GroupMemberCallbacks {
@@ -202,14 +206,19 @@ class GroupMember : public std::enable_shared_from_this<GroupMember> {
   /// join is already being prepared or sent, and once Leaving/Closed. Any thread.
   void request_rejoin(std::string reason);
 
-  /// Leaves the group: sends LeaveGroup (member id + reason) when the member
-  /// has a member id and a coordinator connection, then closes everything
-  /// and calls `done` (on the io_context thread) with ok, or with the
-  /// LeaveGroup failure (the member is Closed either way). Any thread.
-  void leave(std::string reason, std::function<void(NetStatus)> done);
+  /// Leaves the group: sends LeaveGroup (member id + reason; source:
+  /// LeaveGroupRequest, v0-2 MemberId or v3+ single-member batch) when the
+  /// member has a member id and a known coordinator, then closes everything
+  /// and calls `done` on the io_context thread (see LeaveDone). A JoinGroup
+  /// or SyncGroup still in flight is abandoned: the LeaveGroup then goes out
+  /// on a fresh coordinator connection, because brokers answer requests of
+  /// one connection in order. Bounded by request_timeout. Any thread; `done`
+  /// may be empty.
+  void leave(std::string reason, LeaveDone done);
 
   /// Closes the connections without LeaveGroup (peers then wait a session
-  /// timeout). State becomes Closed. No callback is invoked afterwards. Any thread.
+  /// timeout). State becomes Closed. No callback is invoked afterwards,
+  /// except a pending leave()'s `done` (with an error). Any thread.
   void stop();
 
   /// Current state (io_context thread only).
@@ -227,28 +236,38 @@ class GroupMember : public std::enable_shared_from_this<GroupMember> {
   struct Impl;
   GroupMember(boost::asio::io_context& io, GroupMemberConfig config, GroupMemberCallbacks callbacks);
 
+  // State machine.
   void set_state(GroupState to);
-  void do_start();
-  void discover(std::string reason);
-  void find_coordinator();
-  void connect_coordinator(std::string host, uint16_t port);
-  void prepare_join(bool new_rebalance, std::string reason);
+  // Coordinator discovery.
+  void discover(const std::string& reason);
+  void find_coordinator(uint64_t epoch);
+  void on_find_coordinator(uint64_t epoch, NetResult<FindCoordinatorResponse> r);
+  void connect_coordinator(uint64_t epoch, const std::string& host, uint16_t port);
+  void coordinator_lost(ApiKey api, const NetError& error);
+  // Join / sync.
+  void prepare_join(const std::string& reason);
   void send_join(uint64_t round, std::vector<JoinGroupProtocol> protocols);
   void on_join_response(uint64_t round, NetResult<JoinGroupResponse> r);
-  void on_assignment_ready(uint64_t round, std::vector<SyncGroupAssignment> assignments);
   void send_sync(uint64_t round, std::vector<SyncGroupAssignment> assignments);
   void on_sync_response(uint64_t round, NetResult<SyncGroupResponse> r);
+  void rejoin_after_error(ApiKey api, int16_t code, ErrorAction action);
+  // Heartbeat.
   void schedule_heartbeat();
   void send_heartbeat();
-  void on_heartbeat_response(int32_t generation, std::string member_id,
-                             NetResult<HeartbeatResponse> r);
-  void do_request_rejoin(std::string reason);
-  void do_leave(std::string reason, std::function<void(NetStatus)> done);
-  void coordinator_lost(ApiKey api, const NetError& error);
+  void on_heartbeat_response(uint64_t epoch, int32_t generation, NetResult<HeartbeatResponse> r);
+  // Public entry points, on the io_context thread.
+  void do_start();
+  void do_request_rejoin(const std::string& reason);
+  void do_leave(const std::string& reason, LeaveDone done);
+  void do_stop();
+  void send_leave(const std::string& reason);
+  void finish_leave(std::optional<GroupError> error);
+  // Helpers.
   void report(GroupError error);
   void fatal(GroupError error);
   void close_all(const std::string& reason);
   void retry_later(std::function<void()> fn);
+  [[nodiscard]] int16_t version_of(ApiKey key) const;
 
   boost::asio::io_context& io_;
   GroupMemberConfig config_;
@@ -260,8 +279,15 @@ class GroupMember : public std::enable_shared_from_this<GroupMember> {
   std::string leader_id_;
   std::string protocol_;
   std::string coordinator_addr_;
-  uint64_t round_ = 0;          // join round: bumped on every JoinGroup send and on reset
-  bool rebalance_pending_ = true;  // next on_prepare_join is a new rebalance
+  // Join round: bumped on every JoinGroup send and whenever the member resets
+  // or gives up a round; JoinGroup/SyncGroup/on_assign results of another
+  // round are dropped.
+  uint64_t round_ = 0;
+  // Coordinator epoch: bumped whenever the coordinator connection is given
+  // up; discovery and heartbeat results of another epoch are dropped.
+  uint64_t coord_epoch_ = 0;
+  // The next on_prepare_join starts a new rebalance (JoinPrepare::new_rebalance).
+  bool rebalance_pending_ = true;
 };
 
 }  // namespace kc::kafka

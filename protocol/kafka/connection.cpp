@@ -1,0 +1,445 @@
+// Asio client connection: framing, correlation ids, per-request timeouts and
+// ApiVersions negotiation. See connection.h for the contract.
+#include "protocol/kafka/connection.h"
+
+#include <algorithm>
+#include <array>
+#include <deque>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+
+namespace kc::kafka {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+// The version we offer first for ApiVersions; on UNSUPPORTED_VERSION we fall
+// back to v0, which every broker since 0.10 answers.
+constexpr int16_t kApiVersionsFirst = 3;
+constexpr int16_t kApiVersionsFallback = 0;
+
+std::string range_text(VersionRange r) {
+  return std::to_string(r.min) + "-" + std::to_string(r.max);
+}
+
+int32_t read_be32(const uint8_t* p) {
+  return static_cast<int32_t>((uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) |
+                              (uint32_t{p[2]} << 8) | uint32_t{p[3]});
+}
+
+int16_t read_be16(const uint8_t* p) {
+  return static_cast<int16_t>((uint16_t{p[0]} << 8) | uint16_t{p[1]});
+}
+
+// The APIs the group client uses; the version table covers exactly these.
+constexpr std::array<ApiKey, 6> kUsedApis = {ApiKey::ApiVersions, ApiKey::FindCoordinator,
+                                             ApiKey::JoinGroup,   ApiKey::SyncGroup,
+                                             ApiKey::Heartbeat,   ApiKey::LeaveGroup};
+
+}  // namespace
+
+const char* net_error_kind_name(NetErrorKind kind) {
+  switch (kind) {
+    case NetErrorKind::Connect: return "Connect";
+    case NetErrorKind::Timeout: return "Timeout";
+    case NetErrorKind::Disconnected: return "Disconnected";
+    case NetErrorKind::Protocol: return "Protocol";
+    case NetErrorKind::Unsupported: return "Unsupported";
+  }
+  return "?";
+}
+
+std::string NetError::to_string() const {
+  return std::string(net_error_kind_name(kind)) + ": " + message;
+}
+
+// ------------------------------------------------------- version negotiation
+
+NetResult<int16_t> select_version(ApiKey key, VersionRange ours,
+                                  std::optional<VersionRange> broker) {
+  const std::string api = api_name(key);
+  if (!broker) {
+    return NetError{NetErrorKind::Unsupported,
+                    api + ": not supported by the broker (ours " + range_text(ours) + ")"};
+  }
+  const int16_t lo = std::max(ours.min, broker->min);
+  const int16_t hi = std::min(ours.max, broker->max);
+  if (lo > hi || ours.min > ours.max || broker->min > broker->max) {
+    return NetError{NetErrorKind::Unsupported, api + ": no common version (ours " +
+                                                   range_text(ours) + ", broker " +
+                                                   range_text(*broker) + ")"};
+  }
+  return hi;
+}
+
+ApiVersionTable ApiVersionTable::negotiate(const std::vector<ApiVersionRange>& broker) {
+  ApiVersionTable t;
+  for (ApiKey key : kUsedApis) {
+    std::optional<VersionRange> theirs;
+    for (const auto& row : broker) {
+      if (row.api_key == static_cast<int16_t>(key)) {
+        theirs = VersionRange{row.min_version, row.max_version};
+        break;
+      }
+    }
+    t.table_.insert_or_assign(key, select_version(key, supported_versions(key), theirs));
+  }
+  return t;
+}
+
+ApiVersionTable ApiVersionTable::fixed(const std::map<ApiKey, int16_t>& versions) {
+  ApiVersionTable t;
+  for (const auto& [key, v] : versions) t.table_.insert_or_assign(key, NetResult<int16_t>(v));
+  return t;
+}
+
+NetResult<int16_t> ApiVersionTable::version_for(ApiKey key) const {
+  auto it = table_.find(key);
+  if (it == table_.end()) {
+    return NetError{NetErrorKind::Unsupported,
+                    std::string(api_name(key)) + ": versions not negotiated"};
+  }
+  return it->second;
+}
+
+// --------------------------------------------------------------- Connection
+
+/// One request waiting for its response. A timed-out request keeps its entry
+/// (handler empty) so that its late response is recognised and discarded.
+struct Connection::Pending {
+  ApiKey key{};
+  int16_t version = 0;
+  RawHandler handler;  // empty once timed out
+  std::unique_ptr<asio::steady_timer> timer;
+};
+
+struct Connection::Impl {
+  explicit Impl(asio::io_context& io) : socket(io), resolver(io), connect_timer(io) {}
+  tcp::socket socket;
+  tcp::resolver resolver;
+  asio::steady_timer connect_timer;
+  std::array<uint8_t, 4> size_buf{};
+  std::deque<std::shared_ptr<Bytes>> write_queue;
+  bool writing = false;
+  int32_t next_correlation_id = 1;
+  std::map<int32_t, Pending> pending;
+};
+
+std::shared_ptr<Connection> Connection::create(asio::io_context& io, ConnectionOptions options) {
+  return std::shared_ptr<Connection>(new Connection(io, std::move(options)));
+}
+
+Connection::Connection(asio::io_context& io, ConnectionOptions options)
+    : io_(io), options_(std::move(options)), impl_(std::make_unique<Impl>(io)) {}
+
+Connection::~Connection() {
+  // The owner is gone: pending handlers are dropped without being called.
+  boost::system::error_code ec;
+  impl_->socket.close(ec);
+  impl_->resolver.cancel();
+  impl_->connect_timer.cancel();
+  for (auto& [id, p] : impl_->pending) p.timer->cancel();
+}
+
+size_t Connection::in_flight() const {
+  return static_cast<size_t>(std::count_if(impl_->pending.begin(), impl_->pending.end(),
+                                           [](const auto& kv) { return bool(kv.second.handler); }));
+}
+
+void Connection::fail_later(NetError error, std::function<void(NetError)> fn) {
+  asio::post(io_, [fn = std::move(fn), error = std::move(error)]() mutable { fn(std::move(error)); });
+}
+
+void Connection::connect(const std::string& host, uint16_t port, ConnectHandler done) {
+  peer_ = host + ":" + std::to_string(port);
+  if (state_ != ConnState::Idle) {
+    fail_later(NetError{NetErrorKind::Connect, peer_ + ": connect() called twice"},
+               [done](NetError e) { done(std::move(e)); });
+    return;
+  }
+  state_ = ConnState::Connecting;
+  connect_done_ = std::move(done);
+  std::weak_ptr<Connection> weak = shared_from_this();
+
+  impl_->connect_timer.expires_after(options_.connect_timeout);
+  impl_->connect_timer.async_wait([weak](const boost::system::error_code& ec) {
+    auto self = weak.lock();
+    if (!self || ec || self->state_ != ConnState::Connecting) return;
+    self->drop(NetError{NetErrorKind::Connect,
+                        self->peer_ + ": connect timed out after " +
+                            std::to_string(self->options_.connect_timeout.count()) + " ms"});
+  });
+
+  impl_->resolver.async_resolve(
+      host, std::to_string(port),
+      [weak](const boost::system::error_code& ec, tcp::resolver::results_type results) {
+        auto self = weak.lock();
+        if (!self || self->state_ != ConnState::Connecting) return;
+        if (ec) {
+          self->drop(NetError{NetErrorKind::Connect,
+                              self->peer_ + ": resolve failed: " + ec.message()});
+          return;
+        }
+        asio::async_connect(
+            self->impl_->socket, results,
+            [weak](const boost::system::error_code& ec2, const tcp::endpoint&) {
+              auto self2 = weak.lock();
+              if (!self2 || self2->state_ != ConnState::Connecting) return;
+              if (ec2) {
+                self2->drop(NetError{NetErrorKind::Connect,
+                                     self2->peer_ + ": connect failed: " + ec2.message()});
+                return;
+              }
+              self2->impl_->connect_timer.cancel();
+              boost::system::error_code ignored;
+              self2->impl_->socket.set_option(tcp::no_delay(true), ignored);
+              self2->state_ = ConnState::Negotiating;
+              self2->start_read();
+              if (self2->options_.negotiate_versions) {
+                self2->negotiate(kApiVersionsFirst);
+              } else {
+                self2->versions_ = ApiVersionTable::fixed(self2->options_.fixed_versions);
+                self2->state_ = ConnState::Open;
+                auto cb = std::move(self2->connect_done_);
+                self2->connect_done_ = nullptr;
+                if (cb) cb(std::monostate{});
+              }
+            });
+      });
+}
+
+void Connection::negotiate(int16_t version) {
+  auto body = encode(ApiVersionsRequest{}, version);
+  if (!body) {
+    drop(NetError{NetErrorKind::Protocol,
+                  peer_ + ": cannot encode ApiVersions v" + std::to_string(version) + ": " +
+                      body.error().to_string()});
+    return;
+  }
+  std::weak_ptr<Connection> weak = shared_from_this();
+  send_raw(ApiKey::ApiVersions, version, std::move(body.value()),
+           [weak, version](NetResult<Bytes> raw) {
+             auto self = weak.lock();
+             if (!self || self->state_ != ConnState::Negotiating) return;
+             if (!raw) {
+               NetError e = raw.error();
+               e.message = "ApiVersions: " + e.message;
+               self->drop(std::move(e));
+               return;
+             }
+             // ErrorCode is the first field of every ApiVersionsResponse
+             // version; a broker that does not know `version` answers with a
+             // v0 body and UNSUPPORTED_VERSION (KIP-511), so peek before decoding.
+             const Bytes& b = raw.value();
+             if (b.size() >= 2 &&
+                 read_be16(b.data()) == static_cast<int16_t>(ErrorCode::UNSUPPORTED_VERSION) &&
+                 version != kApiVersionsFallback) {
+               self->negotiate(kApiVersionsFallback);
+               return;
+             }
+             auto resp = decode_ApiVersionsResponse(b, version);
+             if (!resp) {
+               self->drop(NetError{NetErrorKind::Protocol,
+                                   self->peer_ + ": cannot decode ApiVersions v" +
+                                       std::to_string(version) + " response: " +
+                                       resp.error().to_string()});
+               return;
+             }
+             if (resp->error_code != 0) {
+               self->drop(NetError{NetErrorKind::Unsupported,
+                                   self->peer_ + ": ApiVersions v" + std::to_string(version) +
+                                       " failed: " + error_name(resp->error_code)});
+               return;
+             }
+             self->broker_versions_ = resp->api_keys;
+             self->versions_ = ApiVersionTable::negotiate(resp->api_keys);
+             self->state_ = ConnState::Open;
+             auto cb = std::move(self->connect_done_);
+             self->connect_done_ = nullptr;
+             if (cb) cb(std::monostate{});
+           });
+}
+
+void Connection::send_raw(ApiKey key, int16_t version, Bytes body, RawHandler handler,
+                          std::optional<std::chrono::milliseconds> timeout) {
+  if (state_ != ConnState::Open && state_ != ConnState::Negotiating) {
+    fail_later(NetError{NetErrorKind::Disconnected,
+                        std::string(api_name(key)) + ": connection to " + peer_ + " is not open"},
+               [handler](NetError e) { handler(std::move(e)); });
+    return;
+  }
+  const int32_t id = impl_->next_correlation_id;
+  impl_->next_correlation_id =
+      impl_->next_correlation_id == INT32_MAX ? 1 : impl_->next_correlation_id + 1;
+
+  RequestHeader header;
+  header.api_key = key;
+  header.api_version = version;
+  header.correlation_id = id;
+  header.client_id = options_.client_id;
+  auto frame = encode_request_frame(header, body);
+  if (!frame) {
+    fail_later(NetError{NetErrorKind::Protocol, std::string(api_name(key)) + " v" +
+                                                    std::to_string(version) +
+                                                    ": cannot encode header: " +
+                                                    frame.error().to_string()},
+               [handler](NetError e) { handler(std::move(e)); });
+    return;
+  }
+
+  Pending p;
+  p.key = key;
+  p.version = version;
+  p.handler = std::move(handler);
+  p.timer = std::make_unique<asio::steady_timer>(io_);
+  const auto limit = timeout.value_or(options_.request_timeout);
+  p.timer->expires_after(limit);
+  std::weak_ptr<Connection> weak = shared_from_this();
+  p.timer->async_wait([weak, id](const boost::system::error_code& ec) {
+    if (ec) return;
+    if (auto self = weak.lock()) self->on_timeout(id);
+  });
+  impl_->pending.emplace(id, std::move(p));
+
+  impl_->write_queue.push_back(std::make_shared<Bytes>(std::move(frame.value())));
+  write_next();
+}
+
+void Connection::on_timeout(int32_t correlation_id) {
+  auto it = impl_->pending.find(correlation_id);
+  if (it == impl_->pending.end() || !it->second.handler) return;
+  auto handler = std::move(it->second.handler);
+  it->second.handler = nullptr;  // tombstone: the late response is discarded
+  handler(NetError{NetErrorKind::Timeout, std::string(api_name(it->second.key)) +
+                                              ": no response from " + peer_ +
+                                              " within the request timeout"});
+}
+
+void Connection::write_next() {
+  if (impl_->writing || impl_->write_queue.empty()) return;
+  if (state_ != ConnState::Open && state_ != ConnState::Negotiating) return;
+  impl_->writing = true;
+  auto frame = impl_->write_queue.front();
+  std::weak_ptr<Connection> weak = shared_from_this();
+  asio::async_write(impl_->socket, asio::buffer(*frame),
+                    [weak, frame](const boost::system::error_code& ec, size_t) {
+                      auto self = weak.lock();
+                      if (!self) return;
+                      self->impl_->writing = false;
+                      if (ec) {
+                        self->drop(NetError{NetErrorKind::Disconnected,
+                                            self->peer_ + ": write failed: " + ec.message()});
+                        return;
+                      }
+                      if (!self->impl_->write_queue.empty()) self->impl_->write_queue.pop_front();
+                      self->write_next();
+                    });
+}
+
+void Connection::start_read() {
+  std::weak_ptr<Connection> weak = shared_from_this();
+  asio::async_read(
+      impl_->socket, asio::buffer(impl_->size_buf),
+      [weak](const boost::system::error_code& ec, size_t) {
+        auto self = weak.lock();
+        if (!self || self->state_ == ConnState::Closed) return;
+        if (ec) {
+          self->drop(NetError{NetErrorKind::Disconnected,
+                              self->peer_ + (ec == asio::error::eof
+                                                 ? ": connection closed by the broker"
+                                                 : ": read failed: " + ec.message())});
+          return;
+        }
+        const int32_t size = read_be32(self->impl_->size_buf.data());
+        if (size < 4 || size > self->options_.max_response_bytes) {
+          self->drop(NetError{NetErrorKind::Protocol,
+                              self->peer_ + ": invalid response frame size " + std::to_string(size)});
+          return;
+        }
+        auto frame = std::make_shared<Bytes>(static_cast<size_t>(size));
+        asio::async_read(self->impl_->socket, asio::buffer(*frame),
+                         [weak, frame](const boost::system::error_code& ec2, size_t) {
+                           auto self2 = weak.lock();
+                           if (!self2 || self2->state_ == ConnState::Closed) return;
+                           if (ec2) {
+                             self2->drop(NetError{NetErrorKind::Disconnected,
+                                                  self2->peer_ + ": read failed: " + ec2.message()});
+                             return;
+                           }
+                           self2->on_frame(std::move(*frame));
+                           if (self2->state_ == ConnState::Open ||
+                               self2->state_ == ConnState::Negotiating) {
+                             self2->start_read();
+                           }
+                         });
+      });
+}
+
+void Connection::on_frame(Bytes frame) {
+  // The correlation id is the first field of every response header version,
+  // so it can be read before we know which request the frame answers.
+  const int32_t id = read_be32(frame.data());
+  auto it = impl_->pending.find(id);
+  if (it == impl_->pending.end()) {
+    drop(NetError{NetErrorKind::Protocol,
+                  peer_ + ": response with unknown correlation id " + std::to_string(id)});
+    return;
+  }
+  Pending p = std::move(it->second);
+  impl_->pending.erase(it);
+  p.timer->cancel();
+  if (!p.handler) return;  // timed out earlier; discard the late response
+
+  auto header = decode_response_header(frame, p.key, p.version);
+  if (!header) {
+    p.handler(NetError{NetErrorKind::Protocol, std::string(api_name(p.key)) +
+                                                   ": bad response header: " +
+                                                   header.error().to_string()});
+    return;
+  }
+  const size_t offset = header->second;
+  p.handler(Bytes(frame.begin() + static_cast<std::ptrdiff_t>(offset), frame.end()));
+}
+
+void Connection::close(const std::string& reason) {
+  drop(NetError{NetErrorKind::Disconnected, peer_ + ": " + reason});
+}
+
+void Connection::drop(NetError reason) {
+  if (state_ == ConnState::Closed) return;
+  const bool was_open = state_ == ConnState::Open;
+  state_ = ConnState::Closed;
+  boost::system::error_code ignored;
+  impl_->socket.close(ignored);
+  impl_->resolver.cancel();
+  impl_->connect_timer.cancel();
+  impl_->write_queue.clear();
+
+  // Fail everything that is still waiting, each exactly once, outside of
+  // this call (the caller of close() may be inside a handler).
+  auto pending = std::move(impl_->pending);
+  impl_->pending.clear();
+  for (auto& [id, p] : pending) {
+    p.timer->cancel();
+    if (!p.handler) continue;
+    NetError e{NetErrorKind::Disconnected, std::string(api_name(p.key)) + ": " + reason.message};
+    asio::post(io_, [h = std::move(p.handler), e = std::move(e)]() mutable { h(std::move(e)); });
+  }
+  if (connect_done_) {
+    auto cb = std::move(connect_done_);
+    connect_done_ = nullptr;
+    asio::post(io_, [cb = std::move(cb), reason]() mutable { cb(std::move(reason)); });
+  }
+  if (was_open && on_close_) {
+    asio::post(io_, [cb = on_close_, reason]() { cb(reason); });
+  }
+}
+
+}  // namespace kc::kafka
