@@ -1,0 +1,228 @@
+#pragma once
+// WorkerCoordinator: the Connect-specific half of group membership (Kafka
+// Connect's WorkerCoordinator), built on the generic kafka::GroupMember.
+//
+// What it adds to GroupMember (connect-reference.md 1, 4.2, 4.3):
+//   * offers the protocols `connect.protocol` allows, most preferred first
+//     (sessioned: [sessioned V2, compatible V1, default V0]; compatible:
+//     [compatible V1, default V0]; eager: [default V0]), each with its own
+//     metadata: advertised URL, the config offset of the current snapshot and
+//     (V1+) the current local assignment embedded with header = entry version
+//     (null when there is none);
+//   * follows the protocol the broker selected: under `default` (eager) it
+//     asks its owner to stop everything before every new JoinGroup; under
+//     `compatible`/`sessioned` everything keeps running;
+//   * before any JoinGroup it waits for its owner's `before_join` gate, so
+//     revocations still in progress finish first (the per-task
+//     happens-before of KIP-415);
+//   * leader: decodes every member's metadata (V0 reader under `default`, V1
+//     reader otherwise) and hands a LeaderRound to its owner, which returns
+//     one Assignment per member; the coordinator encodes them (V0 / V1 / V2
+//     layout by protocol);
+//   * decodes the received assignment with the V1 reader and merges it into
+//     the local snapshot (4.3): under cooperative protocols the new snapshot
+//     is old − revoked + newly assigned; under eager it is the new assignment;
+//   * rejoin bookkeeping: CONFIG_MISMATCH and an undecodable assignment set
+//     "rejoin needed" (the owner still decides when, after reading configs);
+//     request_rejoin() for herder triggers;
+//   * coordinator-loss safety (4.2, Connect-specific): when the coordinator
+//     is lost and not found again within heartbeat.interval.ms, the whole
+//     local assignment is revoked (on_revoke_all) and the snapshot dropped, so
+//     nothing runs while this worker may no longer be a member;
+//   * leave() sends LeaveGroup (clean shutdown).
+//
+// Threading: one io_context, run by one thread (the herder's). Every
+// callback runs on that thread and must not block; the completions handed
+// to callbacks may be called from any thread, at most once. Public methods
+// marked "any thread" post to the io_context; the rest are io-thread only.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "protocol/connect/types.h"
+#include "protocol/kafka/group_member.h"
+
+namespace kc::coordinator {
+
+using connect::Assignment;
+using connect::ConnectorTaskId;
+using connect::ConnectProtocol;
+using connect::WorkerMetadata;
+
+/// Settings of a WorkerCoordinator. Durations are milliseconds.
+struct WorkerCoordinatorConfig {
+  /// Group settings (group.id, bootstrap servers, session/rebalance/heartbeat
+  /// timeouts, client.id = "connect-<workerId>" unless set). protocol_type
+  /// is forced to "connect".
+  kafka::GroupMemberConfig group;
+  /// `connect.protocol`: the most preferred protocol to offer (see file comment).
+  ConnectProtocol protocol = ConnectProtocol::Sessioned;
+  /// Advertised REST URL with trailing '/', e.g. "http://w1:8083/" (4.1).
+  std::string url;
+};
+
+/// One member's JoinGroup metadata as decoded by the leader.
+struct MemberMetadata {
+  std::string member_id;    ///< group member id
+  WorkerMetadata metadata;  ///< url, config offset, (V1+) what it runs now
+};
+
+/// Handed to the leader's owner after JoinGroup (Connect's onLeaderElected +
+/// performAssignment input).
+struct LeaderRound {
+  int32_t generation = -1;              ///< the new generation
+  std::string leader_id;                ///< our own member id
+  std::string leader_url;               ///< our own advertised URL
+  ConnectProtocol protocol = ConnectProtocol::Sessioned;  ///< selected by the broker
+  std::vector<MemberMetadata> members;  ///< every member, decoded; undecodable ones are left out
+  /// Our own last completed generation (-1 if none), for the assignor.
+  int32_t last_completed_generation = -1;
+};
+
+/// Completion of on_leader: one (member id, assignment) per member. The
+/// coordinator sets each assignment's version from the selected protocol
+/// and encodes it. Any thread, once.
+using AssignmentsReady = std::function<void(std::vector<std::pair<std::string, Assignment>>)>;
+
+/// Delivered to on_assigned after SyncGroup (Connect's onJoinComplete →
+/// herder onAssigned).
+struct AssignedEvent {
+  int32_t generation = -1;     ///< generation of this assignment
+  std::string member_id;       ///< our member id
+  bool is_leader = false;      ///< we are the group leader
+  ConnectProtocol protocol = ConnectProtocol::Sessioned;  ///< selected protocol
+  /// The assignment exactly as received (decoded with the V1 reader): newly
+  /// assigned items (cooperative) or the full set (eager), revocations,
+  /// delay, leader, leader url, config offset, error.
+  Assignment received;
+  /// The local snapshot after the merge: everything this worker now owns
+  /// (connectors/tasks), with `received`'s error, leader, url, offset,
+  /// revoked lists and delay.
+  Assignment snapshot;
+  /// False when the SyncGroup bytes could not be decoded (`received` is then
+  /// an empty failed assignment and a rejoin was requested).
+  bool decoded = true;
+};
+
+/// Why on_before_join is called.
+struct BeforeJoin {
+  /// True under the eager protocol on the first JoinGroup of a new
+  /// rebalance: the owner must stop everything it runs before calling
+  /// `proceed` (Connect's onJoinPrepare revocation).
+  bool revoke_all = false;
+  /// The connectors/tasks to stop when revoke_all (the snapshot's lists).
+  std::vector<std::string> connectors;
+  std::vector<ConnectorTaskId> tasks;
+  bool new_rebalance = true;  ///< see kafka::JoinPrepare
+  std::string reason;         ///< why the member rejoins
+};
+
+/// The owner's (the herder's) hooks. All run on the io_context thread and
+/// must not block. Required: config_offset, on_before_join, on_leader,
+/// on_assigned.
+struct WorkerCoordinatorCallbacks {
+  /// Current config snapshot offset (next offset to read, -1 if none), used
+  /// in the metadata of every JoinGroup (rebuilt on every send, 4.2).
+  std::function<int64_t()> config_offset;
+  /// Before every JoinGroup. Call `proceed` (any thread) once pending
+  /// revocations have finished (and, when revoke_all, after stopping
+  /// everything); the JoinGroup is sent only then.
+  std::function<void(const BeforeJoin&, std::function<void()> proceed)> on_before_join;
+  /// Leader only: compute the assignments and call `ready`.
+  std::function<void(const LeaderRound&, AssignmentsReady ready)> on_leader;
+  /// Every member, after SyncGroup.
+  std::function<void(const AssignedEvent&)> on_assigned;
+  /// Coordinator-loss safety fired: stop all of `connectors`/`tasks` (the
+  /// dropped snapshot). Optional.
+  std::function<void(std::vector<std::string> connectors, std::vector<ConnectorTaskId> tasks)> on_revoke_all;
+  /// A rebalance started (heartbeat REBALANCE_IN_PROGRESS or requested). Optional.
+  std::function<void(const kafka::RebalanceStarted&)> on_rebalance_started;
+  /// Any GroupMember error; `fatal` ones mean the coordinator is Closed. Optional.
+  std::function<void(const kafka::GroupError&)> on_error;
+};
+
+/// A thread-safe copy of the coordinator's view, for health and tests.
+struct CoordinatorStatus {
+  kafka::GroupState state = kafka::GroupState::Unjoined;  ///< GroupMember state
+  int32_t generation = -1;            ///< last completed generation, -1 if none
+  std::string member_id;              ///< our member id ("" before the first join)
+  std::string leader_id;              ///< leader of the last completed generation
+  std::optional<ConnectProtocol> protocol;  ///< selected protocol of the last generation
+  bool fatal = false;                 ///< a fatal error closed the member
+  std::string fatal_message;          ///< its text
+};
+
+/// See the file comment. Create with create(), then start().
+class WorkerCoordinator : public std::enable_shared_from_this<WorkerCoordinator> {
+ public:
+  /// Creates the coordinator (and its GroupMember) on `io`. Throws
+  /// std::invalid_argument for a bad group config or a missing required
+  /// callback (startup edge).
+  static std::shared_ptr<WorkerCoordinator> create(boost::asio::io_context& io, WorkerCoordinatorConfig config,
+                                                   WorkerCoordinatorCallbacks callbacks);
+  ~WorkerCoordinator();
+  WorkerCoordinator(const WorkerCoordinator&) = delete;
+  WorkerCoordinator& operator=(const WorkerCoordinator&) = delete;
+
+  /// Starts discovery and the first join. Any thread.
+  void start();
+  /// Asks for a new rebalance (Connect's requestRejoin). Any thread.
+  void request_rejoin(std::string reason);
+  /// Sends LeaveGroup and closes; `done` runs on the io thread when finished
+  /// (bounded by request.timeout.ms). Any thread; `done` may be empty.
+  void leave(std::string reason, std::function<void()> done);
+  /// Closes without LeaveGroup (peers wait a session timeout). Any thread.
+  void stop();
+
+  /// The local snapshot (what this worker owns), nullopt if none. io thread.
+  [[nodiscard]] const std::optional<Assignment>& snapshot() const { return snapshot_; }
+  /// Selected protocol of the last completed generation (initially the
+  /// configured one). io thread.
+  [[nodiscard]] ConnectProtocol current_protocol() const { return current_protocol_; }
+  /// Status copy. io thread.
+  [[nodiscard]] CoordinatorStatus status() const;
+  /// Builds the protocols this worker offers, in preference order, with
+  /// metadata from `snapshot` and `config_offset`. Pure; exposed for tests.
+  static std::vector<kafka::JoinGroupProtocol> build_protocols(ConnectProtocol mode, const std::string& url,
+                                                               int64_t config_offset,
+                                                               const std::optional<Assignment>& snapshot);
+  /// The 4.3 merge: under cooperative protocols `old` − revoked + `received`
+  /// (connectors and tasks de-duplicated, `received`'s other fields kept);
+  /// under eager just `received`. Pure; exposed for tests.
+  static Assignment merge_assignment(const std::optional<Assignment>& old, const Assignment& received,
+                                     ConnectProtocol protocol);
+
+ private:
+  WorkerCoordinator(boost::asio::io_context& io, WorkerCoordinatorConfig config,
+                    WorkerCoordinatorCallbacks callbacks);
+  void on_prepare_join(const kafka::JoinPrepare& prep, kafka::JoinReady ready);
+  void on_assign(const kafka::LeaderAssignmentInput& in, kafka::AssignmentReady ready);
+  void on_joined(const kafka::JoinedGroup& joined);
+  void on_error(const kafka::GroupError& error);
+  void check_coordinator_lost(uint64_t epoch);
+
+  boost::asio::io_context& io_;
+  WorkerCoordinatorConfig config_;
+  WorkerCoordinatorCallbacks callbacks_;
+  std::shared_ptr<kafka::GroupMember> member_;
+  std::optional<Assignment> snapshot_;
+  ConnectProtocol current_protocol_;
+  int32_t last_completed_generation_ = -1;
+  std::string member_id_;
+  std::string leader_id_;
+  std::optional<ConnectProtocol> selected_;
+  bool fatal_ = false;
+  std::string fatal_message_;
+  boost::asio::steady_timer loss_timer_;
+  uint64_t loss_epoch_ = 0;
+};
+
+}  // namespace kc::coordinator

@@ -1,0 +1,208 @@
+#pragma once
+// DistributedHerder: one Connect worker in distributed mode (Kafka Connect's
+// DistributedHerder). It owns the group coordinator, the three internal
+// topic stores and the runtime Worker, applies every assignment (revoke
+// first, then catch up configs, then start), performs the leader's duties
+// (assignor, config-topic writes) and implements the REST layer's HerderApi.
+//
+// Threads (see worker/herder/README.md):
+//   * the io thread runs one io_context: the WorkerCoordinator, all herder
+//     state (current assignment, leader flag, rejoin timers, LeaderState of
+//     the assignor) and every HerderApi entry point's first step. Nothing on
+//     it blocks;
+//   * a small thread pool (4 threads) runs every blocking step: config
+//     read_to_end, config/offset/status writes and reads, task and connector
+//     stops, task-config generation. Assignment application runs in order on
+//     a strand of that pool;
+//   * the runtime Worker's own task and connector threads.
+// Results are posted back to the io thread; callers on other threads only
+// use the thread-safe accessors (assignment_state(), rebalance_history(),
+// health) or the HerderApi methods.
+//
+// Task configs (reference 5.1, 4.5): only the **leader** generates task
+// configs. It does so with a transient instance of the connector plugin
+// (start(config) → task_configs(tasks.max) → stop(), on the pool) whenever a
+// connector config appears or changes and whenever it becomes leader and
+// finds a connector without committed task configs; it writes them (task
+// records + commit) only when they differ from the committed ones. Followers
+// never forward task configs (no POST /connectors/{c}/tasks). Deviation:
+// connectors cannot ask for a reconfiguration at run time.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "protocol/connect/types.h"
+#include "worker/rest/herder_api.h"
+#include "worker/runtime/worker.h"
+#include "worker/storage/kafka_client.h"
+
+namespace kc::herder {
+
+using connect::ConnectorTaskId;
+using connect::ConnectProtocol;
+
+/// Everything the herder needs, already validated (built from
+/// config::WorkerConfig by `kconnectd run`; tests fill it directly).
+/// Durations are milliseconds; names are Connect's DistributedConfig keys.
+struct HerderConfig {
+  std::string group_id = "connect-cluster";          ///< group.id
+  std::string bootstrap_servers = "localhost:9092";   ///< bootstrap.servers (comma list)
+  /// Extra librdkafka properties for every internal client (security.*,
+  /// sasl.*, ssl.*); bootstrap.servers is added from the field above.
+  storage::ClientProps client_props;
+  storage::ClientProps producer_overrides;  ///< producer.* (prefix stripped), for source tasks
+  storage::ClientProps consumer_overrides;  ///< consumer.* (prefix stripped), for sink tasks
+  std::string client_id;                    ///< client.id; empty = "connect-<workerId>"
+  ConnectProtocol protocol = ConnectProtocol::Sessioned;  ///< connect.protocol
+  int session_timeout_ms = 10000;           ///< session.timeout.ms
+  int heartbeat_interval_ms = 3000;         ///< heartbeat.interval.ms
+  int rebalance_timeout_ms = 60000;         ///< rebalance.timeout.ms
+  int request_timeout_ms = 40000;           ///< request.timeout.ms
+  int retry_backoff_ms = 100;               ///< retry.backoff.ms
+  int worker_sync_timeout_ms = 3000;        ///< worker.sync.timeout.ms
+  int worker_unsync_backoff_ms = 300000;    ///< worker.unsync.backoff.ms (eager only)
+  int scheduled_rebalance_max_delay_ms = 300000;  ///< scheduled.rebalance.max.delay.ms
+  std::string config_topic = "connect-configs";    ///< config.storage.topic
+  int config_replication_factor = 3;               ///< config.storage.replication.factor
+  std::string offset_topic = "connect-offsets";    ///< offset.storage.topic
+  int offset_partitions = 25;                      ///< offset.storage.partitions
+  int offset_replication_factor = 3;               ///< offset.storage.replication.factor
+  std::string status_topic = "connect-status";     ///< status.storage.topic
+  int status_partitions = 5;                       ///< status.storage.partitions
+  int status_replication_factor = 3;               ///< status.storage.replication.factor
+  int64_t offset_flush_interval_ms = 60000;        ///< offset.flush.interval.ms
+  int offset_flush_timeout_ms = 5000;              ///< offset.flush.timeout.ms
+  int task_shutdown_graceful_timeout_ms = 5000;    ///< task.shutdown.graceful.timeout.ms
+  std::string key_converter = "org.apache.kafka.connect.json.JsonConverter";    ///< key.converter
+  std::string value_converter = "org.apache.kafka.connect.json.JsonConverter";  ///< value.converter
+  storage::ConfigMap key_converter_config;    ///< key.converter.* (prefix stripped)
+  storage::ConfigMap value_converter_config;  ///< value.converter.* (prefix stripped)
+  /// Advertised REST URL with trailing '/', e.g. "http://w1:8083/" (4.1).
+  std::string advertised_url = "http://localhost:8083/";
+  /// Worker id, "<advertised host>:<port>" (4.1); written in status records.
+  std::string worker_id = "localhost:8083";
+  /// How often followers and the leader poll the config topic for changes
+  /// made by other workers (Connect's KafkaBasedLog consumes continuously;
+  /// our stores read on demand). Not a Connect key.
+  int config_poll_interval_ms = 1000;
+  /// How often the status topic is re-read (statuses of other workers).
+  int status_poll_interval_ms = 2000;
+  /// Timeout of the blocking opens in start() (topic creation, first reads).
+  int startup_timeout_ms = 30000;
+};
+
+/// One rebalance as seen by this worker, kept in memory (newest last, at
+/// most 256 kept). Issue 5 exposes the list as GET /rebalances.
+/// Times are wall-clock milliseconds since the Unix epoch; 0 = not yet.
+struct RebalanceRecord {
+  int32_t generation = -1;             ///< generation of the assignment
+  std::string protocol;                ///< "default" | "compatible" | "sessioned"
+  std::string leader_id;               ///< leader member id
+  std::string leader_url;              ///< leader REST URL
+  bool is_leader = false;              ///< this worker was the leader
+  int16_t error = 0;                   ///< assignment error (1 = CONFIG_MISMATCH)
+  std::vector<std::string> assigned_connectors;     ///< newly assigned (as received)
+  std::vector<ConnectorTaskId> assigned_tasks;      ///< newly assigned (as received)
+  std::vector<std::string> revoked_connectors;      ///< revoked in this assignment
+  std::vector<ConnectorTaskId> revoked_tasks;       ///< revoked in this assignment
+  int32_t delay_ms = 0;                ///< scheduled rebalance delay handed out
+  int64_t config_offset = -1;          ///< assignment's config offset
+  int64_t started_ms = 0;              ///< when the rebalance started here (JoinGroup prepared)
+  int64_t assigned_ms = 0;             ///< when the assignment arrived (SyncGroup done)
+  int64_t applied_ms = 0;              ///< when revocations + starts finished (0 = not applied)
+};
+
+/// Thread-safe copy of what this worker currently holds.
+struct AssignmentState {
+  std::string worker_id;                 ///< this worker's id
+  std::string member_id;                 ///< group member id ("" before the first join)
+  int32_t generation = -1;               ///< generation of the current assignment
+  bool is_leader = false;                ///< this worker is the group leader
+  std::string leader_url;                ///< leader's URL from the last assignment
+  std::string protocol;                  ///< selected protocol name, "" before the first join
+  std::vector<std::string> assigned_connectors;   ///< full owned set (merged snapshot), sorted
+  std::vector<ConnectorTaskId> assigned_tasks;    ///< full owned set, sorted
+  std::vector<std::string> running_connectors;    ///< what the runtime runs now, sorted
+  std::vector<ConnectorTaskId> running_tasks;     ///< what the runtime runs now, sorted
+  bool applied = false;                  ///< the latest assignment has been applied
+  bool in_group = false;                 ///< the coordinator is a member of a stable generation
+};
+
+/// The distributed herder. Construct, start(), ..., stop(). HerderApi
+/// methods may be called from any thread once start() succeeded (before,
+/// they answer 503).
+class DistributedHerder : public rest::HerderApi {
+ public:
+  /// Nothing is opened yet. `registry` null = the built-in plugins.
+  explicit DistributedHerder(HerderConfig config, const connectors::PluginRegistry* registry = nullptr);
+  /// Calls stop() if still running.
+  ~DistributedHerder() override;
+  DistributedHerder(const DistributedHerder&) = delete;
+  DistributedHerder& operator=(const DistributedHerder&) = delete;
+
+  /// Opens the config, offset and status stores (creating topics when the
+  /// broker allows; blocking, up to startup_timeout_ms), creates the runtime
+  /// Worker, starts the io thread and the pool and joins the group.
+  /// Errors: a store cannot be opened (message names the topic), a bad group
+  /// config. Call once, from any non-herder thread.
+  Status start();
+
+  /// Clean shutdown (STYLE 8, Connect's stop): stops admitting REST writes
+  /// (they answer 503), stops every connector and task within
+  /// task.shutdown.graceful.timeout.ms (offsets committed), flushes status,
+  /// sends LeaveGroup, joins the threads. Blocking; idempotent.
+  void stop();
+
+  /// Test helper simulating a crash: closes the group connection WITHOUT
+  /// LeaveGroup (peers notice only after session.timeout.ms), then stops the
+  /// runtime (tasks still commit offsets, which a real crash would not) and
+  /// joins the threads. Blocking; idempotent (stop() afterwards is a no-op).
+  void crash();
+
+  /// Installs the TaskObserver told about every task start/stop of this
+  /// worker (with its worker id). nullptr removes it. Thread-safe; takes
+  /// effect at once if the Worker exists, else when start() creates it.
+  void set_task_observer(runtime::TaskObserver* observer);
+
+  /// Thread-safe copy of the current assignment and runtime state.
+  [[nodiscard]] AssignmentState assignment_state() const;
+
+  /// Thread-safe copy of the rebalance history (oldest first).
+  [[nodiscard]] std::vector<RebalanceRecord> rebalance_history() const;
+
+  /// The configuration in use.
+  [[nodiscard]] const HerderConfig& config() const { return config_; }
+
+  // ------------------------------------------------------------ HerderApi
+  void list_connectors(rest::Callback<std::vector<std::string>> cb) override;
+  void connector_info(const std::string& name, rest::Callback<rest::ConnectorInfo> cb) override;
+  void connector_config(const std::string& name, rest::Callback<rest::ConnectorConfig> cb) override;
+  void put_connector_config(rest::PutConnectorRequest req, rest::Callback<rest::PutConnectorResult> cb) override;
+  void delete_connector(const std::string& name, rest::Callback<rest::Done> cb) override;
+  void connector_status(const std::string& name, rest::Callback<rest::ConnectorStateInfo> cb) override;
+  void task_configs(const std::string& name, rest::Callback<std::vector<rest::TaskInfo>> cb) override;
+  void task_status(const rest::TaskId& id, rest::Callback<rest::TaskStatus> cb) override;
+  void restart_connector(const std::string& name, rest::RestartRequest req,
+                         rest::Callback<std::optional<rest::ConnectorStateInfo>> cb) override;
+  void restart_task(const rest::TaskId& id, rest::Callback<rest::Done> cb) override;
+  void set_target_state(const std::string& name, rest::TargetState state, rest::Callback<rest::Done> cb) override;
+  void connector_plugins(bool connectors_only, rest::Callback<std::vector<rest::PluginInfo>> cb) override;
+  void health(rest::Callback<rest::Health> cb) override;
+  void worker_info(rest::Callback<rest::WorkerInfo> cb) override;
+
+ private:
+  struct Impl;
+  HerderConfig config_;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace kc::herder
