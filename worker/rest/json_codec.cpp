@@ -1,0 +1,216 @@
+#include "worker/rest/json_codec.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace kc::rest {
+
+using nlohmann::json;
+
+const char* to_string(ConnectorType t) {
+  switch (t) {
+    case ConnectorType::Source: return "source";
+    case ConnectorType::Sink: return "sink";
+    case ConnectorType::Unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+const char* to_string(ConnectState s) {
+  switch (s) {
+    case ConnectState::Unassigned: return "UNASSIGNED";
+    case ConnectState::Running: return "RUNNING";
+    case ConnectState::Paused: return "PAUSED";
+    case ConnectState::Stopped: return "STOPPED";
+    case ConnectState::Failed: return "FAILED";
+    case ConnectState::Restarting: return "RESTARTING";
+    case ConnectState::Destroyed: return "DESTROYED";
+  }
+  return "UNASSIGNED";
+}
+
+const char* to_string(TargetState s) {
+  switch (s) {
+    case TargetState::Started: return "STARTED";
+    case TargetState::Paused: return "PAUSED";
+    case TargetState::Stopped: return "STOPPED";
+  }
+  return "STARTED";
+}
+
+const char* to_string(PluginType t) {
+  switch (t) {
+    case PluginType::Source: return "source";
+    case PluginType::Sink: return "sink";
+    case PluginType::Transformation: return "transformation";
+    case PluginType::Predicate: return "predicate";
+    case PluginType::Converter: return "converter";
+    case PluginType::HeaderConverter: return "header_converter";
+  }
+  return "source";
+}
+
+const char* to_string(HealthStatus s) {
+  switch (s) {
+    case HealthStatus::Healthy: return "healthy";
+    case HealthStatus::Starting: return "starting";
+    case HealthStatus::Unhealthy: return "unhealthy";
+  }
+  return "unhealthy";
+}
+
+std::optional<TargetState> parse_initial_state(std::string_view s) {
+  std::string up(s);
+  for (auto& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (up == "RUNNING") return TargetState::Started;
+  if (up == "PAUSED") return TargetState::Paused;
+  if (up == "STOPPED") return TargetState::Stopped;
+  return std::nullopt;
+}
+
+std::string error_body(int code, std::string_view message) {
+  return json{{"error_code", code}, {"message", std::string(message)}}.dump();
+}
+
+json to_json(const TaskId& id) { return json{{"connector", id.connector}, {"task", id.task}}; }
+
+json to_json(const ConnectorInfo& info) {
+  json tasks = json::array();
+  for (const auto& t : info.tasks) tasks.push_back(to_json(t));
+  return json{{"name", info.name}, {"config", info.config}, {"tasks", tasks}, {"type", to_string(info.type)}};
+}
+
+json to_json(const TaskStatus& s) {
+  json j{{"id", s.id}, {"state", to_string(s.state)}, {"worker_id", s.worker_id}};
+  if (!s.trace.empty()) j["trace"] = s.trace;
+  return j;
+}
+
+json to_json(const ConnectorStateInfo& s) {
+  json connector{{"state", to_string(s.connector.state)}, {"worker_id", s.connector.worker_id}};
+  if (!s.connector.trace.empty()) connector["trace"] = s.connector.trace;
+  std::vector<TaskStatus> sorted = s.tasks;
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  json tasks = json::array();
+  for (const auto& t : sorted) tasks.push_back(to_json(t));
+  return json{{"name", s.name}, {"connector", connector}, {"tasks", tasks}, {"type", to_string(s.type)}};
+}
+
+json to_json(const TaskInfo& t) { return json{{"id", to_json(t.id)}, {"config", t.config}}; }
+
+json to_json(const PluginInfo& p) {
+  json j{{"class", p.class_name}, {"type", to_string(p.type)}};
+  if (!p.version.empty()) j["version"] = p.version;
+  return j;
+}
+
+json to_json(const Health& h) { return json{{"status", to_string(h.status)}, {"message", h.message}}; }
+
+Reply<json> parse_json_body(std::string_view body) {
+  if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    return RestError::bad_request("Invalid JSON in request body: the body is empty");
+  }
+  try {
+    return json::parse(body);
+  } catch (const json::parse_error& e) {
+    return RestError::bad_request(std::string("Invalid JSON in request body: ") + e.what());
+  }
+}
+
+Reply<ConnectorConfig> config_from_json(const json& j) {
+  if (!j.is_object()) return RestError::bad_request("Connector configuration must be a JSON object of string values");
+  ConnectorConfig out;
+  for (const auto& [key, value] : j.items()) {
+    if (value.is_string()) {
+      out[key] = value.get<std::string>();
+    } else if (value.is_number() || value.is_boolean()) {
+      out[key] = value.dump();
+    } else {
+      return RestError::bad_request("Connector configuration value for '" + key +
+                                    "' must be a string, number or boolean, not " + value.type_name());
+    }
+  }
+  return out;
+}
+
+namespace {
+
+std::string trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+std::optional<RestError> check_name(const std::string& name) {
+  if (name.empty()) return RestError::bad_request("Connector name must not be empty");
+  for (char c : name) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      return RestError::bad_request("Connector name must not contain control characters");
+    }
+  }
+  return std::nullopt;
+}
+
+// Connect's rule: config.name, when present, must equal the connector name;
+// when absent it is filled in.
+std::optional<RestError> check_and_put_name(const std::string& name, ConnectorConfig& config) {
+  auto it = config.find("name");
+  if (it != config.end() && it->second != name) {
+    return RestError::bad_request("Connector name configuration (" + it->second +
+                                  ") doesn't match connector name in the URL (" + name + ")");
+  }
+  config["name"] = name;
+  return std::nullopt;
+}
+
+}  // namespace
+
+Reply<PutConnectorRequest> parse_create_request(std::string_view body) {
+  auto parsed = parse_json_body(body);
+  if (!parsed) return parsed.error();
+  const json& j = parsed.value();
+  if (!j.is_object()) return RestError::bad_request("Request body must be a JSON object with \"name\" and \"config\"");
+  PutConnectorRequest req;
+  req.allow_replace = false;
+  auto name_it = j.find("name");
+  if (name_it == j.end() || name_it->is_null()) return RestError::bad_request("Connector name must not be empty");
+  if (!name_it->is_string()) return RestError::bad_request("Connector name must be a string");
+  req.name = trim(name_it->get<std::string>());
+  if (auto err = check_name(req.name)) return *err;
+  auto config_it = j.find("config");
+  if (config_it == j.end() || config_it->is_null()) {
+    return RestError::bad_request("Connector config must be provided as a JSON object");
+  }
+  auto config = config_from_json(*config_it);
+  if (!config) return config.error();
+  req.config = std::move(config.value());
+  if (auto err = check_and_put_name(req.name, req.config)) return *err;
+  auto state_it = j.find("initial_state");
+  if (state_it != j.end() && !state_it->is_null()) {
+    if (!state_it->is_string()) return RestError::bad_request("initial_state must be a string");
+    auto state = parse_initial_state(state_it->get<std::string>());
+    if (!state) {
+      return RestError::bad_request("Invalid initial_state '" + state_it->get<std::string>() +
+                                    "': expected RUNNING, PAUSED or STOPPED");
+    }
+    req.initial_state = *state;
+  }
+  return req;
+}
+
+Reply<PutConnectorRequest> parse_put_config_request(const std::string& name, std::string_view body) {
+  if (auto err = check_name(name)) return *err;
+  auto parsed = parse_json_body(body);
+  if (!parsed) return parsed.error();
+  auto config = config_from_json(parsed.value());
+  if (!config) return config.error();
+  PutConnectorRequest req;
+  req.name = name;
+  req.config = std::move(config.value());
+  req.allow_replace = true;
+  if (auto err = check_and_put_name(req.name, req.config)) return *err;
+  return req;
+}
+
+}  // namespace kc::rest

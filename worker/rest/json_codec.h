@@ -1,0 +1,69 @@
+#pragma once
+// JSON shapes of Connect's REST entities (reference section 6.1) and the
+// REST layer's request-body validation. Pure functions; any thread.
+// Internal to worker/rest (other folders talk to the REST layer through
+// herder_api.h and rest_server.h).
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "worker/rest/herder_api.h"
+
+namespace kc::rest {
+
+/// "source" | "sink" | "unknown".
+const char* to_string(ConnectorType t);
+/// "UNASSIGNED" | "RUNNING" | "PAUSED" | "STOPPED" | "FAILED" | "RESTARTING" | "DESTROYED".
+const char* to_string(ConnectState s);
+/// "STARTED" | "PAUSED" | "STOPPED" (config-topic spelling).
+const char* to_string(TargetState s);
+/// "source" | "sink" | "transformation" | "predicate" | "converter" | "header_converter".
+const char* to_string(PluginType t);
+/// "healthy" | "starting" | "unhealthy".
+const char* to_string(HealthStatus s);
+
+/// Parses POST /connectors `initial_state`: RUNNING | PAUSED | STOPPED,
+/// case-insensitive (RUNNING → Started). nullopt for anything else.
+std::optional<TargetState> parse_initial_state(std::string_view s);
+
+/// Connect's error body: {"error_code":code,"message":message}.
+std::string error_body(int code, std::string_view message);
+
+/// {"connector":"c1","task":0}
+nlohmann::json to_json(const TaskId& id);
+/// {"name","config","tasks":[TaskId...],"type"}
+nlohmann::json to_json(const ConnectorInfo& info);
+/// {"id","state","worker_id"[,"trace"]}
+nlohmann::json to_json(const TaskStatus& s);
+/// {"name","connector":{"state","worker_id"[,"trace"]},"tasks":[...sorted by id],"type"}
+nlohmann::json to_json(const ConnectorStateInfo& s);
+/// {"id":TaskId,"config":{...}}
+nlohmann::json to_json(const TaskInfo& t);
+/// {"class","type"[,"version"]}
+nlohmann::json to_json(const PluginInfo& p);
+/// {"status","message"}
+nlohmann::json to_json(const Health& h);
+
+/// Parses a request body as JSON. 400 "Invalid JSON in request body: ..." on
+/// a syntax error or an empty body.
+Reply<nlohmann::json> parse_json_body(std::string_view body);
+
+/// A config map from a JSON object. Values must be strings; numbers and
+/// booleans are accepted and kept as their JSON text (Connect's Jackson
+/// coerces scalars to String). null, objects and arrays → 400.
+Reply<ConnectorConfig> config_from_json(const nlohmann::json& j);
+
+/// Validates POST /connectors {"name":..,"config":{..},"initial_state":..}.
+/// The name is trimmed; missing/empty name, a non-object config, a
+/// config.name that differs from name, or a bad initial_state → 400.
+/// config["name"] is filled in. allow_replace = false.
+Reply<PutConnectorRequest> parse_create_request(std::string_view body);
+
+/// Validates PUT /connectors/{name}/config: the body is the config object;
+/// config.name (if present) must equal `name` (else 400), and is filled in.
+/// allow_replace = true.
+Reply<PutConnectorRequest> parse_put_config_request(const std::string& name, std::string_view body);
+
+}  // namespace kc::rest

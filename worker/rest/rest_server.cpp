@@ -1,0 +1,1072 @@
+#include "worker/rest/rest_server.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <charconv>
+#include <deque>
+#include <future>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <spdlog/spdlog.h>
+
+#include "worker/rest/json_codec.h"
+#include "worker/rest/url.h"
+
+namespace kc::rest {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using nlohmann::json;
+
+// ---------------------------------------------------------------------------
+// Small public helpers
+// ---------------------------------------------------------------------------
+
+const char* to_string(Method m) {
+  switch (m) {
+    case Method::Get: return "GET";
+    case Method::Head: return "HEAD";
+    case Method::Post: return "POST";
+    case Method::Put: return "PUT";
+    case Method::Patch: return "PATCH";
+    case Method::Delete: return "DELETE";
+    case Method::Options: return "OPTIONS";
+    case Method::Other: return "OTHER";
+  }
+  return "OTHER";
+}
+
+std::optional<std::string> RestRequest::query_value(const std::string& name) const {
+  for (const auto& [k, v] : query) {
+    if (k == name) return v;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> RestRequest::query_values(const std::string& name) const {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : query) {
+    if (k == name) out.push_back(v);
+  }
+  return out;
+}
+
+RestResponse RestResponse::json(int status, std::string body) {
+  RestResponse r;
+  r.status = status;
+  r.body = std::move(body);
+  return r;
+}
+
+RestResponse RestResponse::error(int status, std::string_view message) {
+  return json(status, error_body(status, message));
+}
+
+RestResponse RestResponse::empty(int status) {
+  RestResponse r;
+  r.status = status;
+  r.content_type.clear();
+  return r;
+}
+
+namespace {
+
+Method method_from_verb(http::verb v) {
+  switch (v) {
+    case http::verb::get: return Method::Get;
+    case http::verb::head: return Method::Head;
+    case http::verb::post: return Method::Post;
+    case http::verb::put: return Method::Put;
+    case http::verb::patch: return Method::Patch;
+    case http::verb::delete_: return Method::Delete;
+    case http::verb::options: return Method::Options;
+    default: return Method::Other;
+  }
+}
+
+http::verb verb_from_method(Method m) {
+  switch (m) {
+    case Method::Get: return http::verb::get;
+    case Method::Head: return http::verb::head;
+    case Method::Post: return http::verb::post;
+    case Method::Put: return http::verb::put;
+    case Method::Patch: return http::verb::patch;
+    case Method::Delete: return http::verb::delete_;
+    case Method::Options: return http::verb::options;
+    case Method::Other: return http::verb::unknown;
+  }
+  return http::verb::unknown;
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+/// JAX-RS style boolean query parameter: absent → `def`; otherwise true only
+/// for "true" (any case), as Jersey's Boolean conversion does.
+bool bool_param(const RestRequest& req, const std::string& name, bool def) {
+  auto v = req.query_value(name);
+  return v ? iequals(*v, "true") : def;
+}
+
+const char* kNoLeaderMessage =
+    "Cannot complete request momentarily due to no known leader URL, likely because a rebalance was underway.";
+const char* kUnhealthyTimeoutMessage =
+    "Worker was unable to handle this request and may be unable to handle other requests";
+
+/// A route pattern: literal segments, "{name}" captures, optional final "*".
+struct Pattern {
+  std::vector<std::string> segments;
+  bool wildcard = false;
+};
+
+Pattern parse_pattern(std::string_view text) {
+  Pattern p;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t next = text.find('/', pos);
+    if (next == std::string_view::npos) next = text.size();
+    std::string_view seg = text.substr(pos, next - pos);
+    if (!seg.empty()) p.segments.emplace_back(seg);
+    pos = next + 1;
+  }
+  if (!p.segments.empty() && p.segments.back() == "*") {
+    p.segments.pop_back();
+    p.wildcard = true;
+  }
+  return p;
+}
+
+bool match_pattern(const Pattern& p, const std::vector<std::string>& segs, std::map<std::string, std::string>& params) {
+  if (p.wildcard ? segs.size() < p.segments.size() : segs.size() != p.segments.size()) return false;
+  std::map<std::string, std::string> out;
+  for (size_t i = 0; i < p.segments.size(); ++i) {
+    const std::string& ps = p.segments[i];
+    if (ps.size() >= 2 && ps.front() == '{' && ps.back() == '}') {
+      out[ps.substr(1, ps.size() - 2)] = segs[i];
+    } else if (ps != segs[i]) {
+      return false;
+    }
+  }
+  if (p.wildcard) {
+    std::string rest;
+    for (size_t i = p.segments.size(); i < segs.size(); ++i) {
+      if (!rest.empty()) rest.push_back('/');
+      rest += segs[i];
+    }
+    out["*"] = rest;
+  }
+  params = std::move(out);
+  return true;
+}
+
+/// Lets any thread post onto the io_context for as long as the server runs.
+/// Closed by stop(); afterwards posts are dropped (no use of a dead io_context).
+struct Gate {
+  std::mutex mu;
+  asio::io_context* ioc = nullptr;
+
+  template <typename F>
+  void post(F&& f) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (ioc != nullptr) asio::post(*ioc, std::forward<F>(f));
+  }
+  void close() {
+    std::lock_guard<std::mutex> lock(mu);
+    ioc = nullptr;
+  }
+};
+
+struct Route {
+  Method method = Method::Get;
+  Pattern pattern;
+  RouteHandler handler;
+  std::chrono::milliseconds timeout{0};
+  RestResponse timeout_response;
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Impl
+// ---------------------------------------------------------------------------
+
+class RestServer::Impl {
+ public:
+  class Session;
+  class ForwardCall;
+
+  Impl(RestServerOptions options, HerderApi& herder);
+  ~Impl();
+
+  Status start();
+  void stop();
+  void add_route(Method method, std::string pattern, RouteHandler handler, std::chrono::milliseconds timeout,
+                 RestResponse timeout_response, bool builtin);
+
+  /// Outcome of routing: either a handler (with its deadline) or an
+  /// immediate response (404 / 405).
+  struct Match {
+    RouteHandler handler;
+    std::chrono::milliseconds timeout{0};
+    RestResponse timeout_response;
+    std::optional<RestResponse> immediate;
+  };
+  Match route(RestRequest& req);
+
+  /// Wraps a continuation that must run on the io thread into a herder
+  /// Callback that may be invoked from any thread.
+  template <typename T>
+  Callback<T> on_io(std::function<void(Reply<T>)> fn) {
+    return [gate = gate_, fn = std::move(fn)](Reply<T> reply) {
+      gate->post([fn, reply = std::move(reply)]() mutable { fn(std::move(reply)); });
+    };
+  }
+
+  /// Answers with the error, or forwards on NotLeader / NotOwner (io thread).
+  void fail(const RestRequest& req, const Responder& r, const RestError& err);
+  void forward(const RestRequest& req, const Responder& r, const RestError& err);
+
+  void register_builtin_routes();
+  void do_accept(size_t index);
+  void list_connectors(const RestRequest& req, const Responder& r);
+  void expand_connectors(const RestRequest& req, const Responder& r, std::vector<std::string> names, bool status,
+                         bool info, bool any_expand);
+
+  RestServerOptions opts_;
+  HerderApi& herder_;
+  std::shared_ptr<Gate> gate_ = std::make_shared<Gate>();
+
+  std::mutex routes_mu_;
+  std::vector<Route> extra_routes_;
+  std::vector<Route> builtin_routes_;
+
+  std::unique_ptr<asio::io_context> ioc_;
+  std::vector<std::unique_ptr<tcp::acceptor>> acceptors_;
+  std::vector<HttpUrl> listener_urls_;
+  std::vector<uint16_t> ports_;
+  std::map<uint64_t, std::shared_ptr<Session>> sessions_;  // io thread only
+  uint64_t next_session_id_ = 0;
+  std::thread thread_;
+  std::thread::id io_thread_id_;
+  bool started_ = false;
+  bool stopped_ = false;
+};
+
+// ---------------------------------------------------------------------------
+// Session: one HTTP/1.1 connection with bounded pipelining
+// ---------------------------------------------------------------------------
+
+class RestServer::Impl::Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(Impl& srv, tcp::socket socket, uint64_t id)
+      : srv_(srv), socket_(std::move(socket)), io_timer_(socket_.get_executor()), id_(id) {}
+
+  void start() { do_read(); }
+
+  /// Closes the socket at once and forgets the session (io thread).
+  void close_now() {
+    if (closed_) return;
+    closed_ = true;
+    beast::error_code ec;
+    io_timer_.cancel();
+    for (auto& slot : queue_) {
+      if (slot.deadline) slot.deadline->cancel();
+    }
+    socket_.shutdown(tcp::socket::shutdown_both, ec);
+    socket_.close(ec);
+    srv_.sessions_.erase(id_);  // callers hold a shared_ptr to this
+  }
+
+  /// Delivers the response of pipelined request `slot_id` (io thread).
+  void complete(uint64_t slot_id, RestResponse res) {
+    if (closed_) return;
+    auto it = std::find_if(queue_.begin(), queue_.end(), [&](const Slot& s) { return s.id == slot_id; });
+    if (it == queue_.end() || it->ready) return;
+    Slot& slot = *it;
+    if (slot.deadline) slot.deadline->cancel();
+    slot.res.version(slot.version);
+    slot.res.result(static_cast<unsigned>(res.status));
+    slot.res.set(http::field::server, "kconnectd");
+    if (!res.body.empty() && !res.content_type.empty()) slot.res.set(http::field::content_type, res.content_type);
+    for (const auto& [k, v] : res.headers) slot.res.set(k, v);
+    slot.res.body() = std::move(res.body);
+    slot.res.keep_alive(slot.keep_alive);
+    slot.res.prepare_payload();
+    slot.ready = true;
+    auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - slot.started);
+    spdlog::debug("rest: {} -> {} ({} ms)", slot.log_line, res.status, elapsed.count());
+    maybe_write();
+  }
+
+ private:
+  struct Slot {
+    uint64_t id = 0;
+    bool ready = false;
+    bool keep_alive = true;
+    unsigned version = 11;
+    std::string log_line;
+    std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+    http::response<http::string_body> res;
+    std::unique_ptr<asio::steady_timer> deadline;
+  };
+
+  void arm_io_timer() {
+    io_timer_.expires_after(draining_ ? std::min(srv_.opts_.io_timeout, std::chrono::milliseconds(1000))
+                                      : srv_.opts_.io_timeout);
+    io_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+      if (!ec) self->on_io_timeout();
+    });
+  }
+
+  void on_io_timeout() {
+    if (closed_) return;
+    if (draining_ || writing_) {  // lingering close over, or the peer stopped reading
+      close_now();
+      return;
+    }
+    if (!queue_.empty()) {  // responses still pending: they are bounded by request deadlines
+      arm_io_timer();
+      return;
+    }
+    spdlog::debug("rest: closing connection {} after {} ms without a complete request", id_,
+                  srv_.opts_.io_timeout.count());
+    close_now();
+  }
+
+  void do_read() {
+    if (reading_ || read_done_ || closed_ || draining_ || queue_.size() >= srv_.opts_.pipeline_limit) return;
+    parser_.emplace();
+    parser_->body_limit(srv_.opts_.body_limit);
+    parser_->header_limit(static_cast<std::uint32_t>(srv_.opts_.header_limit));
+    reading_ = true;
+    arm_io_timer();
+    http::async_read(socket_, buffer_, *parser_,
+                     [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+  }
+
+  void on_read(beast::error_code ec) {
+    reading_ = false;
+    if (closed_) return;
+    if (draining_) {
+      close_now();
+      return;
+    }
+    if (ec) {
+      read_done_ = true;
+      if (ec == http::error::body_limit) {
+        push_immediate(RestResponse::error(
+            413, "Request body is larger than the limit of " + std::to_string(srv_.opts_.body_limit) + " bytes"));
+      } else if (ec == http::error::header_limit) {
+        push_immediate(RestResponse::error(431, "Request headers are too large"));
+      } else if (ec.category() == beast::error_code(http::error::bad_target).category() &&
+                 ec != http::error::end_of_stream && ec != http::error::partial_message) {
+        push_immediate(RestResponse::error(400, "Malformed HTTP request: " + ec.message()));
+      } else if (queue_.empty()) {
+        close_now();  // EOF, reset, timeout cancel: nothing left to answer
+        return;
+      }
+      maybe_write();
+      return;
+    }
+    handle(parser_->release());
+    do_read();
+  }
+
+  /// Queues an already-complete response (parse errors); the connection
+  /// closes after it.
+  void push_immediate(RestResponse res) {
+    Slot& slot = queue_.emplace_back();
+    slot.id = next_slot_++;
+    slot.keep_alive = false;
+    slot.log_line = "(unparsed request)";
+    complete(slot.id, std::move(res));
+  }
+
+  Responder make_responder(uint64_t slot_id) {
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    std::weak_ptr<Session> weak = shared_from_this();
+    return [done, gate = srv_.gate_, weak, slot_id](RestResponse res) {
+      if (done->exchange(true)) return;
+      gate->post([weak, slot_id, res = std::move(res)]() mutable {
+        if (auto self = weak.lock()) self->complete(slot_id, std::move(res));
+      });
+    };
+  }
+
+  void handle(http::request<http::string_body> hreq) {
+    Slot& slot = queue_.emplace_back();
+    slot.id = next_slot_++;
+    slot.keep_alive = hreq.keep_alive();
+    slot.version = hreq.version();
+    const uint64_t slot_id = slot.id;
+    if (!slot.keep_alive) read_done_ = true;
+
+    RestRequest req;
+    req.method = method_from_verb(hreq.method());
+    req.target = std::string(hreq.target());
+    slot.log_line = std::string(hreq.method_string()) + " " + req.target;
+    req.authorization = std::string(hreq[http::field::authorization]);
+    req.content_type = std::string(hreq[http::field::content_type]);
+    req.body = std::move(hreq.body());
+    auto qpos = req.target.find('?');
+    req.raw_path = req.target.substr(0, qpos);
+    if (qpos != std::string::npos) req.raw_query = req.target.substr(qpos + 1);
+    if (req.raw_path.empty() || req.raw_path.front() != '/') {
+      complete(slot_id, RestResponse::error(400, "Request target must be an absolute path"));
+      return;
+    }
+    auto segments = split_path(req.raw_path);
+    auto query = parse_query(req.raw_query);
+    if (!segments || !query) {
+      complete(slot_id, RestResponse::error(400, "Malformed percent-encoding in request target"));
+      return;
+    }
+    req.segments = std::move(*segments);
+    req.query = std::move(*query);
+
+    Match m = srv_.route(req);
+    if (m.immediate) {
+      complete(slot_id, std::move(*m.immediate));
+      return;
+    }
+    Responder responder = make_responder(slot_id);
+    slot.deadline = std::make_unique<asio::steady_timer>(socket_.get_executor());
+    slot.deadline->expires_after(m.timeout);
+    slot.deadline->async_wait([responder, timeout_response = m.timeout_response](beast::error_code ec) {
+      if (!ec) responder(timeout_response);
+    });
+    try {
+      m.handler(req, responder);
+    } catch (const std::exception& e) {
+      spdlog::error("rest: handler for {} threw: {}", req.target, e.what());
+      responder(RestResponse::error(500, e.what()));
+    }
+  }
+
+  void maybe_write() {
+    if (closed_ || writing_ || draining_) return;
+    if (queue_.empty()) {
+      if (read_done_ && !reading_) linger_close();
+      return;
+    }
+    if (!queue_.front().ready) return;
+    writing_ = true;
+    arm_io_timer();
+    http::async_write(socket_, queue_.front().res,
+                      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_write(ec); });
+  }
+
+  void on_write(beast::error_code ec) {
+    writing_ = false;
+    if (closed_) return;
+    if (ec) {
+      close_now();
+      return;
+    }
+    bool close = queue_.front().res.need_eof();
+    queue_.pop_front();
+    if (close) {
+      read_done_ = true;
+      linger_close();
+      return;
+    }
+    if (reading_) arm_io_timer();  // the keep-alive idle window starts now
+    do_read();
+    maybe_write();
+  }
+
+  /// Half-closes, then discards what the peer still sends (e.g. the rest of
+  /// an oversized body) for up to 1 s, so our last response is not destroyed
+  /// by a TCP reset.
+  void linger_close() {
+    if (closed_ || draining_) return;
+    draining_ = true;
+    beast::error_code ec;
+    socket_.shutdown(tcp::socket::shutdown_send, ec);
+    arm_io_timer();
+    if (!reading_) drain();
+  }
+
+  void drain() {
+    socket_.async_read_some(asio::buffer(drain_buf_), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      if (ec) {
+        self->close_now();
+      } else if (!self->closed_) {
+        self->drain();
+      }
+    });
+  }
+
+  Impl& srv_;
+  tcp::socket socket_;
+  asio::steady_timer io_timer_;
+  uint64_t id_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  std::deque<Slot> queue_;  // pipelined requests in arrival order
+  uint64_t next_slot_ = 0;
+  std::array<char, 4096> drain_buf_{};
+  bool reading_ = false;
+  bool writing_ = false;
+  bool read_done_ = false;  // no further request will be read
+  bool draining_ = false;
+  bool closed_ = false;
+};
+
+// ---------------------------------------------------------------------------
+// ForwardCall: one request re-sent to the leader/owner
+// ---------------------------------------------------------------------------
+
+class RestServer::Impl::ForwardCall : public std::enable_shared_from_this<ForwardCall> {
+ public:
+  ForwardCall(Impl& srv, HttpUrl target, http::request<http::string_body> req, Responder done)
+      : srv_(srv), target_(std::move(target)), resolver_(*srv.ioc_), stream_(*srv.ioc_), req_(std::move(req)),
+        done_(std::move(done)) {
+    parser_.body_limit(srv_.opts_.forward_response_limit);
+  }
+
+  void run() {
+    resolver_.async_resolve(target_.host, std::to_string(target_.port),
+                            [self = shared_from_this()](beast::error_code ec, tcp::resolver::results_type results) {
+                              if (ec) return self->fail(ec);
+                              self->stream_.expires_after(self->srv_.opts_.forward_timeout);
+                              self->stream_.async_connect(results, [self](beast::error_code ec2, const tcp::endpoint&) {
+                                if (ec2) return self->fail(ec2);
+                                self->write();
+                              });
+                            });
+  }
+
+ private:
+  void write() {
+    http::async_write(stream_, req_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      if (ec) return self->fail(ec);
+      http::async_read(self->stream_, self->buffer_, self->parser_,
+                       [self](beast::error_code ec2, std::size_t) {
+                         if (ec2) return self->fail(ec2);
+                         self->relay();
+                       });
+    });
+  }
+
+  void relay() {
+    auto& res = parser_.get();
+    RestResponse out;
+    out.status = static_cast<int>(res.result_int());
+    out.body = std::move(res.body());
+    out.content_type = std::string(res[http::field::content_type]);
+    if (out.content_type.empty() && !out.body.empty()) out.content_type = "application/json";
+    auto location = res[http::field::location];
+    if (!location.empty()) out.headers.emplace_back("Location", std::string(location));
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+    spdlog::debug("rest: forwarded {} {} to {}:{} -> {}", std::string(req_.method_string()),
+                  std::string(req_.target()), target_.host, target_.port, out.status);
+    done_(std::move(out));
+  }
+
+  void fail(beast::error_code ec) {
+    spdlog::warn("rest: forwarding {} to {}:{} failed: {}", std::string(req_.target()), target_.host, target_.port,
+                 ec.message());
+    done_(RestResponse::error(500, "IO Error trying to forward REST request: " + ec.message()));
+  }
+
+  Impl& srv_;
+  HttpUrl target_;
+  tcp::resolver resolver_;
+  beast::tcp_stream stream_;
+  http::request<http::string_body> req_;
+  beast::flat_buffer buffer_;
+  http::response_parser<http::string_body> parser_;
+  Responder done_;
+};
+
+// ---------------------------------------------------------------------------
+// Impl: lifecycle and routing
+// ---------------------------------------------------------------------------
+
+RestServer::Impl::Impl(RestServerOptions options, HerderApi& herder)
+    : opts_(std::move(options)), herder_(herder), ioc_(std::make_unique<asio::io_context>(1)) {
+  gate_->ioc = ioc_.get();
+  if (opts_.pipeline_limit == 0) opts_.pipeline_limit = 1;
+  register_builtin_routes();
+}
+
+RestServer::Impl::~Impl() {
+  stop();
+  sessions_.clear();
+  acceptors_.clear();
+  ioc_.reset();  // destroys pending handlers (sessions, forward calls) while Impl is alive
+}
+
+Status RestServer::Impl::start() {
+  if (started_) return Error{"rest", "RestServer::start() called twice"};
+  started_ = true;
+  for (const auto& listener : opts_.listeners) {
+    auto url = parse_http_url(listener);
+    if (!url) return Error{"listeners", url.error().message};
+    if (url->scheme != "http") {
+      return Error{"listeners", "unsupported listener scheme '" + url->scheme + "' in '" + listener +
+                                    "' (only http is served)"};
+    }
+    beast::error_code ec;
+    tcp::resolver resolver(*ioc_);
+    auto results = resolver.resolve(url->host, std::to_string(url->port), tcp::resolver::passive, ec);
+    if (ec || results.empty()) {
+      return Error{"listeners", "cannot resolve '" + url->host + "' of '" + listener + "': " + ec.message()};
+    }
+    tcp::endpoint endpoint = results.begin()->endpoint();
+    auto acceptor = std::make_unique<tcp::acceptor>(*ioc_);
+    acceptor->open(endpoint.protocol(), ec);
+    if (!ec) acceptor->set_option(asio::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor->bind(endpoint, ec);
+    if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) return Error{"listeners", "cannot listen on '" + listener + "': " + ec.message()};
+    ports_.push_back(acceptor->local_endpoint().port());
+    listener_urls_.push_back(*url);
+    acceptors_.push_back(std::move(acceptor));
+    spdlog::info("rest: listening on {} (port {})", listener, ports_.back());
+  }
+  for (size_t i = 0; i < acceptors_.size(); ++i) do_accept(i);
+  std::promise<void> running;
+  auto running_future = running.get_future();
+  thread_ = std::thread([this, &running] {
+    io_thread_id_ = std::this_thread::get_id();
+    running.set_value();
+    auto guard = asio::make_work_guard(*ioc_);
+    for (;;) {
+      try {
+        ioc_->run();
+        break;
+      } catch (const std::exception& e) {
+        spdlog::error("rest: io thread caught: {}", e.what());
+      }
+    }
+  });
+  running_future.wait();
+  return ok_status();
+}
+
+void RestServer::Impl::stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  if (!started_ || !thread_.joinable()) return;
+  const bool on_io_thread = std::this_thread::get_id() == io_thread_id_;
+  auto closed = std::make_shared<std::promise<void>>();
+  auto closed_future = closed->get_future();
+  asio::post(*ioc_, [this, closed] {
+    beast::error_code ec;
+    for (auto& a : acceptors_) a->close(ec);
+    auto sessions = sessions_;
+    for (auto& [id, s] : sessions) s->close_now();
+    closed->set_value();
+  });
+  if (!on_io_thread) closed_future.wait_for(std::chrono::seconds(5));
+  gate_->close();
+  ioc_->stop();
+  if (on_io_thread) {
+    thread_.detach();  // cannot join ourselves; the thread ends when run() returns
+  } else {
+    thread_.join();
+  }
+}
+
+void RestServer::Impl::do_accept(size_t index) {
+  acceptors_[index]->async_accept([this, index](beast::error_code ec, tcp::socket socket) {
+    if (ec == asio::error::operation_aborted || !acceptors_[index]->is_open()) return;
+    if (ec) {
+      spdlog::warn("rest: accept failed: {}", ec.message());
+    } else {
+      beast::error_code ignored;
+      socket.set_option(tcp::no_delay(true), ignored);
+      auto id = next_session_id_++;
+      auto session = std::make_shared<Session>(*this, std::move(socket), id);
+      sessions_[id] = session;
+      session->start();
+    }
+    do_accept(index);
+  });
+}
+
+void RestServer::Impl::add_route(Method method, std::string pattern, RouteHandler handler,
+                                 std::chrono::milliseconds timeout, RestResponse timeout_response, bool builtin) {
+  Route r;
+  r.method = method;
+  r.pattern = parse_pattern(pattern);
+  r.handler = std::move(handler);
+  r.timeout = timeout;
+  r.timeout_response = std::move(timeout_response);
+  std::lock_guard<std::mutex> lock(routes_mu_);
+  (builtin ? builtin_routes_ : extra_routes_).push_back(std::move(r));
+}
+
+RestServer::Impl::Match RestServer::Impl::route(RestRequest& req) {
+  Match m;
+  std::set<std::string> allowed;
+  std::lock_guard<std::mutex> lock(routes_mu_);
+  for (const auto* table : {&extra_routes_, &builtin_routes_}) {
+    for (const auto& r : *table) {
+      std::map<std::string, std::string> params;
+      if (!match_pattern(r.pattern, req.segments, params)) continue;
+      if (r.method == req.method) {
+        req.params = std::move(params);
+        m.handler = r.handler;
+        m.timeout = r.timeout;
+        m.timeout_response = r.timeout_response;
+        return m;
+      }
+      allowed.insert(to_string(r.method));
+    }
+  }
+  if (allowed.empty()) {
+    m.immediate = RestResponse::error(404, "HTTP 404 Not Found");
+  } else {
+    m.immediate = RestResponse::error(405, "HTTP 405 Method Not Allowed");
+    std::string allow;
+    for (const auto& a : allowed) allow += (allow.empty() ? "" : ", ") + a;
+    m.immediate->headers.emplace_back("Allow", allow);
+  }
+  return m;
+}
+
+void RestServer::Impl::fail(const RestRequest& req, const Responder& r, const RestError& err) {
+  if (err.kind == ErrorKind::NotLeader || err.kind == ErrorKind::NotOwner) {
+    forward(req, r, err);
+    return;
+  }
+  r(RestResponse::error(err.http_status(), err.message));
+}
+
+void RestServer::Impl::forward(const RestRequest& req, const Responder& r, const RestError& err) {
+  if (err.forward_url.empty()) {
+    r(RestResponse::error(409, kNoLeaderMessage));
+    return;
+  }
+  // Connect's loop protection: no param → forward=true; true → forward=false;
+  // false (or anything else) → this is the second hop already: 409.
+  std::string next;
+  auto hop = req.query_value("forward");
+  if (!hop) {
+    next = "true";
+  } else if (iequals(*hop, "true")) {
+    next = "false";
+  } else {
+    r(RestResponse::error(409, RestError::rebalance_in_progress().message));
+    return;
+  }
+  auto url = parse_http_url(err.forward_url);
+  if (!url || url->scheme != "http") {
+    r(RestResponse::error(500, "IO Error trying to forward REST request: unsupported URL '" + err.forward_url + "'"));
+    return;
+  }
+  std::string query = strip_query_param(req.raw_query, "forward");
+  std::string target = url->base_path + req.raw_path + "?" + (query.empty() ? "" : query + "&") + "forward=" + next;
+  http::request<http::string_body> out{verb_from_method(req.method), target, 11};
+  std::string host = url->host.find(':') != std::string::npos ? "[" + url->host + "]" : url->host;
+  out.set(http::field::host, host + ":" + std::to_string(url->port));
+  out.set(http::field::user_agent, "kafka-connect");
+  out.set(http::field::accept, "application/json");
+  if (!req.authorization.empty()) out.set(http::field::authorization, req.authorization);
+  if (!req.body.empty()) {
+    out.set(http::field::content_type, "application/json");
+    out.body() = req.body;
+  }
+  out.keep_alive(false);
+  out.prepare_payload();
+  spdlog::debug("rest: {} {} not handled here ({}); forwarding to {}", to_string(req.method), req.target,
+                err.message, err.forward_url);
+  std::make_shared<ForwardCall>(*this, std::move(*url), std::move(out), r)->run();
+}
+
+// ---------------------------------------------------------------------------
+// Built-in Connect routes
+// ---------------------------------------------------------------------------
+
+namespace {
+
+RestResponse ok_json(int status, const json& j) { return RestResponse::json(status, j.dump()); }
+
+RestResponse created_or_ok(const PutConnectorResult& res) {
+  auto out = ok_json(res.created ? 201 : 200, to_json(res.info));
+  if (res.created) out.headers.emplace_back("Location", "/connectors/" + percent_encode_segment(res.info.name));
+  return out;
+}
+
+std::optional<int32_t> parse_task_id(const std::string& s) {
+  int32_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+void RestServer::Impl::list_connectors(const RestRequest& req, const Responder& r) {
+  auto expands = req.query_values("expand");
+  bool status = std::find(expands.begin(), expands.end(), "status") != expands.end();
+  bool info = std::find(expands.begin(), expands.end(), "info") != expands.end();
+  bool any = !expands.empty();
+  herder_.list_connectors(on_io<std::vector<std::string>>(
+      [this, req, r, status, info, any](Reply<std::vector<std::string>> names) {
+        if (!names) return fail(req, r, names.error());
+        std::sort(names.value().begin(), names.value().end());
+        if (!any) return r(ok_json(200, json(names.value())));
+        expand_connectors(req, r, std::move(names.value()), status, info, any);
+      }));
+}
+
+void RestServer::Impl::expand_connectors(const RestRequest& req, const Responder& r, std::vector<std::string> names,
+                                         bool status, bool info, bool /*any_expand*/) {
+  // Fan out one herder call per connector and expansion; every continuation
+  // runs on the io thread, so the aggregate needs no lock.
+  struct Aggregate {
+    std::map<std::string, json> entries;
+    std::set<std::string> dropped;  // not found (e.g. deleted mid-listing): left out
+    size_t remaining = 0;
+    bool failed = false;
+  };
+  auto agg = std::make_shared<Aggregate>();
+  for (const auto& n : names) agg->entries[n] = json::object();
+  agg->remaining = names.size() * ((status ? 1 : 0) + (info ? 1 : 0));
+  auto finish = [agg, r] {
+    json out = json::object();
+    for (auto& [name, entry] : agg->entries) {
+      if (!agg->dropped.count(name)) out[name] = std::move(entry);
+    }
+    r(ok_json(200, out));
+  };
+  if (agg->remaining == 0) return finish();
+  auto absorb = [this, agg, req, r, finish](const std::string& name, const char* key,
+                                            std::optional<json> value, const RestError* err) {
+    if (agg->failed) return;
+    if (value) {
+      agg->entries[name][key] = std::move(*value);
+    } else if (err->kind == ErrorKind::NotFound) {
+      agg->dropped.insert(name);
+    } else {
+      agg->failed = true;
+      return fail(req, r, *err);
+    }
+    if (--agg->remaining == 0) finish();
+  };
+  for (const auto& name : names) {
+    if (status) {
+      herder_.connector_status(name, on_io<ConnectorStateInfo>([absorb, name](Reply<ConnectorStateInfo> s) {
+        if (s) absorb(name, "status", to_json(s.value()), nullptr);
+        else absorb(name, "status", std::nullopt, &s.error());
+      }));
+    }
+    if (info) {
+      herder_.connector_info(name, on_io<ConnectorInfo>([absorb, name](Reply<ConnectorInfo> i) {
+        if (i) absorb(name, "info", to_json(i.value()), nullptr);
+        else absorb(name, "info", std::nullopt, &i.error());
+      }));
+    }
+  }
+}
+
+void RestServer::Impl::register_builtin_routes() {
+  const auto t = opts_.request_timeout;
+  const RestResponse timed_out = RestResponse::error(500, "Request timed out");
+  auto add = [&](Method m, const char* pattern, RouteHandler h) {
+    add_route(m, pattern, std::move(h), t, timed_out, true);
+  };
+
+  add(Method::Get, "/", [this](const RestRequest& req, Responder r) {
+    herder_.worker_info(on_io<WorkerInfo>([this, req, r](Reply<WorkerInfo> w) {
+      if (!w) return fail(req, r, w.error());
+      r(ok_json(200, json{{"version", opts_.version},
+                          {"commit", opts_.commit},
+                          {"kafka_cluster_id", w.value().kafka_cluster_id}}));
+    }));
+  });
+
+  add_route(
+      Method::Get, "/health",
+      [this](const RestRequest&, Responder r) {
+        herder_.health(on_io<Health>([r](Reply<Health> h) {
+          if (!h) {
+            return r(ok_json(500, to_json(Health{HealthStatus::Unhealthy, h.error().message})));
+          }
+          int code = 200;
+          switch (h.value().status) {
+            case HealthStatus::Healthy: code = 200; break;
+            case HealthStatus::Starting: code = 503; break;
+            case HealthStatus::Unhealthy: code = 500; break;
+          }
+          r(ok_json(code, to_json(h.value())));
+        }));
+      },
+      opts_.health_timeout,
+      RestResponse::json(500, to_json(Health{HealthStatus::Unhealthy, kUnhealthyTimeoutMessage}).dump()), true);
+
+  add(Method::Get, "/connectors", [this](const RestRequest& req, Responder r) { list_connectors(req, r); });
+
+  add(Method::Post, "/connectors", [this](const RestRequest& req, Responder r) {
+    auto parsed = parse_create_request(req.body);
+    if (!parsed) return r(RestResponse::error(parsed.error().http_status(), parsed.error().message));
+    herder_.put_connector_config(std::move(parsed.value()),
+                                 on_io<PutConnectorResult>([this, req, r](Reply<PutConnectorResult> res) {
+                                   if (!res) return fail(req, r, res.error());
+                                   r(created_or_ok(res.value()));
+                                 }));
+  });
+
+  add(Method::Get, "/connectors/{connector}", [this](const RestRequest& req, Responder r) {
+    herder_.connector_info(req.params.at("connector"),
+                           on_io<ConnectorInfo>([this, req, r](Reply<ConnectorInfo> info) {
+                             if (!info) return fail(req, r, info.error());
+                             r(ok_json(200, to_json(info.value())));
+                           }));
+  });
+
+  add(Method::Delete, "/connectors/{connector}", [this](const RestRequest& req, Responder r) {
+    herder_.delete_connector(req.params.at("connector"), on_io<Done>([this, req, r](Reply<Done> d) {
+                               if (!d) return fail(req, r, d.error());
+                               r(RestResponse::empty(204));
+                             }));
+  });
+
+  add(Method::Get, "/connectors/{connector}/config", [this](const RestRequest& req, Responder r) {
+    herder_.connector_config(req.params.at("connector"),
+                             on_io<ConnectorConfig>([this, req, r](Reply<ConnectorConfig> c) {
+                               if (!c) return fail(req, r, c.error());
+                               r(ok_json(200, json(c.value())));
+                             }));
+  });
+
+  add(Method::Put, "/connectors/{connector}/config", [this](const RestRequest& req, Responder r) {
+    auto parsed = parse_put_config_request(req.params.at("connector"), req.body);
+    if (!parsed) return r(RestResponse::error(parsed.error().http_status(), parsed.error().message));
+    herder_.put_connector_config(std::move(parsed.value()),
+                                 on_io<PutConnectorResult>([this, req, r](Reply<PutConnectorResult> res) {
+                                   if (!res) return fail(req, r, res.error());
+                                   r(created_or_ok(res.value()));
+                                 }));
+  });
+
+  add(Method::Get, "/connectors/{connector}/status", [this](const RestRequest& req, Responder r) {
+    herder_.connector_status(req.params.at("connector"),
+                             on_io<ConnectorStateInfo>([this, req, r](Reply<ConnectorStateInfo> s) {
+                               if (!s) return fail(req, r, s.error());
+                               r(ok_json(200, to_json(s.value())));
+                             }));
+  });
+
+  add(Method::Get, "/connectors/{connector}/tasks", [this](const RestRequest& req, Responder r) {
+    herder_.task_configs(req.params.at("connector"),
+                         on_io<std::vector<TaskInfo>>([this, req, r](Reply<std::vector<TaskInfo>> tasks) {
+                           if (!tasks) return fail(req, r, tasks.error());
+                           json out = json::array();
+                           for (const auto& ti : tasks.value()) out.push_back(to_json(ti));
+                           r(ok_json(200, out));
+                         }));
+  });
+
+  add(Method::Get, "/connectors/{connector}/tasks/{task}/status", [this](const RestRequest& req, Responder r) {
+    auto task = parse_task_id(req.params.at("task"));
+    if (!task) return r(RestResponse::error(404, "HTTP 404 Not Found"));
+    herder_.task_status(TaskId{req.params.at("connector"), *task},
+                        on_io<TaskStatus>([this, req, r](Reply<TaskStatus> s) {
+                          if (!s) return fail(req, r, s.error());
+                          r(ok_json(200, to_json(s.value())));
+                        }));
+  });
+
+  add(Method::Post, "/connectors/{connector}/restart", [this](const RestRequest& req, Responder r) {
+    RestartRequest rr{bool_param(req, "includeTasks", false), bool_param(req, "onlyFailed", false)};
+    herder_.restart_connector(
+        req.params.at("connector"), rr,
+        on_io<std::optional<ConnectorStateInfo>>([this, req, r, rr](Reply<std::optional<ConnectorStateInfo>> res) {
+          if (!res) return fail(req, r, res.error());
+          if (rr.plain()) return r(RestResponse::empty(204));
+          if (!res.value()) return r(RestResponse::empty(202));
+          r(ok_json(202, to_json(*res.value())));
+        }));
+  });
+
+  add(Method::Post, "/connectors/{connector}/tasks/{task}/restart", [this](const RestRequest& req, Responder r) {
+    auto task = parse_task_id(req.params.at("task"));
+    if (!task) return r(RestResponse::error(404, "HTTP 404 Not Found"));
+    herder_.restart_task(TaskId{req.params.at("connector"), *task}, on_io<Done>([this, req, r](Reply<Done> d) {
+                           if (!d) return fail(req, r, d.error());
+                           r(RestResponse::empty(204));
+                         }));
+  });
+
+  struct StateRoute {
+    const char* pattern;
+    TargetState state;
+    int status;
+  };
+  for (const StateRoute& sr : {StateRoute{"/connectors/{connector}/pause", TargetState::Paused, 202},
+                               StateRoute{"/connectors/{connector}/resume", TargetState::Started, 202},
+                               StateRoute{"/connectors/{connector}/stop", TargetState::Stopped, 204}}) {
+    add(Method::Put, sr.pattern, [this, sr](const RestRequest& req, Responder r) {
+      herder_.set_target_state(req.params.at("connector"), sr.state,
+                               on_io<Done>([this, req, r, sr](Reply<Done> d) {
+                                 if (!d) return fail(req, r, d.error());
+                                 r(RestResponse::empty(sr.status));
+                               }));
+    });
+  }
+
+  add(Method::Get, "/connector-plugins", [this](const RestRequest& req, Responder r) {
+    herder_.connector_plugins(bool_param(req, "connectorsOnly", true),
+                              on_io<std::vector<PluginInfo>>([this, req, r](Reply<std::vector<PluginInfo>> p) {
+                                if (!p) return fail(req, r, p.error());
+                                json out = json::array();
+                                for (const auto& pi : p.value()) out.push_back(to_json(pi));
+                                r(ok_json(200, out));
+                              }));
+  });
+}
+
+// ---------------------------------------------------------------------------
+// RestServer
+// ---------------------------------------------------------------------------
+
+RestServer::RestServer(RestServerOptions options, HerderApi& herder)
+    : impl_(std::make_shared<Impl>(std::move(options), herder)) {}
+
+RestServer::~RestServer() { impl_->stop(); }
+
+Status RestServer::start() { return impl_->start(); }
+
+void RestServer::stop() { impl_->stop(); }
+
+std::vector<uint16_t> RestServer::ports() const { return impl_->ports_; }
+
+uint16_t RestServer::port() const { return impl_->ports_.empty() ? 0 : impl_->ports_.front(); }
+
+std::string RestServer::url() const {
+  if (impl_->listener_urls_.empty()) return {};
+  std::string host = impl_->listener_urls_.front().host;
+  if (host == "0.0.0.0") host = "127.0.0.1";
+  if (host == "::") host = "::1";
+  if (host.find(':') != std::string::npos) host = "[" + host + "]";
+  return "http://" + host + ":" + std::to_string(port()) + "/";
+}
+
+void RestServer::add_route(Method method, std::string pattern, RouteHandler handler,
+                           std::optional<std::chrono::milliseconds> timeout) {
+  impl_->add_route(method, std::move(pattern), std::move(handler), timeout.value_or(impl_->opts_.request_timeout),
+                   RestResponse::error(500, "Request timed out"), false);
+}
+
+}  // namespace kc::rest

@@ -1,0 +1,157 @@
+#pragma once
+// The worker's HTTP/1.1 REST server: Kafka Connect's REST API (reference
+// section 6) on top of HerderApi. Boost.Beast lives only in rest_server.cpp;
+// this header is cheap to include.
+//
+// Threading: the server owns one io_context and runs it on one thread of its
+// own (started by start(), joined by stop()). All routing, JSON work,
+// forwarding and socket I/O happen on that thread. Herder callbacks and
+// Responders may be invoked from any thread; they post back onto it.
+//
+// Hardening (STYLE item 10): a deadline per connection (a request must be read,
+// or a response written, within `io_timeout`; an idle keep-alive connection is
+// closed after it), a header and body size limit (413 for a body over
+// `body_limit`, 431 for oversized headers), a bound on pipelined requests
+// awaiting their response (`pipeline_limit`; reading pauses while full),
+// keep-alive per HTTP/1.1, and a deadline per request (`request_timeout`,
+// 500 "Request timed out", as Connect's 90 s herder timeout).
+//
+// Forwarding (reference 4.5, 6.3): when the herder answers NotLeader or
+// NotOwner with a URL, the request (method, raw path, query, body,
+// Authorization header) is re-sent to that URL with an async Beast client
+// (timeout `forward_timeout`) and the target's status, body and Location
+// header are relayed. Loop protection follows Connect's `forward` query
+// parameter: a request without it is forwarded with `forward=true`; a request
+// with `forward=true` is forwarded with `forward=false`; a request with
+// `forward=false` that would need forwarding again gets 409 "Cannot complete
+// request because of a conflicting operation (e.g. worker rebalance)". So a
+// request makes at most two hops. An empty URL gives 409 "... no known leader
+// URL ...". A transport failure gives 500 "IO Error trying to forward REST
+// request: ...". Only http:// targets are supported.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/result.h"
+#include "worker/rest/herder_api.h"
+
+namespace kc::rest {
+
+/// HTTP methods the router knows. Anything else is `Other` (→ 405 / 404).
+enum class Method { Get, Head, Post, Put, Patch, Delete, Options, Other };
+
+/// "GET", "POST", ...
+const char* to_string(Method m);
+
+/// One parsed request, as handed to route handlers.
+struct RestRequest {
+  Method method = Method::Other;
+  std::string target;                  ///< raw request target, e.g. "/connectors/a%20b?forward=true"
+  std::string raw_path;                ///< target before '?', still percent-encoded
+  std::string raw_query;               ///< target after '?', still encoded ("" if none)
+  std::vector<std::string> segments;   ///< decoded path segments, empty ones dropped
+  std::vector<std::pair<std::string, std::string>> query;  ///< decoded, in order, repeats kept
+  std::map<std::string, std::string> params;  ///< "{name}" captures of the matched pattern; "*" = rest
+  std::string authorization;           ///< the Authorization header ("" if absent), copied when forwarding
+  std::string content_type;            ///< the Content-Type header ("" if absent)
+  std::string body;
+
+  /// First value of query parameter `name`, nullopt if absent.
+  [[nodiscard]] std::optional<std::string> query_value(const std::string& name) const;
+  /// All values of query parameter `name`, in order.
+  [[nodiscard]] std::vector<std::string> query_values(const std::string& name) const;
+};
+
+/// A response. An empty body with status 204 (or any status) sends no
+/// Content-Type. `headers` are added as is (e.g. Location).
+struct RestResponse {
+  int status = 200;
+  std::string body;
+  std::string content_type = "application/json";
+  std::vector<std::pair<std::string, std::string>> headers;
+
+  /// Status with a JSON (already serialised) body.
+  static RestResponse json(int status, std::string body);
+  /// Connect's error body {"error_code":status,"message":message}.
+  static RestResponse error(int status, std::string_view message);
+  /// Status without a body (204, 202 ...).
+  static RestResponse empty(int status);
+};
+
+/// Completes one request. Call exactly once, from any thread; later calls and
+/// calls after the server stopped are ignored.
+using Responder = std::function<void(RestResponse)>;
+
+/// A route handler. Runs on the REST io thread; must not block. It may answer
+/// inline or keep the Responder and answer later from any thread.
+using RouteHandler = std::function<void(const RestRequest&, Responder)>;
+
+/// Server settings. Durations are wall-clock deadlines.
+struct RestServerOptions {
+  /// Listener URLs (Connect's `listeners`), e.g. "http://0.0.0.0:8083",
+  /// "http://:8083", "http://127.0.0.1:0" (0 = any free port, see ports()).
+  /// Only http is served; https is rejected by start().
+  std::vector<std::string> listeners{"http://0.0.0.0:8083"};
+  std::size_t body_limit = 1024 * 1024;   ///< bytes; larger bodies → 413 and close
+  std::size_t header_limit = 16 * 1024;   ///< bytes of request line + headers; larger → 431
+  std::size_t pipeline_limit = 8;         ///< requests read but not yet answered, per connection
+  std::chrono::milliseconds io_timeout{30'000};       ///< per-connection read/write/idle deadline
+  std::chrono::milliseconds request_timeout{90'000};  ///< herder call deadline → 500
+  std::chrono::milliseconds health_timeout{10'000};   ///< GET /health deadline → 500 unhealthy
+  std::chrono::milliseconds forward_timeout{90'000};  ///< forwarded request deadline → 500
+  std::size_t forward_response_limit = 16 * 1024 * 1024;  ///< bytes accepted from the forward target
+  std::string version = "0.1.0";  ///< "version" of GET /
+  std::string commit = "unknown"; ///< "commit" of GET /
+};
+
+/// The REST server. Construct, optionally add_route(), start(), ... stop().
+/// Not copyable. The HerderApi must outlive the server's stop(); callbacks the
+/// herder still holds after that are harmless no-ops.
+class RestServer {
+ public:
+  RestServer(RestServerOptions options, HerderApi& herder);
+  ~RestServer();  ///< calls stop()
+  RestServer(const RestServer&) = delete;
+  RestServer& operator=(const RestServer&) = delete;
+
+  /// Parses the listeners, binds them (SO_REUSEADDR) and starts the io
+  /// thread. Errors: unparsable listener, https listener, bind failure (the
+  /// message names the listener). Call once.
+  Status start();
+
+  /// Closes the listeners and every connection, joins the io thread.
+  /// Idempotent; in-flight requests get no response.
+  void stop();
+
+  /// Bound ports, one per listener, in listener order (valid after start()).
+  [[nodiscard]] std::vector<uint16_t> ports() const;
+  /// The first bound port.
+  [[nodiscard]] uint16_t port() const;
+  /// "http://<host>:<port>/" for the first listener; a wildcard host
+  /// (0.0.0.0, ::) is reported as 127.0.0.1 / ::1. Meant for tests and logs;
+  /// the advertised URL is the herder's (WorkerInfo::rest_url).
+  [[nodiscard]] std::string url() const;
+
+  /// Registers an extra route (e.g. GET /metrics, GET /rebalances). Pattern:
+  /// '/'-separated segments; "{name}" captures one decoded segment into
+  /// RestRequest::params; a final "*" matches any remaining segments (also
+  /// none) and captures them joined by '/' as params["*"]. Extra routes are
+  /// tried before the built-in Connect routes, in the order added. A path
+  /// that matches some route but not its method gets 405. Thread-safe; may be
+  /// called before or after start(). `timeout` defaults to request_timeout.
+  void add_route(Method method, std::string pattern, RouteHandler handler,
+                 std::optional<std::chrono::milliseconds> timeout = std::nullopt);
+
+ private:
+  class Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace kc::rest
