@@ -33,9 +33,12 @@ struct RdKafkaDeleter {
 using RdKafkaPtr = std::unique_ptr<rd_kafka_t, RdKafkaDeleter>;
 
 /// Creates a librdkafka client of `type` from `props` (later maps override
-/// earlier ones: `overrides` beats `props`). Errors name the bad property.
+/// earlier ones: `overrides` beats `props`). `customize`, if set, may install
+/// callbacks on the conf before the client is created. Errors name the bad
+/// property.
 Result<RdKafkaPtr> make_client(rd_kafka_type_t type, const ClientProps& props,
-                               const ClientProps& overrides = {});
+                               const ClientProps& overrides = {},
+                               const std::function<void(rd_kafka_conf_t*)>& customize = {});
 
 /// A producer with its own poll thread serving delivery reports, so sends can
 /// be awaited from any thread. Thread-safe.

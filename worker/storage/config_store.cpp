@@ -1,0 +1,248 @@
+#include "worker/storage/config_store.h"
+
+#include <spdlog/spdlog.h>
+
+namespace kc::storage {
+
+std::vector<std::string> ClusterConfigState::connectors() const {
+  std::vector<std::string> out;
+  for (const auto& [name, _] : connector_configs) out.push_back(name);
+  return out;
+}
+
+std::vector<connect::ConnectorTaskId> ClusterConfigState::tasks(const std::string& connector) const {
+  std::vector<connect::ConnectorTaskId> out;
+  if (inconsistent.count(connector)) return out;
+  auto it = task_counts.find(connector);
+  if (it == task_counts.end()) return out;
+  for (int32_t i = 0; i < it->second; ++i) out.push_back({connector, i});
+  return out;
+}
+
+std::optional<ConfigMap> ClusterConfigState::task_config(const connect::ConnectorTaskId& id) const {
+  auto it = task_configs.find(id);
+  if (it == task_configs.end()) return std::nullopt;
+  return it->second;
+}
+
+TargetState ClusterConfigState::target_state(const std::string& connector) const {
+  auto it = target_states.find(connector);
+  return it == target_states.end() ? TargetState::Started : it->second;
+}
+
+ConfigBackingStore::ConfigBackingStore(Options options, UpdateListener listener)
+    : options_(std::move(options)), listener_(std::move(listener)) {}
+
+ConfigBackingStore::~ConfigBackingStore() = default;
+
+Result<std::unique_ptr<ConfigBackingStore>> ConfigBackingStore::open(Options options, UpdateListener listener) {
+  TopicSpec spec;
+  spec.name = options.topic;
+  spec.partitions = 1;
+  spec.replication_factor = options.replication_factor;
+  auto count = ensure_topic(options.client, spec, options.timeout_ms);
+  if (!count) return count.error();
+  if (*count != 1)
+    return Error{"config.storage.topic", "config topic " + options.topic + " has " + std::to_string(*count) +
+                                             " partitions; it must have exactly 1"};
+  std::unique_ptr<ConfigBackingStore> store(new ConfigBackingStore(std::move(options), std::move(listener)));
+  ClientProps prod_overrides{{"enable.idempotence", "false"}, {"acks", "all"}};
+  ClientProps cons_overrides;
+  if (!store->options_.client_id.empty()) {
+    prod_overrides["client.id"] = store->options_.client_id;
+    cons_overrides["client.id"] = store->options_.client_id;
+  }
+  auto producer = Producer::create(store->options_.client, prod_overrides);
+  if (!producer) return producer.error();
+  store->producer_ = std::move(producer).value();
+  ClientProps reader_props = store->options_.client;
+  for (const auto& [k, v] : cons_overrides) reader_props[k] = v;
+  auto reader = TopicReader::open(reader_props, store->options_.topic, store->options_.timeout_ms);
+  if (!reader) return reader.error();
+  store->reader_ = std::move(reader).value();
+  auto first = store->read_to_end(store->options_.timeout_ms);
+  if (!first) return first.error();
+  return store;
+}
+
+void ConfigBackingStore::apply(const TopicReader::Record& r) {
+  state_.offset = r.offset + 1;
+  if (!r.key) return;
+  auto key = parse_config_key(*r.key);
+  auto notify = [&](ConfigUpdate::Kind kind) {
+    if (listener_) listener_(ConfigUpdate{kind, key.name});
+  };
+  switch (key.kind) {
+    case ConfigKeyKind::Connector: {
+      if (!r.value) {
+        bool known = state_.connector_configs.erase(key.name) != 0;
+        state_.task_counts.erase(key.name);
+        state_.target_states.erase(key.name);
+        state_.inconsistent.erase(key.name);
+        pending_tasks_.erase(key.name);
+        for (auto it = state_.task_configs.begin(); it != state_.task_configs.end();) {
+          if (it->first.connector == key.name) it = state_.task_configs.erase(it);
+          else ++it;
+        }
+        if (known) notify(ConfigUpdate::Kind::ConnectorRemoved);
+        return;
+      }
+      auto props = decode_properties(*r.value);
+      if (!props) {
+        spdlog::error("config topic: bad value for {}: {}", *r.key, props.error().to_string());
+        return;
+      }
+      state_.connector_configs[key.name] = std::move(props).value();
+      notify(ConfigUpdate::Kind::ConnectorConfig);
+      return;
+    }
+    case ConfigKeyKind::Task: {
+      if (!r.value) return;  // Connect ignores task-config tombstones
+      auto props = decode_properties(*r.value);
+      if (!props) {
+        spdlog::error("config topic: bad value for {}: {}", *r.key, props.error().to_string());
+        return;
+      }
+      pending_tasks_[key.name][key.task] = std::move(props).value();
+      return;
+    }
+    case ConfigKeyKind::Commit: {
+      if (!r.value) return;
+      auto n = decode_commit(*r.value);
+      if (!n) {
+        spdlog::error("config topic: bad value for {}: {}", *r.key, n.error().to_string());
+        return;
+      }
+      if (!state_.connector_configs.count(key.name)) {
+        pending_tasks_.erase(key.name);
+        return;  // a commit for a connector with no config is ignored
+      }
+      auto& pending = pending_tasks_[key.name];
+      bool complete = true;
+      for (int32_t i = 0; i < *n; ++i)
+        if (!pending.count(i)) complete = false;
+      if (!complete) {
+        spdlog::warn("config topic: commit of {} tasks for {} lacks some task configs; marking it inconsistent",
+                     *n, key.name);
+        state_.inconsistent.insert(key.name);
+      } else {
+        for (auto it = state_.task_configs.begin(); it != state_.task_configs.end();) {
+          if (it->first.connector == key.name) it = state_.task_configs.erase(it);
+          else ++it;
+        }
+        for (int32_t i = 0; i < *n; ++i) state_.task_configs[{key.name, i}] = pending[i];
+        state_.task_counts[key.name] = *n;
+        state_.inconsistent.erase(key.name);
+      }
+      pending_tasks_.erase(key.name);
+      notify(ConfigUpdate::Kind::TasksCommitted);
+      return;
+    }
+    case ConfigKeyKind::TargetState: {
+      if (!r.value) {
+        if (state_.connector_configs.count(key.name)) {
+          state_.target_states[key.name] = TargetState::Started;
+          notify(ConfigUpdate::Kind::TargetState);
+        } else {
+          state_.target_states.erase(key.name);
+        }
+        return;
+      }
+      auto s = decode_target_state(*r.value);
+      if (!s) {
+        spdlog::error("config topic: bad value for {}: {}", *r.key, s.error().to_string());
+        return;
+      }
+      state_.target_states[key.name] = *s;
+      notify(ConfigUpdate::Kind::TargetState);
+      return;
+    }
+    case ConfigKeyKind::SessionKey:
+    case ConfigKeyKind::RestartConnector:
+    case ConfigKeyKind::TasksFencing:
+    case ConfigKeyKind::LoggerCluster:
+      return;  // understood but not used by this store yet
+    case ConfigKeyKind::Unknown:
+      spdlog::warn("config topic: dropping record with unknown key {}", *r.key);
+      return;
+  }
+}
+
+Result<ClusterConfigState> ConfigBackingStore::read_to_end(int timeout_ms) {
+  std::lock_guard lk(read_mu_);
+  auto st = reader_->read_to_end(timeout_ms, [this](const TopicReader::Record& r) { apply(r); });
+  ClusterConfigState snap = state_;
+  // Target states are reported only for connectors that exist.
+  for (auto it = snap.target_states.begin(); it != snap.target_states.end();) {
+    if (!snap.connector_configs.count(it->first)) it = snap.target_states.erase(it);
+    else ++it;
+  }
+  for (const auto& [name, _] : snap.connector_configs) snap.target_states.emplace(name, TargetState::Started);
+  {
+    std::lock_guard slk(snap_mu_);
+    snapshot_ = snap;
+  }
+  if (!st) return st.error();
+  return snap;
+}
+
+ClusterConfigState ConfigBackingStore::snapshot() const {
+  std::lock_guard lk(snap_mu_);
+  return snapshot_;
+}
+
+Status ConfigBackingStore::write(const std::vector<std::pair<std::string, std::optional<std::string>>>& records,
+                                 int timeout_ms) {
+  return producer_->send_and_wait(options_.topic, records, timeout_ms);
+}
+
+Status ConfigBackingStore::put_connector_config(const std::string& connector, const ConfigMap& config,
+                                                std::optional<TargetState> initial_state, int timeout_ms) {
+  std::vector<std::pair<std::string, std::optional<std::string>>> recs;
+  if (initial_state) recs.emplace_back(target_state_key(connector), encode_target_state(*initial_state));
+  recs.emplace_back(connector_config_key(connector), encode_properties(config));
+  auto st = write(recs, timeout_ms);
+  if (!st) return st;
+  auto r = read_to_end(timeout_ms);
+  if (!r) return r.error();
+  return ok_status();
+}
+
+Status ConfigBackingStore::remove_connector(const std::string& connector, int timeout_ms) {
+  auto st = write({{connector_config_key(connector), std::nullopt}, {target_state_key(connector), std::nullopt}},
+                  timeout_ms);
+  if (!st) return st;
+  auto r = read_to_end(timeout_ms);
+  if (!r) return r.error();
+  return ok_status();
+}
+
+Status ConfigBackingStore::put_task_configs(const std::string& connector, const std::vector<ConfigMap>& configs,
+                                            int timeout_ms) {
+  auto r = read_to_end(timeout_ms);
+  if (!r) return r.error();
+  std::vector<std::pair<std::string, std::optional<std::string>>> recs;
+  for (size_t i = 0; i < configs.size(); ++i)
+    recs.emplace_back(task_config_key({connector, static_cast<int32_t>(i)}), encode_properties(configs[i]));
+  if (!recs.empty()) {
+    auto st = write(recs, timeout_ms);
+    if (!st) return st;
+    r = read_to_end(timeout_ms);
+    if (!r) return r.error();
+  }
+  auto st = write({{commit_key(connector), encode_commit(static_cast<int32_t>(configs.size()))}}, timeout_ms);
+  if (!st) return st;
+  r = read_to_end(timeout_ms);
+  if (!r) return r.error();
+  return ok_status();
+}
+
+Status ConfigBackingStore::put_target_state(const std::string& connector, TargetState state, int timeout_ms) {
+  auto st = write({{target_state_key(connector), encode_target_state(state)}}, timeout_ms);
+  if (!st) return st;
+  auto r = read_to_end(timeout_ms);
+  if (!r) return r.error();
+  return ok_status();
+}
+
+}  // namespace kc::storage

@@ -1,0 +1,96 @@
+#include "worker/storage/json_compact.h"
+
+namespace kc::storage {
+namespace {
+
+void write_string(std::string& out, const std::string& s) {
+  static const char* hex = "0123456789ABCDEF";
+  out.push_back('"');
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\t': out += "\\t"; break;
+      case '\n': out += "\\n"; break;
+      case '\f': out += "\\f"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (c < 0x20) {
+          out += "\\u00";
+          out.push_back(hex[c >> 4]);
+          out.push_back(hex[c & 0xF]);
+        } else {
+          out.push_back(ch);  // UTF-8 bytes pass through, as Jackson writes them
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+template <typename J>
+void write(std::string& out, const J& v) {
+  switch (v.type()) {
+    case nlohmann::json::value_t::null:
+    case nlohmann::json::value_t::discarded:
+      out += "null";
+      break;
+    case nlohmann::json::value_t::object: {
+      out.push_back('{');
+      bool first = true;
+      for (auto it = v.begin(); it != v.end(); ++it) {
+        if (!first) out.push_back(',');
+        first = false;
+        write_string(out, it.key());
+        out.push_back(':');
+        write(out, it.value());
+      }
+      out.push_back('}');
+      break;
+    }
+    case nlohmann::json::value_t::array: {
+      out.push_back('[');
+      bool first = true;
+      for (const auto& e : v) {
+        if (!first) out.push_back(',');
+        first = false;
+        write(out, e);
+      }
+      out.push_back(']');
+      break;
+    }
+    case nlohmann::json::value_t::string:
+      write_string(out, v.template get_ref<const std::string&>());
+      break;
+    case nlohmann::json::value_t::boolean:
+      out += v.template get<bool>() ? "true" : "false";
+      break;
+    case nlohmann::json::value_t::number_integer:
+      out += std::to_string(v.template get<int64_t>());
+      break;
+    case nlohmann::json::value_t::number_unsigned:
+      out += std::to_string(v.template get<uint64_t>());
+      break;
+    case nlohmann::json::value_t::number_float:
+    case nlohmann::json::value_t::binary:
+      out += v.dump();
+      break;
+  }
+}
+
+}  // namespace
+
+std::string to_compact_json(const OrderedJson& v) {
+  std::string out;
+  write(out, v);
+  return out;
+}
+
+std::string to_compact_json(const nlohmann::json& v) {
+  std::string out;
+  write(out, v);
+  return out;
+}
+
+}  // namespace kc::storage

@@ -1,0 +1,286 @@
+#include "worker/storage/kafka_client.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include <spdlog/spdlog.h>
+
+namespace kc::storage {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int remaining_ms(Clock::time_point deadline) {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  return static_cast<int>(std::max<int64_t>(0, left));
+}
+
+Error kafka_error(const std::string& what, rd_kafka_resp_err_t err) {
+  return Error{what, rd_kafka_err2str(err)};
+}
+
+}  // namespace
+
+void RdKafkaDeleter::operator()(rd_kafka_t* rk) const {
+  if (rk) rd_kafka_destroy(rk);
+}
+
+Result<RdKafkaPtr> make_client(rd_kafka_type_t type, const ClientProps& props, const ClientProps& overrides,
+                               const std::function<void(rd_kafka_conf_t*)>& customize) {
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  char errstr[512];
+  ClientProps all = props;
+  for (const auto& [k, v] : overrides) all[k] = v;
+  for (const auto& [k, v] : all) {
+    if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), errstr, sizeof errstr) != RD_KAFKA_CONF_OK) {
+      rd_kafka_conf_destroy(conf);
+      return Error{k, errstr};
+    }
+  }
+  if (customize) customize(conf);
+  rd_kafka_t* rk = rd_kafka_new(type, conf, errstr, sizeof errstr);  // takes conf on success
+  if (!rk) {
+    rd_kafka_conf_destroy(conf);
+    return Error{"librdkafka", errstr};
+  }
+  return RdKafkaPtr(rk);
+}
+
+// ------------------------------------------------------------------ Producer
+
+Producer::Producer(RdKafkaPtr rk) : rk_(std::move(rk)) {
+  poller_ = std::thread([this] {
+    while (!stop_.load()) rd_kafka_poll(rk_.get(), 50);
+  });
+}
+
+Producer::~Producer() {
+  rd_kafka_flush(rk_.get(), 2000);
+  rd_kafka_purge(rk_.get(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+  rd_kafka_flush(rk_.get(), 500);  // serves the purged records' callbacks
+  stop_.store(true);
+  poller_.join();
+}
+
+void Producer::on_delivery(rd_kafka_t*, const rd_kafka_message_t* msg, void*) {
+  auto* cb = static_cast<Callback*>(msg->_private);
+  if (!cb) return;
+  if (msg->err) (*cb)(Error{"produce", rd_kafka_err2str(msg->err)});
+  else (*cb)(std::nullopt);
+  delete cb;
+}
+
+Result<std::unique_ptr<Producer>> Producer::create(const ClientProps& props, const ClientProps& overrides) {
+  auto rk = make_client(RD_KAFKA_PRODUCER, props, overrides,
+                        [](rd_kafka_conf_t* conf) { rd_kafka_conf_set_dr_msg_cb(conf, &Producer::on_delivery); });
+  if (!rk) return rk.error();
+  return std::unique_ptr<Producer>(new Producer(std::move(rk).value()));
+}
+
+Status Producer::send(const std::string& topic, const std::optional<std::string>& key,
+                      const std::optional<std::string>& value, Callback cb, int32_t partition) {
+  auto* opaque = new Callback(std::move(cb));
+  void* key_ptr = key ? const_cast<char*>(key->data()) : nullptr;
+  size_t key_len = key ? key->size() : 0;
+  void* val_ptr = value ? const_cast<char*>(value->data()) : nullptr;
+  size_t val_len = value ? value->size() : 0;
+  for (int attempt = 0;; ++attempt) {
+    rd_kafka_resp_err_t err = rd_kafka_producev(
+        rk_.get(), RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(partition),
+        RD_KAFKA_V_KEY(key_ptr, key_len), RD_KAFKA_V_VALUE(val_ptr, val_len),
+        RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_OPAQUE(opaque), RD_KAFKA_V_END);
+    if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return ok_status();
+    if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL && attempt < 500) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));  // the poll thread drains the queue
+      continue;
+    }
+    delete opaque;
+    return kafka_error("produce " + topic, err);
+  }
+}
+
+Status Producer::send_and_wait(const std::string& topic,
+                               const std::vector<std::pair<std::string, std::optional<std::string>>>& records,
+                               int timeout_ms) {
+  struct Shared {
+    std::mutex mu;
+    std::condition_variable cv;
+    size_t remaining = 0;
+    std::optional<Error> error;
+  };
+  auto shared = std::make_shared<Shared>();
+  shared->remaining = records.size();
+  for (const auto& [key, value] : records) {
+    auto st = send(topic, key, value, [shared](std::optional<Error> e) {
+      std::lock_guard lk(shared->mu);
+      if (e && !shared->error) shared->error = std::move(e);
+      if (--shared->remaining == 0) shared->cv.notify_all();
+    });
+    if (!st) {
+      std::lock_guard lk(shared->mu);
+      if (!shared->error) shared->error = st.error();
+      if (--shared->remaining == 0) shared->cv.notify_all();
+    }
+  }
+  std::unique_lock lk(shared->mu);
+  if (!shared->cv.wait_for(lk, std::chrono::milliseconds(timeout_ms), [&] { return shared->remaining == 0; }))
+    return Error{"produce " + topic, "timed out after " + std::to_string(timeout_ms) + " ms waiting for acks"};
+  if (shared->error) return *shared->error;
+  return ok_status();
+}
+
+Status Producer::flush(int timeout_ms) {
+  auto err = rd_kafka_flush(rk_.get(), timeout_ms);
+  if (err) return kafka_error("flush", err);
+  return ok_status();
+}
+
+// ------------------------------------------------------------------ metadata / topics
+
+Result<std::optional<int>> topic_partition_count(rd_kafka_t* rk, const std::string& topic, int timeout_ms) {
+  const rd_kafka_metadata_t* md = nullptr;
+  auto err = rd_kafka_metadata(rk, 1, nullptr, &md, timeout_ms);
+  if (err) return kafka_error("metadata", err);
+  std::optional<int> count;
+  for (int i = 0; i < md->topic_cnt; ++i) {
+    const auto& t = md->topics[i];
+    if (topic == t.topic && t.err == RD_KAFKA_RESP_ERR_NO_ERROR && t.partition_cnt > 0) count = t.partition_cnt;
+  }
+  rd_kafka_metadata_destroy(md);
+  return count;
+}
+
+Result<int> ensure_topic(const ClientProps& props, const TopicSpec& spec, int timeout_ms) {
+  auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  auto rk = make_client(RD_KAFKA_PRODUCER, props);
+  if (!rk) return rk.error();
+  auto existing = topic_partition_count(rk->get(), spec.name, remaining_ms(deadline));
+  if (!existing) return existing.error();
+  if (*existing) return **existing;
+
+  char errstr[512];
+  rd_kafka_NewTopic_t* nt = rd_kafka_NewTopic_new(spec.name.c_str(), spec.partitions, spec.replication_factor,
+                                                  errstr, sizeof errstr);
+  if (!nt) return Error{spec.name, errstr};
+  for (const auto& [k, v] : spec.configs) rd_kafka_NewTopic_set_config(nt, k.c_str(), v.c_str());
+  rd_kafka_queue_t* q = rd_kafka_queue_new(rk->get());
+  rd_kafka_AdminOptions_t* opts = rd_kafka_AdminOptions_new(rk->get(), RD_KAFKA_ADMIN_OP_CREATETOPICS);
+  rd_kafka_AdminOptions_set_request_timeout(opts, std::max(1, remaining_ms(deadline)), errstr, sizeof errstr);
+  rd_kafka_CreateTopics(rk->get(), &nt, 1, opts, q);
+  rd_kafka_event_t* ev = rd_kafka_queue_poll(q, std::max(1, remaining_ms(deadline)));
+  std::optional<Error> failure;
+  if (!ev) {
+    failure = Error{spec.name, "CreateTopics timed out"};
+  } else if (rd_kafka_event_error(ev)) {
+    failure = Error{spec.name, std::string("topic does not exist and could not be created (") +
+                                   rd_kafka_event_error_string(ev) +
+                                   "); create it first (librdkafka's mock cluster has no CreateTopics)"};
+  } else {
+    size_t n = 0;
+    const rd_kafka_topic_result_t** res = rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(ev), &n);
+    for (size_t i = 0; i < n; ++i) {
+      auto e = rd_kafka_topic_result_error(res[i]);
+      if (e && e != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) {
+        const char* msg = rd_kafka_topic_result_error_string(res[i]);
+        failure = Error{spec.name, std::string("CreateTopics failed: ") + (msg ? msg : rd_kafka_err2str(e))};
+      }
+    }
+  }
+  if (ev) rd_kafka_event_destroy(ev);
+  rd_kafka_AdminOptions_destroy(opts);
+  rd_kafka_NewTopic_destroy(nt);
+  rd_kafka_queue_destroy(q);
+  if (failure) return *failure;
+  spdlog::info("created topic {} (partitions {}, replication factor {})", spec.name, spec.partitions,
+               spec.replication_factor);
+  // Metadata can lag creation for a moment.
+  while (true) {
+    auto count = topic_partition_count(rk->get(), spec.name, std::max(1, remaining_ms(deadline)));
+    if (count && *count) return **count;
+    if (remaining_ms(deadline) == 0) return Error{spec.name, "created but not visible in metadata in time"};
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+// ------------------------------------------------------------------ TopicReader
+
+Result<std::unique_ptr<TopicReader>> TopicReader::open(const ClientProps& props, const std::string& topic,
+                                                       int timeout_ms) {
+  // A group id is needed for rd_kafka_consumer_poll, but this reader never
+  // subscribes or commits: partitions are assigned by hand.
+  ClientProps overrides{{"enable.auto.commit", "false"},
+                        {"enable.auto.offset.store", "false"},
+                        {"enable.partition.eof", "true"},
+                        {"auto.offset.reset", "earliest"}};
+  ClientProps base = props;
+  if (!base.count("group.id")) base["group.id"] = "kconnectd-internal-reader";
+  auto rk = make_client(RD_KAFKA_CONSUMER, base, overrides);
+  if (!rk) return rk.error();
+  auto count = topic_partition_count(rk->get(), topic, timeout_ms);
+  if (!count) return count.error();
+  if (!*count) return Error{topic, "topic does not exist"};
+  std::unique_ptr<TopicReader> r(new TopicReader());
+  r->rk_ = std::move(rk).value();
+  r->topic_ = topic;
+  r->next_.assign(static_cast<size_t>(**count), 0);
+  rd_kafka_topic_partition_list_t* parts = rd_kafka_topic_partition_list_new(**count);
+  for (int p = 0; p < **count; ++p)
+    rd_kafka_topic_partition_list_add(parts, topic.c_str(), p)->offset = RD_KAFKA_OFFSET_BEGINNING;
+  auto err = rd_kafka_assign(r->rk_.get(), parts);
+  rd_kafka_topic_partition_list_destroy(parts);
+  if (err) return kafka_error("assign " + topic, err);
+  return r;
+}
+
+TopicReader::~TopicReader() {
+  if (rk_) rd_kafka_consumer_close(rk_.get());
+}
+
+Status TopicReader::read_to_end(int timeout_ms, const std::function<void(const Record&)>& fn) {
+  auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  const auto n = next_.size();
+  std::vector<int64_t> target(n, 0);
+  std::vector<bool> done(n, false);
+  for (size_t p = 0; p < n; ++p) {
+    int64_t lo = 0, hi = 0;
+    auto err = rd_kafka_query_watermark_offsets(rk_.get(), topic_.c_str(), static_cast<int32_t>(p), &lo, &hi,
+                                                std::max(1, remaining_ms(deadline)));
+    if (err) return kafka_error("watermarks " + topic_ + "-" + std::to_string(p), err);
+    target[p] = hi;
+    done[p] = next_[p] >= hi || lo >= hi;
+  }
+  auto all_done = [&] { return std::all_of(done.begin(), done.end(), [](bool b) { return b; }); };
+  while (!all_done()) {
+    int left = remaining_ms(deadline);
+    if (left == 0)
+      return Error{topic_, "timed out after " + std::to_string(timeout_ms) + " ms reading to the end"};
+    rd_kafka_message_t* m = rd_kafka_consumer_poll(rk_.get(), std::min(left, 100));
+    if (!m) continue;
+    if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+      auto p = static_cast<size_t>(m->partition);
+      if (p < n) {
+        next_[p] = std::max(next_[p], m->offset);
+        if (next_[p] >= target[p]) done[p] = true;
+      }
+    } else if (m->err) {
+      spdlog::warn("reading {}: {}", topic_, rd_kafka_message_errstr(m));
+    } else {
+      auto p = static_cast<size_t>(m->partition);
+      Record r;
+      r.partition = m->partition;
+      r.offset = m->offset;
+      if (m->key) r.key = std::string(static_cast<const char*>(m->key), m->key_len);
+      if (m->payload) r.value = std::string(static_cast<const char*>(m->payload), m->len);
+      else r.value = std::nullopt;
+      if (p < n) {
+        next_[p] = m->offset + 1;
+        if (next_[p] >= target[p]) done[p] = true;
+      }
+      fn(r);
+    }
+    rd_kafka_message_destroy(m);
+  }
+  return ok_status();
+}
+
+}  // namespace kc::storage

@@ -1,0 +1,152 @@
+#include "worker/storage/status_store.h"
+
+#include <spdlog/spdlog.h>
+
+namespace kc::storage {
+
+StatusBackingStore::StatusBackingStore(Options options) : options_(std::move(options)) {}
+StatusBackingStore::~StatusBackingStore() = default;
+
+Result<std::unique_ptr<StatusBackingStore>> StatusBackingStore::open(Options options) {
+  TopicSpec spec;
+  spec.name = options.topic;
+  spec.partitions = options.partitions;
+  spec.replication_factor = options.replication_factor;
+  auto count = ensure_topic(options.client, spec, options.timeout_ms);
+  if (!count) return count.error();
+  std::unique_ptr<StatusBackingStore> store(new StatusBackingStore(std::move(options)));
+  // Like Connect: no producer retries, the store retries by itself.
+  ClientProps overrides{{"acks", "all"}, {"enable.idempotence", "false"}, {"retries", "0"}};
+  ClientProps reader_props = store->options_.client;
+  if (!store->options_.client_id.empty()) {
+    overrides["client.id"] = store->options_.client_id;
+    reader_props["client.id"] = store->options_.client_id;
+  }
+  auto producer = Producer::create(store->options_.client, overrides);
+  if (!producer) return producer.error();
+  store->producer_ = std::move(producer).value();
+  auto reader = TopicReader::open(reader_props, store->options_.topic, store->options_.timeout_ms);
+  if (!reader) return reader.error();
+  store->reader_ = std::move(reader).value();
+  auto st = store->read_to_end(store->options_.timeout_ms);
+  if (!st) return st.error();
+  return store;
+}
+
+void StatusBackingStore::send(const std::string& key, const std::optional<std::string>& value, int attempts_left) {
+  auto st = producer_->send(options_.topic, key, value, [this, key, value, attempts_left](std::optional<Error> e) {
+    if (!e) return;
+    if (attempts_left > 1) {
+      spdlog::warn("status topic: write of {} failed ({}), retrying", key, e->to_string());
+      send(key, value, attempts_left - 1);
+    } else {
+      spdlog::error("status topic: write of {} failed: {}", key, e->to_string());
+    }
+  });
+  if (!st) spdlog::error("status topic: could not queue {}: {}", key, st.error().to_string());
+}
+
+void StatusBackingStore::put_connector(const std::string& connector, const StatusValue& status) {
+  auto key = connector_status_key(connector);
+  {
+    std::lock_guard lk(mu_);
+    if (status.state == StatusState::Destroyed) connectors_.erase(connector);
+    else connectors_[connector] = status;
+  }
+  send(key, status.state == StatusState::Destroyed ? std::nullopt : std::optional(encode_status(status)), 3);
+}
+
+void StatusBackingStore::put_task(const connect::ConnectorTaskId& id, const StatusValue& status) {
+  auto key = task_status_key(id);
+  {
+    std::lock_guard lk(mu_);
+    if (status.state == StatusState::Destroyed) tasks_.erase(id);
+    else tasks_[id] = status;
+  }
+  send(key, status.state == StatusState::Destroyed ? std::nullopt : std::optional(encode_status(status)), 3);
+}
+
+namespace {
+bool safe_to_write(const std::optional<StatusValue>& cached, const StatusValue& next) {
+  return !cached || cached->worker_id == next.worker_id || cached->generation <= next.generation;
+}
+}  // namespace
+
+bool StatusBackingStore::put_task_safe(const connect::ConnectorTaskId& id, const StatusValue& status) {
+  if (!safe_to_write(get_task(id), status)) return false;
+  put_task(id, status);
+  return true;
+}
+
+bool StatusBackingStore::put_connector_safe(const std::string& connector, const StatusValue& status) {
+  if (!safe_to_write(get_connector(connector), status)) return false;
+  put_connector(connector, status);
+  return true;
+}
+
+Status StatusBackingStore::flush(int timeout_ms) { return producer_->flush(timeout_ms); }
+
+void StatusBackingStore::apply(const std::string& key, const std::optional<std::string>& value) {
+  auto k = parse_status_key(key);
+  if (!k) return;  // topic-tracking records and unknown keys
+  std::optional<StatusValue> v;
+  if (value) {
+    auto d = decode_status(*value);
+    if (!d) {
+      spdlog::warn("status topic: ignoring bad value for {}: {}", key, d.error().to_string());
+      return;
+    }
+    v = std::move(d).value();
+  }
+  std::lock_guard lk(mu_);
+  if (k->connector) {
+    if (v) connectors_[*k->connector] = *v;
+    else connectors_.erase(*k->connector);
+  } else if (k->task) {
+    if (!v) {
+      tasks_.erase(*k->task);
+      return;
+    }
+    auto it = tasks_.find(*k->task);
+    if (v->state == StatusState::Unassigned && it != tasks_.end() && it->second.state == StatusState::Running &&
+        it->second.generation >= v->generation)
+      return;  // a late UNASSIGNED from an older generation
+    tasks_[*k->task] = *v;
+  }
+}
+
+Status StatusBackingStore::read_to_end(int timeout_ms) {
+  std::lock_guard lk(read_mu_);
+  return reader_->read_to_end(timeout_ms, [this](const TopicReader::Record& r) {
+    if (r.key) apply(*r.key, r.value);
+  });
+}
+
+std::optional<StatusValue> StatusBackingStore::get_connector(const std::string& connector) const {
+  std::lock_guard lk(mu_);
+  auto it = connectors_.find(connector);
+  if (it == connectors_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<StatusValue> StatusBackingStore::get_task(const connect::ConnectorTaskId& id) const {
+  std::lock_guard lk(mu_);
+  auto it = tasks_.find(id);
+  if (it == tasks_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::map<int32_t, StatusValue> StatusBackingStore::get_tasks(const std::string& connector) const {
+  std::map<int32_t, StatusValue> out;
+  std::lock_guard lk(mu_);
+  for (auto it = tasks_.lower_bound({connector, INT32_MIN}); it != tasks_.end() && it->first.connector == connector; ++it)
+    out[it->first.task] = it->second;
+  return out;
+}
+
+std::map<std::string, StatusValue> StatusBackingStore::all_connectors() const {
+  std::lock_guard lk(mu_);
+  return connectors_;
+}
+
+}  // namespace kc::storage
