@@ -1,0 +1,277 @@
+#include "worker/connectors/builtin.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+namespace kc::connectors {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string require(const ConfigMap& c, const std::string& key, const std::string& who) {
+  auto it = c.find(key);
+  if (it == c.end() || it->second.empty()) throw ConnectError(who + " requires the '" + key + "' setting");
+  return it->second;
+}
+
+int64_t int_setting(const ConfigMap& c, const std::string& key, int64_t def) {
+  auto it = c.find(key);
+  if (it == c.end() || it->second.empty()) return def;
+  try {
+    size_t used = 0;
+    int64_t v = std::stoll(it->second, &used);
+    if (used != it->second.size()) throw std::invalid_argument(key);
+    return v;
+  } catch (const std::exception&) {
+    throw ConnectError("Invalid value " + it->second + " for configuration " + key + ": Not a number of type INT");
+  }
+}
+
+double double_setting(const ConfigMap& c, const std::string& key, double def) {
+  auto it = c.find(key);
+  if (it == c.end() || it->second.empty()) return def;
+  try {
+    return std::stod(it->second);
+  } catch (const std::exception&) {
+    throw ConnectError("Invalid value " + it->second + " for configuration " + key + ": Not a number");
+  }
+}
+
+// ---------------------------------------------------------------- FileStreamSource
+
+class FileSourceTask : public SourceTask {
+ public:
+  void start(const ConfigMap& config, SourceTaskContext& ctx) override {
+    file_ = require(config, "file", "FileStreamSource");
+    topic_ = require(config, "topic", "FileStreamSource");
+    batch_size_ = int_setting(config, "batch.size", 2000);
+    if (batch_size_ < 1) throw ConnectError("batch.size must be at least 1");
+    auto off = ctx.offset(partition());
+    if (off && off->contains("position") && (*off)["position"].is_number_integer())
+      position_ = (*off)["position"].get<int64_t>();
+  }
+
+  std::vector<SourceRecord> poll() override {
+    std::vector<SourceRecord> out;
+    if (!fp_) {
+      fp_ = std::fopen(file_.c_str(), "rb");
+      if (!fp_ || std::fseek(fp_, static_cast<long>(position_), SEEK_SET) != 0) {
+        if (fp_) std::fclose(fp_);
+        fp_ = nullptr;
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        return out;
+      }
+    }
+    take_lines(out);
+    if (static_cast<int64_t>(out.size()) < batch_size_) {
+      char chunk[65536];
+      size_t n = std::fread(chunk, 1, sizeof chunk, fp_);
+      if (n > 0) buffer_.append(chunk, n);
+      else std::clearerr(fp_);
+      take_lines(out);
+    }
+    if (out.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    return out;
+  }
+
+  void stop() override {
+    if (fp_) std::fclose(fp_);
+    fp_ = nullptr;
+  }
+
+ private:
+  OrderedJson partition() const { return OrderedJson{{"filename", file_}}; }
+
+  void take_lines(std::vector<SourceRecord>& out) {
+    size_t start = 0;
+    while (static_cast<int64_t>(out.size()) < batch_size_) {
+      auto nl = buffer_.find('\n', start);
+      if (nl == std::string::npos) break;
+      std::string line = buffer_.substr(start, nl - start);
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      position_ += static_cast<int64_t>(nl + 1 - start);
+      start = nl + 1;
+      SourceRecord r;
+      r.source_partition = partition();
+      r.source_offset = OrderedJson{{"position", position_}};
+      r.topic = topic_;
+      r.value = Data::string(std::move(line));
+      out.push_back(std::move(r));
+    }
+    buffer_.erase(0, start);
+  }
+
+  std::string file_;
+  std::string topic_;
+  int64_t batch_size_ = 2000;
+  int64_t position_ = 0;  ///< byte offset just after the last emitted line
+  std::string buffer_;    ///< bytes read past position_, not yet emitted
+  std::FILE* fp_ = nullptr;
+};
+
+class FileSourceConnector : public Connector {
+ public:
+  ConnectorType type() const override { return ConnectorType::Source; }
+  void start(const ConfigMap& config) override {
+    require(config, "file", "FileStreamSource");
+    require(config, "topic", "FileStreamSource");
+    if (config.at("topic").find(',') != std::string::npos)
+      throw ConnectError("FileStreamSource 'topic' must be a single topic");
+    int_setting(config, "batch.size", 2000);
+    config_ = config;
+  }
+  std::vector<ConfigMap> task_configs(int) override { return {config_}; }  // always one task
+  void stop() override {}
+  std::unique_ptr<SourceTask> create_source_task() override { return std::make_unique<FileSourceTask>(); }
+
+ private:
+  ConfigMap config_;
+};
+
+// ---------------------------------------------------------------- FileStreamSink
+
+class FileSinkTask : public SinkTask {
+ public:
+  void start(const ConfigMap& config) override {
+    auto it = config.find("file");
+    if (it == config.end() || it->second.empty()) {
+      fp_ = stdout;
+    } else {
+      fp_ = std::fopen(it->second.c_str(), "ab");
+      if (!fp_) throw ConnectError("Couldn't find or create file '" + it->second + "' for FileStreamSinkTask");
+      owned_ = true;
+    }
+  }
+  void put(const std::vector<SinkRecord>& records) override {
+    for (const auto& r : records) {
+      std::string text;
+      if (r.value.value.is_string()) text = r.value.value.get<std::string>();
+      else if (r.value.value.is_binary()) text.assign(r.value.value.get_binary().begin(), r.value.value.get_binary().end());
+      else if (r.value.value.is_null()) text = "null";
+      else text = r.value.value.dump();
+      text.push_back('\n');
+      if (std::fwrite(text.data(), 1, text.size(), fp_) != text.size())
+        throw ConnectError("FileStreamSink: write failed");
+    }
+  }
+  void flush(const TopicPartitionOffsets&) override {
+    if (std::fflush(fp_) != 0) throw ConnectError("FileStreamSink: flush failed");
+    if (owned_) ::fsync(fileno(fp_));
+  }
+  void stop() override {
+    if (fp_ && owned_) std::fclose(fp_);
+    fp_ = nullptr;
+  }
+
+ private:
+  std::FILE* fp_ = nullptr;
+  bool owned_ = false;
+};
+
+class FileSinkConnector : public Connector {
+ public:
+  ConnectorType type() const override { return ConnectorType::Sink; }
+  void start(const ConfigMap& config) override {
+    auto t = config.find("topics");
+    auto r = config.find("topics.regex");
+    if ((t == config.end() || t->second.empty()) && (r == config.end() || r->second.empty()))
+      throw ConnectError("Must configure one of topics or topics.regex");
+    config_ = config;
+  }
+  std::vector<ConfigMap> task_configs(int max_tasks) override {
+    return std::vector<ConfigMap>(static_cast<size_t>(std::max(1, max_tasks)), config_);
+  }
+  void stop() override {}
+  std::unique_ptr<SinkTask> create_sink_task() override { return std::make_unique<FileSinkTask>(); }
+
+ private:
+  ConfigMap config_;
+};
+
+// ---------------------------------------------------------------- SequenceSource
+
+class SequenceTask : public SourceTask {
+ public:
+  void start(const ConfigMap& config, SourceTaskContext& ctx) override {
+    topic_ = require(config, "topic", "SequenceSource");
+    throughput_ = double_setting(config, "throughput", 10.0);
+    prefix_ = ctx.connector_name() + "-" + std::to_string(ctx.task_number());
+    partition_ = OrderedJson{{"connector", ctx.connector_name()}, {"task", ctx.task_number()}};
+    auto off = ctx.offset(partition_);
+    if (off && off->contains("seq") && (*off)["seq"].is_number_integer()) next_ = (*off)["seq"].get<int64_t>() + 1;
+    started_ = Clock::now();
+  }
+
+  std::vector<SourceRecord> poll() override {
+    constexpr int64_t kMaxBatch = 1000;
+    int64_t n = kMaxBatch;
+    if (throughput_ > 0) {
+      double secs = std::chrono::duration<double>(Clock::now() - started_).count();
+      auto due = static_cast<int64_t>(secs * throughput_) + 1;
+      n = std::min(kMaxBatch, due - emitted_);
+      if (n <= 0) {
+        auto wait = std::chrono::duration<double>(1.0 / throughput_);
+        std::this_thread::sleep_for(std::min<std::chrono::duration<double>>(wait, std::chrono::milliseconds(100)));
+        return {};
+      }
+    }
+    std::vector<SourceRecord> out;
+    out.reserve(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i, ++next_, ++emitted_) {
+      SourceRecord r;
+      r.source_partition = partition_;
+      r.source_offset = OrderedJson{{"seq", next_}};
+      r.topic = topic_;
+      r.key = Data::string(prefix_);
+      r.value = Data::string(prefix_ + ":" + std::to_string(next_));
+      out.push_back(std::move(r));
+    }
+    return out;
+  }
+
+  void stop() override {}
+
+ private:
+  std::string topic_;
+  double throughput_ = 10.0;
+  std::string prefix_;
+  OrderedJson partition_;
+  int64_t next_ = 0;
+  int64_t emitted_ = 0;
+  Clock::time_point started_;
+};
+
+class SequenceConnector : public Connector {
+ public:
+  ConnectorType type() const override { return ConnectorType::Source; }
+  void start(const ConfigMap& config) override {
+    require(config, "topic", "SequenceSource");
+    double_setting(config, "throughput", 10.0);
+    config_ = config;
+  }
+  std::vector<ConfigMap> task_configs(int max_tasks) override {
+    std::vector<ConfigMap> out;
+    for (int i = 0; i < std::max(1, max_tasks); ++i) {
+      ConfigMap c = config_;
+      c["task.id"] = std::to_string(i);
+      out.push_back(std::move(c));
+    }
+    return out;
+  }
+  void stop() override {}
+  std::unique_ptr<SourceTask> create_source_task() override { return std::make_unique<SequenceTask>(); }
+
+ private:
+  ConfigMap config_;
+};
+
+}  // namespace
+
+std::unique_ptr<Connector> make_file_stream_source() { return std::make_unique<FileSourceConnector>(); }
+std::unique_ptr<Connector> make_file_stream_sink() { return std::make_unique<FileSinkConnector>(); }
+std::unique_ptr<Connector> make_sequence_source() { return std::make_unique<SequenceConnector>(); }
+
+}  // namespace kc::connectors

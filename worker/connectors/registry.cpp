@@ -1,0 +1,66 @@
+#include "worker/connectors/registry.h"
+
+#include "worker/connectors/builtin.h"
+
+namespace kc::connectors {
+
+PluginRegistry& PluginRegistry::builtin() {
+  static PluginRegistry* r = [] {
+    auto* reg = new PluginRegistry();
+    register_builtin_connectors(*reg);
+    return reg;
+  }();
+  return *r;
+}
+
+void PluginRegistry::add(PluginDesc desc) {
+  std::lock_guard lk(mu_);
+  const std::string cls = desc.class_name;
+  auto dot = cls.rfind('.');
+  std::string simple = dot == std::string::npos ? cls : cls.substr(dot + 1);
+  alias_to_class_[simple] = cls;
+  const std::string suffix = "Connector";
+  if (simple.size() > suffix.size() && simple.compare(simple.size() - suffix.size(), suffix.size(), suffix) == 0)
+    alias_to_class_[simple.substr(0, simple.size() - suffix.size())] = cls;
+  by_class_[cls] = std::move(desc);
+}
+
+std::optional<PluginDesc> PluginRegistry::find(const std::string& name) const {
+  std::lock_guard lk(mu_);
+  auto it = by_class_.find(name);
+  if (it != by_class_.end()) return it->second;
+  auto a = alias_to_class_.find(name);
+  if (a != alias_to_class_.end()) {
+    auto c = by_class_.find(a->second);
+    if (c != by_class_.end()) return c->second;
+  }
+  return std::nullopt;
+}
+
+Result<std::unique_ptr<Connector>> PluginRegistry::create(const std::string& name) const {
+  auto desc = find(name);
+  if (!desc) {
+    std::string avail;
+    for (const auto& d : list()) avail += (avail.empty() ? "" : ", ") + d.class_name;
+    return Error{"connector.class", "Failed to find any class that implements Connector and which name matches " +
+                                        name + ", available connectors are: " + avail};
+  }
+  auto c = desc->factory();
+  if (!c) return Error{"connector.class", "plugin " + name + " returned no connector"};
+  return c;
+}
+
+std::vector<PluginDesc> PluginRegistry::list() const {
+  std::lock_guard lk(mu_);
+  std::vector<PluginDesc> out;
+  for (const auto& [_, d] : by_class_) out.push_back(d);
+  return out;
+}
+
+void register_builtin_connectors(PluginRegistry& r) {
+  r.add({kFileStreamSourceClass, ConnectorType::Source, "0.1.0", &make_file_stream_source});
+  r.add({kFileStreamSinkClass, ConnectorType::Sink, "0.1.0", &make_file_stream_sink});
+  r.add({kSequenceSourceClass, ConnectorType::Source, "0.1.0", &make_sequence_source});
+}
+
+}  // namespace kc::connectors
