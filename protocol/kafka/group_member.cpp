@@ -60,6 +60,46 @@ bool heartbeating(GroupState s) {
 
 }  // namespace
 
+namespace {
+
+// Decodes a response body; when it does not decode but carries a non-zero
+// ErrorCode at `error_at`, returns a response holding just that code. Some
+// brokers (librdkafka's mock cluster) write null strings/bytes into the
+// otherwise unused fields of an error response.
+template <typename Resp>
+NetResult<Resp> lenient_decode(const NetResult<Bytes>& raw, int16_t version, size_t error_at,
+                               Result<Resp> (*decode)(BytesView, int16_t), const char* api) {
+  if (!raw) return raw.error();
+  auto decoded = decode(raw.value(), version);
+  if (decoded) return std::move(decoded.value());
+  const Bytes& b = raw.value();
+  if (b.size() >= error_at + 2) {
+    const auto code = static_cast<int16_t>((uint16_t{b[error_at]} << 8) | uint16_t{b[error_at + 1]});
+    if (code != 0) {
+      Resp resp;
+      resp.error_code = code;
+      return resp;
+    }
+  }
+  return NetError{NetErrorKind::Protocol, std::string(api) + " v" + std::to_string(version) +
+                                              ": cannot decode response: " +
+                                              decoded.error().to_string()};
+}
+
+}  // namespace
+
+NetResult<JoinGroupResponse> group_decode_join_response(const NetResult<Bytes>& raw, int16_t version) {
+  // ErrorCode follows ThrottleTimeMs from v2.
+  return lenient_decode<JoinGroupResponse>(raw, version, version >= 2 ? 4 : 0,
+                                           &decode_JoinGroupResponse, "JoinGroup");
+}
+
+NetResult<SyncGroupResponse> group_decode_sync_response(const NetResult<Bytes>& raw, int16_t version) {
+  // ErrorCode follows ThrottleTimeMs from v1.
+  return lenient_decode<SyncGroupResponse>(raw, version, version >= 1 ? 4 : 0,
+                                           &decode_SyncGroupResponse, "SyncGroup");
+}
+
 const char* group_state_name(GroupState s) {
   switch (s) {
     case GroupState::Unjoined: return "Unjoined";
@@ -412,6 +452,7 @@ void GroupMember::prepare_join(const std::string& reason) {
   const uint64_t round = ++round_;
   set_state(GroupState::PreparingJoin);
   JoinPrepare prep{rebalance_pending_, generation_, member_id_, reason};
+  prep_reason_ = reason;
   rebalance_pending_ = false;
   auto called = std::make_shared<std::atomic<bool>>(false);
   JoinReady ready = [w = weak_from_this(), round, called,
@@ -451,11 +492,28 @@ void GroupMember::send_join(uint64_t round, std::vector<JoinGroupProtocol> proto
   // Request timeout = max(request.timeout.ms, rebalance timeout + 5000 ms)
   // (reference 4.2): the broker may hold JoinGroup for a whole rebalance timeout.
   const auto timeout = std::max(config_.request_timeout, config_.rebalance_timeout + milliseconds(5000));
-  impl_->coord_conn->send(req,
-                          [w = weak_from_this(), my_round](NetResult<JoinGroupResponse> r) {
-                            if (auto self = w.lock()) self->on_join_response(my_round, std::move(r));
-                          },
-                          timeout);
+  auto version = impl_->coord_conn->versions().version_for(ApiKey::JoinGroup);
+  if (!version) {
+    fatal(GroupError{ApiKey::JoinGroup, ErrorCode::UNSUPPORTED_VERSION, ErrorAction::Fatal,
+                     NetErrorKind::Unsupported, version.error().message, true});
+    return;
+  }
+  const int16_t v = *version;
+  if (v >= 8) req.reason = prep_reason_.substr(0, 255);
+  auto body = encode(req, v);
+  if (!body) {
+    fatal(GroupError{ApiKey::JoinGroup, ErrorCode::NONE, ErrorAction::Fatal, NetErrorKind::Protocol,
+                     "cannot encode JoinGroup v" + std::to_string(v) + ": " +
+                         body.error().to_string(),
+                     true});
+    return;
+  }
+  impl_->coord_conn->send_raw(
+      ApiKey::JoinGroup, v, std::move(body.value()),
+      [w = weak_from_this(), my_round, v](NetResult<Bytes> raw) {
+        if (auto self = w.lock()) self->on_join_response(my_round, group_decode_join_response(raw, v));
+      },
+      timeout);
 }
 
 void GroupMember::rejoin_after_error(ApiKey api, int16_t code, ErrorAction action) {
@@ -582,11 +640,21 @@ void GroupMember::send_sync(uint64_t round, std::vector<SyncGroupAssignment> ass
     req.protocol_name = protocol_;
   }
   req.assignments = std::move(assignments);
-  impl_->coord_conn->send(req,
-                          [w = weak_from_this(), round](NetResult<SyncGroupResponse> r) {
-                            if (auto self = w.lock()) self->on_sync_response(round, std::move(r));
-                          },
-                          config_.request_timeout);
+  const int16_t v = version_of(ApiKey::SyncGroup);
+  auto body = v < 0 ? Result<Bytes>(Error{"", "no SyncGroup version"}) : encode(req, v);
+  if (!body) {
+    fatal(GroupError{ApiKey::SyncGroup, ErrorCode::NONE, ErrorAction::Fatal, NetErrorKind::Protocol,
+                     "cannot encode SyncGroup v" + std::to_string(v) + ": " +
+                         body.error().to_string(),
+                     true});
+    return;
+  }
+  impl_->coord_conn->send_raw(
+      ApiKey::SyncGroup, v, std::move(body.value()),
+      [w = weak_from_this(), round, v](NetResult<Bytes> raw) {
+        if (auto self = w.lock()) self->on_sync_response(round, group_decode_sync_response(raw, v));
+      },
+      config_.request_timeout);
 }
 
 void GroupMember::on_sync_response(uint64_t round, NetResult<SyncGroupResponse> r) {

@@ -89,6 +89,16 @@ enum class GroupState {
   Closed,              ///< terminal: left, stopped, or stopped by a fatal error
 };
 
+/// Decodes a JoinGroupResponse body of `version`. When the body does not
+/// decode but carries a non-zero ErrorCode (librdkafka's mock writes null
+/// strings into error responses), returns a response holding just that code.
+/// Connection errors in `raw` are passed through; other decode failures are
+/// NetErrorKind::Protocol. Exposed for tests.
+NetResult<JoinGroupResponse> group_decode_join_response(const NetResult<Bytes>& raw, int16_t version);
+/// The same for a SyncGroupResponse body (the mock writes null Assignment
+/// bytes into error responses).
+NetResult<SyncGroupResponse> group_decode_sync_response(const NetResult<Bytes>& raw, int16_t version);
+
 /// Name of a state ("Stable", ...), for logs.
 const char* group_state_name(GroupState s);
 
@@ -288,6 +298,8 @@ class GroupMember : public std::enable_shared_from_this<GroupMember> {
   uint64_t coord_epoch_ = 0;
   // The next on_prepare_join starts a new rebalance (JoinPrepare::new_rebalance).
   bool rebalance_pending_ = true;
+  // Reason of the current join (JoinGroup Reason, v8+).
+  std::string prep_reason_;
 };
 
 }  // namespace kc::kafka

@@ -1,0 +1,170 @@
+#pragma once
+// Test helpers for the protocol integration suite: running an io_context
+// until a condition holds, and a tiny Kafka-speaking Asio acceptor that the
+// test controls request by request (FakeBroker).
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
+
+#include "protocol/kafka/messages.h"
+
+namespace kc::test {
+
+/// Runs `io` (on the calling thread) until `pred()` is true or `timeout`
+/// passes. Returns pred().
+template <typename Pred>
+bool run_until(boost::asio::io_context& io, Pred pred, std::chrono::milliseconds timeout) {
+  auto guard = boost::asio::make_work_guard(io);
+  const auto end = std::chrono::steady_clock::now() + timeout;
+  while (!pred() && std::chrono::steady_clock::now() < end) {
+    io.run_for(std::chrono::milliseconds(20));
+    if (io.stopped()) io.restart();
+  }
+  return pred();
+}
+
+/// Runs `io` for `d` regardless of conditions.
+inline void run_for(boost::asio::io_context& io, std::chrono::milliseconds d) {
+  run_until(io, [] { return false; }, d);
+}
+
+/// One accepted client connection of the FakeBroker.
+class FakeSession : public std::enable_shared_from_this<FakeSession> {
+ public:
+  explicit FakeSession(boost::asio::ip::tcp::socket s) : socket_(std::move(s)) {}
+
+  /// Writes one response frame for `header` with `body` (the message body,
+  /// already encoded at header.api_version). Blocking write: local and tiny.
+  void respond(const kafka::RequestHeader& header, const kafka::Bytes& body) {
+    if (!socket_.is_open()) return;
+    kafka::Bytes frame;
+    auto put32 = [&frame](int32_t v) {
+      for (int shift = 24; shift >= 0; shift -= 8) frame.push_back(static_cast<uint8_t>((v >> shift) & 0xff));
+    };
+    const bool tagged = kafka::is_flexible(header.api_key, header.api_version) &&
+                        header.api_key != kafka::ApiKey::ApiVersions;
+    put32(static_cast<int32_t>(4 + (tagged ? 1 : 0) + body.size()));
+    put32(header.correlation_id);
+    if (tagged) frame.push_back(0);  // empty tagged-field section (response header v1)
+    frame.insert(frame.end(), body.begin(), body.end());
+    boost::system::error_code ec;
+    boost::asio::write(socket_, boost::asio::buffer(frame), ec);
+  }
+
+  /// Closes the connection (the client sees a disconnect).
+  void close() {
+    boost::system::error_code ec;
+    socket_.close(ec);
+  }
+
+  boost::asio::ip::tcp::socket& socket() { return socket_; }
+
+ private:
+  boost::asio::ip::tcp::socket socket_;
+};
+
+/// A request the FakeBroker received (other than ApiVersions, which it
+/// answers by itself).
+struct FakeRequest {
+  std::shared_ptr<FakeSession> session;
+  kafka::RequestHeader header;
+  kafka::Bytes body;
+};
+
+/// A tiny broker on 127.0.0.1:<ephemeral>. It answers ApiVersions from
+/// `api_versions` (and with UNSUPPORTED_VERSION + a v0 body for versions
+/// above `api_versions_max`), and hands every other request to `on_request`
+/// (default: just record it in `requests`).
+class FakeBroker {
+ public:
+  explicit FakeBroker(boost::asio::io_context& io)
+      : io_(io), acceptor_(io, boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0)) {
+    accept();
+  }
+
+  uint16_t port() const { return acceptor_.local_endpoint().port(); }
+
+  /// Ranges advertised in ApiVersionsResponse.
+  std::vector<kafka::ApiVersionRange> api_versions = {
+      {18, 0, 3}, {10, 0, 4}, {11, 0, 9}, {12, 0, 4}, {13, 0, 5}, {14, 0, 5}};
+  /// Highest ApiVersions request version answered normally.
+  int16_t api_versions_max = 3;
+  /// ApiVersions request versions seen, in order.
+  std::vector<int16_t> api_versions_seen;
+  /// Every other request, in arrival order.
+  std::vector<FakeRequest> requests;
+  /// Called for every non-ApiVersions request after it is recorded.
+  std::function<void(FakeRequest&)> on_request;
+  /// Accepted sessions.
+  std::vector<std::shared_ptr<FakeSession>> sessions;
+
+ private:
+  void accept() {
+    acceptor_.async_accept([this](const boost::system::error_code& ec, boost::asio::ip::tcp::socket s) {
+      if (ec) return;
+      auto session = std::make_shared<FakeSession>(std::move(s));
+      sessions.push_back(session);
+      read(session);
+      accept();
+    });
+  }
+
+  void read(std::shared_ptr<FakeSession> session) {
+    auto size = std::make_shared<std::array<uint8_t, 4>>();
+    boost::asio::async_read(session->socket(), boost::asio::buffer(*size),
+                            [this, session, size](const boost::system::error_code& ec, size_t) {
+                              if (ec) return;
+                              const auto& b = *size;
+                              const uint32_t n = (uint32_t{b[0]} << 24) | (uint32_t{b[1]} << 16) |
+                                                 (uint32_t{b[2]} << 8) | uint32_t{b[3]};
+                              auto frame = std::make_shared<kafka::Bytes>(n);
+                              boost::asio::async_read(
+                                  session->socket(), boost::asio::buffer(*frame),
+                                  [this, session, frame](const boost::system::error_code& ec2, size_t) {
+                                    if (ec2) return;
+                                    handle(session, *frame);
+                                    read(session);
+                                  });
+                            });
+  }
+
+  void handle(const std::shared_ptr<FakeSession>& session, const kafka::Bytes& frame) {
+    auto hdr = kafka::decode_request_header(frame);
+    if (!hdr) {
+      session->close();
+      return;
+    }
+    const kafka::RequestHeader& h = hdr->first;
+    kafka::Bytes body(frame.begin() + static_cast<std::ptrdiff_t>(hdr->second), frame.end());
+    if (h.api_key == kafka::ApiKey::ApiVersions) {
+      api_versions_seen.push_back(h.api_version);
+      if (h.api_version > api_versions_max) {
+        kafka::ApiVersionsResponse r;
+        r.error_code = static_cast<int16_t>(kafka::ErrorCode::UNSUPPORTED_VERSION);
+        r.api_keys = {{18, 0, api_versions_max}};
+        session->respond(h, kafka::encode(r, 0).value());
+        return;
+      }
+      kafka::ApiVersionsResponse r;
+      r.api_keys = api_versions;
+      session->respond(h, kafka::encode(r, h.api_version).value());
+      return;
+    }
+    requests.push_back(FakeRequest{session, h, std::move(body)});
+    if (on_request) on_request(requests.back());
+  }
+
+  boost::asio::io_context& io_;
+  boost::asio::ip::tcp::acceptor acceptor_;
+};
+
+}  // namespace kc::test
