@@ -56,18 +56,24 @@ bool is_flexible(ApiKey key, int16_t version);
 struct ApiVersionsRequest {
   std::string client_software_name = "kconnectd";
   std::string client_software_version = "0.1.0";
+
+  bool operator==(const ApiVersionsRequest&) const = default;
 };
 /// One row of ApiVersionsResponse.ApiKeys.
 struct ApiVersionRange {
   int16_t api_key = 0;
   int16_t min_version = 0;
   int16_t max_version = 0;
+
+  bool operator==(const ApiVersionRange&) const = default;
 };
 /// ApiVersionsResponse (key 18). Always read with response header v0.
 struct ApiVersionsResponse {
   int16_t error_code = 0;
   std::vector<ApiVersionRange> api_keys;
   int32_t throttle_time_ms = 0;  ///< v1+
+
+  bool operator==(const ApiVersionsResponse&) const = default;
 };
 
 // ------------------------------------------------------------ FindCoordinator
@@ -76,6 +82,8 @@ struct ApiVersionsResponse {
 struct FindCoordinatorRequest {
   std::string key;
   int8_t key_type = 0;
+
+  bool operator==(const FindCoordinatorRequest&) const = default;
 };
 /// One coordinator of FindCoordinatorResponse. For v0-3 the top-level fields
 /// are reported as a single entry whose key equals the request key.
@@ -86,12 +94,16 @@ struct Coordinator {
   int32_t port = -1;
   int16_t error_code = 0;
   std::optional<std::string> error_message;
+
+  bool operator==(const Coordinator&) const = default;
 };
 /// FindCoordinatorResponse (key 10). v0-3 fill `coordinators` with one entry
 /// built from the top-level ErrorCode/ErrorMessage/NodeId/Host/Port.
 struct FindCoordinatorResponse {
   int32_t throttle_time_ms = 0;  ///< v1+
   std::vector<Coordinator> coordinators;
+
+  bool operator==(const FindCoordinatorResponse&) const = default;
 };
 
 // ------------------------------------------------------------------ JoinGroup
@@ -99,6 +111,8 @@ struct FindCoordinatorResponse {
 struct JoinGroupProtocol {
   std::string name;
   Bytes metadata;
+
+  bool operator==(const JoinGroupProtocol&) const = default;
 };
 /// JoinGroupRequest (key 11).
 struct JoinGroupRequest {
@@ -110,12 +124,16 @@ struct JoinGroupRequest {
   std::string protocol_type;
   std::vector<JoinGroupProtocol> protocols;
   std::optional<std::string> reason;  ///< v8+ (ignorable)
+
+  bool operator==(const JoinGroupRequest&) const = default;
 };
 /// One member listed in the leader's JoinGroupResponse.
 struct JoinGroupMember {
   std::string member_id;
   std::optional<std::string> group_instance_id;  ///< v5+
   Bytes metadata;
+
+  bool operator==(const JoinGroupMember&) const = default;
 };
 /// JoinGroupResponse (key 11).
 struct JoinGroupResponse {
@@ -128,6 +146,8 @@ struct JoinGroupResponse {
   bool skip_assignment = false;  ///< v9+
   std::string member_id;
   std::vector<JoinGroupMember> members;
+
+  bool operator==(const JoinGroupResponse&) const = default;
 };
 
 // ------------------------------------------------------------------ SyncGroup
@@ -135,6 +155,8 @@ struct JoinGroupResponse {
 struct SyncGroupAssignment {
   std::string member_id;
   Bytes assignment;
+
+  bool operator==(const SyncGroupAssignment&) const = default;
 };
 /// SyncGroupRequest (key 14).
 struct SyncGroupRequest {
@@ -145,6 +167,8 @@ struct SyncGroupRequest {
   std::optional<std::string> protocol_type;      ///< v5+
   std::optional<std::string> protocol_name;      ///< v5+
   std::vector<SyncGroupAssignment> assignments;
+
+  bool operator==(const SyncGroupRequest&) const = default;
 };
 /// SyncGroupResponse (key 14).
 struct SyncGroupResponse {
@@ -153,6 +177,8 @@ struct SyncGroupResponse {
   std::optional<std::string> protocol_type;  ///< v5+
   std::optional<std::string> protocol_name;  ///< v5+
   Bytes assignment;
+
+  bool operator==(const SyncGroupResponse&) const = default;
 };
 
 // ------------------------------------------------------------------ Heartbeat
@@ -162,11 +188,15 @@ struct HeartbeatRequest {
   int32_t generation_id = -1;
   std::string member_id;
   std::optional<std::string> group_instance_id;  ///< v3+
+
+  bool operator==(const HeartbeatRequest&) const = default;
 };
 /// HeartbeatResponse (key 12).
 struct HeartbeatResponse {
   int32_t throttle_time_ms = 0;  ///< v1+
   int16_t error_code = 0;
+
+  bool operator==(const HeartbeatResponse&) const = default;
 };
 
 // ----------------------------------------------------------------- LeaveGroup
@@ -175,23 +205,31 @@ struct LeaveGroupMember {
   std::string member_id;
   std::optional<std::string> group_instance_id;
   std::optional<std::string> reason;  ///< v5+
+
+  bool operator==(const LeaveGroupMember&) const = default;
 };
 /// LeaveGroupRequest (key 13). v0-2 send members[0].member_id as MemberId.
 struct LeaveGroupRequest {
   std::string group_id;
   std::vector<LeaveGroupMember> members;
+
+  bool operator==(const LeaveGroupRequest&) const = default;
 };
 /// Per-member result of LeaveGroupResponse (v3+).
 struct LeaveGroupMemberResponse {
   std::string member_id;
   std::optional<std::string> group_instance_id;
   int16_t error_code = 0;
+
+  bool operator==(const LeaveGroupMemberResponse&) const = default;
 };
 /// LeaveGroupResponse (key 13).
 struct LeaveGroupResponse {
   int32_t throttle_time_ms = 0;  ///< v1+
   int16_t error_code = 0;
   std::vector<LeaveGroupMemberResponse> members;  ///< v3+
+
+  bool operator==(const LeaveGroupResponse&) const = default;
 };
 
 // ------------------------------------------------------------------ codecs
@@ -224,6 +262,8 @@ struct RequestHeader {
   int16_t api_version = 0;
   int32_t correlation_id = 0;
   std::optional<std::string> client_id;
+
+  bool operator==(const RequestHeader&) const = default;
 };
 
 /// Encodes header + body into one request frame WITH the int32 size prefix.
