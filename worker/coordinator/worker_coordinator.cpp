@@ -1,0 +1,328 @@
+// WorkerCoordinator: see worker_coordinator.h. Everything here runs on the
+// io_context thread except the public "any thread" entry points, which post.
+#include "worker/coordinator/worker_coordinator.h"
+
+#include <algorithm>
+#include <atomic>
+#include <set>
+#include <stdexcept>
+#include <utility>
+
+#include <boost/asio/post.hpp>
+#include <spdlog/spdlog.h>
+
+#include "protocol/connect/codec.h"
+
+namespace kc::coordinator {
+
+namespace asio = boost::asio;
+
+namespace {
+
+// The protocols a mode offers, most preferred first (reference 1).
+std::vector<ConnectProtocol> offered(ConnectProtocol mode) {
+  switch (mode) {
+    case ConnectProtocol::Sessioned:
+      return {ConnectProtocol::Sessioned, ConnectProtocol::Compatible, ConnectProtocol::Eager};
+    case ConnectProtocol::Compatible:
+      return {ConnectProtocol::Compatible, ConnectProtocol::Eager};
+    case ConnectProtocol::Eager:
+      return {ConnectProtocol::Eager};
+  }
+  return {ConnectProtocol::Eager};
+}
+
+bool cooperative(ConnectProtocol p) { return p != ConnectProtocol::Eager; }
+
+}  // namespace
+
+std::shared_ptr<WorkerCoordinator> WorkerCoordinator::create(asio::io_context& io, WorkerCoordinatorConfig config,
+                                                             WorkerCoordinatorCallbacks callbacks) {
+  if (!callbacks.config_offset || !callbacks.on_before_join || !callbacks.on_leader || !callbacks.on_assigned) {
+    throw std::invalid_argument(
+        "WorkerCoordinator: config_offset, on_before_join, on_leader and on_assigned are required");
+  }
+  std::shared_ptr<WorkerCoordinator> self(new WorkerCoordinator(io, std::move(config), std::move(callbacks)));
+  std::weak_ptr<WorkerCoordinator> w = self;
+  kafka::GroupMemberCallbacks cb;
+  cb.on_prepare_join = [w](const kafka::JoinPrepare& prep, kafka::JoinReady ready) {
+    if (auto s = w.lock()) s->on_prepare_join(prep, std::move(ready));
+  };
+  cb.on_assign = [w](const kafka::LeaderAssignmentInput& in, kafka::AssignmentReady ready) {
+    if (auto s = w.lock()) s->on_assign(in, std::move(ready));
+  };
+  cb.on_joined = [w](const kafka::JoinedGroup& j) {
+    if (auto s = w.lock()) s->on_joined(j);
+  };
+  cb.on_rebalance_started = [w](const kafka::RebalanceStarted& r) {
+    if (auto s = w.lock()) {
+      if (s->callbacks_.on_rebalance_started) s->callbacks_.on_rebalance_started(r);
+    }
+  };
+  cb.on_error = [w](const kafka::GroupError& e) {
+    if (auto s = w.lock()) s->on_error(e);
+  };
+  auto gcfg = self->config_.group;
+  gcfg.protocol_type = "connect";
+  self->member_ = kafka::GroupMember::create(io, std::move(gcfg), std::move(cb));
+  return self;
+}
+
+WorkerCoordinator::WorkerCoordinator(asio::io_context& io, WorkerCoordinatorConfig config,
+                                     WorkerCoordinatorCallbacks callbacks)
+    : io_(io),
+      config_(std::move(config)),
+      callbacks_(std::move(callbacks)),
+      current_protocol_(config_.protocol),
+      loss_timer_(io) {}
+
+WorkerCoordinator::~WorkerCoordinator() = default;
+
+void WorkerCoordinator::start() { member_->start(); }
+
+void WorkerCoordinator::request_rejoin(std::string reason) { member_->request_rejoin(std::move(reason)); }
+
+void WorkerCoordinator::leave(std::string reason, std::function<void()> done) {
+  asio::post(io_, [w = weak_from_this(), reason = std::move(reason), done = std::move(done)]() mutable {
+    auto self = w.lock();
+    if (!self) {
+      if (done) done();
+      return;
+    }
+    self->loss_timer_.cancel();
+    self->member_->leave(reason, [done = std::move(done), url = self->config_.url](
+                                     std::optional<kafka::GroupError> err) {
+      if (err) {
+        spdlog::warn("worker {}: LeaveGroup failed: {}", url, err->to_string());
+      } else {
+        spdlog::info("worker {}: left the group", url);
+      }
+      if (done) done();
+    });
+  });
+}
+
+void WorkerCoordinator::stop() {
+  asio::post(io_, [w = weak_from_this()] {
+    if (auto self = w.lock()) self->loss_timer_.cancel();
+  });
+  member_->stop();
+}
+
+CoordinatorStatus WorkerCoordinator::status() const {
+  CoordinatorStatus s;
+  s.state = member_->state();
+  s.generation = last_completed_generation_;
+  s.member_id = member_id_;
+  s.leader_id = leader_id_;
+  s.protocol = selected_;
+  s.fatal = fatal_;
+  s.fatal_message = fatal_message_;
+  return s;
+}
+
+std::vector<kafka::JoinGroupProtocol> WorkerCoordinator::build_protocols(ConnectProtocol mode, const std::string& url,
+                                                                         int64_t config_offset,
+                                                                         const std::optional<Assignment>& snapshot) {
+  std::vector<kafka::JoinGroupProtocol> out;
+  for (ConnectProtocol p : offered(mode)) {
+    WorkerMetadata md;
+    md.version = connect::protocol_version(p);
+    md.url = url;
+    md.config_offset = config_offset;
+    if (p != ConnectProtocol::Eager) md.allocation = snapshot;
+    auto bytes = connect::encode_metadata(md);
+    if (!bytes) {
+      // Only an over-long URL or name can fail; offer the protocol with an
+      // allocation-less metadata rather than not at all.
+      spdlog::error("cannot encode {} metadata: {}", connect::protocol_name(p), bytes.error().to_string());
+      md.allocation.reset();
+      bytes = connect::encode_metadata(md);
+      if (!bytes) continue;
+    }
+    out.push_back(kafka::JoinGroupProtocol{connect::protocol_name(p), std::move(bytes.value())});
+  }
+  return out;
+}
+
+Assignment WorkerCoordinator::merge_assignment(const std::optional<Assignment>& old, const Assignment& received,
+                                               ConnectProtocol protocol) {
+  Assignment out = received;
+  if (!cooperative(protocol) || !old) {
+    // De-duplicate only.
+    std::set<std::string> cs(out.connectors.begin(), out.connectors.end());
+    std::set<ConnectorTaskId> ts(out.tasks.begin(), out.tasks.end());
+    out.connectors.assign(cs.begin(), cs.end());
+    out.tasks.assign(ts.begin(), ts.end());
+    return out;
+  }
+  std::set<std::string> cs(old->connectors.begin(), old->connectors.end());
+  std::set<ConnectorTaskId> ts(old->tasks.begin(), old->tasks.end());
+  for (const auto& c : received.revoked_connectors) cs.erase(c);
+  for (const auto& t : received.revoked_tasks) ts.erase(t);
+  cs.insert(received.connectors.begin(), received.connectors.end());
+  ts.insert(received.tasks.begin(), received.tasks.end());
+  out.connectors.assign(cs.begin(), cs.end());
+  out.tasks.assign(ts.begin(), ts.end());
+  return out;
+}
+
+void WorkerCoordinator::on_prepare_join(const kafka::JoinPrepare& prep, kafka::JoinReady ready) {
+  BeforeJoin bj;
+  bj.new_rebalance = prep.new_rebalance;
+  bj.reason = prep.reason;
+  // Eager: stop everything before JoinGroup (Connect's onJoinPrepare). A
+  // failed snapshot (CONFIG_MISMATCH) holds nothing to stop.
+  if (current_protocol_ == ConnectProtocol::Eager && prep.new_rebalance && snapshot_ && snapshot_->error == 0) {
+    bj.revoke_all = true;
+    bj.connectors = snapshot_->connectors;
+    bj.tasks = snapshot_->tasks;
+    spdlog::info("worker {}: eager rebalance: revoking all {} connectors and {} tasks before JoinGroup",
+                 config_.url, bj.connectors.size(), bj.tasks.size());
+    // The next JoinGroup reports nothing owned.
+    snapshot_.reset();
+  }
+  auto proceed = [w = weak_from_this(), ready = std::move(ready), &io = io_]() mutable {
+    asio::post(io, [w, ready = std::move(ready)]() mutable {
+      auto self = w.lock();
+      if (!self) return;
+      // Metadata is rebuilt on every send (4.2): current offset + snapshot.
+      ready(build_protocols(self->config_.protocol, self->config_.url, self->callbacks_.config_offset(),
+                            self->snapshot_));
+    });
+  };
+  callbacks_.on_before_join(bj, std::move(proceed));
+}
+
+void WorkerCoordinator::on_assign(const kafka::LeaderAssignmentInput& in, kafka::AssignmentReady ready) {
+  auto proto = connect::protocol_from_name(in.protocol);
+  if (!proto) {
+    // Cannot happen with Connect members (we only offer our own names).
+    spdlog::error("worker {}: broker selected unknown protocol '{}'", config_.url, in.protocol);
+    ready({});
+    return;
+  }
+  LeaderRound round;
+  round.generation = in.generation;
+  round.leader_id = in.member_id;
+  round.leader_url = config_.url;
+  round.protocol = *proto;
+  round.last_completed_generation = last_completed_generation_;
+  for (const auto& m : in.members) {
+    auto md = *proto == ConnectProtocol::Eager ? connect::decode_metadata_v0(m.metadata)
+                                               : connect::decode_metadata(m.metadata);
+    if (!md) {
+      spdlog::warn("worker {}: leader skips member {} with undecodable metadata: {}", config_.url, m.member_id,
+                   md.error().to_string());
+      continue;
+    }
+    round.members.push_back(MemberMetadata{m.member_id, std::move(md.value())});
+  }
+  const int16_t version = connect::protocol_version(*proto);
+  auto done = [ready = std::move(ready), version, url = config_.url](
+                  std::vector<std::pair<std::string, Assignment>> assignments) mutable {
+    std::vector<kafka::SyncGroupAssignment> out;
+    out.reserve(assignments.size());
+    for (auto& [member, a] : assignments) {
+      a.version = version;
+      auto bytes = connect::encode_assignment(a);
+      if (!bytes) {
+        spdlog::error("worker {}: cannot encode assignment for {}: {}", url, member, bytes.error().to_string());
+        continue;
+      }
+      out.push_back(kafka::SyncGroupAssignment{member, std::move(bytes.value())});
+    }
+    ready(std::move(out));
+  };
+  callbacks_.on_leader(round, std::move(done));
+}
+
+void WorkerCoordinator::on_joined(const kafka::JoinedGroup& joined) {
+  loss_timer_.cancel();
+  AssignedEvent ev;
+  ev.generation = joined.generation;
+  ev.member_id = joined.member_id;
+  ev.is_leader = joined.is_leader;
+  auto proto = connect::protocol_from_name(joined.protocol);
+  ev.protocol = proto.value_or(ConnectProtocol::Eager);
+  // Every assignment is read with the V1 reader, whatever was selected (4.3).
+  auto decoded = connect::decode_assignment(joined.assignment);
+  if (!decoded) {
+    spdlog::error("worker {} gen {}: undecodable assignment ({} bytes): {}; rejoining", config_.url,
+                  joined.generation, joined.assignment.size(), decoded.error().to_string());
+    ev.decoded = false;
+    ev.received.error = static_cast<int16_t>(connect::AssignmentError::ConfigMismatch);
+  } else {
+    ev.received = std::move(decoded.value());
+  }
+  current_protocol_ = ev.protocol;
+  selected_ = ev.protocol;
+  member_id_ = joined.member_id;
+  leader_id_ = joined.leader_id;
+  if (ev.received.error != 0) {
+    // Failed assignment: keep owning what we own (cooperative), but record
+    // the failure so the metadata and the herder see it.
+    Assignment failed = snapshot_.value_or(Assignment{});
+    failed.error = ev.received.error;
+    failed.config_offset = ev.received.config_offset;
+    failed.leader = ev.received.leader;
+    failed.leader_url = ev.received.leader_url;
+    failed.revoked_connectors.clear();
+    failed.revoked_tasks.clear();
+    failed.delay_ms = 0;
+    if (!cooperative(ev.protocol)) {
+      failed.connectors.clear();
+      failed.tasks.clear();
+    }
+    ev.snapshot = failed;
+  } else {
+    ev.snapshot = merge_assignment(snapshot_, ev.received, ev.protocol);
+  }
+  snapshot_ = ev.snapshot;
+  last_completed_generation_ = joined.generation;
+  spdlog::info(
+      "worker {} gen {}: joined as {} (protocol {}, leader {}): +{} connectors +{} tasks, -{} connectors -{} "
+      "tasks, delay {} ms, config offset {}, error {}; owns {} connectors, {} tasks",
+      config_.url, joined.generation, joined.is_leader ? "leader" : "follower", joined.protocol, joined.leader_id,
+      ev.received.connectors.size(), ev.received.tasks.size(), ev.received.revoked_connectors.size(),
+      ev.received.revoked_tasks.size(), ev.received.delay_ms, ev.received.config_offset, ev.received.error,
+      ev.snapshot.connectors.size(), ev.snapshot.tasks.size());
+  callbacks_.on_assigned(ev);
+  if (!ev.decoded) request_rejoin("undecodable assignment");
+}
+
+void WorkerCoordinator::on_error(const kafka::GroupError& error) {
+  if (error.fatal) {
+    fatal_ = true;
+    fatal_message_ = error.to_string();
+    spdlog::error("worker {}: fatal group error: {}", config_.url, error.to_string());
+  } else {
+    spdlog::warn("worker {}: group error: {}", config_.url, error.to_string());
+  }
+  if (!error.fatal && error.action == kafka::ErrorAction::RediscoverCoordinator && snapshot_ &&
+      snapshot_->error == 0 && (!snapshot_->connectors.empty() || !snapshot_->tasks.empty())) {
+    // Coordinator-loss safety (4.2): give discovery one heartbeat interval.
+    const uint64_t epoch = ++loss_epoch_;
+    loss_timer_.expires_after(config_.group.heartbeat_interval);
+    loss_timer_.async_wait([w = weak_from_this(), epoch](const boost::system::error_code& ec) {
+      if (ec) return;
+      if (auto self = w.lock()) self->check_coordinator_lost(epoch);
+    });
+  }
+  if (callbacks_.on_error) callbacks_.on_error(error);
+}
+
+void WorkerCoordinator::check_coordinator_lost(uint64_t epoch) {
+  if (epoch != loss_epoch_ || !snapshot_) return;
+  if (member_->state() != kafka::GroupState::Discovering) return;
+  spdlog::warn(
+      "worker {}: coordinator not found again within heartbeat.interval.ms; revoking the whole assignment "
+      "({} connectors, {} tasks) to avoid running tasks while not a member of the group",
+      config_.url, snapshot_->connectors.size(), snapshot_->tasks.size());
+  auto connectors = snapshot_->connectors;
+  auto tasks = snapshot_->tasks;
+  snapshot_.reset();
+  if (callbacks_.on_revoke_all) callbacks_.on_revoke_all(std::move(connectors), std::move(tasks));
+}
+
+}  // namespace kc::coordinator
