@@ -1,0 +1,749 @@
+// RestServer end to end: a fake in-memory HerderApi, the real server on an
+// ephemeral port, and a tiny blocking HTTP/1.1 client on POSIX sockets (kept
+// free of Beast so this file compiles quickly).
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "worker/rest/herder_api.h"
+#include "worker/rest/rest_server.h"
+
+using namespace kc::rest;
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// Fake herder: in-memory connectors; replies from its own thread (as the real
+// herder will), optionally after a delay; can play a follower.
+// ---------------------------------------------------------------------------
+class FakeHerder : public HerderApi {
+ public:
+  FakeHerder() : thread_([this] { loop(); }) {}
+  ~FakeHerder() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+  // --- knobs (set before requests) ---
+  std::string not_leader_url;        // non-empty: writes answer not_leader(url)
+  bool leader_unknown = false;       // writes answer not_leader("")
+  bool hang = false;                 // never answer (request timeout test)
+  std::atomic<int> delay_ms{0};      // delay every reply by this much
+  Health health_value{HealthStatus::Healthy, "Worker has completed startup and is ready to handle requests."};
+  bool hang_health = false;
+
+  // --- state ---
+  std::map<std::string, ConnectorInfo> connectors;
+  std::map<std::string, TargetState> targets;
+  std::vector<std::string> calls;  // "put c1", "delete c1", ... (what landed here)
+  std::vector<RestartRequest> restarts;
+  bool last_plugins_connectors_only = false;
+
+  std::vector<std::string> calls_snapshot() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return calls;
+  }
+  bool has_connector(const std::string& name) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return connectors.count(name) > 0;
+  }
+
+  void list_connectors(Callback<std::vector<std::string>> cb) override {
+    run([this, cb] {
+      std::vector<std::string> names;
+      for (auto it = connectors.rbegin(); it != connectors.rend(); ++it) names.push_back(it->first);  // unsorted
+      cb(names);
+    });
+  }
+  void connector_info(const std::string& name, Callback<ConnectorInfo> cb) override {
+    run([this, name, cb] {
+      auto it = connectors.find(name);
+      if (it == connectors.end()) return cb(RestError::connector_not_found(name));
+      cb(it->second);
+    });
+  }
+  void connector_config(const std::string& name, Callback<ConnectorConfig> cb) override {
+    run([this, name, cb] {
+      auto it = connectors.find(name);
+      if (it == connectors.end()) return cb(RestError::connector_not_found(name));
+      cb(it->second.config);
+    });
+  }
+  void put_connector_config(PutConnectorRequest req, Callback<PutConnectorResult> cb) override {
+    run([this, req, cb] {
+      if (auto e = write_check()) return cb(*e);
+      calls.push_back("put " + req.name);
+      bool exists = connectors.count(req.name) > 0;
+      if (exists && !req.allow_replace) return cb(RestError::already_exists(req.name));
+      auto cls = req.config.find("connector.class");
+      if (cls == req.config.end() || cls->second == "NoSuchClass") {
+        return cb(RestError::bad_request(
+            "Connector configuration is invalid and contains the following 1 error(s):\n"
+            "Invalid value for configuration connector.class: Class could not be found.\n"));
+      }
+      ConnectorInfo info{req.name, req.config, {{req.name, 0}, {req.name, 1}},
+                         cls->second.find("Sink") != std::string::npos ? ConnectorType::Sink : ConnectorType::Source};
+      connectors[req.name] = info;
+      targets[req.name] = req.initial_state.value_or(TargetState::Started);
+      cb(PutConnectorResult{!exists, info});
+    });
+  }
+  void delete_connector(const std::string& name, Callback<Done> cb) override {
+    run([this, name, cb] {
+      if (auto e = write_check()) return cb(*e);
+      calls.push_back("delete " + name);
+      if (connectors.erase(name) == 0) return cb(RestError::connector_not_found(name));
+      cb(Done{});
+    });
+  }
+  void connector_status(const std::string& name, Callback<ConnectorStateInfo> cb) override {
+    run([this, name, cb] {
+      auto it = connectors.find(name);
+      if (it == connectors.end()) return cb(RestError::not_found("No status found for connector " + name));
+      ConnectorStateInfo s{name, {ConnectState::Running, "w1:8083", ""},
+                           {{1, ConnectState::Failed, "w2:8083", "java.lang.Boom"},
+                            {0, ConnectState::Running, "w1:8083", ""}},
+                           it->second.type};
+      cb(s);
+    });
+  }
+  void task_configs(const std::string& name, Callback<std::vector<TaskInfo>> cb) override {
+    run([this, name, cb] {
+      auto it = connectors.find(name);
+      if (it == connectors.end()) return cb(RestError::connector_not_found(name));
+      std::vector<TaskInfo> out;
+      for (const auto& t : it->second.tasks) out.push_back(TaskInfo{t, {{"task.class", "T"}}});
+      cb(out);
+    });
+  }
+  void task_status(const TaskId& id, Callback<TaskStatus> cb) override {
+    run([this, id, cb] {
+      auto it = connectors.find(id.connector);
+      if (it == connectors.end() || id.task < 0 || id.task >= static_cast<int32_t>(it->second.tasks.size())) {
+        return cb(RestError::not_found("No status found for task " + id.connector + "-" + std::to_string(id.task)));
+      }
+      cb(TaskStatus{id.task, ConnectState::Running, "w1:8083", ""});
+    });
+  }
+  void restart_connector(const std::string& name, RestartRequest req,
+                         Callback<std::optional<ConnectorStateInfo>> cb) override {
+    run([this, name, req, cb] {
+      if (!req.plain()) {
+        if (auto e = write_check()) return cb(*e);
+      }
+      calls.push_back("restart " + name);
+      restarts.push_back(req);
+      auto it = connectors.find(name);
+      if (it == connectors.end()) return cb(RestError::connector_not_found(name));
+      if (req.plain()) return cb(std::optional<ConnectorStateInfo>{});
+      ConnectorStateInfo plan{name, {ConnectState::Restarting, "w1:8083", ""},
+                              {{0, ConnectState::Restarting, "w1:8083", ""}}, it->second.type};
+      cb(std::optional<ConnectorStateInfo>(plan));
+    });
+  }
+  void restart_task(const TaskId& id, Callback<Done> cb) override {
+    run([this, id, cb] {
+      calls.push_back("restart-task " + id.connector + "-" + std::to_string(id.task));
+      auto it = connectors.find(id.connector);
+      if (it == connectors.end() || id.task >= static_cast<int32_t>(it->second.tasks.size())) {
+        return cb(RestError::not_found("Task " + id.connector + "-" + std::to_string(id.task) + " not found"));
+      }
+      cb(Done{});
+    });
+  }
+  void set_target_state(const std::string& name, TargetState state, Callback<Done> cb) override {
+    run([this, name, state, cb] {
+      if (state == TargetState::Stopped) {
+        if (auto e = write_check()) return cb(*e);
+      }
+      if (!connectors.count(name)) return cb(RestError::connector_not_found(name));
+      targets[name] = state;
+      cb(Done{});
+    });
+  }
+  void connector_plugins(bool connectors_only, Callback<std::vector<PluginInfo>> cb) override {
+    run([this, connectors_only, cb] {
+      last_plugins_connectors_only = connectors_only;
+      std::vector<PluginInfo> out{{"kc.FileStreamSource", PluginType::Source, "0.1.0"},
+                                  {"kc.FileStreamSink", PluginType::Sink, "0.1.0"}};
+      if (!connectors_only) out.push_back({"kc.JsonConverter", PluginType::Converter, ""});
+      cb(out);
+    });
+  }
+  void health(Callback<Health> cb) override {
+    if (hang_health) return;
+    run([this, cb] { cb(health_value); });
+  }
+  void worker_info(Callback<WorkerInfo> cb) override {
+    run([cb] { cb(WorkerInfo{"w1:8083", "http://w1:8083/", "cluster-xyz"}); });
+  }
+
+ private:
+  std::optional<RestError> write_check() {
+    if (leader_unknown) return RestError::not_leader("");
+    if (!not_leader_url.empty()) return RestError::not_leader(not_leader_url);
+    return std::nullopt;
+  }
+
+  void run(std::function<void()> fn) {
+    if (hang) return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      queue_.push_back(std::move(fn));
+    }
+    cv_.notify_all();
+  }
+
+  void loop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+      if (stop_) return;
+      auto fn = std::move(queue_.front());
+      queue_.pop_front();
+      int d = delay_ms.load();
+      if (d > 0) {
+        lock.unlock();
+        std::this_thread::sleep_for(std::chrono::milliseconds(d));
+        lock.lock();
+      }
+      fn();  // runs under mu_: state is only touched here and in the *_snapshot helpers
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> queue_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+// ---------------------------------------------------------------------------
+// Minimal blocking HTTP/1.1 client
+// ---------------------------------------------------------------------------
+struct HttpResult {
+  int status = 0;
+  std::map<std::string, std::string> headers;  // lower-case names
+  std::string body;
+  json j() const { return body.empty() ? json() : json::parse(body); }
+  std::string header(const std::string& name) const {
+    auto it = headers.find(name);
+    return it == headers.end() ? "" : it->second;
+  }
+};
+
+class Conn {
+ public:
+  explicit Conn(uint16_t port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(fd_ >= 0);
+    timeval tv{5, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  }
+  ~Conn() { ::close(fd_); }
+  Conn(const Conn&) = delete;
+  Conn& operator=(const Conn&) = delete;
+
+  void send(const std::string& data) {
+    size_t off = 0;
+    while (off < data.size()) {
+      ssize_t n = ::send(fd_, data.data() + off, data.size() - off, MSG_NOSIGNAL);
+      if (n <= 0) return;  // peer closed; the test reads what it got
+      off += static_cast<size_t>(n);
+    }
+  }
+
+  /// Reads one response (Content-Length framed). nullopt on EOF/timeout.
+  std::optional<HttpResult> read_response() {
+    size_t end;
+    while ((end = buf_.find("\r\n\r\n")) == std::string::npos) {
+      if (!fill()) return std::nullopt;
+    }
+    HttpResult r;
+    std::string head = buf_.substr(0, end);
+    buf_.erase(0, end + 4);
+    size_t line_end = head.find("\r\n");
+    std::string status_line = head.substr(0, line_end);
+    r.status = std::stoi(status_line.substr(9, 3));
+    size_t pos = line_end == std::string::npos ? head.size() : line_end + 2;
+    while (pos < head.size()) {
+      size_t e = head.find("\r\n", pos);
+      if (e == std::string::npos) e = head.size();
+      std::string line = head.substr(pos, e - pos);
+      auto colon = line.find(':');
+      std::string name = line.substr(0, colon);
+      for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      std::string value = line.substr(colon + 1);
+      while (!value.empty() && value.front() == ' ') value.erase(0, 1);
+      r.headers[name] = value;
+      pos = e + 2;
+    }
+    size_t len = r.headers.count("content-length") ? std::stoul(r.headers["content-length"]) : 0;
+    while (buf_.size() < len) {
+      if (!fill()) return std::nullopt;
+    }
+    r.body = buf_.substr(0, len);
+    buf_.erase(0, len);
+    return r;
+  }
+
+  /// True when the server closed the connection (EOF) within the receive timeout.
+  bool closed_by_peer() {
+    char c;
+    ssize_t n = ::recv(fd_, &c, 1, 0);
+    return n == 0;
+  }
+
+ private:
+  bool fill() {
+    char tmp[4096];
+    ssize_t n = ::recv(fd_, tmp, sizeof tmp, 0);
+    if (n <= 0) return false;
+    buf_.append(tmp, static_cast<size_t>(n));
+    return true;
+  }
+  int fd_ = -1;
+  std::string buf_;
+};
+
+std::string raw(const std::string& method, const std::string& target, const std::string& body = "",
+                bool keep_alive = false, const std::string& extra_headers = "") {
+  std::string s = method + " " + target + " HTTP/1.1\r\nHost: localhost\r\n";
+  if (!keep_alive) s += "Connection: close\r\n";
+  if (!body.empty()) s += "Content-Type: application/json\r\n";
+  s += "Content-Length: " + std::to_string(body.size()) + "\r\n" + extra_headers + "\r\n" + body;
+  return s;
+}
+
+HttpResult request(uint16_t port, const std::string& method, const std::string& target, const std::string& body = "",
+                   const std::string& extra_headers = "") {
+  Conn c(port);
+  c.send(raw(method, target, body, false, extra_headers));
+  auto r = c.read_response();
+  REQUIRE(r.has_value());
+  return *r;
+}
+
+RestServerOptions test_options() {
+  RestServerOptions o;
+  o.listeners = {"http://127.0.0.1:0"};
+  o.io_timeout = 2000ms;
+  o.request_timeout = 2000ms;
+  o.health_timeout = 300ms;
+  o.forward_timeout = 2000ms;
+  o.version = "9.9.9";
+  o.commit = "abc123";
+  return o;
+}
+
+struct Server {
+  FakeHerder herder;
+  RestServer server;
+  explicit Server(RestServerOptions o = test_options()) : server(std::move(o), herder) {
+    auto st = server.start();
+    REQUIRE(st.ok());
+    REQUIRE(server.port() != 0);
+  }
+  uint16_t port() const { return server.port(); }
+};
+
+const std::string kCreateC1 = R"({"name":"c1","config":{"connector.class":"kc.FileStreamSource","tasks.max":"2"}})";
+
+void check_error_body(const HttpResult& r, int code) {
+  INFO(r.body);
+  CHECK(r.status == code);
+  auto j = r.j();
+  CHECK(j["error_code"] == code);
+  CHECK(j["message"].is_string());
+}
+
+}  // namespace
+
+TEST_CASE("GET / reports version, commit and cluster id", "[rest]") {
+  Server s;
+  auto r = request(s.port(), "GET", "/");
+  CHECK(r.status == 200);
+  CHECK(r.header("content-type") == "application/json");
+  CHECK(r.j() == json{{"version", "9.9.9"}, {"commit", "abc123"}, {"kafka_cluster_id", "cluster-xyz"}});
+}
+
+TEST_CASE("create, read, update and delete a connector", "[rest]") {
+  Server s;
+  auto created = request(s.port(), "POST", "/connectors", kCreateC1);
+  REQUIRE(created.status == 201);
+  CHECK(created.header("location") == "/connectors/c1");
+  CHECK(created.j() == json::parse(R"({"name":"c1","config":{"connector.class":"kc.FileStreamSource",
+        "tasks.max":"2","name":"c1"},"tasks":[{"connector":"c1","task":0},{"connector":"c1","task":1}],
+        "type":"source"})"));
+
+  check_error_body(request(s.port(), "POST", "/connectors", kCreateC1), 409);
+
+  auto info = request(s.port(), "GET", "/connectors/c1");
+  CHECK(info.status == 200);
+  CHECK(info.j()["name"] == "c1");
+  CHECK(info.j()["tasks"].size() == 2);
+
+  auto cfg = request(s.port(), "GET", "/connectors/c1/config");
+  CHECK(cfg.status == 200);
+  CHECK(cfg.j() == json{{"connector.class", "kc.FileStreamSource"}, {"tasks.max", "2"}, {"name", "c1"}});
+
+  auto upd = request(s.port(), "PUT", "/connectors/c1/config", R"({"connector.class":"kc.FileStreamSource","tasks.max":"3"})");
+  CHECK(upd.status == 200);
+  CHECK(upd.header("location").empty());
+  CHECK(upd.j()["config"]["tasks.max"] == "3");
+
+  auto put_new = request(s.port(), "PUT", "/connectors/my%20sink-2/config", R"({"connector.class":"kc.FileStreamSink"})");
+  CHECK(put_new.status == 201);
+  CHECK(put_new.header("location") == "/connectors/my%20sink-2");
+  CHECK(put_new.j()["name"] == "my sink-2");
+  CHECK(put_new.j()["type"] == "sink");
+
+  check_error_body(request(s.port(), "PUT", "/connectors/c1/config", R"({"name":"other"})"), 400);
+
+  auto list = request(s.port(), "GET", "/connectors");
+  CHECK(list.status == 200);
+  CHECK(list.j() == json::array({"c1", "my sink-2"}));
+
+  auto del = request(s.port(), "DELETE", "/connectors/c1");
+  CHECK(del.status == 204);
+  CHECK(del.body.empty());
+  check_error_body(request(s.port(), "GET", "/connectors/c1"), 404);
+  check_error_body(request(s.port(), "DELETE", "/connectors/c1"), 404);
+}
+
+TEST_CASE("request validation answers 400 with Connect's error body", "[rest]") {
+  Server s;
+  auto bad = request(s.port(), "POST", "/connectors", "{\"name\": \"c1\", ");
+  check_error_body(bad, 400);
+  CHECK(bad.j()["message"].get<std::string>().find("Invalid JSON") != std::string::npos);
+  check_error_body(request(s.port(), "POST", "/connectors", ""), 400);
+  check_error_body(request(s.port(), "POST", "/connectors", R"({"config":{"connector.class":"X"}})"), 400);
+  check_error_body(request(s.port(), "POST", "/connectors", R"({"name":"c1","config":"x"})"), 400);
+  check_error_body(request(s.port(), "POST", "/connectors", R"({"name":"c1","config":{"name":"c2"}})"), 400);
+  auto unknown_class =
+      request(s.port(), "POST", "/connectors", R"({"name":"c1","config":{"connector.class":"NoSuchClass"}})");
+  check_error_body(unknown_class, 400);
+  CHECK(unknown_class.j()["message"].get<std::string>().find("connector.class") != std::string::npos);
+  check_error_body(request(s.port(), "GET", "/connectors/bad%zzname"), 400);
+  CHECK(s.herder.calls_snapshot() == std::vector<std::string>{"put c1"});  // only the valid-shaped one reached it
+}
+
+TEST_CASE("status, tasks and task status", "[rest]") {
+  Server s;
+  REQUIRE(request(s.port(), "POST", "/connectors", kCreateC1).status == 201);
+
+  auto st = request(s.port(), "GET", "/connectors/c1/status");
+  CHECK(st.status == 200);
+  CHECK(st.j() == json::parse(R"({"name":"c1","connector":{"state":"RUNNING","worker_id":"w1:8083"},
+        "tasks":[{"id":0,"state":"RUNNING","worker_id":"w1:8083"},
+                 {"id":1,"state":"FAILED","worker_id":"w2:8083","trace":"java.lang.Boom"}],"type":"source"})"));
+  check_error_body(request(s.port(), "GET", "/connectors/nope/status"), 404);
+
+  auto tasks = request(s.port(), "GET", "/connectors/c1/tasks");
+  CHECK(tasks.status == 200);
+  CHECK(tasks.j() == json::parse(R"([{"id":{"connector":"c1","task":0},"config":{"task.class":"T"}},
+                                     {"id":{"connector":"c1","task":1},"config":{"task.class":"T"}}])"));
+  check_error_body(request(s.port(), "GET", "/connectors/nope/tasks"), 404);
+
+  auto ts = request(s.port(), "GET", "/connectors/c1/tasks/1/status");
+  CHECK(ts.status == 200);
+  CHECK(ts.j() == json::parse(R"({"id":1,"state":"RUNNING","worker_id":"w1:8083"})"));
+  check_error_body(request(s.port(), "GET", "/connectors/c1/tasks/7/status"), 404);
+  check_error_body(request(s.port(), "GET", "/connectors/c1/tasks/x/status"), 404);
+}
+
+TEST_CASE("list connectors with expand=status and expand=info", "[rest]") {
+  Server s;
+  REQUIRE(request(s.port(), "POST", "/connectors", kCreateC1).status == 201);
+  REQUIRE(request(s.port(), "PUT", "/connectors/c2/config", R"({"connector.class":"kc.FileStreamSink"})").status == 201);
+
+  auto st = request(s.port(), "GET", "/connectors?expand=status");
+  CHECK(st.status == 200);
+  auto j = st.j();
+  REQUIRE(j.is_object());
+  CHECK(j.size() == 2);
+  CHECK(j["c1"]["status"]["connector"]["state"] == "RUNNING");
+  CHECK_FALSE(j["c1"].contains("info"));
+
+  auto both = request(s.port(), "GET", "/connectors?expand=info&expand=status&expand=bogus");
+  CHECK(both.status == 200);
+  CHECK(both.j()["c2"]["info"]["type"] == "sink");
+  CHECK(both.j()["c2"]["status"]["name"] == "c2");
+
+  auto empty = request(s.port(), "GET", "/connectors?expand=bogus");
+  CHECK(empty.j() == json::parse(R"({"c1":{},"c2":{}})"));
+}
+
+TEST_CASE("restart, pause, resume and stop", "[rest]") {
+  Server s;
+  REQUIRE(request(s.port(), "POST", "/connectors", kCreateC1).status == 201);
+
+  auto plain = request(s.port(), "POST", "/connectors/c1/restart");
+  CHECK(plain.status == 204);
+  auto with_tasks = request(s.port(), "POST", "/connectors/c1/restart?includeTasks=true&onlyFailed=TRUE");
+  CHECK(with_tasks.status == 202);
+  CHECK(with_tasks.j()["connector"]["state"] == "RESTARTING");
+  CHECK(with_tasks.j()["tasks"][0]["state"] == "RESTARTING");
+  check_error_body(request(s.port(), "POST", "/connectors/nope/restart"), 404);
+  CHECK(request(s.port(), "POST", "/connectors/c1/tasks/0/restart").status == 204);
+  check_error_body(request(s.port(), "POST", "/connectors/c1/tasks/9/restart"), 404);
+
+  CHECK(request(s.port(), "PUT", "/connectors/c1/pause").status == 202);
+  CHECK(request(s.port(), "PUT", "/connectors/c1/resume").status == 202);
+  CHECK(request(s.port(), "PUT", "/connectors/c1/stop").status == 204);
+  check_error_body(request(s.port(), "PUT", "/connectors/nope/pause"), 404);
+
+  auto calls = s.herder.calls_snapshot();
+  CHECK(std::count(calls.begin(), calls.end(), "restart c1") == 2);
+}
+
+TEST_CASE("connector plugins and health", "[rest]") {
+  Server s;
+  auto p = request(s.port(), "GET", "/connector-plugins");
+  CHECK(p.status == 200);
+  CHECK(p.j() == json::parse(R"([{"class":"kc.FileStreamSource","type":"source","version":"0.1.0"},
+                                 {"class":"kc.FileStreamSink","type":"sink","version":"0.1.0"}])"));
+  auto all = request(s.port(), "GET", "/connector-plugins?connectorsOnly=false");
+  CHECK(all.j().size() == 3);
+  CHECK(all.j()[2] == json::parse(R"({"class":"kc.JsonConverter","type":"converter"})"));
+
+  auto h = request(s.port(), "GET", "/health");
+  CHECK(h.status == 200);
+  CHECK(h.j()["status"] == "healthy");
+
+  s.herder.health_value = Health{HealthStatus::Starting, "Worker is still starting up."};
+  auto starting = request(s.port(), "GET", "/health");
+  CHECK(starting.status == 503);
+  CHECK(starting.j() == json{{"status", "starting"}, {"message", "Worker is still starting up."}});
+
+  s.herder.hang_health = true;
+  auto t0 = std::chrono::steady_clock::now();
+  auto hung = request(s.port(), "GET", "/health");
+  CHECK(hung.status == 500);
+  CHECK(hung.j()["status"] == "unhealthy");
+  CHECK(std::chrono::steady_clock::now() - t0 >= 250ms);
+}
+
+TEST_CASE("unknown path is 404, wrong method is 405", "[rest]") {
+  Server s;
+  check_error_body(request(s.port(), "GET", "/nope"), 404);
+  check_error_body(request(s.port(), "GET", "/connectors/c1/bogus"), 404);
+  auto m = request(s.port(), "DELETE", "/connectors");
+  check_error_body(m, 405);
+  CHECK(m.header("allow") == "GET, POST");
+  check_error_body(request(s.port(), "POST", "/connectors/c1/pause"), 405);
+  check_error_body(request(s.port(), "GET", "/connectors/c1/restart"), 405);
+  CHECK(request(s.port(), "GET", "/connectors/").status == 200);  // trailing slash tolerated
+}
+
+TEST_CASE("body over the limit is rejected with 413", "[rest]") {
+  auto o = test_options();
+  o.body_limit = 1024;
+  Server s(o);
+  Conn c(s.port());
+  std::string big(64 * 1024, 'x');
+  c.send("POST /connectors HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
+         std::to_string(big.size()) + "\r\n\r\n" + big);
+  auto r = c.read_response();
+  REQUIRE(r.has_value());
+  check_error_body(*r, 413);
+  CHECK(r->header("connection") == "close");
+  CHECK(c.closed_by_peer());
+  // The default limit is 1 MiB.
+  CHECK(RestServerOptions{}.body_limit == 1024 * 1024);
+}
+
+TEST_CASE("keep-alive and bounded pipelining keep responses in order", "[rest]") {
+  Server s;
+  REQUIRE(request(s.port(), "POST", "/connectors", kCreateC1).status == 201);
+  Conn c(s.port());
+  c.send(raw("GET", "/connectors/c1", "", true));
+  auto r1 = c.read_response();
+  REQUIRE(r1.has_value());
+  CHECK(r1->status == 200);
+  // Ten pipelined requests in one write (more than pipeline_limit = 8);
+  // the herder replies slowly and they must come back in order.
+  s.herder.delay_ms = 5;
+  std::string batch;
+  for (int i = 0; i < 10; ++i) {
+    batch += raw("GET", i % 2 == 0 ? "/connectors/c1/status" : "/connectors/none", "", true);
+  }
+  c.send(batch);
+  for (int i = 0; i < 10; ++i) {
+    auto r = c.read_response();
+    REQUIRE(r.has_value());
+    CHECK(r->status == (i % 2 == 0 ? 200 : 404));
+  }
+  c.send(raw("GET", "/", "", false));
+  auto last = c.read_response();
+  REQUIRE(last.has_value());
+  CHECK(last->status == 200);
+  CHECK(c.closed_by_peer());
+}
+
+TEST_CASE("connection deadline and request deadline", "[rest]") {
+  auto o = test_options();
+  o.io_timeout = 200ms;
+  o.request_timeout = 300ms;
+  Server s(o);
+  {
+    Conn idle(s.port());
+    auto t0 = std::chrono::steady_clock::now();
+    CHECK(idle.closed_by_peer());  // nothing sent: closed after io_timeout
+    CHECK(std::chrono::steady_clock::now() - t0 < 3s);
+  }
+  {
+    Conn slow(s.port());
+    slow.send("GET /connectors HTTP/1.1\r\nHost: x\r\n");  // never finishes the headers
+    CHECK(slow.closed_by_peer());
+  }
+  s.herder.hang = true;
+  auto r = request(s.port(), "GET", "/connectors");
+  check_error_body(r, 500);
+  CHECK(r.j()["message"] == "Request timed out");
+}
+
+TEST_CASE("add_route registers extra routes with patterns", "[rest]") {
+  Server s;
+  s.server.add_route(Method::Get, "/metrics", [](const RestRequest&, Responder r) {
+    RestResponse out;
+    out.body = "kc_up 1\n";
+    out.content_type = "text/plain; version=0.0.4";
+    r(out);
+  });
+  s.server.add_route(Method::Get, "/rebalances/{id}", [](const RestRequest& req, Responder r) {
+    std::thread([r, id = req.params.at("id")] { r(RestResponse::json(200, json{{"id", id}}.dump())); }).detach();
+  });
+  s.server.add_route(Method::Get, "/debug/*", [](const RestRequest& req, Responder r) {
+    r(RestResponse::json(200, json{{"rest", req.params.at("*")}, {"q", req.query_value("x").value_or("")}}.dump()));
+  });
+  auto m = request(s.port(), "GET", "/metrics");
+  CHECK(m.status == 200);
+  CHECK(m.header("content-type") == "text/plain; version=0.0.4");
+  CHECK(m.body == "kc_up 1\n");
+  CHECK(request(s.port(), "GET", "/rebalances/a%20b").j() == json{{"id", "a b"}});
+  CHECK(request(s.port(), "GET", "/debug/x/y?x=1+2").j() == json{{"rest", "x/y"}, {"q", "1 2"}});
+  check_error_body(request(s.port(), "POST", "/metrics"), 405);
+}
+
+TEST_CASE("a follower forwards writes to the leader", "[rest][forward]") {
+  Server leader;
+  Server follower;
+  follower.herder.not_leader_url = leader.server.url();
+
+  auto created = request(follower.port(), "POST", "/connectors", kCreateC1);
+  CHECK(created.status == 201);
+  CHECK(created.header("location") == "/connectors/c1");
+  CHECK(created.j()["name"] == "c1");
+  CHECK(leader.herder.has_connector("c1"));
+  CHECK_FALSE(follower.herder.has_connector("c1"));
+
+  // Errors from the leader are relayed as they are.
+  check_error_body(request(follower.port(), "POST", "/connectors", kCreateC1), 409);
+  auto restart = request(follower.port(), "POST", "/connectors/c1/restart?includeTasks=true");
+  CHECK(restart.status == 202);
+  REQUIRE_FALSE(leader.herder.restarts.empty());
+  CHECK(leader.herder.restarts.back().include_tasks);
+  CHECK(request(follower.port(), "PUT", "/connectors/c1/stop").status == 204);
+  CHECK(request(follower.port(), "DELETE", "/connectors/c1").status == 204);
+  CHECK_FALSE(leader.herder.has_connector("c1"));
+  // Reads are answered locally.
+  check_error_body(request(follower.port(), "GET", "/connectors/c1"), 404);
+}
+
+TEST_CASE("forwarding copies Authorization, sets forward=, and is bounded to two hops", "[rest][forward]") {
+  Server a;
+  Server b;
+  // b records what arrives on DELETE (extra routes win over built-in ones).
+  b.server.add_route(Method::Delete, "/connectors/{connector}", [](const RestRequest& req, Responder r) {
+    r(RestResponse::json(200, json{{"target", req.target},
+                                   {"auth", req.authorization},
+                                   {"connector", req.params.at("connector")}}.dump()));
+  });
+  a.herder.not_leader_url = b.server.url();
+  auto echoed = request(a.port(), "DELETE", "/connectors/my%20c?x=1&forward=bogus_removed_later",
+                        "", "Authorization: Basic dXNlcjpwdw==\r\n");
+  // forward=bogus counts as "false": this would be a third hop → 409.
+  check_error_body(echoed, 409);
+  auto ok = request(a.port(), "DELETE", "/connectors/my%20c?x=1", "", "Authorization: Basic dXNlcjpwdw==\r\n");
+  CHECK(ok.status == 200);
+  CHECK(ok.j()["target"] == "/connectors/my%20c?x=1&forward=true");
+  CHECK(ok.j()["auth"] == "Basic dXNlcjpwdw==");
+  CHECK(ok.j()["connector"] == "my c");
+
+  // Two workers that each think the other is the leader: a → b (forward=true),
+  // b → a (forward=false), a refuses to forward again → 409.
+  Server c;
+  Server d;
+  c.herder.not_leader_url = d.server.url();
+  d.herder.not_leader_url = c.server.url();
+  auto loop = request(c.port(), "PUT", "/connectors/x/config", R"({"connector.class":"kc.FileStreamSource"})");
+  check_error_body(loop, 409);
+  CHECK(loop.j()["message"] == "Cannot complete request because of a conflicting operation (e.g. worker rebalance)");
+  CHECK(c.herder.calls_snapshot().empty());
+  CHECK(d.herder.calls_snapshot().empty());
+}
+
+TEST_CASE("forwarding with no known leader or a dead leader", "[rest][forward]") {
+  Server s;
+  s.herder.leader_unknown = true;
+  auto r = request(s.port(), "POST", "/connectors", kCreateC1);
+  check_error_body(r, 409);
+  CHECK(r.j()["message"].get<std::string>().find("no known leader URL") != std::string::npos);
+
+  s.herder.leader_unknown = false;
+  s.herder.not_leader_url = "http://127.0.0.1:1/";  // nothing listens on port 1
+  auto dead = request(s.port(), "DELETE", "/connectors/c1");
+  check_error_body(dead, 500);
+  CHECK(dead.j()["message"].get<std::string>().find("IO Error trying to forward REST request") != std::string::npos);
+}
+
+TEST_CASE("start fails cleanly on bad listeners", "[rest]") {
+  FakeHerder h;
+  {
+    RestServerOptions o = test_options();
+    o.listeners = {"https://127.0.0.1:0"};
+    RestServer s(o, h);
+    CHECK_FALSE(s.start().ok());
+  }
+  {
+    RestServerOptions o = test_options();
+    o.listeners = {"nonsense"};
+    RestServer s(o, h);
+    CHECK_FALSE(s.start().ok());
+  }
+  {
+    Server first;
+    RestServerOptions o = test_options();
+    o.listeners = {"http://127.0.0.1:" + std::to_string(first.port())};
+    RestServer s(o, h);
+    auto st = s.start();
+    CHECK_FALSE(st.ok());
+  }
+}

@@ -1,0 +1,118 @@
+// Pure helpers of worker/rest: URL parsing/decoding and the JSON shapes.
+#include <catch2/catch.hpp>
+
+#include "worker/rest/json_codec.h"
+#include "worker/rest/url.h"
+
+using namespace kc::rest;
+using nlohmann::json;
+
+TEST_CASE("parse_http_url handles listener and leader URLs", "[rest][url]") {
+  auto a = parse_http_url("http://0.0.0.0:8083");
+  REQUIRE(a.ok());
+  CHECK(a->scheme == "http");
+  CHECK(a->host == "0.0.0.0");
+  CHECK(a->port == 8083);
+  CHECK(a->base_path.empty());
+
+  auto b = parse_http_url("http://:8083");
+  REQUIRE(b.ok());
+  CHECK(b->host == "0.0.0.0");
+
+  auto c = parse_http_url("http://w1:8083/");
+  REQUIRE(c.ok());
+  CHECK(c->host == "w1");
+  CHECK(c->base_path.empty());
+
+  auto d = parse_http_url("http://[::1]:0/prefix/");
+  REQUIRE(d.ok());
+  CHECK(d->host == "::1");
+  CHECK(d->port == 0);
+  CHECK(d->base_path == "/prefix");
+
+  auto e = parse_http_url("HTTPS://host");
+  REQUIRE(e.ok());
+  CHECK(e->scheme == "https");
+  CHECK(e->port == 443);
+
+  CHECK_FALSE(parse_http_url("host:8083").ok());
+  CHECK_FALSE(parse_http_url("http://h:99999").ok());
+  CHECK_FALSE(parse_http_url("http://h:80x").ok());
+  CHECK_FALSE(parse_http_url("").ok());
+}
+
+TEST_CASE("percent decoding of paths and queries", "[rest][url]") {
+  CHECK(percent_decode("my%20conn", false) == std::optional<std::string>("my conn"));
+  CHECK(percent_decode("a+b", false) == std::optional<std::string>("a+b"));
+  CHECK(percent_decode("a+b", true) == std::optional<std::string>("a b"));
+  CHECK_FALSE(percent_decode("bad%2", false).has_value());
+  CHECK_FALSE(percent_decode("bad%zz", false).has_value());
+
+  auto segs = split_path("/connectors/my%20conn-1//config/");
+  REQUIRE(segs.has_value());
+  CHECK(*segs == std::vector<std::string>{"connectors", "my conn-1", "config"});
+  CHECK(split_path("/")->empty());
+
+  auto q = parse_query("expand=status&expand=info&x&y=a%26b+c");
+  REQUIRE(q.has_value());
+  REQUIRE(q->size() == 4);
+  CHECK((*q)[1] == std::pair<std::string, std::string>{"expand", "info"});
+  CHECK((*q)[2] == std::pair<std::string, std::string>{"x", ""});
+  CHECK((*q)[3] == std::pair<std::string, std::string>{"y", "a&b c"});
+
+  CHECK(strip_query_param("forward=true&includeTasks=true&forward=x", "forward") == "includeTasks=true");
+  CHECK(strip_query_param("", "forward").empty());
+  CHECK(percent_encode_segment("my conn/1") == "my%20conn%2F1");
+}
+
+TEST_CASE("entity JSON shapes match Connect", "[rest][json]") {
+  ConnectorInfo info{"c1", {{"name", "c1"}, {"connector.class", "X"}}, {{"c1", 0}, {"c1", 1}}, ConnectorType::Source};
+  json j = to_json(info);
+  CHECK(j == json::parse(R"({"name":"c1","config":{"name":"c1","connector.class":"X"},
+        "tasks":[{"connector":"c1","task":0},{"connector":"c1","task":1}],"type":"source"})"));
+
+  ConnectorStateInfo st{"c1", {ConnectState::Running, "w1:8083", ""},
+                        {{1, ConnectState::Failed, "w2:8083", "boom"}, {0, ConnectState::Running, "w1:8083", ""}},
+                        ConnectorType::Sink};
+  CHECK(to_json(st) == json::parse(R"({"name":"c1","connector":{"state":"RUNNING","worker_id":"w1:8083"},
+        "tasks":[{"id":0,"state":"RUNNING","worker_id":"w1:8083"},
+                 {"id":1,"state":"FAILED","worker_id":"w2:8083","trace":"boom"}],"type":"sink"})"));
+
+  CHECK(to_json(PluginInfo{"a.B", PluginType::HeaderConverter, ""}) ==
+        json::parse(R"({"class":"a.B","type":"header_converter"})"));
+  CHECK(to_json(TaskInfo{{"c1", 2}, {{"k", "v"}}}) ==
+        json::parse(R"({"id":{"connector":"c1","task":2},"config":{"k":"v"}})"));
+  CHECK(json::parse(error_body(404, "nope")) == json::parse(R"({"error_code":404,"message":"nope"})"));
+}
+
+TEST_CASE("create and put-config request validation", "[rest][json]") {
+  auto ok = parse_create_request(R"({"name":" c1 ","config":{"connector.class":"X","tasks.max":2,"b":true},
+                                     "initial_state":"paused"})");
+  REQUIRE(ok.ok());
+  CHECK(ok.value().name == "c1");
+  CHECK(ok.value().config.at("name") == "c1");
+  CHECK(ok.value().config.at("tasks.max") == "2");
+  CHECK(ok.value().config.at("b") == "true");
+  CHECK(ok.value().initial_state == TargetState::Paused);
+  CHECK_FALSE(ok.value().allow_replace);
+
+  auto bad_json = parse_create_request("{not json");
+  REQUIRE_FALSE(bad_json.ok());
+  CHECK(bad_json.error().http_status() == 400);
+  CHECK_FALSE(parse_create_request("").ok());
+  CHECK(parse_create_request(R"({"config":{}})").error().http_status() == 400);
+  CHECK(parse_create_request(R"({"name":"","config":{}})").error().http_status() == 400);
+  CHECK(parse_create_request(R"({"name":"c1"})").error().http_status() == 400);
+  CHECK(parse_create_request(R"({"name":"c1","config":[]})").error().http_status() == 400);
+  CHECK(parse_create_request(R"({"name":"c1","config":{"a":{"b":1}}})").error().http_status() == 400);
+  CHECK(parse_create_request(R"({"name":"c1","config":{"name":"c2"}})").error().http_status() == 400);
+  CHECK(parse_create_request(R"({"name":"c1","config":{},"initial_state":"SLEEPING"})").error().http_status() == 400);
+  CHECK(parse_create_request(R"(["c1"])").error().http_status() == 400);
+
+  auto put = parse_put_config_request("my conn", R"({"connector.class":"X"})");
+  REQUIRE(put.ok());
+  CHECK(put.value().allow_replace);
+  CHECK(put.value().config.at("name") == "my conn");
+  CHECK(parse_put_config_request("a", R"({"name":"b"})").error().http_status() == 400);
+  CHECK(parse_put_config_request("a", "[1]").error().http_status() == 400);
+}
