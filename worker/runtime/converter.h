@@ -3,6 +3,7 @@
 // Kafka Connect class name: StringConverter, ByteArrayConverter and
 // JsonConverter (`schemas.enable`, default true).
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>

@@ -209,9 +209,12 @@ class Worker {
   mutable std::mutex mu_;
   std::map<ConnectorTaskId, std::shared_ptr<TaskRunner>> tasks_;
   std::map<std::string, std::shared_ptr<ConnectorRunner>> connectors_;
+  std::map<std::string, std::shared_ptr<connectors::Connector>> connector_instances_;
+  std::map<std::string, ConfigMap> connector_configs_;
   std::vector<std::shared_ptr<TaskRunner>> cancelled_tasks_;
   std::vector<std::shared_ptr<ConnectorRunner>> cancelled_connectors_;
-  std::vector<std::thread> helpers_;
+  std::vector<std::thread> helpers_;                           ///< stop_tasks_async helpers
+  std::vector<std::shared_ptr<std::atomic<bool>>> helper_done_;  ///< parallel to helpers_
 };
 
 }  // namespace kc::runtime

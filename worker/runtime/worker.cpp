@@ -1,0 +1,811 @@
+#include "worker/runtime/worker.h"
+
+#include <condition_variable>
+#include <deque>
+#include <future>
+
+#include <spdlog/spdlog.h>
+
+#include "worker/runtime/converter.h"
+#include "worker/storage/records.h"
+
+namespace kc::runtime {
+
+using Clock = std::chrono::steady_clock;
+using connectors::ConnectorType;
+
+namespace {
+
+std::string trace_of(const std::exception& e, const std::string& where) {
+  return std::string("kc::connectors::ConnectError: ") + e.what() + "\n\tat " + where;
+}
+
+int remaining_ms(Clock::time_point deadline) {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  return static_cast<int>(std::max<int64_t>(0, left));
+}
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    auto comma = s.find(',', start);
+    if (comma == std::string::npos) comma = s.size();
+    std::string item = s.substr(start, comma - start);
+    auto b = item.find_first_not_of(" \t");
+    auto e = item.find_last_not_of(" \t");
+    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
+    start = comma + 1;
+  }
+  return out;
+}
+
+/// Settings under `prefix` with the prefix stripped.
+ConfigMap with_prefix(const ConfigMap& m, const std::string& prefix) {
+  ConfigMap out;
+  for (const auto& [k, v] : m)
+    if (k.size() > prefix.size() && k.compare(0, prefix.size(), prefix) == 0) out[k.substr(prefix.size())] = v;
+  return out;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------ StatusStoreListener
+
+StatusStoreListener::StatusStoreListener(storage::StatusBackingStore& store, std::string worker_id)
+    : store_(store), worker_id_(std::move(worker_id)) {}
+
+void StatusStoreListener::on_connector_status(const std::string& connector, StatusState state,
+                                              const std::optional<std::string>& trace) {
+  store_.put_connector(connector, storage::StatusValue{state, trace, worker_id_, generation_.load()});
+}
+
+void StatusStoreListener::on_task_status(const ConnectorTaskId& id, StatusState state,
+                                         const std::optional<std::string>& trace) {
+  store_.put_task(id, storage::StatusValue{state, trace, worker_id_, generation_.load()});
+}
+
+// ------------------------------------------------------------------ runners
+
+/// Shared state of one task thread.
+struct Worker::TaskRunner {
+  ConnectorTaskId id;
+  std::atomic<bool> stop_requested{false};
+  std::atomic<bool> cancelled{false};
+  std::atomic<bool> paused{false};
+  std::mutex mu;
+  std::condition_variable cv;
+  bool finished = false;
+  std::mutex join_mu;
+  std::thread thread;
+
+  bool wait_until(Clock::time_point deadline) {
+    std::unique_lock lk(mu);
+    if (!cv.wait_until(lk, deadline, [&] { return finished; })) return false;
+    lk.unlock();
+    join();
+    return true;
+  }
+  void join() {
+    std::lock_guard lk(join_mu);
+    if (thread.joinable()) thread.join();
+  }
+  void mark_finished() {
+    std::lock_guard lk(mu);
+    finished = true;
+    cv.notify_all();
+  }
+};
+
+/// Shared state of one connector thread: runs queued jobs in order.
+struct Worker::ConnectorRunner {
+  std::string name;
+  std::atomic<bool> cancelled{false};
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<std::function<void()>> jobs;
+  bool stop_requested = false;
+  bool finished = false;
+  bool failed = false;  ///< start() threw; guarded by mu
+  std::mutex join_mu;
+  std::thread thread;
+
+  void post(std::function<void()> job) {
+    std::lock_guard lk(mu);
+    jobs.push_back(std::move(job));
+    cv.notify_all();
+  }
+  bool wait_until(Clock::time_point deadline) {
+    std::unique_lock lk(mu);
+    if (!cv.wait_until(lk, deadline, [&] { return finished; })) return false;
+    lk.unlock();
+    std::lock_guard jl(join_mu);
+    if (thread.joinable()) thread.join();
+    return true;
+  }
+};
+
+namespace {
+
+/// Everything a task thread needs, copied so it never touches the Worker.
+struct TaskEnv {
+  WorkerOptions options;
+  storage::OffsetBackingStore* offsets = nullptr;
+  StatusListener* status = nullptr;
+  TaskObserver* observer = nullptr;
+  ConfigMap task_config;
+  std::unique_ptr<Converter> key_conv;
+  std::unique_ptr<Converter> value_conv;
+};
+
+class SourceContext : public connectors::SourceTaskContext {
+ public:
+  SourceContext(storage::OffsetBackingStore* offsets, ConnectorTaskId id) : offsets_(offsets), id_(std::move(id)) {}
+  std::optional<connectors::OrderedJson> offset(const connectors::OrderedJson& partition) const override {
+    if (!offsets_) return std::nullopt;
+    return offsets_->get(id_.connector, partition);
+  }
+  const std::string& connector_name() const override { return id_.connector; }
+  int32_t task_number() const override { return id_.task; }
+
+ private:
+  storage::OffsetBackingStore* offsets_;
+  ConnectorTaskId id_;
+};
+
+}  // namespace
+
+// ------------------------------------------------------------------ task loops
+
+namespace {
+
+template <typename Runner>
+void report_task(const TaskEnv& env, Runner& r, StatusState s, const std::optional<std::string>& trace = {}) {
+  if (env.status && !r.cancelled.load()) env.status->on_task_status(r.id, s, trace);
+}
+
+template <typename Runner>
+void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, Runner& r) {
+  const auto& id = r.id;
+  std::optional<std::string> failure;
+  bool delivery_failed_flag = false;
+  auto delivery_failed = std::make_shared<std::atomic<bool>>(false);
+  auto delivery_error = std::make_shared<std::string>();
+  auto delivery_mu = std::make_shared<std::mutex>();
+  std::map<std::string, std::pair<storage::SourcePartition, storage::SourceOffset>> pending;
+  std::unique_ptr<storage::Producer> producer;
+
+  auto commit = [&]() -> Status {
+    if (pending.empty()) return ok_status();
+    auto st = producer->flush(env.options.offset_flush_timeout_ms);
+    if (!st) return st;
+    if (delivery_failed->load()) return Error{"produce", "a record failed to be delivered"};
+    if (!env.offsets) return ok_status();
+    std::vector<std::pair<storage::SourcePartition, std::optional<storage::SourceOffset>>> batch;
+    for (const auto& [_, po] : pending) batch.emplace_back(po.first, po.second);
+    st = env.offsets->commit(id.connector, batch, env.options.offset_flush_timeout_ms);
+    if (st) pending.clear();
+    return st;
+  };
+
+  if (env.observer) env.observer->on_task_start(env.options.worker_id, id);
+  SourceContext ctx(env.offsets, id);
+  try {
+    storage::ClientProps overrides = env.options.producer_overrides;
+    overrides.emplace("acks", "all");
+    overrides.emplace("client.id", "connector-producer-" + id.to_string());
+    auto p = storage::Producer::create(env.options.client, overrides);
+    if (!p) throw connectors::ConnectError("could not create producer: " + p.error().to_string());
+    producer = std::move(p).value();
+    // Offsets may have been committed by the previous owner on another worker.
+    if (env.offsets) {
+      auto st = env.offsets->read_to_end(std::max(env.options.offset_flush_timeout_ms, 10000));
+      if (!st) throw connectors::ConnectError("could not read the offsets topic: " + st.error().to_string());
+    }
+    task->start(env.task_config, ctx);
+    report_task(env, r, r.paused.load() ? StatusState::Paused : StatusState::Running);
+    bool was_paused = r.paused.load();
+    auto last_commit = Clock::now();
+    while (!r.stop_requested.load()) {
+      bool paused = r.paused.load();
+      if (paused != was_paused) {
+        report_task(env, r, paused ? StatusState::Paused : StatusState::Running);
+        was_paused = paused;
+      }
+      if (!paused) {
+        auto records = task->poll();
+        for (auto& rec : records) {
+          auto k = env.key_conv->from_connect(rec.topic, rec.key);
+          if (!k) throw connectors::ConnectError("key conversion failed: " + k.error().to_string());
+          auto v = env.value_conv->from_connect(rec.topic, rec.value);
+          if (!v) throw connectors::ConnectError("value conversion failed: " + v.error().to_string());
+          auto st = producer->send(
+              rec.topic, *k, *v,
+              [delivery_failed, delivery_error, delivery_mu](std::optional<Error> e) {
+                if (!e) return;
+                std::lock_guard lk(*delivery_mu);
+                if (!delivery_failed->exchange(true)) *delivery_error = e->to_string();
+              },
+              rec.kafka_partition.value_or(-1));
+          if (!st) throw connectors::ConnectError(st.error().to_string());
+          pending[storage::encode_offset_key(id.connector, rec.source_partition)] = {rec.source_partition,
+                                                                                     rec.source_offset};
+        }
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+      if (delivery_failed->load()) {
+        delivery_failed_flag = true;
+        std::lock_guard lk(*delivery_mu);
+        throw connectors::ConnectError("Unrecoverable exception from producer send callback: " + *delivery_error);
+      }
+      if (Clock::now() - last_commit >= std::chrono::milliseconds(env.options.offset_flush_interval_ms)) {
+        auto st = commit();
+        if (!st) spdlog::error("{}: offset commit failed: {}", id.to_string(), st.error().to_string());
+        last_commit = Clock::now();
+      }
+    }
+  } catch (const std::exception& e) {
+    failure = trace_of(e, "source task " + id.to_string());
+  }
+  // Final commit: the next owner resumes from here. Skipped when records
+  // failed delivery (their offsets must not be committed) or the task was
+  // cancelled after its graceful timeout.
+  if (producer && !delivery_failed_flag && !r.cancelled.load()) {
+    auto st = commit();
+    if (!st) spdlog::error("{}: final offset commit failed: {}", id.to_string(), st.error().to_string());
+  }
+  try {
+    task->stop();
+  } catch (const std::exception& e) {
+    if (!failure) failure = trace_of(e, "stop of source task " + id.to_string());
+  }
+  producer.reset();
+  if (failure) {
+    spdlog::error("task {} failed: {}", id.to_string(), *failure);
+    report_task(env, r, StatusState::Failed, failure);
+  } else {
+    report_task(env, r, StatusState::Unassigned);
+  }
+  if (env.observer) env.observer->on_task_stop(env.options.worker_id, id);
+}
+
+/// Sink consumer state shared with librdkafka's rebalance callback (which
+/// runs inside rd_kafka_consumer_poll / close, i.e. on the task thread).
+struct SinkState {
+  connectors::SinkTask* task = nullptr;
+  ConnectorTaskId id;
+  connectors::TopicPartitionOffsets consumed;   ///< next offset per partition, written to the plugin
+  connectors::TopicPartitionOffsets committed;  ///< what the group has
+  std::optional<std::string> failure;
+  bool cancelled = false;
+
+  /// Flushes the plugin and commits `consumed` for `only` (all if null).
+  Status commit(rd_kafka_t* rk, const rd_kafka_topic_partition_list_t* only) {
+    connectors::TopicPartitionOffsets todo;
+    for (const auto& [tp, off] : consumed) {
+      bool in = !only;
+      for (int i = 0; only && i < only->cnt; ++i)
+        if (tp.first == only->elems[i].topic && tp.second == only->elems[i].partition) in = true;
+      auto c = committed.find(tp);
+      if (in && (c == committed.end() || c->second != off)) todo[tp] = off;
+    }
+    if (todo.empty() || cancelled) return ok_status();
+    try {
+      task->flush(todo);
+    } catch (const std::exception& e) {
+      return Error{"flush", e.what()};
+    }
+    auto* list = rd_kafka_topic_partition_list_new(static_cast<int>(todo.size()));
+    for (const auto& [tp, off] : todo) rd_kafka_topic_partition_list_add(list, tp.first.c_str(), tp.second)->offset = off;
+    auto err = rd_kafka_commit(rk, list, 0);
+    rd_kafka_topic_partition_list_destroy(list);
+    if (err && err != RD_KAFKA_RESP_ERR__NO_OFFSET) return Error{"commit", rd_kafka_err2str(err)};
+    for (const auto& [tp, off] : todo) committed[tp] = off;
+    return ok_status();
+  }
+};
+
+void sink_rebalance_cb(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts, void* opaque) {
+  auto* s = static_cast<SinkState*>(opaque);
+  bool cooperative = std::string(rd_kafka_rebalance_protocol(rk)) == "COOPERATIVE";
+  if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+    if (cooperative) rd_kafka_error_destroy(rd_kafka_incremental_assign(rk, parts));
+    else rd_kafka_assign(rk, parts);
+    return;
+  }
+  // Revoked (or lost): commit what was written for those partitions first,
+  // so their next owner starts after it.
+  if (!rd_kafka_assignment_lost(rk)) {
+    auto st = s->commit(rk, parts);
+    if (!st) spdlog::warn("{}: commit on revocation failed: {}", s->id.to_string(), st.error().to_string());
+  }
+  for (int i = 0; i < parts->cnt; ++i) {
+    std::pair<std::string, int32_t> tp{parts->elems[i].topic, parts->elems[i].partition};
+    s->consumed.erase(tp);
+    s->committed.erase(tp);
+  }
+  if (cooperative) rd_kafka_error_destroy(rd_kafka_incremental_unassign(rk, parts));
+  else rd_kafka_assign(rk, nullptr);
+}
+
+template <typename Runner>
+void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runner& r, ConfigMap connector_config) {
+  const auto& id = r.id;
+  std::optional<std::string> failure;
+  SinkState state;
+  state.task = task.get();
+  state.id = id;
+  storage::RdKafkaPtr consumer;
+  bool started = false;
+
+  if (env.observer) env.observer->on_task_start(env.options.worker_id, id);
+  try {
+    storage::ClientProps overrides = env.options.consumer_overrides;
+    overrides["group.id"] = "connect-" + id.connector;
+    overrides["partition.assignment.strategy"] = "cooperative-sticky";
+    overrides["enable.auto.commit"] = "false";
+    overrides["enable.auto.offset.store"] = "false";
+    overrides.emplace("auto.offset.reset", "earliest");
+    overrides.emplace("client.id", "connector-consumer-" + id.to_string());
+    auto c = storage::make_client(RD_KAFKA_CONSUMER, env.options.client, overrides, [&](rd_kafka_conf_t* conf) {
+      rd_kafka_conf_set_rebalance_cb(conf, &sink_rebalance_cb);
+      rd_kafka_conf_set_opaque(conf, &state);
+    });
+    if (!c) throw connectors::ConnectError("could not create consumer: " + c.error().to_string());
+    consumer = std::move(c).value();
+    rd_kafka_poll_set_consumer(consumer.get());
+
+    task->start(env.task_config);
+    started = true;
+    std::vector<std::string> topics;
+    if (auto it = connector_config.find("topics"); it != connector_config.end() && !it->second.empty())
+      topics = split_list(it->second);
+    else if (auto rx = connector_config.find("topics.regex"); rx != connector_config.end())
+      topics = {rx->second.rfind('^', 0) == 0 ? rx->second : "^" + rx->second};
+    auto* sub = rd_kafka_topic_partition_list_new(static_cast<int>(topics.size()));
+    for (const auto& t : topics) rd_kafka_topic_partition_list_add(sub, t.c_str(), RD_KAFKA_PARTITION_UA);
+    auto err = rd_kafka_subscribe(consumer.get(), sub);
+    rd_kafka_topic_partition_list_destroy(sub);
+    if (err) throw connectors::ConnectError(std::string("subscribe failed: ") + rd_kafka_err2str(err));
+
+    report_task(env, r, r.paused.load() ? StatusState::Paused : StatusState::Running);
+    bool was_paused = false;
+    auto last_commit = Clock::now();
+    while (!r.stop_requested.load()) {
+      bool paused = r.paused.load();
+      if (paused != was_paused) {
+        rd_kafka_topic_partition_list_t* assigned = nullptr;
+        if (rd_kafka_assignment(consumer.get(), &assigned) == RD_KAFKA_RESP_ERR_NO_ERROR && assigned) {
+          if (paused) rd_kafka_pause_partitions(consumer.get(), assigned);
+          else rd_kafka_resume_partitions(consumer.get(), assigned);
+          rd_kafka_topic_partition_list_destroy(assigned);
+        }
+        report_task(env, r, paused ? StatusState::Paused : StatusState::Running);
+        was_paused = paused;
+      }
+      std::vector<connectors::SinkRecord> batch;
+      int wait = 100;
+      while (static_cast<int>(batch.size()) < env.options.sink_max_batch) {
+        rd_kafka_message_t* m = rd_kafka_consumer_poll(consumer.get(), wait);
+        wait = 0;
+        if (!m) break;
+        if (m->err) {
+          if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF)
+            spdlog::warn("{}: consumer: {}", id.to_string(), rd_kafka_message_errstr(m));
+          rd_kafka_message_destroy(m);
+          continue;
+        }
+        std::string topic = rd_kafka_topic_name(m->rkt);
+        std::optional<std::string> kb, vb;
+        if (m->key) kb = std::string(static_cast<const char*>(m->key), m->key_len);
+        if (m->payload) vb = std::string(static_cast<const char*>(m->payload), m->len);
+        connectors::SinkRecord rec;
+        rec.topic = topic;
+        rec.kafka_partition = m->partition;
+        rec.kafka_offset = m->offset;
+        rec.timestamp_ms = rd_kafka_message_timestamp(m, nullptr);
+        rd_kafka_message_destroy(m);
+        auto k = env.key_conv->to_connect(topic, kb);
+        if (!k) throw connectors::ConnectError("key conversion failed: " + k.error().to_string());
+        auto v = env.value_conv->to_connect(topic, vb);
+        if (!v) throw connectors::ConnectError("value conversion failed: " + v.error().to_string());
+        rec.key = std::move(k).value();
+        rec.value = std::move(v).value();
+        batch.push_back(std::move(rec));
+      }
+      if (!batch.empty()) {
+        task->put(batch);
+        for (const auto& rec : batch) state.consumed[{rec.topic, rec.kafka_partition}] = rec.kafka_offset + 1;
+      }
+      if (Clock::now() - last_commit >= std::chrono::milliseconds(env.options.offset_flush_interval_ms)) {
+        auto st = state.commit(consumer.get(), nullptr);
+        if (!st) spdlog::error("{}: offset commit failed: {}", id.to_string(), st.error().to_string());
+        last_commit = Clock::now();
+      }
+    }
+  } catch (const std::exception& e) {
+    failure = trace_of(e, "sink task " + id.to_string());
+  }
+  state.cancelled = r.cancelled.load();
+  if (consumer) {
+    if (started && !failure) {
+      auto st = state.commit(consumer.get(), nullptr);
+      if (!st) spdlog::error("{}: final offset commit failed: {}", id.to_string(), st.error().to_string());
+    }
+    state.cancelled = true;  // close() revokes everything; nothing more to write
+    rd_kafka_consumer_close(consumer.get());
+    consumer.reset();
+  }
+  if (started) {
+    try {
+      task->stop();
+    } catch (const std::exception& e) {
+      if (!failure) failure = trace_of(e, "stop of sink task " + id.to_string());
+    }
+  }
+  if (failure) {
+    spdlog::error("task {} failed: {}", id.to_string(), *failure);
+    report_task(env, r, StatusState::Failed, failure);
+  } else {
+    report_task(env, r, StatusState::Unassigned);
+  }
+  if (env.observer) env.observer->on_task_stop(env.options.worker_id, id);
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------ Worker
+
+Worker::Worker(WorkerOptions options, storage::OffsetBackingStore* offsets, StatusListener* status,
+               const connectors::PluginRegistry* registry)
+    : options_(std::move(options)),
+      offsets_(offsets),
+      status_(status),
+      registry_(registry ? registry : &connectors::PluginRegistry::builtin()) {}
+
+Worker::~Worker() {
+  stop_all();
+  std::vector<std::thread> helpers;
+  std::vector<std::shared_ptr<TaskRunner>> ct;
+  std::vector<std::shared_ptr<ConnectorRunner>> cc;
+  {
+    std::lock_guard lk(mu_);
+    helpers.swap(helpers_);
+    ct.swap(cancelled_tasks_);
+    cc.swap(cancelled_connectors_);
+  }
+  for (auto& h : helpers)
+    if (h.joinable()) h.join();
+  for (auto& t : ct) t->join();
+  for (auto& c : cc) {
+    std::lock_guard jl(c->join_mu);
+    if (c->thread.joinable()) c->thread.join();
+  }
+}
+
+void Worker::set_observer(TaskObserver* observer) { observer_.store(observer); }
+
+Status Worker::start_connector(const std::string& name, const ConfigMap& config_in, TargetState target) {
+  ConfigMap config = config_in;
+  config.emplace("name", name);
+  auto cls = config.find("connector.class");
+  if (cls == config.end()) return Error{"connector.class", "missing connector.class for connector " + name};
+  auto created = registry_->create(cls->second);
+  if (!created) return created.error();
+  std::shared_ptr<connectors::Connector> connector = std::move(created).value();
+
+  auto runner = std::make_shared<ConnectorRunner>();
+  runner->name = name;
+  std::lock_guard map_lock(mu_);  // held until the thread handle is stored
+  if (connectors_.count(name)) return Error{"connector", "connector " + name + " is already running on this worker"};
+  connectors_[name] = runner;
+  connector_instances_[name] = connector;
+  connector_configs_[name] = config;
+  StatusListener* status = status_;
+  runner->thread = std::thread([runner, connector, config, target, status] {
+    auto report = [&](StatusState s, const std::optional<std::string>& trace) {
+      if (status && !runner->cancelled.load()) status->on_connector_status(runner->name, s, trace);
+    };
+    bool ok = true;
+    try {
+      connector->start(config);
+      report(target == TargetState::Paused ? StatusState::Paused : StatusState::Running, std::nullopt);
+    } catch (const std::exception& e) {
+      ok = false;
+      auto trace = trace_of(e, "start of connector " + runner->name);
+      spdlog::error("connector {} failed: {}", runner->name, trace);
+      {
+        std::lock_guard lk(runner->mu);
+        runner->failed = true;
+      }
+      report(StatusState::Failed, trace);
+    }
+    while (true) {
+      std::function<void()> job;
+      {
+        std::unique_lock lk(runner->mu);
+        runner->cv.wait(lk, [&] { return runner->stop_requested || !runner->jobs.empty(); });
+        if (runner->jobs.empty()) break;
+        job = std::move(runner->jobs.front());
+        runner->jobs.pop_front();
+      }
+      job();
+    }
+    if (ok) {
+      try {
+        connector->stop();
+        report(StatusState::Unassigned, std::nullopt);
+      } catch (const std::exception& e) {
+        report(StatusState::Failed, trace_of(e, "stop of connector " + runner->name));
+      }
+    }
+    std::lock_guard lk(runner->mu);
+    runner->finished = true;
+    runner->cv.notify_all();
+  });
+  return ok_status();
+}
+
+Result<std::vector<ConfigMap>> Worker::connector_task_configs(const std::string& name, int timeout_ms) {
+  std::shared_ptr<ConnectorRunner> runner;
+  std::shared_ptr<connectors::Connector> connector;
+  ConfigMap config;
+  {
+    std::lock_guard lk(mu_);
+    auto it = connectors_.find(name);
+    if (it == connectors_.end()) return Error{"connector", "connector " + name + " is not running on this worker"};
+    runner = it->second;
+    connector = connector_instances_[name];
+    config = connector_configs_[name];
+  }
+  int max_tasks = 1;
+  if (auto it = config.find("tasks.max"); it != config.end()) {
+    try {
+      max_tasks = std::stoi(it->second);
+    } catch (const std::exception&) {
+      return Error{"tasks.max", "Invalid value " + it->second + " for configuration tasks.max"};
+    }
+  }
+  auto promise = std::make_shared<std::promise<Result<std::vector<ConfigMap>>>>();
+  auto future = promise->get_future();
+  runner->post([promise, connector, runner, max_tasks] {
+    bool failed;
+    {
+      std::lock_guard lk(runner->mu);
+      failed = runner->failed;
+    }
+    if (failed) {
+      promise->set_value(Error{"connector", "connector " + runner->name + " failed to start"});
+      return;
+    }
+    try {
+      promise->set_value(connector->task_configs(max_tasks));
+    } catch (const std::exception& e) {
+      promise->set_value(Error{"connector", std::string("task_configs failed: ") + e.what()});
+    }
+  });
+  if (future.wait_for(std::chrono::milliseconds(timeout_ms)) != std::future_status::ready)
+    return Error{"connector", "timed out waiting for task configs of " + name};
+  return future.get();
+}
+
+bool Worker::stop_connector(const std::string& name) { return stop_connectors({name}).empty(); }
+
+std::vector<std::string> Worker::stop_connectors(const std::vector<std::string>& names) {
+  std::vector<std::shared_ptr<ConnectorRunner>> runners;
+  {
+    std::lock_guard lk(mu_);
+    for (const auto& n : names) {
+      auto it = connectors_.find(n);
+      if (it == connectors_.end()) continue;
+      runners.push_back(it->second);
+    }
+  }
+  for (auto& r : runners) {
+    std::lock_guard lk(r->mu);
+    r->stop_requested = true;
+    r->cv.notify_all();
+  }
+  auto deadline = Clock::now() + std::chrono::milliseconds(options_.task_shutdown_graceful_timeout_ms);
+  std::vector<std::string> timed_out;
+  for (auto& r : runners) {
+    bool ok = r->wait_until(deadline);
+    std::lock_guard lk(mu_);
+    auto it = connectors_.find(r->name);
+    if (it != connectors_.end() && it->second == r) {
+      connectors_.erase(it);
+      connector_instances_.erase(r->name);
+      connector_configs_.erase(r->name);
+    }
+    if (!ok) {
+      r->cancelled.store(true);
+      cancelled_connectors_.push_back(r);
+      timed_out.push_back(r->name);
+      spdlog::warn("connector {} did not stop within {} ms; abandoning it", r->name,
+                   options_.task_shutdown_graceful_timeout_ms);
+    }
+  }
+  return timed_out;
+}
+
+void Worker::set_target_state(const std::string& connector, TargetState target) {
+  bool paused = target != TargetState::Started;
+  std::shared_ptr<ConnectorRunner> runner;
+  {
+    std::lock_guard lk(mu_);
+    for (auto& [id, t] : tasks_)
+      if (id.connector == connector) t->paused.store(paused);
+    auto it = connectors_.find(connector);
+    if (it != connectors_.end()) runner = it->second;
+  }
+  if (runner) {
+    StatusListener* status = status_;
+    runner->post([runner, status, paused] {
+      bool failed;
+      {
+        std::lock_guard lk(runner->mu);
+        failed = runner->failed;
+      }
+      if (status && !failed && !runner->cancelled.load())
+        status->on_connector_status(runner->name, paused ? StatusState::Paused : StatusState::Running, std::nullopt);
+    });
+  }
+}
+
+std::set<std::string> Worker::connector_names() const {
+  std::lock_guard lk(mu_);
+  std::set<std::string> out;
+  for (const auto& [n, _] : connectors_) out.insert(n);
+  return out;
+}
+
+Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_config, const ConfigMap& task_config,
+                          TargetState target) {
+  auto cls = connector_config.find("connector.class");
+  if (cls == connector_config.end()) return Error{"connector.class", "missing connector.class for task " + id.to_string()};
+  auto created = registry_->create(cls->second);
+  if (!created) return created.error();
+  auto connector = std::move(created).value();
+
+  TaskEnv env;
+  env.options = options_;
+  env.offsets = offsets_;
+  env.status = status_;
+  env.observer = observer_.load();
+  env.task_config = task_config;
+  auto kcls = connector_config.count("key.converter") ? connector_config.at("key.converter") : options_.key_converter;
+  auto vcls =
+      connector_config.count("value.converter") ? connector_config.at("value.converter") : options_.value_converter;
+  auto kcfg = connector_config.count("key.converter") ? with_prefix(connector_config, "key.converter.")
+                                                      : options_.key_converter_config;
+  auto vcfg = connector_config.count("value.converter") ? with_prefix(connector_config, "value.converter.")
+                                                        : options_.value_converter_config;
+  auto kc = make_converter(kcls, kcfg, true);
+  if (!kc) return kc.error();
+  auto vc = make_converter(vcls, vcfg, false);
+  if (!vc) return vc.error();
+  env.key_conv = std::move(kc).value();
+  env.value_conv = std::move(vc).value();
+
+  auto runner = std::make_shared<TaskRunner>();
+  runner->id = id;
+  runner->paused.store(target != TargetState::Started);
+  std::unique_ptr<connectors::SourceTask> source;
+  std::unique_ptr<connectors::SinkTask> sink;
+  if (connector->type() == ConnectorType::Source) {
+    source = connector->create_source_task();
+    if (!source) return Error{"connector.class", cls->second + " created no source task"};
+  } else {
+    sink = connector->create_sink_task();
+    if (!sink) return Error{"connector.class", cls->second + " created no sink task"};
+  }
+  std::lock_guard lk(mu_);
+  if (tasks_.count(id)) return Error{"task", "task " + id.to_string() + " is already running on this worker"};
+  tasks_[id] = runner;
+  if (source) {
+    runner->thread = std::thread([env = std::move(env), task = std::move(source), runner]() mutable {
+      run_source_task(std::move(env), std::move(task), *runner);
+      runner->mark_finished();
+    });
+  } else {
+    runner->thread = std::thread(
+        [env = std::move(env), task = std::move(sink), runner, connector_config]() mutable {
+          run_sink_task(std::move(env), std::move(task), *runner, connector_config);
+          runner->mark_finished();
+        });
+  }
+  return ok_status();
+}
+
+void Worker::request_stop_task(const ConnectorTaskId& id) {
+  std::lock_guard lk(mu_);
+  auto it = tasks_.find(id);
+  if (it != tasks_.end()) it->second->stop_requested.store(true);
+}
+
+bool Worker::await_task_stopped(const ConnectorTaskId& id, int timeout_ms) {
+  std::shared_ptr<TaskRunner> r;
+  {
+    std::lock_guard lk(mu_);
+    auto it = tasks_.find(id);
+    if (it == tasks_.end()) return true;
+    r = it->second;
+  }
+  bool ok = r->wait_until(Clock::now() + std::chrono::milliseconds(timeout_ms));
+  std::lock_guard lk(mu_);
+  auto it = tasks_.find(id);
+  if (it != tasks_.end() && it->second == r) tasks_.erase(it);
+  if (!ok) {
+    r->cancelled.store(true);
+    cancelled_tasks_.push_back(r);
+    spdlog::warn("task {} did not stop within {} ms; abandoning it", id.to_string(), timeout_ms);
+  }
+  return ok;
+}
+
+bool Worker::stop_task(const ConnectorTaskId& id) {
+  request_stop_task(id);
+  return await_task_stopped(id, options_.task_shutdown_graceful_timeout_ms);
+}
+
+std::vector<ConnectorTaskId> Worker::stop_tasks(const std::vector<ConnectorTaskId>& ids) {
+  for (const auto& id : ids) request_stop_task(id);
+  auto deadline = Clock::now() + std::chrono::milliseconds(options_.task_shutdown_graceful_timeout_ms);
+  std::vector<ConnectorTaskId> timed_out;
+  for (const auto& id : ids)
+    if (!await_task_stopped(id, remaining_ms(deadline))) timed_out.push_back(id);
+  return timed_out;
+}
+
+void Worker::stop_tasks_async(std::vector<ConnectorTaskId> ids,
+                              std::function<void(std::vector<ConnectorTaskId> timed_out)> done) {
+  for (const auto& id : ids) request_stop_task(id);
+  reap_helpers();
+  auto finished = std::make_shared<std::atomic<bool>>(false);
+  std::lock_guard lk(mu_);
+  helper_done_.push_back(finished);
+  helpers_.emplace_back([this, ids = std::move(ids), done = std::move(done), finished] {
+    auto timed_out = stop_tasks(ids);
+    if (done) done(std::move(timed_out));
+    finished->store(true);
+  });
+}
+
+void Worker::reap_helpers() {
+  std::vector<std::thread> to_join;
+  {
+    std::lock_guard lk(mu_);
+    for (size_t i = 0; i < helpers_.size();) {
+      if (helper_done_[i]->load()) {
+        to_join.push_back(std::move(helpers_[i]));
+        helpers_.erase(helpers_.begin() + static_cast<std::ptrdiff_t>(i));
+        helper_done_.erase(helper_done_.begin() + static_cast<std::ptrdiff_t>(i));
+      } else {
+        ++i;
+      }
+    }
+  }
+  for (auto& t : to_join) t.join();
+}
+
+std::set<ConnectorTaskId> Worker::task_ids() const {
+  std::lock_guard lk(mu_);
+  std::set<ConnectorTaskId> out;
+  for (const auto& [id, _] : tasks_) out.insert(id);
+  return out;
+}
+
+void Worker::stop_all() {
+  std::vector<ConnectorTaskId> ids;
+  std::vector<std::string> names;
+  {
+    std::lock_guard lk(mu_);
+    for (const auto& [id, _] : tasks_) ids.push_back(id);
+    for (const auto& [n, _] : connectors_) names.push_back(n);
+  }
+  stop_tasks(ids);
+  stop_connectors(names);
+}
+
+}  // namespace kc::runtime
