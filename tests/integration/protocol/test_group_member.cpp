@@ -4,7 +4,11 @@
 // SyncGroup <= v3, Heartbeat <= v3, LeaveGroup <= v1, FindCoordinator <= v2;
 // the first join of an empty group waits ~3 s for more members; a rebalance
 // of a running group waits session.timeout - 1 s for members to rejoin; the
-// leader's SyncGroup must carry an assignment for every member.
+// leader's SyncGroup must carry an assignment for every member, and it
+// completes the round at once: a follower whose SyncGroup arrives after the
+// leader's gets INVALID_REQUEST (Kafka would return the stored assignment).
+// So the tests' leader hands in its assignment kAssignDelay after JoinGroup,
+// as a real leader does after reading the config topic.
 #include <catch2/catch.hpp>
 
 #include <librdkafka/rdkafka.h>
@@ -13,6 +17,8 @@
 #include <algorithm>
 #include <set>
 #include <sstream>
+
+#include <boost/asio/steady_timer.hpp>
 
 #include "protocol/kafka/group_member.h"
 #include "tests/integration/protocol/connection_test_util.h"
@@ -26,6 +32,7 @@ namespace {
 
 constexpr milliseconds kSession{4000};
 constexpr milliseconds kHeartbeat{500};
+constexpr milliseconds kAssignDelay{200};
 
 /// An in-process mock cluster with `n` brokers (ids 1..n).
 class MockCluster {
@@ -79,6 +86,7 @@ struct TestMember {
   std::vector<JoinedGroup> joined;
   std::vector<RebalanceStarted> rebalances;
   std::vector<GroupError> errors;
+  std::unique_ptr<boost::asio::steady_timer> assign_timer;
 
   [[nodiscard]] std::string metadata() const { return "meta-" + name; }
   [[nodiscard]] int32_t last_generation() const { return joined.empty() ? -1 : joined.back().generation; }
@@ -113,13 +121,19 @@ std::unique_ptr<TestMember> make_member(boost::asio::io_context& io, GroupMember
     ready({JoinGroupProtocol{"compatible", to_bytes(t->metadata())},
            JoinGroupProtocol{"default", to_bytes(t->metadata() + "-v0")}});
   };
+  tm->assign_timer = std::make_unique<boost::asio::steady_timer>(io);
   cb.on_assign = [t](const LeaderAssignmentInput& in, AssignmentReady ready) {
     t->assigns.push_back(in);
     std::vector<SyncGroupAssignment> out;
     for (const auto& m : in.members) {
       out.push_back(SyncGroupAssignment{m.member_id, to_bytes("assign:" + to_string(m.metadata))});
     }
-    ready(std::move(out));
+    // Asynchronous completion, as a herder computing on another thread would do.
+    t->assign_timer->expires_after(kAssignDelay);
+    t->assign_timer->async_wait([ready = std::move(ready), out = std::move(out)](
+                                    const boost::system::error_code& ec) mutable {
+      if (!ec) ready(std::move(out));
+    });
   };
   cb.on_joined = [t](const JoinedGroup& j) { t->joined.push_back(j); };
   cb.on_rebalance_started = [t](const RebalanceStarted& r) { t->rebalances.push_back(r); };
