@@ -1,0 +1,543 @@
+// The assign-sim scenario simulator. Plain data structures (std::set/map):
+// scenarios are small, and clarity matters more than speed here.
+#include "assignor/simulator.h"
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <limits>
+#include <ostream>
+#include <sstream>
+
+namespace kc::assignor::sim {
+
+Simulator::Member* Simulator::find(const std::string& name) {
+  for (auto& m : members_)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+const Running* Simulator::running(const std::string& name) const {
+  for (const auto& m : members_)
+    if (m.name == name) return &m.run;
+  return nullptr;
+}
+
+void Simulator::connector(const std::string& name, int32_t tasks) {
+  config_[name] = std::max(tasks, 0);
+  ++config_offset_;
+}
+
+void Simulator::remove(const std::string& name) {
+  if (config_.erase(name) > 0) ++config_offset_;
+}
+
+void Simulator::join(const std::string& name) {
+  if (find(name) != nullptr) return;
+  members_.push_back(Member{name, {}, -1, {}});
+}
+
+void Simulator::leave(const std::string& name) {
+  auto it = std::find_if(members_.begin(), members_.end(), [&](const Member& m) { return m.name == name; });
+  if (it == members_.end()) return;
+  stopped_tasks_ += static_cast<int64_t>(it->run.tasks.size());
+  members_.erase(it);
+}
+
+Simulator::Member* Simulator::pick_leader() {
+  if (!leader_override_.empty())
+    if (Member* m = find(leader_override_)) return m;
+  return members_.empty() ? nullptr : &members_.front();
+}
+
+void Simulator::start_task(Member& m, const ConnectorTaskId& t) {
+  auto it = last_runner_.find(t);
+  if (it != last_runner_.end() && it->second != m.name) ++moved_tasks_;
+  last_runner_[t] = m.name;
+  m.run.tasks.insert(t);
+}
+
+RoundReport Simulator::rebalance() {
+  RoundReport r;
+  r.round = ++rounds_;
+  r.generation = ++generation_;
+  Member* leader = pick_leader();
+  if (leader == nullptr) {
+    r.leader = "-";
+    lose_next_sync_ = false;
+    return r;
+  }
+  r.leader = leader->name;
+
+  std::vector<MemberReport> reports;
+  for (const auto& m : members_) {
+    MemberReport rep;
+    rep.member_id = m.name;
+    rep.url = "http://" + m.name + ":8083/";
+    rep.config_offset = config_offset_;
+    rep.owned.connectors.assign(m.run.connectors.begin(), m.run.connectors.end());
+    rep.owned.tasks.assign(m.run.tasks.begin(), m.run.tasks.end());
+    reports.push_back(std::move(rep));
+  }
+  ConfigSnapshot snapshot{config_offset_, config_};
+  RoundContext ctx;
+  ctx.leader_id = leader->name;
+  ctx.generation = generation_;
+  ctx.last_completed_generation = leader->last_completed_generation;
+  ctx.now_ms = now_ms_;
+  ctx.protocol = protocol_;
+
+  const bool eager = protocol_ == connect::ConnectProtocol::Eager;
+  AssignmentResult result = eager ? EagerAssignor{}.assign(leader->state, reports, snapshot, ctx)
+                                  : IncrementalCooperativeAssignor{max_delay_ms_}.assign(leader->state, reports,
+                                                                                         snapshot, ctx);
+  // The assignor's state advances even if the sync is then lost.
+  leader->state = result.state;
+  r.config_mismatch = result.config_mismatch;
+  r.delay_ms = result.assignments.empty() ? 0 : result.assignments.front().assignment.delay_ms;
+  last_delay_ = r.delay_ms;
+  for (const auto& ma : result.assignments)
+    if (!ma.assignment.revoked_connectors.empty() || !ma.assignment.revoked_tasks.empty()) r.revoked_any = true;
+
+  std::vector<RoundReport::WorkerLine> lines(members_.size());
+  if (lose_next_sync_) {
+    lose_next_sync_ = false;
+    r.sync_lost = true;
+  } else {
+    // Who ran what at the start of the round, for check (b).
+    std::map<std::string, std::string> conn_owner_before;
+    std::map<ConnectorTaskId, std::string> task_owner_before;
+    for (const auto& m : members_) {
+      for (const auto& c : m.run.connectors) conn_owner_before.emplace(c, m.name);
+      for (const auto& t : m.run.tasks) task_owner_before.emplace(t, m.name);
+    }
+    const std::string where = "round " + std::to_string(r.round) + ": ";
+    for (size_t i = 0; i < members_.size(); ++i) {
+      Member& m = members_[i];
+      const Assignment& a = result.assignments[i].assignment;
+      auto& line = lines[i];
+      if (a.error != 0) {
+        m.last_completed_generation = generation_;
+        continue;
+      }
+      if (eager) {
+        // Eager: everything stops before the join, the full set starts after.
+        line.revoked = m.run;
+        stopped_tasks_ += static_cast<int64_t>(m.run.tasks.size());
+        m.run = {};
+      } else {
+        for (const auto& c : a.revoked_connectors) {
+          if (m.run.connectors.erase(c) == 0) violations_.push_back(where + m.name + " asked to stop connector " + c + " it does not run");
+          line.revoked.connectors.insert(c);
+        }
+        for (const auto& t : a.revoked_tasks) {
+          if (m.run.tasks.erase(t) == 0) {
+            violations_.push_back(where + m.name + " asked to stop task " + t.to_string() + " it does not run");
+          } else {
+            ++stopped_tasks_;
+          }
+          line.revoked.tasks.insert(t);
+        }
+      }
+      for (const auto& c : a.connectors) {
+        if (!eager) {
+          auto it = conn_owner_before.find(c);
+          if (it != conn_owner_before.end())
+            violations_.push_back(where + "connector " + c + " assigned to " + m.name + " while " + it->second +
+                                  " still ran it before the round's revocations");
+        }
+        if (!m.run.connectors.insert(c).second)
+          violations_.push_back(where + "connector " + c + " assigned to " + m.name + " which already runs it");
+        line.assigned.connectors.insert(c);
+      }
+      for (const auto& t : a.tasks) {
+        if (!eager) {
+          auto it = task_owner_before.find(t);
+          if (it != task_owner_before.end())
+            violations_.push_back(where + "task " + t.to_string() + " assigned to " + m.name + " while " + it->second +
+                                  " still ran it before the round's revocations");
+        }
+        if (m.run.tasks.count(t) != 0)
+          violations_.push_back(where + "task " + t.to_string() + " assigned to " + m.name + " which already runs it");
+        start_task(m, t);
+        line.assigned.tasks.insert(t);
+      }
+      m.last_completed_generation = generation_;
+    }
+    // (a) at most one owner.
+    std::map<std::string, std::string> conn_owner;
+    std::map<ConnectorTaskId, std::string> task_owner;
+    for (const auto& m : members_) {
+      for (const auto& c : m.run.connectors) {
+        auto [it, fresh] = conn_owner.emplace(c, m.name);
+        if (!fresh) violations_.push_back(where + "connector " + c + " runs on " + it->second + " and " + m.name);
+      }
+      for (const auto& t : m.run.tasks) {
+        auto [it, fresh] = task_owner.emplace(t, m.name);
+        if (!fresh) violations_.push_back(where + "task " + t.to_string() + " runs on " + it->second + " and " + m.name);
+      }
+    }
+  }
+  for (size_t i = 0; i < members_.size(); ++i) {
+    lines[i].name = members_[i].name;
+    lines[i].running = members_[i].run;
+  }
+  std::sort(lines.begin(), lines.end(), [](const auto& x, const auto& y) { return x.name < y.name; });
+  r.workers = std::move(lines);
+  return r;
+}
+
+std::vector<RoundReport> Simulator::stabilize(int max_rounds) {
+  std::vector<RoundReport> out;
+  for (int i = 0; i < max_rounds; ++i) {
+    out.push_back(rebalance());
+    const RoundReport& r = out.back();
+    if (!r.sync_lost && !r.config_mismatch && !r.revoked_any && r.delay_ms == 0) break;
+    if (r.delay_ms > 0) advance(r.delay_ms);
+  }
+  return out;
+}
+
+bool Simulator::complete() const {
+  std::map<std::string, int> conns;
+  std::map<ConnectorTaskId, int> tasks;
+  for (const auto& m : members_) {
+    for (const auto& c : m.run.connectors) ++conns[c];
+    for (const auto& t : m.run.tasks) ++tasks[t];
+  }
+  for (const auto& [name, count] : config_) {
+    auto it = conns.find(name);
+    if (it == conns.end() || it->second != 1) return false;
+    for (int32_t t = 0; t < count; ++t) {
+      auto jt = tasks.find(ConnectorTaskId{name, t});
+      if (jt == tasks.end() || jt->second != 1) return false;
+    }
+  }
+  return true;
+}
+
+Summary Simulator::summary() const {
+  Summary s;
+  s.rounds = rounds_;
+  s.moved_tasks = moved_tasks_;
+  s.stopped_tasks = stopped_tasks_;
+  if (!members_.empty()) {
+    size_t cmin = std::numeric_limits<size_t>::max(), cmax = 0, tmin = cmin, tmax = 0;
+    for (const auto& m : members_) {
+      cmin = std::min(cmin, m.run.connectors.size());
+      cmax = std::max(cmax, m.run.connectors.size());
+      tmin = std::min(tmin, m.run.tasks.size());
+      tmax = std::max(tmax, m.run.tasks.size());
+    }
+    s.connector_spread = static_cast<int64_t>(cmax - cmin);
+    s.task_spread = static_cast<int64_t>(tmax - tmin);
+    for (const auto& [name, count] : config_) {
+      int64_t lo = std::numeric_limits<int64_t>::max(), hi = 0;
+      for (const auto& m : members_) {
+        auto first = m.run.tasks.lower_bound(ConnectorTaskId{name, std::numeric_limits<int32_t>::min()});
+        int64_t n = 0;
+        for (auto it = first; it != m.run.tasks.end() && it->connector == name; ++it) ++n;
+        lo = std::min(lo, n);
+        hi = std::max(hi, n);
+      }
+      s.per_connector_task_spread = std::max(s.per_connector_task_spread, hi - lo);
+    }
+  }
+  s.balanced = s.connector_spread <= 1 && s.task_spread <= 1;
+  std::set<std::string> conns;
+  std::set<ConnectorTaskId> tasks;
+  for (const auto& m : members_) {
+    conns.insert(m.run.connectors.begin(), m.run.connectors.end());
+    tasks.insert(m.run.tasks.begin(), m.run.tasks.end());
+  }
+  for (const auto& [name, count] : config_) {
+    if (conns.count(name) == 0) ++s.unassigned;
+    for (int32_t t = 0; t < count; ++t)
+      if (tasks.count(ConnectorTaskId{name, t}) == 0) ++s.unassigned;
+  }
+  return s;
+}
+
+namespace {
+
+template <class Set, class F>
+void print_list(std::ostream& out, const Set& set, F to_string) {
+  out << '[';
+  bool first = true;
+  for (const auto& x : set) {
+    if (!first) out << ',';
+    first = false;
+    out << to_string(x);
+  }
+  out << ']';
+}
+
+std::string str(const std::string& s) { return s; }
+std::string str_task(const ConnectorTaskId& t) { return t.to_string(); }
+
+}  // namespace
+
+void print_round(std::ostream& out, const RoundReport& r) {
+  out << "round " << r.round << " gen=" << r.generation << " leader=" << r.leader << " delay=" << r.delay_ms;
+  if (r.sync_lost) out << " sync=lost";
+  if (r.config_mismatch) out << " error=CONFIG_MISMATCH";
+  out << '\n';
+  for (const auto& w : r.workers) {
+    out << "  " << w.name << " connectors=";
+    print_list(out, w.running.connectors, str);
+    out << " tasks=";
+    print_list(out, w.running.tasks, str_task);
+    out << " +connectors=";
+    print_list(out, w.assigned.connectors, str);
+    out << " +tasks=";
+    print_list(out, w.assigned.tasks, str_task);
+    out << " -connectors=";
+    print_list(out, w.revoked.connectors, str);
+    out << " -tasks=";
+    print_list(out, w.revoked.tasks, str_task);
+    out << '\n';
+  }
+}
+
+void print_summary(std::ostream& out, const Summary& s) {
+  out << "final rounds=" << s.rounds << " balanced=" << (s.balanced ? "yes" : "no")
+      << " connector_spread=" << s.connector_spread << " task_spread=" << s.task_spread
+      << " per_connector_task_spread=" << s.per_connector_task_spread << " unassigned=" << s.unassigned
+      << " moved_tasks=" << s.moved_tasks << " stopped_tasks=" << s.stopped_tasks << '\n';
+}
+
+// ---------------------------------------------------------------- parsing
+
+namespace {
+
+std::vector<std::string> split_words(std::string_view line) {
+  std::vector<std::string> words;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+    size_t j = i;
+    while (j < line.size() && line[j] != ' ' && line[j] != '\t' && line[j] != '\r') ++j;
+    if (j > i) words.emplace_back(line.substr(i, j - i));
+    i = j;
+  }
+  return words;
+}
+
+bool parse_int(std::string_view s, int64_t& v, int64_t lo, int64_t hi) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc() && p == s.data() + s.size() && v >= lo && v <= hi;
+}
+
+bool parse_kv(std::string_view s, std::string_view key, int64_t& v) {
+  if (s.size() <= key.size() + 1 || s.substr(0, key.size()) != key || s[key.size()] != '=') return false;
+  return parse_int(s.substr(key.size() + 1), v, 0, std::numeric_limits<int32_t>::max());
+}
+
+constexpr int64_t kMaxInt32 = std::numeric_limits<int32_t>::max();
+
+}  // namespace
+
+ParsedScenario parse_scenario(std::string_view text) {
+  ParsedScenario out;
+  int line_no = 0;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    if (auto hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+    auto w = split_words(line);
+    if (w.empty()) {
+      if (end == text.size()) break;
+      continue;
+    }
+    Command c;
+    c.line = line_no;
+    auto fail = [&](const std::string& expected) {
+      out.errors.push_back({line_no, "expected `" + expected + "`, got `" + std::string(line) + "`"});
+    };
+    const std::string& op = w[0];
+    using K = Command::Kind;
+    if (op == "set") {
+      if (w.size() == 3 && w[1] == "delay" && parse_int(w[2], c.a, 0, kMaxInt32)) {
+        c.kind = K::SetDelay;
+      } else if (w.size() == 3 && w[1] == "protocol" && (w[2] == "eager" || w[2] == "compatible" || w[2] == "sessioned")) {
+        c.kind = K::SetProtocol;
+        c.protocol = w[2] == "eager"        ? connect::ConnectProtocol::Eager
+                     : w[2] == "compatible" ? connect::ConnectProtocol::Compatible
+                                            : connect::ConnectProtocol::Sessioned;
+      } else {
+        fail("set delay MS` or `set protocol eager|compatible|sessioned");
+        continue;
+      }
+    } else if (op == "connector") {
+      if (w.size() != 3 || !parse_int(w[2], c.a, 0, 1'000'000)) {
+        fail("connector NAME TASKS");
+        continue;
+      }
+      c.kind = K::Connector;
+      c.name = w[1];
+    } else if (op == "delete" || op == "join" || op == "leave" || op == "leader") {
+      if (w.size() != 2) {
+        fail(op + " NAME");
+        continue;
+      }
+      c.kind = op == "delete" ? K::Delete : op == "join" ? K::Join : op == "leave" ? K::Leave : K::Leader;
+      c.name = w[1];
+    } else if (op == "advance") {
+      if (w.size() != 2 || !parse_int(w[1], c.a, 0, std::numeric_limits<int64_t>::max() / 4)) {
+        fail("advance MS");
+        continue;
+      }
+      c.kind = K::Advance;
+    } else if (op == "rebalance" || op == "lose-sync" || op == "stabilize") {
+      if (w.size() != 1) {
+        fail(op);
+        continue;
+      }
+      c.kind = op == "rebalance" ? K::Rebalance : op == "lose-sync" ? K::LoseSync : K::Stabilize;
+    } else if (op == "expect") {
+      if (w.size() == 2 && w[1] == "balanced") {
+        c.kind = K::ExpectBalanced;
+      } else if (w.size() == 2 && w[1] == "complete") {
+        c.kind = K::ExpectComplete;
+      } else if (w.size() == 3 && w[1] == "connector-spread" && parse_int(w[2], c.a, 0, kMaxInt32)) {
+        c.kind = K::ExpectConnectorSpread;
+      } else if (w.size() == 3 && w[1] == "delay" && parse_int(w[2], c.a, 0, kMaxInt32)) {
+        c.kind = K::ExpectDelay;
+      } else if (w.size() == 4 && w[1] != "balanced" && w[1] != "complete" && w[1] != "delay" &&
+                 w[1] != "connector-spread" && parse_kv(w[2], "connectors", c.a) && parse_kv(w[3], "tasks", c.b)) {
+        c.kind = K::ExpectWorker;
+        c.name = w[1];
+      } else {
+        fail("expect balanced|complete|connector-spread N|delay MS|W connectors=N tasks=M");
+        continue;
+      }
+    } else {
+      fail("one of set, connector, delete, join, leave, leader, advance, rebalance, lose-sync, stabilize, expect");
+      continue;
+    }
+    out.commands.push_back(std::move(c));
+    if (end == text.size()) break;
+  }
+  return out;
+}
+
+std::string to_scenario_text(const std::vector<Command>& commands) {
+  std::ostringstream o;
+  using K = Command::Kind;
+  for (const auto& c : commands) {
+    switch (c.kind) {
+      case K::SetDelay: o << "set delay " << c.a; break;
+      case K::SetProtocol:
+        o << "set protocol "
+          << (c.protocol == connect::ConnectProtocol::Eager        ? "eager"
+              : c.protocol == connect::ConnectProtocol::Compatible ? "compatible"
+                                                                   : "sessioned");
+        break;
+      case K::Connector: o << "connector " << c.name << ' ' << c.a; break;
+      case K::Delete: o << "delete " << c.name; break;
+      case K::Join: o << "join " << c.name; break;
+      case K::Leave: o << "leave " << c.name; break;
+      case K::Leader: o << "leader " << c.name; break;
+      case K::Advance: o << "advance " << c.a; break;
+      case K::Rebalance: o << "rebalance"; break;
+      case K::LoseSync: o << "lose-sync"; break;
+      case K::Stabilize: o << "stabilize"; break;
+      case K::ExpectBalanced: o << "expect balanced"; break;
+      case K::ExpectConnectorSpread: o << "expect connector-spread " << c.a; break;
+      case K::ExpectComplete: o << "expect complete"; break;
+      case K::ExpectWorker: o << "expect " << c.name << " connectors=" << c.a << " tasks=" << c.b; break;
+      case K::ExpectDelay: o << "expect delay " << c.a; break;
+    }
+    o << '\n';
+  }
+  return o.str();
+}
+
+RunOutcome run_scenario(const std::vector<Command>& commands, std::ostream& out) {
+  Simulator sim;
+  RunOutcome res;
+  using K = Command::Kind;
+  auto failed = [&](const Command& c, const std::string& what) {
+    ++res.failed_expects;
+    out << "FAILED line " << c.line << ": " << what << '\n';
+  };
+  for (const auto& c : commands) {
+    switch (c.kind) {
+      case K::SetDelay: sim.set_delay(static_cast<int32_t>(c.a)); break;
+      case K::SetProtocol: sim.set_protocol(c.protocol); break;
+      case K::Connector: sim.connector(c.name, static_cast<int32_t>(c.a)); break;
+      case K::Delete: sim.remove(c.name); break;
+      case K::Join: sim.join(c.name); break;
+      case K::Leave: sim.leave(c.name); break;
+      case K::Leader: sim.set_leader(c.name); break;
+      case K::Advance: sim.advance(c.a); break;
+      case K::LoseSync: sim.lose_sync(); break;
+      case K::Rebalance: print_round(out, sim.rebalance()); break;
+      case K::Stabilize:
+        for (const auto& r : sim.stabilize()) print_round(out, r);
+        break;
+      case K::ExpectBalanced: {
+        const Summary s = sim.summary();
+        if (!s.balanced)
+          failed(c, "expect balanced: connector_spread=" + std::to_string(s.connector_spread) +
+                        " task_spread=" + std::to_string(s.task_spread));
+        break;
+      }
+      case K::ExpectConnectorSpread: {
+        const Summary s = sim.summary();
+        if (s.per_connector_task_spread > c.a)
+          failed(c, "expect connector-spread " + std::to_string(c.a) +
+                        ": per_connector_task_spread=" + std::to_string(s.per_connector_task_spread));
+        break;
+      }
+      case K::ExpectComplete:
+        if (!sim.complete())
+          failed(c, "expect complete: unassigned=" + std::to_string(sim.summary().unassigned));
+        break;
+      case K::ExpectWorker: {
+        const Running* r = sim.running(c.name);
+        const auto nc = r ? static_cast<int64_t>(r->connectors.size()) : -1;
+        const auto nt = r ? static_cast<int64_t>(r->tasks.size()) : -1;
+        if (r == nullptr)
+          failed(c, "expect " + c.name + ": no such member");
+        else if (nc != c.a || nt != c.b)
+          failed(c, "expect " + c.name + " connectors=" + std::to_string(c.a) + " tasks=" + std::to_string(c.b) +
+                        ": has connectors=" + std::to_string(nc) + " tasks=" + std::to_string(nt));
+        break;
+      }
+      case K::ExpectDelay:
+        if (sim.last_delay() != c.a)
+          failed(c, "expect delay " + std::to_string(c.a) + ": delay=" + std::to_string(sim.last_delay()));
+        break;
+    }
+  }
+  res.summary = sim.summary();
+  res.violations = sim.violations();
+  for (const auto& v : res.violations) out << "VIOLATION " << v << '\n';
+  print_summary(out, res.summary);
+  return res;
+}
+
+int assign_sim_main(const std::string& path, std::ostream& out, std::ostream& err) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    err << path << ": error: cannot open file\n";
+    return 1;
+  }
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  const std::string text = buf.str();
+  ParsedScenario parsed = parse_scenario(text);
+  if (!parsed.errors.empty()) {
+    for (const auto& e : parsed.errors) err << path << ':' << e.line << ": error: " << e.message << '\n';
+    return 1;
+  }
+  RunOutcome res = run_scenario(parsed.commands, out);
+  return res.failed_expects == 0 && res.violations.empty() ? 0 : 1;
+}
+
+}  // namespace kc::assignor::sim

@@ -1,0 +1,190 @@
+#pragma once
+// Scenario simulator for the assignors (`kconnectd assign-sim FILE`), see
+// ../shared/reference/assignor-scenarios.md. It drives rounds of rebalancing
+// with no broker and no clock: members report what they run, the leader's
+// assignor computes, members stop what was revoked and start what was
+// assigned. It also checks the safety invariants after every round, so the
+// property tests use it directly.
+
+#include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "assignor/assignor.h"
+
+namespace kc::assignor::sim {
+
+/// What one simulated worker runs now.
+struct Running {
+  std::set<std::string> connectors;    ///< running connectors
+  std::set<ConnectorTaskId> tasks;     ///< running tasks
+};
+
+/// One round as the simulator saw it (input for the printed round block).
+struct RoundReport {
+  int32_t round = 0;          ///< 1-based round counter
+  int32_t generation = 0;     ///< generation of the round
+  std::string leader;         ///< leader worker name ("-" when the group is empty)
+  int32_t delay_ms = 0;       ///< delay handed out in the round, ms
+  bool sync_lost = false;     ///< the assignment was computed but not delivered
+  bool config_mismatch = false;  ///< the leader answered CONFIG_MISMATCH
+  bool revoked_any = false;   ///< something was revoked
+  /// Per worker (sorted by name): what it runs after the round, and what the
+  /// round assigned (+) and revoked (-). Eager rounds list everything the
+  /// worker stopped when it joined as revoked.
+  struct WorkerLine {
+    std::string name;
+    Running running;
+    Running assigned;
+    Running revoked;
+  };
+  std::vector<WorkerLine> workers;
+};
+
+/// Aggregate numbers printed in the `final` line.
+struct Summary {
+  int32_t rounds = 0;                       ///< rounds run
+  bool balanced = true;                     ///< connector_spread <= 1 and task_spread <= 1
+  int64_t connector_spread = 0;             ///< most - fewest connectors on a worker
+  int64_t task_spread = 0;                  ///< most - fewest tasks on a worker
+  int64_t per_connector_task_spread = 0;    ///< max over connectors of most - fewest of its tasks
+  int64_t unassigned = 0;                   ///< configured connectors + tasks that run nowhere
+  int64_t moved_tasks = 0;                  ///< task starts on a worker other than its last runner
+  int64_t stopped_tasks = 0;                ///< stops of running tasks (revocations, eager, leaves)
+};
+
+/// A simulated group: config, members, time, and the assignors.
+class Simulator {
+ public:
+  /// `scheduled.rebalance.max.delay.ms` (default 300000).
+  void set_delay(int32_t ms) { max_delay_ms_ = ms; }
+  /// Which assignor runs and which version is written (default sessioned).
+  void set_protocol(connect::ConnectProtocol p) { protocol_ = p; }
+  /// Creates connector `name`, or changes its task count (a config change).
+  void connector(const std::string& name, int32_t tasks);
+  /// Deletes connector `name` and its tasks (a config change; no-op if absent).
+  void remove(const std::string& name);
+  /// Worker `name` joins with nothing running (no-op if it is a member).
+  void join(const std::string& name);
+  /// Worker `name` is gone; what it ran stops and is lost.
+  void leave(const std::string& name);
+  /// `name` is the leader from now on while it is a member.
+  void set_leader(const std::string& name) { leader_override_ = name; }
+  /// Simulated time moves forward by `ms`.
+  void advance(int64_t ms) { now_ms_ += ms; }
+  /// The next round's assignment is computed but not delivered.
+  void lose_sync() { lose_next_sync_ = true; }
+  /// One round.
+  RoundReport rebalance();
+  /// Rounds until nothing is revoked and no delay is pending (a pending delay
+  /// advances time by that delay first); at most `max_rounds`.
+  std::vector<RoundReport> stabilize(int max_rounds = 20);
+
+  /// Numbers for the `final` line, over the current members.
+  [[nodiscard]] Summary summary() const;
+  /// Every configured connector and task runs on exactly one member.
+  [[nodiscard]] bool complete() const;
+  /// What worker `name` runs (nullptr if it is not a member).
+  [[nodiscard]] const Running* running(const std::string& name) const;
+  /// Delay of the last round, ms.
+  [[nodiscard]] int32_t last_delay() const { return last_delay_; }
+  /// Safety violations seen so far, each one line: (a) two owners, (b) an item
+  /// assigned while another member still ran it, (d) a stop or a start the
+  /// assignment did not ask for.
+  [[nodiscard]] const std::vector<std::string>& violations() const { return violations_; }
+  /// Current simulated time, ms.
+  [[nodiscard]] int64_t now() const { return now_ms_; }
+  /// Number of members.
+  [[nodiscard]] size_t members() const { return members_.size(); }
+  /// Configured connectors and task counts.
+  [[nodiscard]] const std::map<std::string, int32_t>& config() const { return config_; }
+
+ private:
+  struct Member {
+    std::string name;
+    Running run;
+    int32_t last_completed_generation = -1;
+    LeaderState state;  // this worker's assignor state (used while it leads)
+  };
+  Member* find(const std::string& name);
+  Member* pick_leader();
+  void stop_task(const ConnectorTaskId& t);
+  void start_task(Member& m, const ConnectorTaskId& t);
+
+  int32_t max_delay_ms_ = 300000;
+  connect::ConnectProtocol protocol_ = connect::ConnectProtocol::Sessioned;
+  std::map<std::string, int32_t> config_;
+  int64_t config_offset_ = 0;
+  std::vector<Member> members_;  // in join order
+  std::string leader_override_;
+  int64_t now_ms_ = 0;
+  int32_t generation_ = 0;
+  int32_t rounds_ = 0;
+  int32_t last_delay_ = 0;
+  bool lose_next_sync_ = false;
+  std::map<ConnectorTaskId, std::string> last_runner_;
+  int64_t moved_tasks_ = 0;
+  int64_t stopped_tasks_ = 0;
+  std::vector<std::string> violations_;
+};
+
+/// Prints one round block (header line plus one line per worker).
+void print_round(std::ostream& out, const RoundReport& r);
+/// Prints the `final ...` summary line.
+void print_summary(std::ostream& out, const Summary& s);
+
+/// One parsed scenario line.
+struct Command {
+  enum class Kind {
+    SetDelay, SetProtocol, Connector, Delete, Join, Leave, Leader, Advance, Rebalance, LoseSync, Stabilize,
+    ExpectBalanced, ExpectConnectorSpread, ExpectComplete, ExpectWorker, ExpectDelay
+  };
+  Kind kind = Kind::Rebalance;
+  int line = 0;             ///< 1-based line in the file (0 when generated)
+  std::string name;         ///< connector or worker name
+  int64_t a = 0;            ///< first number (ms, tasks, N, connectors=N)
+  int64_t b = 0;            ///< second number (tasks=M)
+  connect::ConnectProtocol protocol = connect::ConnectProtocol::Sessioned;  ///< for SetProtocol
+};
+
+/// A malformed line: where and what was expected.
+struct ParseError {
+  int line = 0;             ///< 1-based line
+  std::string message;      ///< e.g. "expected `connector NAME TASKS`"
+};
+
+/// Result of parsing a scenario file.
+struct ParsedScenario {
+  std::vector<Command> commands;  ///< in file order
+  std::vector<ParseError> errors; ///< empty when the file is well formed
+};
+
+/// Parses scenario text (assignor-scenarios.md format).
+ParsedScenario parse_scenario(std::string_view text);
+
+/// Writes commands back as scenario text (used to print shrunk property-test
+/// counterexamples).
+std::string to_scenario_text(const std::vector<Command>& commands);
+
+/// Outcome of running a scenario.
+struct RunOutcome {
+  int failed_expects = 0;            ///< expects that did not hold
+  Summary summary;                   ///< the final summary
+  std::vector<std::string> violations;  ///< safety violations seen by the simulator
+};
+
+/// Runs parsed commands, printing each round, each failed expect (with its
+/// line) and the final line to `out`.
+RunOutcome run_scenario(const std::vector<Command>& commands, std::ostream& out);
+
+/// `kconnectd assign-sim FILE`: reads, parses and runs the file. Parse errors go
+/// to `err` as "FILE:LINE: error: ..." and nothing runs. Returns the exit
+/// status: 0 when every expect holds, 1 otherwise (failed expect, malformed
+/// line, unreadable file, or a safety violation).
+int assign_sim_main(const std::string& path, std::ostream& out, std::ostream& err);
+
+}  // namespace kc::assignor::sim
