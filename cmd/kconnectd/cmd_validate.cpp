@@ -1,16 +1,29 @@
-// Placeholder until the owning issue lands; replaced by the real subcommand.
+// `kconnectd validate FILE`: loads a worker properties file the way `run`
+// does and checks it against the declared options (config/worker_config.h).
+// Prints each warning on stderr, then "OK" on stdout (exit 0), or the first
+// error on stderr (exit 1).
 #include <iostream>
+#include <string>
 
 #include "cmd/kconnectd/commands.h"
+#include "config/worker_config.h"
 
 namespace kc::cmd {
 
 void register_validate(CLI::App& app, int& exit_code) {
-  auto* sub = app.add_subcommand("validate", "(not built yet)");
-  sub->allow_extras();
+  auto* sub = app.add_subcommand("validate", "Check a worker properties file; prints warnings and OK or the error");
+  static std::string path;
+  sub->add_option("file", path, "Worker properties file (Kafka Connect distributed worker format)")->required();
   sub->callback([&exit_code] {
-    std::cerr << "kconnectd validate: not available in this build\n";
-    exit_code = 2;
+    try {
+      auto cfg = config::WorkerConfig::from_file(path);
+      for (const auto& w : cfg.warnings()) std::cerr << "warning: " << w << "\n";
+      std::cout << "OK\n";
+      exit_code = 0;
+    } catch (const config::ConfigError& e) {
+      std::cerr << "error: " << e.what() << "\n";
+      exit_code = 1;
+    }
   });
 }
 

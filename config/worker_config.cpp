@@ -1,0 +1,511 @@
+// WorkerConfig: the option table and the validation derived from it.
+#include "config/worker_config.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <climits>
+#include <set>
+
+namespace kc::config {
+namespace {
+
+constexpr int64_t kIntMax = INT32_MAX;
+constexpr int64_t kLongMax = INT64_MAX;
+
+constexpr OptionDef opt_int(const char* n, const char* d, int64_t lo, int64_t hi, const char* unit, const char* doc) {
+  return OptionDef{n, OptionType::Int, d, false, false, lo, hi, false, nullptr, unit, doc};
+}
+constexpr OptionDef opt_long(const char* n, const char* d, int64_t lo, int64_t hi, const char* unit, const char* doc) {
+  return OptionDef{n, OptionType::Long, d, false, false, lo, hi, false, nullptr, unit, doc};
+}
+constexpr OptionDef opt_string(const char* n, const char* d, const char* doc) {
+  return OptionDef{n, OptionType::String, d, false, false, 0, 0, false, nullptr, "", doc};
+}
+constexpr OptionDef opt_required(const char* n, const char* doc) {
+  return OptionDef{n, OptionType::String, nullptr, true, true, 0, 0, false, nullptr, "", doc};
+}
+constexpr OptionDef opt_enum(const char* n, const char* d, const char* choices, const char* doc) {
+  return OptionDef{n, OptionType::String, d, false, false, 0, 0, false, choices, "", doc};
+}
+constexpr OptionDef opt_list(const char* n, const char* d, const char* doc) {
+  return OptionDef{n, OptionType::List, d, false, false, 0, 0, false, nullptr, "", doc};
+}
+constexpr OptionDef opt_bool(const char* n, const char* d, const char* doc) {
+  return OptionDef{n, OptionType::Boolean, d, false, false, 0, 0, false, nullptr, "", doc};
+}
+/// Replication factor: -1 (broker default) or 1..32767.
+constexpr OptionDef opt_replication(const char* n, const char* doc) {
+  return OptionDef{n, OptionType::Short, "3", false, false, -1, INT16_MAX, true, nullptr, "", doc};
+}
+/// Partition count: -1 (broker default) or 1..2147483647.
+constexpr OptionDef opt_partitions(const char* n, const char* d, const char* doc) {
+  return OptionDef{n, OptionType::Int, d, false, false, -1, kIntMax, true, nullptr, "", doc};
+}
+
+// The declaration. Defaults from Kafka Connect (reference section 7).
+const std::array kOptions = {
+    // Group membership and rebalancing.
+    opt_list("bootstrap.servers", "localhost:9092", "Kafka brokers to bootstrap from, host:port[,host:port...]."),
+    opt_required("group.id", "The Connect cluster id: workers with the same group.id form one group."),
+    opt_int("session.timeout.ms", "10000", 1, kIntMax, "ms",
+            "Group session timeout; the broker accepts 6000..1800000 by default."),
+    opt_int("heartbeat.interval.ms", "3000", 1, kIntMax, "ms", "Heartbeat period; must be lower than session.timeout.ms."),
+    opt_int("rebalance.timeout.ms", "60000", 1, kIntMax, "ms", "JoinGroup rebalance timeout and worker poll timeout."),
+    opt_enum("connect.protocol", "sessioned", "eager|compatible|sessioned",
+             "Rebalance protocol: eager (V0), compatible (V1, KIP-415) or sessioned (V2, KIP-507)."),
+    opt_int("scheduled.rebalance.max.delay.ms", "300000", 0, kIntMax, "ms",
+            "How long lost connectors/tasks wait for their worker to return; 0 disables the delay."),
+    opt_int("worker.sync.timeout.ms", "3000", 1, kIntMax, "ms",
+            "Time allowed to read the config topic to the end before leaving the group."),
+    opt_int("worker.unsync.backoff.ms", "300000", 0, kIntMax, "ms",
+            "Backoff after failing to catch up with the config topic (eager protocol only)."),
+    // Internal topics.
+    opt_required("config.storage.topic", "Topic holding connector and task configs (1 partition, compacted)."),
+    opt_replication("config.storage.replication.factor", "Replication factor of the config topic; -1 = broker default."),
+    opt_required("offset.storage.topic", "Topic holding source connector offsets (compacted)."),
+    opt_partitions("offset.storage.partitions", "25", "Partitions of the offsets topic; -1 = broker default."),
+    opt_replication("offset.storage.replication.factor", "Replication factor of the offsets topic; -1 = broker default."),
+    opt_required("status.storage.topic", "Topic holding connector and task status (compacted)."),
+    opt_partitions("status.storage.partitions", "5", "Partitions of the status topic; -1 = broker default."),
+    opt_replication("status.storage.replication.factor", "Replication factor of the status topic; -1 = broker default."),
+    opt_bool("topic.creation.enable", "true", "Allow source connectors to create topics (topic.creation.* settings)."),
+    opt_bool("topic.tracking.enable", "true", "Track the topics each connector uses (/connectors/{name}/topics)."),
+    opt_bool("topic.tracking.allow.reset", "true", "Allow resetting tracked topics through the REST API."),
+    // Tasks and offsets.
+    opt_long("offset.flush.interval.ms", "60000", 0, kLongMax, "ms", "How often source task offsets are committed."),
+    opt_long("offset.flush.timeout.ms", "5000", 0, kLongMax, "ms", "Time allowed for one offset flush."),
+    opt_long("task.shutdown.graceful.timeout.ms", "5000", 0, kLongMax, "ms",
+             "Time allowed for one connector or task to stop during a revocation or shutdown."),
+    opt_string("key.converter", "org.apache.kafka.connect.json.JsonConverter",
+               "Converter class for record keys (Kafka requires it; we default to JsonConverter). "
+               "key.converter.* settings go to the converter."),
+    opt_string("value.converter", "org.apache.kafka.connect.json.JsonConverter",
+               "Converter class for record values; value.converter.* settings go to the converter."),
+    opt_string("header.converter", "org.apache.kafka.connect.storage.SimpleHeaderConverter",
+               "Converter class for record headers."),
+    opt_list("plugin.path", nullptr, "Directories searched for connector plugins."),
+    opt_enum("exactly.once.source.support", "disabled", "disabled|preparing|enabled",
+             "Exactly-once support for source connectors (KIP-618)."),
+    opt_string("connector.client.config.override.policy", "All",
+               "Which producer/consumer/admin overrides connectors may set."),
+    opt_list("config.providers", "", "Names of ConfigProviders (config.providers.<name>.* settings)."),
+    // REST.
+    opt_list("listeners", "http://:8083", "REST listeners, SCHEME://[HOST]:PORT (http or https); empty host = all."),
+    opt_string("rest.advertised.host.name", nullptr, "Host name other workers use to reach this worker's REST API."),
+    opt_int("rest.advertised.port", nullptr, 0, 65535, "", "Port other workers use to reach this worker's REST API."),
+    opt_enum("rest.advertised.listener", nullptr, "http|https", "Scheme of the advertised REST URL."),
+    opt_list("admin.listeners", nullptr, "Listeners for the admin REST endpoints; unset = listeners, empty = off."),
+    opt_list("rest.extension.classes", "", "REST extension classes."),
+    opt_string("access.control.allow.origin", "", "CORS Access-Control-Allow-Origin value; empty = CORS off."),
+    opt_string("access.control.allow.methods", "", "CORS Access-Control-Allow-Methods value."),
+    opt_string("response.http.headers.config", "", "Extra HTTP response headers."),
+    // Inter-worker request signing (KIP-507).
+    opt_string("inter.worker.key.generation.algorithm", "HmacSHA256", "Algorithm of the session key."),
+    opt_int("inter.worker.key.size", nullptr, 0, kIntMax, "bits", "Session key size; unset = algorithm default."),
+    opt_int("inter.worker.key.ttl.ms", "3600000", 0, kIntMax, "ms", "How long a session key lives before rotation."),
+    opt_string("inter.worker.signature.algorithm", "HmacSHA256", "Algorithm used to sign internal requests."),
+    opt_list("inter.worker.verification.algorithms", "HmacSHA256",
+             "Algorithms accepted when verifying internal requests; must include the signature algorithm."),
+    // Kafka client settings (also used for the group member).
+    opt_string("client.id", "", "Client id; empty = connect-<workerId> for the group member."),
+    opt_enum("security.protocol", "PLAINTEXT", "PLAINTEXT|SSL|SASL_PLAINTEXT|SASL_SSL",
+             "Protocol used to talk to brokers; passed to every Kafka client."),
+    opt_int("request.timeout.ms", "40000", 0, kIntMax, "ms", "Kafka request timeout."),
+    opt_long("metadata.max.age.ms", "300000", 0, kLongMax, "ms", "Metadata refresh period."),
+    opt_long("retry.backoff.ms", "100", 0, kLongMax, "ms", "Backoff before retrying a failed request."),
+    opt_long("retry.backoff.max.ms", "1000", 0, kLongMax, "ms", "Upper bound of the exponential retry backoff."),
+    opt_long("reconnect.backoff.ms", "50", 0, kLongMax, "ms", "Backoff before reconnecting to a broker."),
+    opt_long("reconnect.backoff.max.ms", "1000", 0, kLongMax, "ms", "Upper bound of the reconnect backoff."),
+    opt_long("connections.max.idle.ms", "540000", -1, kLongMax, "ms", "Close idle broker connections after this."),
+    opt_int("send.buffer.bytes", "131072", -1, kIntMax, "bytes", "Socket send buffer; -1 = OS default."),
+    opt_int("receive.buffer.bytes", "32768", -1, kIntMax, "bytes", "Socket receive buffer; -1 = OS default."),
+    opt_long("socket.connection.setup.timeout.ms", "10000", 0, kLongMax, "ms", "Connection setup timeout."),
+    opt_long("socket.connection.setup.timeout.max.ms", "30000", 0, kLongMax, "ms",
+             "Upper bound of the connection setup timeout."),
+    // Metrics and logs.
+    opt_long("metrics.sample.window.ms", "30000", 1, kLongMax, "ms", "Metrics sample window."),
+    opt_int("metrics.num.samples", "2", 1, kIntMax, "", "Number of metrics samples kept."),
+    opt_enum("metrics.recording.level", "INFO", "INFO|DEBUG|TRACE", "Highest metrics recording level."),
+    opt_list("metric.reporters", "", "Metrics reporter classes (accepted, not used)."),
+    opt_enum("log.level", "info", "trace|debug|info|warn|error|critical|off", "kconnectd log level (ours)."),
+    opt_enum("log.format", "text", "text|json", "kconnectd log line format (ours)."),
+};
+
+/// Key prefixes that belong to someone else: never "unknown".
+constexpr std::array kPassThroughPrefixes = {
+    "producer.",        "consumer.",          "admin.",           "ssl.",
+    "sasl.",            "key.converter.",     "value.converter.", "header.converter.",
+    "listeners.https.", "config.providers.",  "topic.creation.",  "metric.reporters.",
+    "rest.extension.",  "listener.name.",
+};
+
+const char* type_name(OptionType t) {
+  switch (t) {
+    case OptionType::Boolean: return "boolean";
+    case OptionType::Short: return "short";
+    case OptionType::Int: return "int";
+    case OptionType::Long: return "long";
+    case OptionType::String: return "string";
+    case OptionType::List: return "list";
+    case OptionType::Password: return "password";
+  }
+  return "?";
+}
+
+std::string trim(std::string_view s) {
+  std::size_t b = 0;
+  std::size_t e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::vector<std::string> split_choices(const char* choices) {
+  std::vector<std::string> out;
+  std::string_view s(choices);
+  for (std::size_t pos = 0;;) {
+    auto bar = s.find('|', pos);
+    out.emplace_back(s.substr(pos, bar - pos));
+    if (bar == std::string_view::npos) break;
+    pos = bar + 1;
+  }
+  return out;
+}
+
+/// Java ConfigDef list parsing: trim, empty -> [], split on commas, trim each.
+std::vector<std::string> split_list(std::string_view raw) {
+  std::vector<std::string> out;
+  std::string t = trim(raw);
+  if (t.empty()) return out;
+  std::size_t pos = 0;
+  for (;;) {
+    auto comma = t.find(',', pos);
+    out.push_back(trim(std::string_view(t).substr(pos, comma - pos)));
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+/// Markdown table cells cannot hold a bare '|'.
+std::string escape_pipes(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+[[noreturn]] void bad_value(const OptionDef& def, const std::string& raw, const std::string& problem) {
+  throw ConfigError(std::string(def.name) + ": '" + raw + "' " + problem + " (expected " +
+                    describe_expectation(def) + ")");
+}
+
+std::optional<Listener> parse_listener(const std::string& s) {
+  auto sep = s.find("://");
+  if (sep == std::string::npos) return std::nullopt;
+  Listener l;
+  l.scheme = lower(s.substr(0, sep));
+  if (l.scheme != "http" && l.scheme != "https") return std::nullopt;
+  std::string rest = s.substr(sep + 3);
+  if (!rest.empty() && rest.back() == '/') rest.pop_back();
+  auto colon = rest.rfind(':');
+  if (colon == std::string::npos) return std::nullopt;
+  l.host = rest.substr(0, colon);
+  if (l.host.size() >= 2 && l.host.front() == '[' && l.host.back() == ']') l.host = l.host.substr(1, l.host.size() - 2);
+  std::string port = rest.substr(colon + 1);
+  int32_t p = -1;
+  auto [ptr, ec] = std::from_chars(port.data(), port.data() + port.size(), p);
+  if (port.empty() || ec != std::errc() || ptr != port.data() + port.size() || p < 0 || p > 65535) return std::nullopt;
+  l.port = p;
+  return l;
+}
+
+/// Parses and checks one value against its declaration.
+WorkerConfig::Value parse_value(const OptionDef& def, const std::string& raw) {
+  switch (def.type) {
+    case OptionType::Boolean: {
+      std::string t = lower(trim(raw));
+      if (t == "true") return true;
+      if (t == "false") return false;
+      bad_value(def, raw, "is not a boolean");
+    }
+    case OptionType::Short:
+    case OptionType::Int:
+    case OptionType::Long: {
+      std::string t = trim(raw);
+      int64_t v = 0;
+      auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+      const char* what = def.type == OptionType::Long ? "a long" : def.type == OptionType::Int ? "an integer" : "a short";
+      if (t.empty() || ptr != t.data() + t.size() || (ec != std::errc() && ec != std::errc::result_out_of_range)) {
+        bad_value(def, raw, std::string("is not ") + what);
+      }
+      if (ec == std::errc::result_out_of_range || v < def.min || v > def.max || (def.nonzero && v == 0)) {
+        bad_value(def, raw, "is out of range");
+      }
+      return v;
+    }
+    case OptionType::String:
+    case OptionType::Password: {
+      std::string t = trim(raw);
+      if (def.nonempty && t.empty()) bad_value(def, raw, "is empty");
+      if (def.choices) {
+        for (const auto& c : split_choices(def.choices)) {
+          if (lower(c) == lower(t)) return c;  // canonical spelling from the table
+        }
+        bad_value(def, raw, "is not a valid value");
+      }
+      return t;
+    }
+    case OptionType::List: return split_list(raw);
+  }
+  bad_value(def, raw, "has an unknown type");
+}
+
+}  // namespace
+
+std::span<const OptionDef> worker_options() { return kOptions; }
+
+const OptionDef* find_option(std::string_view name) {
+  for (const auto& o : kOptions) {
+    if (name == o.name) return &o;
+  }
+  return nullptr;
+}
+
+std::string describe_expectation(const OptionDef& def) {
+  std::string s = type_name(def.type);
+  if (*def.unit) s += std::string(", ") + def.unit;
+  switch (def.type) {
+    case OptionType::Short:
+    case OptionType::Int:
+    case OptionType::Long:
+      if (def.nonzero && def.min == -1) {
+        s += ", -1 or 1.." + std::to_string(def.max);
+      } else {
+        s += ", " + std::to_string(def.min) + ".." + std::to_string(def.max);
+      }
+      break;
+    case OptionType::String:
+      if (def.choices) s += std::string(", one of ") + def.choices;
+      if (def.nonempty) s += ", non-empty";
+      break;
+    case OptionType::Boolean: s += ", true|false"; break;
+    case OptionType::List:
+      if (std::string_view(def.name) == "listeners") s += " of SCHEME://[HOST]:PORT, scheme http or https";
+      break;
+    case OptionType::Password: break;
+  }
+  return s;
+}
+
+std::string options_markdown() {
+  std::string md = "| option | type | default | valid values | description |\n|---|---|---|---|---|\n";
+  for (const auto& o : kOptions) {
+    std::string dflt = o.required ? "**required**" : o.default_value == nullptr ? "null"
+                                                 : *o.default_value ? "`" + std::string(o.default_value) + "`"
+                                                                    : "`\"\"`";
+    std::string valid = describe_expectation(o);
+    // Drop the leading type name: it has its own column.
+    auto comma = valid.find(", ");
+    valid = comma == std::string::npos ? "" : valid.substr(comma + 2);
+    valid = escape_pipes(valid);
+    md += "| `" + std::string(o.name) + "` | " + type_name(o.type) + " | " + dflt + " | " + valid + " | " + escape_pipes(o.doc) +
+          " |\n";
+  }
+  return md;
+}
+
+std::string local_hostname() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0') return "localhost";
+  return buf;
+}
+
+WorkerConfig WorkerConfig::from_file(const std::string& path) { return from_properties(load_properties_file(path)); }
+
+WorkerConfig WorkerConfig::from_properties(const Properties& props) {
+  WorkerConfig cfg;
+  cfg.originals_ = props;
+  for (const auto& def : kOptions) {
+    auto it = props.find(def.name);
+    if (it == props.end()) {
+      if (def.required) {
+        throw ConfigError(std::string(def.name) + ": missing required option (expected " + describe_expectation(def) +
+                          ")");
+      }
+      cfg.values_[def.name] = def.default_value ? parse_value(def, def.default_value) : Value{};
+    } else {
+      cfg.values_[def.name] = parse_value(def, it->second);
+    }
+  }
+  for (const auto& [key, val] : props) {
+    if (find_option(key)) continue;
+    bool passed = std::any_of(kPassThroughPrefixes.begin(), kPassThroughPrefixes.end(),
+                              [&](const char* p) { return key.starts_with(p); });
+    if (!passed) cfg.warnings_.push_back("unknown option '" + key + "' is ignored");
+  }
+
+  // Cross-checks.
+  const auto& listeners = cfg.get_list("listeners");
+  if (listeners.empty()) {
+    throw ConfigError("listeners: '' is empty (expected " + describe_expectation(*find_option("listeners")) + ")");
+  }
+  for (const auto& l : listeners) {
+    auto parsed = parse_listener(l);
+    if (!parsed) {
+      throw ConfigError("listeners: '" + l + "' is not a listener (expected " +
+                        describe_expectation(*find_option("listeners")) + ")");
+    }
+    cfg.listeners_.push_back(*parsed);
+  }
+  if (cfg.heartbeat_interval_ms() >= cfg.session_timeout_ms()) {
+    throw ConfigError("heartbeat.interval.ms: '" + std::to_string(cfg.heartbeat_interval_ms()) +
+                      "' must be lower than session.timeout.ms (" + std::to_string(cfg.session_timeout_ms()) + ")");
+  }
+  const std::string& c = cfg.config_storage_topic();
+  const std::string& o = cfg.offset_storage_topic();
+  const std::string& s = cfg.status_storage_topic();
+  if (c == o || c == s || o == s) {
+    throw ConfigError("config.storage.topic, offset.storage.topic and status.storage.topic must be three different "
+                      "topics (got '" + c + "', '" + o + "', '" + s + "')");
+  }
+  const auto& verify = cfg.get_list("inter.worker.verification.algorithms");
+  const auto& sig = cfg.get_string("inter.worker.signature.algorithm");
+  if (std::find(verify.begin(), verify.end(), sig) == verify.end()) {
+    throw ConfigError("inter.worker.signature.algorithm: '" + sig +
+                      "' must be listed in inter.worker.verification.algorithms");
+  }
+  if (cfg.session_timeout_ms() < 6000 || cfg.session_timeout_ms() > 1800000) {
+    cfg.warnings_.push_back("session.timeout.ms " + std::to_string(cfg.session_timeout_ms()) +
+                            " is outside the broker's default group.min/max.session.timeout.ms (6000..1800000); "
+                            "JoinGroup may be rejected");
+  }
+  if (cfg.get_long("retry.backoff.ms") > cfg.get_long("retry.backoff.max.ms")) {
+    cfg.warnings_.push_back("retry.backoff.ms is larger than retry.backoff.max.ms");
+  }
+  if (auto adv = cfg.rest_advertised_listener()) {
+    bool found = std::any_of(cfg.listeners_.begin(), cfg.listeners_.end(),
+                             [&](const Listener& l) { return l.scheme == *adv; });
+    if (!found) cfg.warnings_.push_back("rest.advertised.listener '" + *adv + "' matches none of listeners");
+  }
+  return cfg;
+}
+
+const WorkerConfig::Value& WorkerConfig::value(std::string_view name) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) throw std::out_of_range("undeclared worker option '" + std::string(name) + "'");
+  return it->second;
+}
+
+bool WorkerConfig::is_null(std::string_view name) const {
+  return std::holds_alternative<std::monostate>(value(name));
+}
+bool WorkerConfig::get_bool(std::string_view name) const { return std::get<bool>(value(name)); }
+int64_t WorkerConfig::get_long(std::string_view name) const { return std::get<int64_t>(value(name)); }
+const std::string& WorkerConfig::get_string(std::string_view name) const { return std::get<std::string>(value(name)); }
+const std::vector<std::string>& WorkerConfig::get_list(std::string_view name) const {
+  return std::get<std::vector<std::string>>(value(name));
+}
+std::optional<std::string> WorkerConfig::get_optional_string(std::string_view name) const {
+  if (is_null(name)) return std::nullopt;
+  return get_string(name);
+}
+
+std::optional<int32_t> WorkerConfig::rest_advertised_port() const {
+  if (is_null("rest.advertised.port")) return std::nullopt;
+  return get_int("rest.advertised.port");
+}
+
+std::vector<std::string> WorkerConfig::plugin_path() const {
+  if (is_null("plugin.path")) return {};
+  return get_list("plugin.path");
+}
+
+const Listener& WorkerConfig::chosen_listener() const {
+  if (auto adv = rest_advertised_listener()) {
+    for (const auto& l : listeners_) {
+      if (l.scheme == *adv) return l;
+    }
+  }
+  return listeners_.front();
+}
+
+std::string WorkerConfig::advertised_host(const std::string& default_host) const {
+  if (auto h = rest_advertised_host_name(); h && !h->empty()) return *h;
+  const auto& l = chosen_listener();
+  return l.host.empty() ? default_host : l.host;
+}
+
+int32_t WorkerConfig::advertised_port() const {
+  if (auto p = rest_advertised_port()) return *p;
+  return chosen_listener().port;
+}
+
+std::string WorkerConfig::advertised_url(const std::string& default_host) const {
+  std::string scheme = rest_advertised_listener().value_or(listeners_.front().scheme);
+  std::string host = advertised_host(default_host);
+  if (host.find(':') != std::string::npos) host = "[" + host + "]";  // IPv6 literal
+  return scheme + "://" + host + ":" + std::to_string(advertised_port()) + "/";
+}
+
+std::string WorkerConfig::worker_id(const std::string& default_host) const {
+  return advertised_host(default_host) + ":" + std::to_string(advertised_port());
+}
+
+std::string WorkerConfig::group_client_id(const std::string& default_host) const {
+  return client_id().empty() ? "connect-" + worker_id(default_host) : client_id();
+}
+
+std::map<std::string, std::string> WorkerConfig::common_client_config() const {
+  std::map<std::string, std::string> out;
+  std::string servers;
+  for (const auto& s : bootstrap_servers()) servers += (servers.empty() ? "" : ",") + s;
+  out["bootstrap.servers"] = servers;
+  out["security.protocol"] = get_string("security.protocol");
+  for (const auto& [k, v] : originals_) {
+    if (k.starts_with("ssl.") || k.starts_with("sasl.")) out[k] = v;
+  }
+  return out;
+}
+
+std::map<std::string, std::string> WorkerConfig::originals_with_prefix(std::string_view prefix) const {
+  std::map<std::string, std::string> out;
+  for (const auto& [k, v] : originals_) {
+    if (k.size() > prefix.size() && k.starts_with(prefix)) out[k.substr(prefix.size())] = v;
+  }
+  return out;
+}
+
+std::map<std::string, std::string> WorkerConfig::producer_config() const {
+  auto out = common_client_config();
+  for (auto& [k, v] : originals_with_prefix("producer.")) out[k] = v;
+  return out;
+}
+
+std::map<std::string, std::string> WorkerConfig::consumer_config() const {
+  auto out = common_client_config();
+  for (auto& [k, v] : originals_with_prefix("consumer.")) out[k] = v;
+  return out;
+}
+
+std::map<std::string, std::string> WorkerConfig::admin_config() const {
+  auto out = common_client_config();
+  for (auto& [k, v] : originals_with_prefix("admin.")) {
+    if (k == "listeners" || k.starts_with("listeners.")) continue;  // worker REST options
+    out[k] = v;
+  }
+  return out;
+}
+
+}  // namespace kc::config

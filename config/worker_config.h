@@ -1,0 +1,201 @@
+#pragma once
+// WorkerConfig: the distributed worker's settings, declared once in a table
+// (worker_options()) from which parsing, validation, defaults and the
+// README's option table all derive. Names and defaults follow Kafka Connect's
+// DistributedConfig / WorkerConfig / RestServerConfig / CommonClientConfigs
+// (../shared/reference/connect-reference.md section 7).
+//
+// Built once at startup (any thread) and read-only afterwards, so it is safe
+// to share between threads. Construction throws ConfigError.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "config/properties.h"
+
+namespace kc::config {
+
+/// Value types an option can have (Kafka ConfigDef.Type names in lower case).
+enum class OptionType {
+  Boolean,   ///< "true"/"false", case-insensitive
+  Short,     ///< int16
+  Int,       ///< int32
+  Long,      ///< int64
+  String,    ///< trimmed text
+  List,      ///< comma-separated, each element trimmed
+  Password,  ///< like String, never printed
+};
+
+/// One declared option. Numeric options are range-checked against
+/// [min, max]; `nonzero` additionally rejects 0 (e.g. replication factors,
+/// where -1 means "broker default"). `choices` ("a|b|c") restricts String
+/// values; they are matched case-insensitively and stored lower-case.
+struct OptionDef {
+  const char* name;
+  OptionType type;
+  const char* default_value;  ///< nullptr: no default (null, or required when `required`)
+  bool required = false;      ///< missing (or empty, when `nonempty`) is an error
+  bool nonempty = false;      ///< an empty value is an error
+  int64_t min = 0;
+  int64_t max = 0;
+  bool nonzero = false;
+  const char* choices = nullptr;
+  const char* unit = "";      ///< "ms", "bytes", "bits" or ""
+  const char* doc = "";
+};
+
+/// The declaration table, in documentation order. Single source of truth.
+std::span<const OptionDef> worker_options();
+
+/// Finds an option by exact name; nullptr if undeclared.
+const OptionDef* find_option(std::string_view name);
+
+/// "int, ms, 1..2147483647" / "string, one of eager|compatible|sessioned":
+/// the expectation shown in error messages and in the README.
+std::string describe_expectation(const OptionDef& def);
+
+/// The README's option table (Markdown) generated from worker_options().
+std::string options_markdown();
+
+/// One entry of `listeners`: "http://:8083" -> {"http", "", 8083}.
+struct Listener {
+  std::string scheme;  ///< lower-case "http" or "https"
+  std::string host;    ///< empty = all interfaces
+  int32_t port = 0;    ///< 0..65535
+};
+
+/// This host's name (gethostname), used when neither rest.advertised.host.name
+/// nor the listener gives a host. Falls back to "localhost".
+std::string local_hostname();
+
+/// Validated worker configuration. Build with from_properties()/from_file().
+class WorkerConfig {
+ public:
+  /// A resolved value: null, boolean, integer (all widths), text or list.
+  using Value = std::variant<std::monostate, bool, int64_t, std::string, std::vector<std::string>>;
+
+  /// Validates `props` against worker_options() and the cross-checks below.
+  /// Unknown keys (not declared and not under a pass-through prefix such as
+  /// `producer.`, `consumer.`, `admin.`, `ssl.`, `sasl.`, `key.converter.`)
+  /// become warnings. Throws ConfigError on the first bad value, with a
+  /// message "<key>: '<value>' <problem> (expected <type, unit, range>)", on a
+  /// missing required option, and on failed cross-checks:
+  /// heartbeat.interval.ms < session.timeout.ms; the three storage topics
+  /// distinct; inter.worker.signature.algorithm listed in
+  /// inter.worker.verification.algorithms; every listener parseable.
+  static WorkerConfig from_properties(const Properties& props);
+  /// load_properties_file(path) + from_properties().
+  static WorkerConfig from_file(const std::string& path);
+
+  /// Non-fatal findings (unknown keys, suspicious combinations), in key order.
+  [[nodiscard]] const std::vector<std::string>& warnings() const { return warnings_; }
+  /// The properties as given (before defaults).
+  [[nodiscard]] const Properties& originals() const { return originals_; }
+
+  // Generic typed access by declared name; throws std::out_of_range for an
+  // undeclared name and std::bad_variant_access for a null or mistyped value.
+  [[nodiscard]] bool is_null(std::string_view name) const;
+  [[nodiscard]] bool get_bool(std::string_view name) const;
+  [[nodiscard]] int64_t get_long(std::string_view name) const;
+  [[nodiscard]] int32_t get_int(std::string_view name) const { return static_cast<int32_t>(get_long(name)); }
+  [[nodiscard]] const std::string& get_string(std::string_view name) const;
+  [[nodiscard]] const std::vector<std::string>& get_list(std::string_view name) const;
+  [[nodiscard]] std::optional<std::string> get_optional_string(std::string_view name) const;
+
+  // Typed accessors (Kafka name in the comment when not obvious).
+  [[nodiscard]] const std::vector<std::string>& bootstrap_servers() const { return get_list("bootstrap.servers"); }
+  [[nodiscard]] const std::string& group_id() const { return get_string("group.id"); }
+  [[nodiscard]] int32_t session_timeout_ms() const { return get_int("session.timeout.ms"); }
+  [[nodiscard]] int32_t heartbeat_interval_ms() const { return get_int("heartbeat.interval.ms"); }
+  [[nodiscard]] int32_t rebalance_timeout_ms() const { return get_int("rebalance.timeout.ms"); }
+  /// "eager" | "compatible" | "sessioned" (lower-case; see
+  /// kc::connect::protocol_from_config).
+  [[nodiscard]] const std::string& connect_protocol() const { return get_string("connect.protocol"); }
+  [[nodiscard]] int32_t scheduled_rebalance_max_delay_ms() const { return get_int("scheduled.rebalance.max.delay.ms"); }
+  [[nodiscard]] int32_t worker_sync_timeout_ms() const { return get_int("worker.sync.timeout.ms"); }
+  [[nodiscard]] int32_t worker_unsync_backoff_ms() const { return get_int("worker.unsync.backoff.ms"); }
+  [[nodiscard]] const std::string& config_storage_topic() const { return get_string("config.storage.topic"); }
+  [[nodiscard]] const std::string& offset_storage_topic() const { return get_string("offset.storage.topic"); }
+  [[nodiscard]] const std::string& status_storage_topic() const { return get_string("status.storage.topic"); }
+  [[nodiscard]] int16_t config_storage_replication_factor() const {
+    return static_cast<int16_t>(get_long("config.storage.replication.factor"));
+  }
+  [[nodiscard]] int32_t offset_storage_partitions() const { return get_int("offset.storage.partitions"); }
+  [[nodiscard]] int16_t offset_storage_replication_factor() const {
+    return static_cast<int16_t>(get_long("offset.storage.replication.factor"));
+  }
+  [[nodiscard]] int32_t status_storage_partitions() const { return get_int("status.storage.partitions"); }
+  [[nodiscard]] int16_t status_storage_replication_factor() const {
+    return static_cast<int16_t>(get_long("status.storage.replication.factor"));
+  }
+  [[nodiscard]] int64_t offset_flush_interval_ms() const { return get_long("offset.flush.interval.ms"); }
+  [[nodiscard]] int64_t offset_flush_timeout_ms() const { return get_long("offset.flush.timeout.ms"); }
+  [[nodiscard]] int64_t task_shutdown_graceful_timeout_ms() const {
+    return get_long("task.shutdown.graceful.timeout.ms");
+  }
+  [[nodiscard]] const std::vector<std::string>& listeners() const { return get_list("listeners"); }
+  [[nodiscard]] std::optional<std::string> rest_advertised_host_name() const {
+    return get_optional_string("rest.advertised.host.name");
+  }
+  [[nodiscard]] std::optional<int32_t> rest_advertised_port() const;
+  [[nodiscard]] std::optional<std::string> rest_advertised_listener() const {
+    return get_optional_string("rest.advertised.listener");
+  }
+  [[nodiscard]] const std::string& key_converter() const { return get_string("key.converter"); }
+  [[nodiscard]] const std::string& value_converter() const { return get_string("value.converter"); }
+  [[nodiscard]] std::vector<std::string> plugin_path() const;
+  [[nodiscard]] const std::string& client_id() const { return get_string("client.id"); }
+  [[nodiscard]] int32_t request_timeout_ms() const { return get_int("request.timeout.ms"); }
+  [[nodiscard]] int64_t retry_backoff_ms() const { return get_long("retry.backoff.ms"); }
+  [[nodiscard]] const std::string& log_level() const { return get_string("log.level"); }
+  [[nodiscard]] const std::string& log_format() const { return get_string("log.format"); }
+
+  // Derived values (reference 4.1).
+  /// `listeners` parsed, in order.
+  [[nodiscard]] const std::vector<Listener>& parsed_listeners() const { return listeners_; }
+  /// Advertised host: rest.advertised.host.name, else the chosen listener's
+  /// host, else `default_host`.
+  [[nodiscard]] std::string advertised_host(const std::string& default_host = local_hostname()) const;
+  /// Advertised port: rest.advertised.port, else the chosen listener's port.
+  [[nodiscard]] int32_t advertised_port() const;
+  /// "<scheme>://<host>:<port>/", the `url` in JoinGroup metadata. Scheme:
+  /// rest.advertised.listener, else the first listener's. The chosen listener
+  /// is the first with that scheme (else the first).
+  [[nodiscard]] std::string advertised_url(const std::string& default_host = local_hostname()) const;
+  /// "<host>:<port>", Connect's workerId (status records' worker_id).
+  [[nodiscard]] std::string worker_id(const std::string& default_host = local_hostname()) const;
+  /// client.id, or "connect-<workerId>" when empty (the group member's id prefix).
+  [[nodiscard]] std::string group_client_id(const std::string& default_host = local_hostname()) const;
+
+  // Client pass-through (librdkafka property maps; config/ does not link it).
+  /// Settings every client gets: bootstrap.servers (comma-joined),
+  /// security.protocol, and every sasl.* and ssl.* key, verbatim.
+  [[nodiscard]] std::map<std::string, std::string> common_client_config() const;
+  /// common_client_config() overlaid with `producer.*` (prefix stripped).
+  [[nodiscard]] std::map<std::string, std::string> producer_config() const;
+  /// common_client_config() overlaid with `consumer.*` (prefix stripped).
+  [[nodiscard]] std::map<std::string, std::string> consumer_config() const;
+  /// common_client_config() overlaid with `admin.*` (prefix stripped;
+  /// admin.listeners and admin.listeners.* are worker options, not passed).
+  [[nodiscard]] std::map<std::string, std::string> admin_config() const;
+  /// Every original key starting with `prefix`, prefix stripped (e.g.
+  /// "key.converter." for the key converter's own settings).
+  [[nodiscard]] std::map<std::string, std::string> originals_with_prefix(std::string_view prefix) const;
+
+ private:
+  Properties originals_;
+  std::map<std::string, Value, std::less<>> values_;
+  std::vector<std::string> warnings_;
+  std::vector<Listener> listeners_;
+
+  [[nodiscard]] const Value& value(std::string_view name) const;
+  [[nodiscard]] const Listener& chosen_listener() const;
+};
+
+}  // namespace kc::config
