@@ -711,7 +711,11 @@ void GroupMember::schedule_heartbeat() {
 }
 
 void GroupMember::send_heartbeat() {
-  if (impl_->heartbeat_in_flight || !impl_->coord_conn) return;
+  if (!impl_->coord_conn) return;
+  if (impl_->heartbeat_in_flight) {  // the previous one is still out: try again next interval
+    schedule_heartbeat();
+    return;
+  }
   impl_->heartbeat_in_flight = true;
   HeartbeatRequest req{config_.group_id, generation_, member_id_, std::nullopt};
   // No answer within a session timeout means the coordinator is gone

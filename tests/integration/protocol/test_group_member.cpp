@@ -189,7 +189,7 @@ std::string describe(const Members& ms) {
 
 }  // namespace
 
-TEST_CASE("three connect members join one group, one leader, own assignments, stable heartbeats",
+TEST_CASE("three connect members join one group with one leader and their own assignments and stay stable",
           "[group][mock]") {
   MockCluster cluster(3);
   const std::string group = "kc-three";
@@ -263,7 +263,7 @@ TEST_CASE("three connect members join one group, one leader, own assignments, st
   for (const auto& m : ms) CHECK(m->member->state() == GroupState::Closed);
 }
 
-TEST_CASE("a member leaves; the others see REBALANCE_IN_PROGRESS and rejoin at a higher generation",
+TEST_CASE("a member leaves and the others see REBALANCE_IN_PROGRESS and rejoin at a higher generation",
           "[group][mock]") {
   MockCluster cluster(3);
   const std::string group = "kc-leave";
@@ -312,7 +312,7 @@ TEST_CASE("a member leaves; the others see REBALANCE_IN_PROGRESS and rejoin at a
   stop_all(io, ms);
 }
 
-TEST_CASE("the coordinator moves; members rediscover it and rejoin", "[group][mock]") {
+TEST_CASE("the coordinator moves and members rediscover it and rejoin", "[group][mock]") {
   MockCluster cluster(3);
   const std::string group = "kc-move";
   cluster.set_coordinator(group, 1);
