@@ -13,6 +13,7 @@
 namespace {
 
 using namespace kc::kafka;  // NOLINT
+using kc::Result;
 
 template <class T>
 void check(Result<T> (*dec)(BytesView, int16_t), BytesView body, int16_t version) {
