@@ -1,0 +1,423 @@
+// Unit checks of the assignors, named after the reference unit tests of
+// Kafka Connect's IncrementalCooperativeAssignorTest (our own code and data).
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "assignor/assignor.h"
+
+using kc::assignor::AssignmentResult;
+using kc::assignor::ConfigSnapshot;
+using kc::assignor::ConnectorsAndTasks;
+using kc::assignor::ConnectorTaskId;
+using kc::assignor::EagerAssignor;
+using kc::assignor::IncrementalCooperativeAssignor;
+using kc::assignor::LeaderState;
+using kc::assignor::MemberReport;
+using kc::assignor::RoundContext;
+using kc::assignor::successive_revocation_backoff_ms;
+
+namespace {
+
+constexpr int32_t D = 300000;
+
+// A tiny leader-side harness: members, what they run, the leader state.
+struct Group {
+  IncrementalCooperativeAssignor assignor{D};
+  LeaderState state;
+  ConfigSnapshot config;
+  std::map<std::string, ConnectorsAndTasks> running;  // member -> what it runs
+  int32_t generation = 0;
+  int32_t last_completed = -1;
+  int64_t now = 1000;
+  AssignmentResult last;
+
+  explicit Group(int32_t delay = D) : assignor(delay) {}
+
+  void connector(const std::string& name, int32_t tasks) {
+    config.connectors[name] = tasks;
+    ++config.offset;
+  }
+  std::vector<MemberReport> reports() const {
+    std::vector<MemberReport> out;
+    for (const auto& [id, run] : running) out.push_back({id, "http://" + id + ":8083/", config.offset, run});
+    return out;
+  }
+  // One round; `deliver` applies the assignment (revoke, then assign).
+  AssignmentResult& round(bool deliver = true) {
+    RoundContext ctx;
+    ctx.leader_id = running.begin()->first;
+    ctx.generation = ++generation;
+    ctx.last_completed_generation = last_completed;
+    ctx.now_ms = now;
+    last = assignor.assign(state, reports(), config, ctx);
+    state = last.state;
+    if (deliver) {
+      last_completed = generation;
+      for (const auto& ma : last.assignments) {
+        auto& run = running[ma.member_id];
+        const auto& a = ma.assignment;
+        for (const auto& c : a.revoked_connectors) std::erase(run.connectors, c);
+        for (const auto& t : a.revoked_tasks) std::erase(run.tasks, t);
+        run.connectors.insert(run.connectors.end(), a.connectors.begin(), a.connectors.end());
+        run.tasks.insert(run.tasks.end(), a.tasks.begin(), a.tasks.end());
+      }
+    }
+    return last;
+  }
+  const kc::connect::Assignment& of(const std::string& id) const {
+    for (const auto& ma : last.assignments)
+      if (ma.member_id == id) return ma.assignment;
+    FAIL("no assignment for " << id);
+    return last.assignments.front().assignment;
+  }
+  size_t conns(const std::string& id) { return running[id].connectors.size(); }
+  size_t tasks(const std::string& id) { return running[id].tasks.size(); }
+};
+
+ConnectorsAndTasks owned(std::vector<std::string> c, std::vector<ConnectorTaskId> t) { return {std::move(c), std::move(t)}; }
+
+std::vector<ConnectorTaskId> tasks_of(const std::string& c, int32_t n) {
+  std::vector<ConnectorTaskId> out;
+  for (int32_t i = 0; i < n; ++i) out.push_back({c, i});
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("backoff values for successive revoking rounds", "[assignor][backoff]") {
+  CHECK(successive_revocation_backoff_ms(1, D) == 40);
+  CHECK(successive_revocation_backoff_ms(2, D) == 1600);
+  CHECK(successive_revocation_backoff_ms(3, D) == 64000);
+  CHECK(successive_revocation_backoff_ms(4, D) == 300000);
+  CHECK(successive_revocation_backoff_ms(40, D) == 300000);
+  CHECK(successive_revocation_backoff_ms(1, 0) == 0);
+  CHECK(successive_revocation_backoff_ms(3, 0) == 0);
+  CHECK(successive_revocation_backoff_ms(1, 1) == 1);
+  CHECK(successive_revocation_backoff_ms(2, 30000) == 1600);
+  CHECK(successive_revocation_backoff_ms(3, 30000) == 30000);
+}
+
+TEST_CASE("assignConnectors/assignTasks when balanced: round-robin over equal workers", "[assignor]") {
+  Group g;
+  for (const char* c : {"c1", "c2", "c3"}) g.connector(c, 1);
+  g.running["w1"] = owned({"c1"}, {{"c1", 0}});
+  g.running["w2"] = owned({"c2"}, {{"c2", 0}});
+  g.running["w3"] = owned({"c3"}, {{"c3", 0}});
+  g.round();
+  for (const char* c : {"c4", "c5", "c6"}) g.connector(c, 1);
+  g.round();
+  CHECK(g.of("w1").connectors == std::vector<std::string>{"c4"});
+  CHECK(g.of("w2").connectors == std::vector<std::string>{"c5"});
+  CHECK(g.of("w3").connectors == std::vector<std::string>{"c6"});
+  for (const char* w : {"w1", "w2", "w3"}) {
+    CHECK(g.conns(w) == 2);
+    CHECK(g.tasks(w) == 2);
+    CHECK(g.of(w).revoked_tasks.empty());
+  }
+}
+
+TEST_CASE("assignConnectors/assignTasks when imbalanced: fill the lowest first", "[assignor]") {
+  // Workers loaded 2/3/4/0 receive 15 new connectors (1 task each): 6 each.
+  Group g;
+  std::vector<std::vector<std::string>> load = {{"e1", "e2"}, {"e3", "e4", "e5"}, {"e6", "e7", "e8", "e9"}, {}};
+  for (size_t w = 0; w < load.size(); ++w) {
+    ConnectorsAndTasks run;
+    for (const auto& c : load[w]) {
+      g.connector(c, 1);
+      run.connectors.push_back(c);
+      run.tasks.push_back({c, 0});
+    }
+    g.running["w" + std::to_string(w + 1)] = run;
+  }
+  g.state.previous_generation = g.last_completed = 7;
+  g.generation = 7;
+  for (int i = 10; i < 25; ++i) g.connector("n" + std::to_string(i), 1);
+  g.round();
+  for (const char* w : {"w1", "w2", "w3", "w4"}) {
+    CHECK(g.conns(w) == 6);
+    CHECK(g.tasks(w) == 6);
+    CHECK(g.of(w).revoked_connectors.empty());
+    CHECK(g.of(w).revoked_tasks.empty());
+  }
+}
+
+TEST_CASE("lost assignment handling when a worker bounces", "[assignor][lost]") {
+  Group g;
+  g.connector("c1", 4);
+  g.connector("c2", 4);
+  g.running["w1"];
+  g.running["w2"];
+  g.round();
+  REQUIRE(g.tasks("w1") == 4);
+  REQUIRE(g.tasks("w2") == 4);
+  g.running.erase("w2");
+  g.round();
+  CHECK(g.of("w1").delay_ms == D);
+  CHECK(g.state.scheduled_rebalance_ms == g.now + D);
+  CHECK(g.state.candidate_workers.empty());
+  CHECK(g.state.previous_assignment.tasks.size() == 8);  // lost work stays "previous"
+  g.now += D / 2;
+  g.running["w2"];  // back, empty
+  g.round();
+  CHECK(g.of("w1").delay_ms == D / 2);
+  CHECK(g.state.candidate_workers == std::vector<std::string>{"w2"});
+  CHECK(g.tasks("w2") == 0);
+  g.now += D / 2;
+  g.round();
+  CHECK(g.of("w1").delay_ms == 0);
+  CHECK(g.tasks("w2") == 4);
+  CHECK(g.conns("w2") == 1);
+  CHECK(g.of("w1").revoked_tasks.empty());
+  CHECK(g.state.candidate_workers.empty());
+  CHECK(g.state.scheduled_rebalance_ms == 0);
+  CHECK(g.state.delay_ms == 0);
+}
+
+TEST_CASE("lost assignment handling when a worker leaves permanently", "[assignor][lost]") {
+  Group g;
+  g.connector("c1", 4);
+  g.connector("c2", 4);
+  g.running["w1"];
+  g.running["w2"];
+  g.round();
+  g.running.erase("w2");
+  g.round();
+  CHECK(g.of("w1").delay_ms == D);
+  g.now += D;
+  g.round();
+  CHECK(g.of("w1").delay_ms == 0);
+  CHECK(g.tasks("w1") == 8);
+  CHECK(g.conns("w1") == 2);
+  CHECK(g.state.candidate_workers.empty());
+  CHECK(g.state.scheduled_rebalance_ms == 0);
+}
+
+TEST_CASE("lost assignment handling with more than one candidate", "[assignor][lost]") {
+  Group g;
+  g.connector("c1", 4);
+  g.connector("c2", 4);
+  g.running["w1"];
+  g.running["w2"];
+  g.round();
+  g.running.erase("w2");
+  g.round();
+  g.running["w3"];
+  g.round();
+  g.running["w2"];
+  g.round();
+  CHECK(g.state.candidate_workers == std::vector<std::string>{"w3", "w2"});
+  g.now += D;
+  g.round();
+  CHECK(g.of("w1").delay_ms == 0);
+  CHECK(g.tasks("w2") == 2);
+  CHECK(g.tasks("w3") == 2);
+  CHECK(g.conns("w2") + g.conns("w3") == 1);
+}
+
+TEST_CASE("lost assignment handling when a worker bounces back but finally leaves", "[assignor][lost]") {
+  Group g;
+  g.connector("c1", 4);
+  g.connector("c2", 4);
+  g.running["w1"];
+  g.running["w2"];
+  g.round();
+  g.running.erase("w2");
+  g.round();
+  g.running["w2"];
+  g.round();
+  CHECK(g.state.candidate_workers == std::vector<std::string>{"w2"});
+  g.running.erase("w2");
+  g.round();
+  g.now += D;
+  g.round();
+  CHECK(g.of("w1").delay_ms == 0);
+  CHECK(g.tasks("w1") == 8);
+  CHECK(g.state.candidate_workers.empty());
+}
+
+TEST_CASE("lost assignment handling when the scheduled delay is disabled", "[assignor][lost]") {
+  Group g(0);
+  g.connector("c1", 4);
+  g.connector("c2", 4);
+  g.running["w1"];
+  g.running["w2"];
+  g.round();
+  g.running.erase("w2");
+  g.round();
+  CHECK(g.of("w1").delay_ms == 0);
+  CHECK(g.tasks("w1") == 8);
+  CHECK(g.state.candidate_workers.empty());
+}
+
+TEST_CASE("tasks duplicated in worker assignments are revoked from every holder, then assigned once", "[assignor]") {
+  Group g;
+  g.connector("c1", 4);
+  g.connector("c2", 4);
+  g.running["w1"];
+  g.round();
+  REQUIRE(g.tasks("w1") == 8);
+  g.running["w2"] = owned({"c1"}, tasks_of("c1", 4));  // claims what w1 also runs
+  g.round();
+  CHECK(g.of("w1").revoked_connectors == std::vector<std::string>{"c1"});
+  CHECK(g.of("w2").revoked_connectors == std::vector<std::string>{"c1"});
+  CHECK(g.of("w2").revoked_tasks == tasks_of("c1", 4));
+  for (const auto& t : tasks_of("c1", 4))
+    CHECK(std::count(g.of("w1").revoked_tasks.begin(), g.of("w1").revoked_tasks.end(), t) == 1);
+  g.round();
+  g.round();
+  CHECK(g.conns("w1") == 1);
+  CHECK(g.conns("w2") == 1);
+  CHECK(g.tasks("w1") == 4);
+  CHECK(g.tasks("w2") == 4);
+}
+
+TEST_CASE("duplicated assignments whose connector is deleted are revoked and not reassigned", "[assignor]") {
+  Group g;
+  g.connector("c1", 4);
+  g.connector("c2", 4);
+  g.running["w1"];
+  g.round();
+  g.running["w2"] = owned({"c1"}, tasks_of("c1", 4));
+  g.config.connectors.erase("c1");
+  ++g.config.offset;
+  g.round();
+  CHECK(g.of("w2").revoked_tasks == tasks_of("c1", 4));
+  CHECK(g.of("w2").connectors.empty());
+  g.round();
+  g.round();
+  CHECK(g.tasks("w1") == 2);
+  CHECK(g.tasks("w2") == 2);
+  CHECK(g.conns("w1") + g.conns("w2") == 1);
+}
+
+TEST_CASE("leader state is updated after each round", "[assignor]") {
+  Group g;
+  g.connector("c1", 2);
+  g.running["w1"];
+  g.running["w2"];
+  g.round();
+  CHECK(g.state.previous_generation == 1);
+  CHECK(g.state.previous_members == std::vector<std::string>{"w1", "w2"});
+  CHECK(g.state.previous_assignment.connectors == std::vector<std::string>{"c1"});
+  CHECK(g.state.previous_assignment.tasks == tasks_of("c1", 2));
+  CHECK(g.state.previous_revocation.empty());
+}
+
+TEST_CASE("protocol V1 and V2 write the negotiated version; eager writes V0", "[assignor]") {
+  ConfigSnapshot cfg{3, {{"c1", 2}}};
+  std::vector<MemberReport> members = {{"w1", "http://w1/", 3, {}}};
+  RoundContext ctx;
+  ctx.leader_id = "w1";
+  ctx.generation = 1;
+  ctx.protocol = kc::connect::ConnectProtocol::Compatible;
+  auto r1 = IncrementalCooperativeAssignor{}.assign({}, members, cfg, ctx);
+  CHECK(r1.assignments[0].assignment.version == 1);
+  ctx.protocol = kc::connect::ConnectProtocol::Sessioned;
+  auto r2 = IncrementalCooperativeAssignor{}.assign({}, members, cfg, ctx);
+  CHECK(r2.assignments[0].assignment.version == 2);
+  CHECK(r2.assignments[0].assignment.leader_url == "http://w1/");
+  CHECK(r2.assignments[0].assignment.config_offset == 3);
+  auto r0 = EagerAssignor{}.assign({}, members, cfg, ctx);
+  CHECK(r0.assignments[0].assignment.version == 0);
+}
+
+TEST_CASE("config offset behind the members: CONFIG_MISMATCH for everybody, state untouched", "[assignor]") {
+  ConfigSnapshot cfg{5, {{"c1", 2}}};
+  std::vector<MemberReport> members = {{"w1", "http://w1/", 5, {}}, {"w2", "http://w2/", 9, {}}};
+  RoundContext ctx;
+  ctx.leader_id = "w1";
+  ctx.generation = 4;
+  LeaderState st;
+  st.delay_ms = 17;
+  for (auto r : {IncrementalCooperativeAssignor{}.assign(st, members, cfg, ctx), EagerAssignor{}.assign(st, members, cfg, ctx)}) {
+    CHECK(r.config_mismatch);
+    CHECK(r.state == st);
+    for (const auto& ma : r.assignments) {
+      CHECK(ma.assignment.error == 1);
+      CHECK(ma.assignment.config_offset == 9);
+      CHECK(ma.assignment.leader == "w1");
+      CHECK(ma.assignment.leader_url == "http://w1/");
+      CHECK(ma.assignment.connectors.empty());
+      CHECK(ma.assignment.tasks.empty());
+    }
+  }
+  // A fresher snapshot passes, and its offset is the one written.
+  cfg.offset = 11;
+  auto ok = IncrementalCooperativeAssignor{}.assign(st, members, cfg, ctx);
+  CHECK_FALSE(ok.config_mismatch);
+  CHECK(ok.assignments[0].assignment.config_offset == 11);
+}
+
+TEST_CASE("a failed sync not visible in the generation counts as a successive revoking round", "[assignor]") {
+  Group g;
+  g.connector("c1", 4);
+  g.connector("c2", 4);
+  g.running["w1"];
+  g.running["w2"];
+  g.round();
+  g.round();
+  g.running["w3"];
+  g.round(false);  // revoking assignment computed, never delivered
+  CHECK(g.state.revoked_in_previous);
+  // Same generation bookkeeping as if it had completed (the failure happened
+  // outside the leader's view).
+  g.last_completed = g.generation;
+  g.round();
+  CHECK(g.of("w1").delay_ms == 40);
+  CHECK(g.of("w1").revoked_tasks.empty());
+  CHECK(g.of("w2").revoked_tasks.empty());
+  g.now += 40;
+  g.round();
+  g.round();
+  std::vector<size_t> counts = {g.tasks("w1"), g.tasks("w2"), g.tasks("w3")};
+  std::sort(counts.begin(), counts.end());
+  CHECK(counts == std::vector<size_t>{2, 3, 3});
+}
+
+TEST_CASE("generation mismatch discards the previous assignment (no delay for missing work)", "[assignor]") {
+  Group g;
+  g.connector("c1", 4);
+  g.running["w1"];
+  g.running["w2"];
+  g.round();
+  g.state.previous_generation = 99;  // not the leader's last completed generation
+  g.running.erase("w2");
+  g.round();
+  CHECK(g.of("w1").delay_ms == 0);
+  CHECK(g.tasks("w1") == 4);
+}
+
+TEST_CASE("eager assignor deals connectors then tasks with one circular iterator", "[assignor][eager]") {
+  ConfigSnapshot cfg{1, {{"a", 2}, {"b", 1}, {"c", 3}}};
+  std::vector<MemberReport> members = {{"m2", "u2", 1, {}}, {"m1", "u1", 1, {}}};
+  RoundContext ctx;
+  ctx.leader_id = "m1";
+  auto r = EagerAssignor{}.assign({}, members, cfg, ctx);
+  // Sorted members m1, m2: a->m1 b->m2 c->m1 | a-0->m2 a-1->m1 b-0->m2 c-0->m1 c-1->m2 c-2->m1
+  const auto& m1 = r.assignments[1].assignment;
+  const auto& m2 = r.assignments[0].assignment;
+  CHECK(m1.connectors == std::vector<std::string>{"a", "c"});
+  CHECK(m2.connectors == std::vector<std::string>{"b"});
+  CHECK(m1.tasks == std::vector<ConnectorTaskId>{{"a", 1}, {"c", 0}, {"c", 2}});
+  CHECK(m2.tasks == std::vector<ConnectorTaskId>{{"a", 0}, {"b", 0}, {"c", 1}});
+  CHECK(m1.leader_url == "u1");
+}
+
+TEST_CASE("the result does not depend on the order of the member reports", "[assignor]") {
+  ConfigSnapshot cfg{1, {{"a", 5}, {"b", 7}}};
+  std::vector<MemberReport> members = {{"w3", "u3", 1, owned({"a"}, tasks_of("a", 5))},
+                                       {"w1", "u1", 1, owned({}, tasks_of("b", 7))},
+                                       {"w2", "u2", 1, {}}};
+  RoundContext ctx;
+  ctx.leader_id = "w1";
+  auto r1 = IncrementalCooperativeAssignor{}.assign({}, members, cfg, ctx);
+  std::reverse(members.begin(), members.end());
+  auto r2 = IncrementalCooperativeAssignor{}.assign({}, members, cfg, ctx);
+  CHECK(r1.state == r2.state);
+  for (const auto& a : r1.assignments)
+    for (const auto& b : r2.assignments)
+      if (a.member_id == b.member_id) CHECK(a.assignment == b.assignment);
+}
