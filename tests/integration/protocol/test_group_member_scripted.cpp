@@ -1,0 +1,246 @@
+// GroupMember against a scripted FakeBroker that speaks the newest versions
+// (JoinGroup v9, SyncGroup v5, Heartbeat v4, LeaveGroup v5, FindCoordinator
+// v4: all flexible): MEMBER_ID_REQUIRED, Heartbeat ILLEGAL_GENERATION and
+// UNKNOWN_MEMBER_ID, and LeaveGroup — paths the librdkafka mock cannot show.
+#include <catch2/catch.hpp>
+
+#include <deque>
+
+#include "protocol/kafka/group_member.h"
+#include "tests/integration/protocol/connection_test_util.h"
+
+using namespace kc::kafka;
+using kc::test::FakeBroker;
+using kc::test::FakeRequest;
+using kc::test::run_until;
+using std::chrono::milliseconds;
+
+namespace {
+
+/// A one-member group coordinator driven by a script of Heartbeat answers.
+struct ScriptedCoordinator {
+  FakeBroker& broker;
+  int32_t generation = 0;
+  int next_member = 1;
+  std::deque<ErrorCode> heartbeat_script;  // answers, in order; then NONE
+  std::vector<JoinGroupRequest> joins;
+  std::vector<SyncGroupRequest> syncs;
+  std::vector<HeartbeatRequest> heartbeats;
+  std::vector<LeaveGroupRequest> leaves;
+
+  void handle(FakeRequest& req) {
+    const int16_t v = req.header.api_version;
+    switch (req.header.api_key) {
+      case ApiKey::FindCoordinator: {
+        FindCoordinatorResponse r;
+        Coordinator c;
+        c.key = decode_FindCoordinatorRequest(req.body, v)->key;
+        c.node_id = 1;
+        c.host = "127.0.0.1";
+        c.port = broker.port();
+        r.coordinators.push_back(c);
+        req.session->respond(req.header, encode(r, v).value());
+        return;
+      }
+      case ApiKey::JoinGroup: {
+        auto j = decode_JoinGroupRequest(req.body, v);
+        REQUIRE(j.ok());
+        joins.push_back(*j);
+        JoinGroupResponse r;
+        if (j->member_id.empty()) {  // KIP-394
+          r.error_code = static_cast<int16_t>(ErrorCode::MEMBER_ID_REQUIRED);
+          r.member_id = "m-" + std::to_string(next_member++);
+        } else {
+          r.generation_id = ++generation;
+          r.protocol_type = j->protocol_type;
+          r.protocol_name = j->protocols.front().name;
+          r.leader = j->member_id;
+          r.member_id = j->member_id;
+          r.members.push_back(JoinGroupMember{j->member_id, std::nullopt, j->protocols.front().metadata});
+        }
+        req.session->respond(req.header, encode(r, v).value());
+        return;
+      }
+      case ApiKey::SyncGroup: {
+        auto s = decode_SyncGroupRequest(req.body, v);
+        REQUIRE(s.ok());
+        syncs.push_back(*s);
+        SyncGroupResponse r;
+        r.protocol_type = s->protocol_type;
+        r.protocol_name = s->protocol_name;
+        if (s->generation_id != generation) {
+          r.error_code = static_cast<int16_t>(ErrorCode::ILLEGAL_GENERATION);
+        } else if (!s->assignments.empty()) {
+          r.assignment = s->assignments.front().assignment;
+        }
+        req.session->respond(req.header, encode(r, v).value());
+        return;
+      }
+      case ApiKey::Heartbeat: {
+        auto h = decode_HeartbeatRequest(req.body, v);
+        REQUIRE(h.ok());
+        heartbeats.push_back(*h);
+        HeartbeatResponse r;
+        if (!heartbeat_script.empty()) {
+          r.error_code = static_cast<int16_t>(heartbeat_script.front());
+          heartbeat_script.pop_front();
+        }
+        req.session->respond(req.header, encode(r, v).value());
+        return;
+      }
+      case ApiKey::LeaveGroup: {
+        auto l = decode_LeaveGroupRequest(req.body, v);
+        REQUIRE(l.ok());
+        leaves.push_back(*l);
+        LeaveGroupResponse r;
+        for (const auto& m : l->members) r.members.push_back(LeaveGroupMemberResponse{m.member_id, std::nullopt, 0});
+        req.session->respond(req.header, encode(r, v).value());
+        return;
+      }
+      case ApiKey::ApiVersions:
+        return;
+    }
+  }
+};
+
+}  // namespace
+
+TEST_CASE("GroupMember handles MEMBER_ID_REQUIRED and heartbeat resets on flexible versions",
+          "[group][scripted]") {
+  boost::asio::io_context io;
+  FakeBroker broker(io);
+  ScriptedCoordinator coord{broker};
+  broker.on_request = [&](FakeRequest& r) { coord.handle(r); };
+
+  GroupMemberConfig cfg;
+  cfg.group_id = "scripted";
+  cfg.bootstrap_servers = {"127.0.0.1:" + std::to_string(broker.port())};
+  cfg.session_timeout = milliseconds(3000);
+  cfg.rebalance_timeout = milliseconds(3000);
+  cfg.heartbeat_interval = milliseconds(50);
+  cfg.request_timeout = milliseconds(2000);
+  cfg.retry_backoff = milliseconds(20);
+
+  std::vector<JoinPrepare> prepares;
+  std::vector<JoinedGroup> joined;
+  std::vector<GroupError> errors;
+  std::vector<RebalanceStarted> rebalances;
+  GroupMemberCallbacks cb;
+  cb.on_prepare_join = [&](const JoinPrepare& p, JoinReady ready) {
+    prepares.push_back(p);
+    ready({JoinGroupProtocol{"sessioned", Bytes{1, 2, 3}}, JoinGroupProtocol{"compatible", Bytes{4}}});
+  };
+  cb.on_assign = [&](const LeaderAssignmentInput& in, AssignmentReady ready) {
+    REQUIRE(in.members.size() == 1);
+    CHECK(in.members[0].metadata == Bytes{1, 2, 3});
+    CHECK(in.protocol == "sessioned");
+    ready({SyncGroupAssignment{in.members[0].member_id, Bytes{9, static_cast<uint8_t>(in.generation)}}});
+  };
+  cb.on_joined = [&](const JoinedGroup& j) { joined.push_back(j); };
+  cb.on_error = [&](const GroupError& e) { errors.push_back(e); };
+  cb.on_rebalance_started = [&](const RebalanceStarted& r) { rebalances.push_back(r); };
+  auto member = GroupMember::create(io, cfg, cb);
+
+  // Join: MEMBER_ID_REQUIRED, then the real join with the adopted id.
+  coord.heartbeat_script = {ErrorCode::NONE, ErrorCode::ILLEGAL_GENERATION};
+  member->start();
+  REQUIRE(run_until(io, [&] { return joined.size() == 2; }, milliseconds(5000)));
+  REQUIRE(coord.joins.size() >= 3);
+  CHECK(coord.joins[0].member_id.empty());
+  CHECK(coord.joins[1].member_id == "m-1");
+  CHECK(coord.joins[0].rebalance_timeout_ms == 3000);
+  CHECK(coord.joins[0].session_timeout_ms == 3000);
+  CHECK(coord.joins[0].protocol_type == "connect");
+  CHECK(coord.joins[0].group_instance_id == std::nullopt);
+  REQUIRE(coord.joins[0].reason.has_value());  // v8+
+  CHECK(joined[0].generation == 1);
+  CHECK(joined[0].member_id == "m-1");
+  CHECK(joined[0].is_leader);
+  CHECK(joined[0].assignment == Bytes{9, 1});
+  // MEMBER_ID_REQUIRED is a normal step: resent at once, not reported.
+  CHECK(prepares.size() >= 2);
+
+  // ILLEGAL_GENERATION from Heartbeat: reset the generation, keep the member id, rejoin.
+  CHECK(coord.joins[2].member_id == "m-1");
+  CHECK(prepares[1].generation == -1);
+  CHECK(prepares[1].member_id == "m-1");
+  CHECK(joined[1].generation == 2);
+  CHECK(joined[1].assignment == Bytes{9, 2});
+  REQUIRE_FALSE(errors.empty());
+  CHECK(errors[0].api == ApiKey::Heartbeat);
+  CHECK(errors[0].code == ErrorCode::ILLEGAL_GENERATION);
+  CHECK(errors[0].action == ErrorAction::ResetGenerationRejoin);
+  REQUIRE(rebalances.size() == 1);
+  CHECK(rebalances[0].generation == 1);
+  // SyncGroup v5 carried the protocol type and name.
+  CHECK(coord.syncs.back().protocol_type == std::optional<std::string>("connect"));
+  CHECK(coord.syncs.back().protocol_name == std::optional<std::string>("sessioned"));
+
+  // UNKNOWN_MEMBER_ID: reset the member id too, which means a new id.
+  coord.heartbeat_script = {ErrorCode::UNKNOWN_MEMBER_ID};
+  REQUIRE(run_until(io, [&] { return joined.size() == 3; }, milliseconds(5000)));
+  CHECK(joined[2].member_id == "m-2");
+  CHECK(member->member_id() == "m-2");
+  CHECK(member->state() == GroupState::Stable);
+
+  // Stays stable while heartbeats succeed.
+  const size_t hb = coord.heartbeats.size();
+  kc::test::run_for(io, milliseconds(400));
+  CHECK(coord.heartbeats.size() > hb + 3);
+  CHECK(joined.size() == 3);
+  for (size_t i = hb; i < coord.heartbeats.size(); ++i) {
+    CHECK(coord.heartbeats[i].generation_id == joined[2].generation);
+    CHECK(coord.heartbeats[i].member_id == "m-2");
+  }
+
+  // Leave sends the member id and the reason (v5).
+  std::optional<std::optional<GroupError>> left;
+  member->leave("shutting down", [&](std::optional<GroupError> e) { left = e; });
+  REQUIRE(run_until(io, [&] { return left.has_value(); }, milliseconds(3000)));
+  CHECK_FALSE(left->has_value());
+  REQUIRE(coord.leaves.size() == 1);
+  REQUIRE(coord.leaves[0].members.size() == 1);
+  CHECK(coord.leaves[0].members[0].member_id == "m-2");
+  CHECK(coord.leaves[0].members[0].reason == std::optional<std::string>("shutting down"));
+  CHECK(member->state() == GroupState::Closed);
+}
+
+TEST_CASE("GroupMember reports a fatal error and closes", "[group][scripted]") {
+  boost::asio::io_context io;
+  FakeBroker broker(io);
+  broker.on_request = [&](FakeRequest& req) {
+    if (req.header.api_key == ApiKey::FindCoordinator) {
+      FindCoordinatorResponse r;
+      Coordinator c;
+      c.host = "127.0.0.1";
+      c.port = broker.port();
+      r.coordinators.push_back(c);
+      req.session->respond(req.header, encode(r, req.header.api_version).value());
+    } else if (req.header.api_key == ApiKey::JoinGroup) {
+      JoinGroupResponse r;
+      r.error_code = static_cast<int16_t>(ErrorCode::GROUP_AUTHORIZATION_FAILED);
+      req.session->respond(req.header, encode(r, req.header.api_version).value());
+    }
+  };
+  GroupMemberConfig cfg;
+  cfg.group_id = "denied";
+  cfg.bootstrap_servers = {"127.0.0.1:" + std::to_string(broker.port())};
+  std::vector<GroupError> errors;
+  GroupMemberCallbacks cb;
+  cb.on_prepare_join = [](const JoinPrepare&, JoinReady ready) { ready({JoinGroupProtocol{"default", {}}}); };
+  cb.on_assign = [](const LeaderAssignmentInput&, AssignmentReady ready) { ready({}); };
+  cb.on_error = [&](const GroupError& e) { errors.push_back(e); };
+  auto member = GroupMember::create(io, cfg, cb);
+  member->start();
+  REQUIRE(run_until(io, [&] { return member->state() == GroupState::Closed; }, milliseconds(3000)));
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].fatal);
+  CHECK(errors[0].code == ErrorCode::GROUP_AUTHORIZATION_FAILED);
+  CHECK(errors[0].action == ErrorAction::Fatal);
+  CHECK(errors[0].api == ApiKey::JoinGroup);
+
+  CHECK_THROWS_AS(GroupMember::create(io, GroupMemberConfig{}, cb), std::invalid_argument);
+  GroupMemberConfig bad = cfg;
+  bad.bootstrap_servers = {"no-port"};
+  CHECK_THROWS_AS(GroupMember::create(io, bad, cb), std::invalid_argument);
+}
