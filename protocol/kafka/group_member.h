@@ -124,10 +124,12 @@ struct GroupError {
 
 /// Handed to on_prepare_join before every JoinGroup send.
 struct JoinPrepare {
-  /// True for the first JoinGroup of a new rebalance (after start, after a
-  /// completed sync, or after request_rejoin / a heartbeat REBALANCE_IN_PROGRESS);
-  /// false when the member resends JoinGroup within the same rebalance
-  /// (MEMBER_ID_REQUIRED, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS, coordinator move, ...).
+  /// True for the first JoinGroup after start() and after each completed
+  /// SyncGroup (whatever caused the rejoin); false when the member joins
+  /// again before a SyncGroup completed (JoinGroup/SyncGroup errors,
+  /// coordinator move during the rebalance, ...). on_prepare_join is called
+  /// before every JoinGroup except the immediate resend after
+  /// MEMBER_ID_REQUIRED, which reuses the protocols just given.
   bool new_rebalance = true;
   /// Generation of the last completed sync (-1 if none / reset).
   int32_t generation = -1;
@@ -186,8 +188,10 @@ struct GroupMemberCallbacks {
   std::function<void(const LeaderAssignmentInput&, AssignmentReady ready)> on_assign;
   /// After SyncGroup succeeded: the new generation and our assignment.
   std::function<void(const JoinedGroup&)> on_joined;
-  /// The coordinator announced a rebalance or request_rejoin() was called
-  /// while Stable (Java: the heartbeat thread saw REBALANCE_IN_PROGRESS).
+  /// A Stable member is about to rejoin: Heartbeat said REBALANCE_IN_PROGRESS
+  /// (Java: the heartbeat thread saw it), ILLEGAL_GENERATION or
+  /// UNKNOWN_MEMBER_ID, or request_rejoin() was called. Not called on
+  /// coordinator loss (on_error reports that; on_prepare_join follows).
   std::function<void(const RebalanceStarted&)> on_rebalance_started;
   /// Every error met, recoverable (fatal == false; the member handles it) or
   /// fatal (the member is Closed).
@@ -210,10 +214,11 @@ class GroupMember : public std::enable_shared_from_this<GroupMember> {
   /// Starts discovery and the first join. Any thread.
   void start();
 
-  /// Asks for a new rebalance (Java requestRejoin): while Stable, or while
-  /// the assignment is computed or synced, the member reports
-  /// on_rebalance_started and goes back to on_prepare_join. Ignored while a
-  /// join is already being prepared or sent, and once Leaving/Closed. Any thread.
+  /// Asks for a new rebalance (Java requestRejoin). While Stable the member
+  /// reports on_rebalance_started and goes back to on_prepare_join; while the
+  /// assignment is computed or synced it abandons that round and goes back to
+  /// on_prepare_join. Ignored while a join is already being prepared or sent,
+  /// and once Leaving/Closed. Any thread.
   void request_rejoin(std::string reason);
 
   /// Leaves the group: sends LeaveGroup (member id + reason; source:
