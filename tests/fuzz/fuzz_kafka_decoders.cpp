@@ -1,14 +1,18 @@
 // libFuzzer target for every Kafka decoder in protocol/kafka at every
 // supported version. Input layout: byte 0 picks the decoder (12 message bodies,
 // request header, response header), byte 1 picks the version within the API's
-// supported range, the rest is the body. Properties checked besides "no crash,
-// no sanitizer report": a decoded message re-encodes at the same version, and
-// decoding that encoding gives the same message back.
+// supported range, the rest is the body. When byte 0 has its top bit set, the
+// body is instead a valid sample encoding (tests/unit/protocol_kafka/samples.h)
+// edited by the rest of the input (3 bytes per edit: 16-bit position, value),
+// so the fuzzer starts deep inside well-formed messages. Properties checked
+// besides "no crash, no sanitizer report": a decoded message re-encodes at the
+// same version, and decoding that encoding gives the same message back.
 
 #include <cstdint>
 #include <cstdlib>
 
 #include "protocol/kafka/messages.h"
+#include "tests/unit/protocol_kafka/samples.h"
 
 namespace {
 
@@ -38,10 +42,27 @@ int16_t pick_version(ApiKey key, uint8_t b) {
   return static_cast<int16_t>(r.min + b % (r.max - r.min + 1));
 }
 
+int edit_sample(const uint8_t* data, size_t size) {
+  static const std::vector<test::CodecCase> cases = test::all_cases();
+  const auto& c = cases[(data[0] & 0x7f) % cases.size()];
+  const int16_t v = pick_version(c.key, data[1]);
+  auto sample = c.sample_bytes(v);
+  if (!sample.ok()) std::abort();
+  Bytes m = std::move(sample.value());
+  if (m.empty()) return 0;
+  for (size_t i = 2; i + 2 < size; i += 3) {
+    const size_t pos = ((static_cast<size_t>(data[i]) << 8) | data[i + 1]) % m.size();
+    m[pos] = data[i + 2];
+  }
+  if (!c.reencode_stable(m, v)) std::abort();
+  return 0;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2) return 0;
+  if ((data[0] & 0x80) != 0) return edit_sample(data, size);
   const uint8_t which = data[0] % 14;
   const BytesView body(data + 2, size - 2);
   const ApiKey key = kKeys[(which / 2) % 6];
