@@ -76,11 +76,24 @@ AssignmentResult config_mismatch(const LeaderState& state, const std::vector<Mem
 
 // Dense numbering of every connector name and task id the round mentions.
 class Universe {
+  struct Entry {
+    int64_t span = 0;
+    int32_t index = -1;
+  };
+
  public:
-  void note_connector(std::string_view name) { entry(name); }
-  void note_task(const ConnectorTaskId& t) {
+  /// Opaque reference to a noted connector, valid for the Universe's life.
+  using Handle = const Entry*;
+  Handle note_connector(std::string_view name) { return &entry(name); }
+  Handle note_task(const ConnectorTaskId& t) {
     auto& e = entry(t.connector);
     if (t.task >= 0) e.span = std::max<int64_t>(e.span, int64_t{t.task} + 1);
+    return &e;
+  }
+  int32_t conn(Handle h) const { return h->index; }
+  void reserve(size_t n) { map_.reserve(n); }
+  Slot slot(Handle h, int32_t task) const {
+    return task < 0 ? -1 : static_cast<Slot>(base_[static_cast<size_t>(h->index)] + task);
   }
   void note_configured(std::string_view name, int32_t count) {
     auto& e = entry(name);
@@ -122,10 +135,6 @@ class Universe {
   }
 
  private:
-  struct Entry {
-    int64_t span = 0;
-    int32_t index = -1;
-  };
   // Consecutive lookups are usually for the same connector (tasks come
   // grouped), so the last hit is cached before the hash lookup.
   Entry& entry(std::string_view name) {
@@ -256,10 +265,16 @@ AssignmentResult IncrementalCooperativeAssignor::assign(const LeaderState& state
 
   // 1. Number everything the round mentions.
   Universe u;
+  u.reserve(config.connectors.size() + 16);
   for (const auto& [name, count] : config.connectors) u.note_configured(name, count);
-  for (const auto& m : members) {
-    for (const auto& c : m.owned.connectors) u.note_connector(c);
-    for (const auto& t : m.owned.tasks) u.note_task(t);
+  // Handles of every reported item, so each name is hashed once.
+  std::vector<std::vector<Universe::Handle>> conn_handles(members.size()), task_handles(members.size());
+  for (size_t i = 0; i < members.size(); ++i) {
+    const auto& m = members[i];
+    conn_handles[i].reserve(m.owned.connectors.size());
+    for (const auto& c : m.owned.connectors) conn_handles[i].push_back(u.note_connector(c));
+    task_handles[i].reserve(m.owned.tasks.size());
+    for (const auto& t : m.owned.tasks) task_handles[i].push_back(u.note_task(t));
   }
   for (const auto* set : {&state.previous_assignment, &state.previous_revocation}) {
     for (const auto& c : set->connectors) u.note_connector(c);
@@ -290,15 +305,17 @@ AssignmentResult IncrementalCooperativeAssignor::assign(const LeaderState& state
     const auto& m = members[static_cast<size_t>(by_id[wi])];
     Worker& w = workers[wi];
     w.input_index = by_id[wi];
-    for (const auto& name : m.owned.connectors) {
-      const auto c = static_cast<size_t>(u.conn(name));
+    const auto& ch = conn_handles[static_cast<size_t>(by_id[wi])];
+    const auto& th = task_handles[static_cast<size_t>(by_id[wi])];
+    for (size_t k = 0; k < ch.size(); ++k) {
+      const auto c = static_cast<size_t>(u.conn(ch[k]));
       if (conns.stamp[c] == static_cast<int32_t>(wi)) continue;
       conns.stamp[c] = static_cast<int32_t>(wi);
       if (conns.holders[c] < 2) ++conns.holders[c];
       w.cur_conns.push_back(static_cast<int32_t>(c));
     }
-    for (const auto& t : m.owned.tasks) {
-      const Slot s = u.slot(t);
+    for (size_t k = 0; k < th.size(); ++k) {
+      const Slot s = u.slot(th[k], m.owned.tasks[k].task);
       if (s < 0) continue;
       if (tasks.stamp[static_cast<size_t>(s)] == static_cast<int32_t>(wi)) continue;
       tasks.stamp[static_cast<size_t>(s)] = static_cast<int32_t>(wi);
@@ -598,9 +615,9 @@ AssignmentResult IncrementalCooperativeAssignor::assign(const LeaderState& state
         if (pooled[c]) holders_of[c].push_back(static_cast<int32_t>(wi));
       }
     std::vector<int64_t> count(W, 0);
-    std::vector<Slot> sorted_pool = pool_tasks;  // group by connector, keep order inside
-    std::stable_sort(sorted_pool.begin(), sorted_pool.end(),
-                     [&](Slot a, Slot b) { return u.conn_of(a) < u.conn_of(b); });
+    // Slots of one connector are contiguous, so sorting groups by connector.
+    std::vector<Slot> sorted_pool = pool_tasks;
+    if (release_lost) std::sort(sorted_pool.begin(), sorted_pool.end());
     for (size_t i = 0; i < sorted_pool.size();) {
       const int32_t c = u.conn_of(sorted_pool[i]);
       size_t j = i;
