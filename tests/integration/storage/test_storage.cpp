@@ -1,0 +1,424 @@
+// Internal topics, built-in connectors and the Worker against an in-process
+// librdkafka mock cluster.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "worker/runtime/worker.h"
+#include "worker/storage/config_store.h"
+#include "worker/storage/mock_cluster.h"
+#include "worker/storage/offset_store.h"
+#include "worker/storage/status_store.h"
+
+using namespace kc::storage;
+using kc::connect::ConnectorTaskId;
+using kc::runtime::Worker;
+using kc::runtime::WorkerOptions;
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::unique_ptr<MockCluster> start_cluster() {
+  auto m = MockCluster::start(1);
+  REQUIRE(m);
+  REQUIRE((*m)->create_topic("connect-configs", 1));
+  REQUIRE((*m)->create_topic("connect-offsets", 5));
+  REQUIRE((*m)->create_topic("connect-status", 5));
+  return std::move(m).value();
+}
+
+/// Every (key, value) in a topic, in partition order.
+std::vector<TopicReader::Record> read_topic(const MockCluster& m, const std::string& topic) {
+  auto r = TopicReader::open(m.client_props(), topic, 10000);
+  REQUIRE(r);
+  std::vector<TopicReader::Record> out;
+  REQUIRE((*r)->read_to_end(20000, [&](const TopicReader::Record& rec) { out.push_back(rec); }));
+  return out;
+}
+
+template <typename F>
+bool eventually(F f, int timeout_ms) {
+  auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (Clock::now() < deadline) {
+    if (f()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return f();
+}
+
+fs::path temp_dir(const std::string& name) {
+  auto p = fs::temp_directory_path() / ("kc-test-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
+}
+
+std::vector<std::string> read_lines(const fs::path& p) {
+  std::ifstream in(p);
+  std::vector<std::string> out;
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+void append_lines(const fs::path& p, int from, int to) {
+  std::ofstream out(p, std::ios::app);
+  for (int i = from; i < to; ++i) out << "line-" << i << "\n";
+}
+
+/// Records status changes and observer calls.
+struct Recorder : kc::runtime::StatusListener, kc::runtime::TaskObserver {
+  std::mutex mu;
+  std::map<ConnectorTaskId, std::pair<StatusState, std::optional<std::string>>> tasks;
+  std::map<std::string, StatusState> connectors;
+  int starts = 0, stops = 0;
+  std::set<ConnectorTaskId> running;
+  bool overlap = false;
+
+  void on_connector_status(const std::string& c, StatusState s, const std::optional<std::string>&) override {
+    std::lock_guard lk(mu);
+    connectors[c] = s;
+  }
+  void on_task_status(const ConnectorTaskId& id, StatusState s, const std::optional<std::string>& t) override {
+    std::lock_guard lk(mu);
+    tasks[id] = {s, t};
+  }
+  void on_task_start(const std::string&, const ConnectorTaskId& id) override {
+    std::lock_guard lk(mu);
+    ++starts;
+    if (!running.insert(id).second) overlap = true;
+  }
+  void on_task_stop(const std::string&, const ConnectorTaskId& id) override {
+    std::lock_guard lk(mu);
+    ++stops;
+    running.erase(id);
+  }
+  std::optional<StatusState> task_state(const ConnectorTaskId& id) {
+    std::lock_guard lk(mu);
+    auto it = tasks.find(id);
+    if (it == tasks.end()) return std::nullopt;
+    return it->second.first;
+  }
+};
+
+WorkerOptions worker_options(const MockCluster& m, const std::string& id) {
+  WorkerOptions o;
+  o.worker_id = id;
+  o.client = m.client_props();
+  o.offset_flush_interval_ms = 300;
+  o.task_shutdown_graceful_timeout_ms = 10000;
+  o.key_converter = "org.apache.kafka.connect.storage.StringConverter";
+  o.value_converter = "org.apache.kafka.connect.storage.StringConverter";
+  return o;
+}
+
+std::unique_ptr<OffsetBackingStore> open_offsets(const MockCluster& m) {
+  OffsetBackingStore::Options o;
+  o.client = m.client_props();
+  auto s = OffsetBackingStore::open(o);
+  REQUIRE(s);
+  return std::move(s).value();
+}
+
+}  // namespace
+
+TEST_CASE("config topic round trip", "[storage][config]") {
+  auto m = start_cluster();
+  ConfigBackingStore::Options opts;
+  opts.client = m->client_props();
+  std::vector<ConfigUpdate> updates;
+  auto store = ConfigBackingStore::open(opts, [&](const ConfigUpdate& u) { updates.push_back(u); });
+  REQUIRE(store);
+  CHECK((*store)->snapshot().offset == -1);
+
+  ConfigMap cfg{{"connector.class", "FileStreamSource"}, {"topic", "t"}, {"file", "/tmp/x"}};
+  REQUIRE((*store)->put_connector_config("my-conn", cfg, TargetState::Started, 10000));
+  REQUIRE((*store)->put_task_configs("my-conn", {{{"a", "0"}}, {{"a", "1"}}}, 10000));
+  REQUIRE((*store)->put_target_state("my-conn", TargetState::Paused, 10000));
+  auto snap = (*store)->snapshot();
+  CHECK(snap.offset == 6);  // target-state, connector, 2 tasks, commit, target-state
+  CHECK(snap.connector_configs.at("my-conn") == cfg);
+  CHECK(snap.task_counts.at("my-conn") == 2);
+  CHECK(snap.tasks("my-conn") == std::vector<ConnectorTaskId>{{"my-conn", 0}, {"my-conn", 1}});
+  CHECK(snap.task_config({"my-conn", 1})->at("a") == "1");
+  CHECK(snap.target_state("my-conn") == TargetState::Paused);
+  CHECK(snap.inconsistent.empty());
+  CHECK_FALSE(updates.empty());
+
+  // A second reader (another worker) sees the same snapshot.
+  auto other = ConfigBackingStore::open(opts);
+  REQUIRE(other);
+  auto osnap = (*other)->snapshot();
+  CHECK(osnap.offset == snap.offset);
+  CHECK(osnap.connector_configs == snap.connector_configs);
+  CHECK(osnap.task_configs == snap.task_configs);
+  CHECK(osnap.target_states == snap.target_states);
+
+  // Raw records carry Connect's JSON shapes.
+  auto recs = read_topic(*m, "connect-configs");
+  REQUIRE(recs.size() == 6);
+  CHECK(*recs[0].key == "target-state-my-conn");
+  CHECK(*recs[0].value == R"({"state":"STARTED","state.v2":"STARTED"})");
+  CHECK(*recs[1].key == "connector-my-conn");
+  CHECK(*recs[1].value == R"({"properties":{"connector.class":"FileStreamSource","file":"/tmp/x","topic":"t"}})");
+  CHECK(*recs[2].key == "task-my-conn-0");
+  CHECK(*recs[4].key == "commit-my-conn");
+  CHECK(*recs[4].value == R"({"tasks":2})");
+
+  // Inconsistent commit: only task 0 written, commit says 2.
+  REQUIRE((*store)->put_connector_config("c2", cfg, std::nullopt, 10000));
+  auto producer = Producer::create(m->client_props());
+  REQUIRE(producer);
+  REQUIRE((*producer)->send_and_wait("connect-configs",
+                                     {{"task-c2-0", encode_properties({{"x", "y"}})}, {"commit-c2", encode_commit(2)}},
+                                     10000));
+  auto r = (*store)->read_to_end(10000);
+  REQUIRE(r);
+  CHECK(r->inconsistent.count("c2") == 1);
+  CHECK(r->tasks("c2").empty());
+  CHECK(r->target_state("c2") == TargetState::Started);
+  // A good commit heals it.
+  REQUIRE((*store)->put_task_configs("c2", {{{"x", "0"}}, {{"x", "1"}}}, 10000));
+  CHECK((*store)->snapshot().inconsistent.empty());
+  CHECK((*store)->snapshot().tasks("c2").size() == 2);
+
+  // Delete: tombstones for connector and target state.
+  REQUIRE((*store)->remove_connector("my-conn", 10000));
+  auto after = (*store)->snapshot();
+  CHECK_FALSE(after.contains("my-conn"));
+  CHECK(after.tasks("my-conn").empty());
+  CHECK(after.target_states.count("my-conn") == 0);
+  auto recs2 = read_topic(*m, "connect-configs");
+  CHECK_FALSE(recs2[recs2.size() - 2].value.has_value());
+  CHECK_FALSE(recs2.back().value.has_value());
+}
+
+TEST_CASE("config topic with more than one partition is refused", "[storage][config]") {
+  auto m = start_cluster();
+  REQUIRE(m->create_topic("bad-configs", 3));
+  ConfigBackingStore::Options opts;
+  opts.client = m->client_props();
+  opts.topic = "bad-configs";
+  auto store = ConfigBackingStore::open(opts);
+  REQUIRE_FALSE(store);
+  CHECK(store.error().message.find("exactly 1") != std::string::npos);
+}
+
+TEST_CASE("missing topic on a broker without CreateTopics gives a clear error", "[storage]") {
+  auto m = start_cluster();
+  auto r = ensure_topic(m->client_props(), TopicSpec{"never-created", 1, 1}, 10000);
+  REQUIRE_FALSE(r);
+  INFO(r.error().to_string());
+  CHECK(r.error().to_string().find("never-created") != std::string::npos);
+}
+
+TEST_CASE("offsets round trip with exact key bytes", "[storage][offsets]") {
+  auto m = start_cluster();
+  auto store = open_offsets(*m);
+  OrderedJson part = {{"filename", "/tmp/in.txt"}};
+  REQUIRE(store->commit("file-source", {{part, OrderedJson{{"position", 30}}}}, 10000));
+  CHECK(store->get("file-source", part)->at("position") == 30);
+
+  auto recs = read_topic(*m, "connect-offsets");
+  REQUIRE(recs.size() == 1);
+  CHECK(*recs[0].key == R"(["file-source",{"filename":"/tmp/in.txt"}])");
+  CHECK(*recs[0].value == R"({"position":30})");
+
+  auto other = open_offsets(*m);
+  REQUIRE(other->get("file-source", part));
+  CHECK(other->get("file-source", part)->at("position") == 30);
+  CHECK(other->get_all("file-source").size() == 1);
+  CHECK_FALSE(other->get("other", part));
+
+  REQUIRE(store->commit("file-source", {{part, std::nullopt}}, 10000));
+  CHECK_FALSE(store->get("file-source", part));
+  REQUIRE(other->read_to_end(10000));
+  CHECK_FALSE(other->get("file-source", part));
+}
+
+TEST_CASE("status records round trip", "[storage][status]") {
+  auto m = start_cluster();
+  StatusBackingStore::Options opts;
+  opts.client = m->client_props();
+  auto store = StatusBackingStore::open(opts);
+  REQUIRE(store);
+  StatusValue run{StatusState::Running, std::nullopt, "w1:8083", 4};
+  StatusValue failed{StatusState::Failed, std::string("boom"), "w1:8083", 4};
+  (*store)->put_connector("c", run);
+  (*store)->put_task({"c", 0}, run);
+  (*store)->put_task({"c", 1}, failed);
+  REQUIRE((*store)->flush(10000));
+
+  auto other = StatusBackingStore::open(opts);
+  REQUIRE(other);
+  CHECK((*other)->get_connector("c") == run);
+  CHECK((*other)->get_task({"c", 1}) == failed);
+  CHECK((*other)->get_tasks("c").size() == 2);
+
+  bool found = false;
+  for (const auto& r : read_topic(*m, "connect-status")) {
+    if (*r.key == "status-task-c-1") {
+      found = true;
+      CHECK(*r.value == R"({"state":"FAILED","trace":"boom","worker_id":"w1:8083","generation":4})");
+    }
+  }
+  CHECK(found);
+
+  // A late UNASSIGNED from an older generation does not hide RUNNING.
+  (*store)->put_task({"c", 0}, StatusValue{StatusState::Unassigned, std::nullopt, "w2", 3});
+  REQUIRE((*store)->flush(10000));
+  REQUIRE((*other)->read_to_end(10000));
+  CHECK((*other)->get_task({"c", 0})->state == StatusState::Running);
+
+  // putSafe refuses to overwrite a newer generation from another worker.
+  CHECK_FALSE((*store)->put_task_safe({"c", 1}, StatusValue{StatusState::Running, std::nullopt, "w9", 2}));
+
+  (*store)->put_connector("c", StatusValue{StatusState::Destroyed, std::nullopt, "w1", 5});
+  REQUIRE((*store)->flush(10000));
+  REQUIRE((*other)->read_to_end(10000));
+  CHECK_FALSE((*other)->get_connector("c"));
+}
+
+TEST_CASE("FileStreamSource to FileStreamSink moves every line, resuming after a stop", "[storage][runtime]") {
+  auto m = start_cluster();
+  REQUIRE(m->create_topic("lines", 3));
+  auto dir = temp_dir("file");
+  auto in = dir / "in.txt";
+  auto out = dir / "out.txt";
+  append_lines(in, 0, 300);
+
+  auto offsets = open_offsets(*m);
+  Recorder rec;
+  ConfigMap src{{"connector.class", "org.apache.kafka.connect.file.FileStreamSourceConnector"},
+                {"file", in.string()},
+                {"topic", "lines"},
+                {"batch.size", "50"}};
+  ConfigMap sink{{"connector.class", "FileStreamSink"}, {"file", out.string()}, {"topics", "lines"}};
+  {
+    Worker w1(worker_options(*m, "w1"), offsets.get(), &rec);
+    w1.set_observer(&rec);
+    REQUIRE(w1.start_connector("src", src, TargetState::Started));
+    auto cfgs = w1.connector_task_configs("src", 10000);
+    REQUIRE(cfgs);
+    REQUIRE(cfgs->size() == 1);
+    REQUIRE(w1.start_task({"src", 0}, src, cfgs->at(0), TargetState::Started));
+    REQUIRE(w1.start_task({"sink", 0}, sink, sink, TargetState::Started));
+    REQUIRE(eventually([&] { return read_lines(out).size() >= 300; }, 60000));
+    // Stop the source mid-stream: its offset is committed on stop.
+    REQUIRE(w1.stop_task({"src", 0}));
+    CHECK(rec.task_state({"src", 0}) == StatusState::Unassigned);
+  }
+  auto committed = offsets->get("src", OrderedJson{{"filename", in.string()}});
+  REQUIRE(committed);
+  CHECK(committed->at("position").get<int64_t>() == static_cast<int64_t>(fs::file_size(in)));
+
+  // More lines arrive while nobody owns the task; a new instance on another
+  // worker resumes from the committed position.
+  append_lines(in, 300, 600);
+  {
+    auto offsets2 = open_offsets(*m);
+    Worker w2(worker_options(*m, "w2"), offsets2.get(), &rec);
+    w2.set_observer(&rec);
+    REQUIRE(w2.start_task({"src", 0}, src, src, TargetState::Started));
+    REQUIRE(w2.start_task({"sink", 0}, sink, sink, TargetState::Started));
+    REQUIRE(eventually([&] { return read_lines(out).size() >= 600; }, 60000));
+    w2.stop_all();
+  }
+  auto lines = read_lines(out);
+  std::set<std::string> seen(lines.begin(), lines.end());
+  for (int i = 0; i < 600; ++i) CHECK(seen.count("line-" + std::to_string(i)) == 1);
+  // Resuming from the committed offset means no re-reads of the first 300.
+  CHECK(lines.size() == 600);
+  CHECK(rec.starts == rec.stops);
+  CHECK_FALSE(rec.overlap);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("SequenceSource resumes from its committed offset", "[storage][runtime]") {
+  auto m = start_cluster();
+  REQUIRE(m->create_topic("seq", 2));
+  auto offsets = open_offsets(*m);
+  ConfigMap cfg{{"connector.class", "SequenceSource"}, {"topic", "seq"}, {"tasks.max", "2"}, {"throughput", "200"}};
+  std::vector<ConfigMap> task_cfgs;
+  for (int round = 0; round < 2; ++round) {
+    Worker w(worker_options(*m, "w" + std::to_string(round)), offsets.get(), nullptr);
+    REQUIRE(w.start_connector("seq", cfg, TargetState::Started));
+    auto cfgs = w.connector_task_configs("seq", 10000);
+    REQUIRE(cfgs);
+    REQUIRE(cfgs->size() == 2);
+    for (int t = 0; t < 2; ++t) REQUIRE(w.start_task({"seq", t}, cfg, cfgs->at(t), TargetState::Started));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    CHECK(w.stop_tasks({{"seq", 0}, {"seq", 1}}).empty());
+    CHECK(w.stop_connector("seq"));
+  }
+  std::map<std::string, std::set<int64_t>> seqs;
+  for (const auto& r : read_topic(*m, "seq")) {
+    auto colon = r.value->rfind(':');
+    seqs[r.value->substr(0, colon)].insert(std::stoll(r.value->substr(colon + 1)));
+  }
+  REQUIRE(seqs.size() == 2);
+  for (const auto& [task, s] : seqs) {
+    INFO(task);
+    CHECK(*s.begin() == 0);
+    CHECK(static_cast<int64_t>(s.size()) == *s.rbegin() + 1);  // contiguous: nothing lost, no restart from 0
+    auto n = task == "seq-0" ? 0 : 1;
+    auto off = offsets->get("seq", OrderedJson{{"connector", "seq"}, {"task", n}});
+    REQUIRE(off);
+    CHECK(off->at("seq").get<int64_t>() == *s.rbegin());
+    CHECK(s.size() > 300);  // both rounds produced
+  }
+}
+
+TEST_CASE("unknown connector class is a clear error", "[storage][runtime]") {
+  auto m = start_cluster();
+  auto offsets = open_offsets(*m);
+  Worker w(worker_options(*m, "w1"), offsets.get(), nullptr);
+  ConfigMap cfg{{"connector.class", "com.example.DoesNotExist"}};
+  auto st = w.start_connector("x", cfg, TargetState::Started);
+  REQUIRE_FALSE(st);
+  CHECK(st.error().message.find("com.example.DoesNotExist") != std::string::npos);
+  CHECK_FALSE(w.start_task({"x", 0}, cfg, cfg, TargetState::Started));
+  CHECK(w.task_ids().empty());
+}
+
+TEST_CASE("a failing task is reported FAILED with a trace", "[storage][runtime]") {
+  auto m = start_cluster();
+  auto offsets = open_offsets(*m);
+  StatusBackingStore::Options sopts;
+  sopts.client = m->client_props();
+  auto status = StatusBackingStore::open(sopts);
+  REQUIRE(status);
+  kc::runtime::StatusStoreListener listener(**status, "w1:8083");
+  listener.set_generation(3);
+  Worker w(worker_options(*m, "w1:8083"), offsets.get(), &listener);
+  // No `topic`: the task's start() throws.
+  ConfigMap cfg{{"connector.class", "FileStreamSource"}, {"file", "/nonexistent"}};
+  REQUIRE(w.start_task({"bad", 0}, cfg, cfg, TargetState::Started));
+  REQUIRE(eventually([&] { return (*status)->get_task({"bad", 0}).has_value(); }, 20000));
+  auto s = (*status)->get_task({"bad", 0});
+  CHECK(s->state == StatusState::Failed);
+  REQUIRE(s->trace);
+  CHECK(s->trace->find("topic") != std::string::npos);
+  CHECK(s->generation == 3);
+  CHECK(s->worker_id == "w1:8083");
+  // The connector instance fails the same way.
+  REQUIRE(w.start_connector("bad", cfg, TargetState::Started));
+  REQUIRE(eventually([&] { return (*status)->get_connector("bad").has_value(); }, 20000));
+  CHECK((*status)->get_connector("bad")->state == StatusState::Failed);
+  CHECK_FALSE(w.connector_task_configs("bad", 5000));
+  CHECK(w.stop_task({"bad", 0}));
+  REQUIRE((*status)->flush(10000));
+  // Others read the FAILED record from the topic.
+  auto other = StatusBackingStore::open(sopts);
+  REQUIRE(other);
+  CHECK((*other)->get_task({"bad", 0})->state == StatusState::Failed);
+}

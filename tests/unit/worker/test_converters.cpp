@@ -1,0 +1,93 @@
+// Converters and the plugin registry.
+#include <catch2/catch.hpp>
+
+#include "worker/connectors/builtin.h"
+#include "worker/connectors/registry.h"
+#include "worker/runtime/converter.h"
+
+using namespace kc::runtime;
+using kc::connectors::Data;
+using kc::connectors::Schema;
+using kc::connectors::SchemaType;
+
+TEST_CASE("StringConverter", "[worker][converter]") {
+  auto c = make_converter(kStringConverterClass, {}, false);
+  REQUIRE(c);
+  CHECK(*(*c)->from_connect("t", Data::string("hello")).value() == "hello");
+  CHECK_FALSE((*c)->from_connect("t", Data::null()).value().has_value());
+  auto d = (*c)->to_connect("t", std::string("x"));
+  REQUIRE(d);
+  CHECK(d->value == "x");
+  CHECK(d->schema == Schema{SchemaType::String, true});
+  CHECK((*c)->to_connect("t", std::nullopt)->value.is_null());
+}
+
+TEST_CASE("ByteArrayConverter", "[worker][converter]") {
+  auto c = make_converter("ByteArrayConverter", {}, false);
+  REQUIRE(c);
+  CHECK(*(*c)->from_connect("t", Data::bytes(std::string("\x00\x01", 2))).value() == std::string("\x00\x01", 2));
+  CHECK_FALSE((*c)->from_connect("t", Data::string("s")));  // needs bytes
+  auto d = (*c)->to_connect("t", std::string("ab"));
+  REQUIRE(d);
+  CHECK(d->value.is_binary());
+}
+
+TEST_CASE("JsonConverter with and without schemas", "[worker][converter]") {
+  auto with = make_converter(kJsonConverterClass, {}, false);
+  REQUIRE(with);
+  CHECK(*(*with)->from_connect("t", Data::string("hi")).value() ==
+        R"({"schema":{"type":"string","optional":false},"payload":"hi"})");
+  CHECK(*(*with)->from_connect("t", Data::bytes("ab")).value() ==
+        R"({"schema":{"type":"bytes","optional":false},"payload":"YWI="})");
+  auto back = (*with)->to_connect("t", std::string(R"({"schema":{"type":"string","optional":false},"payload":"hi"})"));
+  REQUIRE(back);
+  CHECK(back->value == "hi");
+  auto bytes = (*with)->to_connect("t", std::string(R"({"schema":{"type":"bytes","optional":false},"payload":"YWI="})"));
+  REQUIRE(bytes);
+  CHECK(bytes->value.is_binary());
+  CHECK_FALSE((*with)->to_connect("t", std::string(R"({"a":1})")));  // no envelope
+
+  auto without = make_converter("JsonConverter", {{"schemas.enable", "false"}}, false);
+  REQUIRE(without);
+  CHECK(*(*without)->from_connect("t", Data::string("hi")).value() == R"("hi")");
+  Data m{std::nullopt, nlohmann::json{{"k", 1}}};
+  CHECK(*(*without)->from_connect("t", m).value() == R"({"k":1})");
+  auto plain = (*without)->to_connect("t", std::string(R"({"a":[1,2]})"));
+  REQUIRE(plain);
+  CHECK(plain->value["a"][1] == 2);
+  CHECK_FALSE((*without)->to_connect("t", std::string("{bad")));
+
+  CHECK_FALSE(make_converter("JsonConverter", {{"schemas.enable", "maybe"}}, false));
+  CHECK_FALSE(make_converter("com.example.Nope", {}, false));
+}
+
+TEST_CASE("base64 round trip", "[worker][converter]") {
+  for (const std::string& s : std::vector<std::string>{"", "a", "ab", "abc", "abcd", std::string("\xff\x00\x10", 3)})
+    CHECK(*base64_decode(base64_encode(s)) == s);
+  CHECK(base64_encode("hello") == "aGVsbG8=");
+}
+
+TEST_CASE("plugin registry resolves Connect class names and aliases", "[worker][connectors]") {
+  auto& r = kc::connectors::PluginRegistry::builtin();
+  for (const char* name : {"org.apache.kafka.connect.file.FileStreamSourceConnector", "FileStreamSourceConnector",
+                           "FileStreamSource"}) {
+    auto c = r.create(name);
+    REQUIRE(c);
+    CHECK((*c)->type() == kc::connectors::ConnectorType::Source);
+  }
+  CHECK(r.create("FileStreamSink").value()->type() == kc::connectors::ConnectorType::Sink);
+  CHECK(r.create("SequenceSource"));
+  auto bad = r.create("com.example.Missing");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.find("com.example.Missing") != std::string::npos);
+}
+
+TEST_CASE("SequenceSource makes tasks.max task configs", "[worker][connectors]") {
+  auto c = kc::connectors::make_sequence_source();
+  c->start({{"name", "seq"}, {"topic", "t"}, {"tasks.max", "3"}});
+  auto cfgs = c->task_configs(3);
+  REQUIRE(cfgs.size() == 3);
+  CHECK(cfgs[2].at("task.id") == "2");
+  auto f = kc::connectors::make_file_stream_source();
+  CHECK_THROWS(f->start({{"file", "/tmp/x"}}));  // no topic
+}
