@@ -238,6 +238,22 @@ struct LeaveGroupResponse {
 // non-null field that the version lacks and that is not ignorable, or an
 // unsupported version). Decoders never read out of bounds: truncated input,
 // negative or oversized lengths give an Error naming the field.
+//
+// Details (implemented in schemas.cpp from one table per message):
+// - Error::field is the path of the failing field in snake_case, e.g.
+//   "JoinGroupResponse.members[2].metadata"; Error::message says what failed
+//   ("length 4000 exceeds remaining 12 bytes").
+// - Fields a version lacks decode to Kafka's default (e.g. rebalance_timeout_ms
+//   -1 at JoinGroup v0, client_software_name "" at ApiVersions v0-2), except
+//   the mapped ones: FindCoordinatorResponse v0-3 -> coordinators[0] (key left
+//   empty), LeaveGroupRequest v0-2 -> members[0].member_id.
+// - Ignorable fields (throttle times, reason, rebalance_timeout_ms, SyncGroup
+//   protocol_type/name, ApiVersions client software) are dropped silently at
+//   versions that lack them.
+// - Decoders skip unknown tagged fields, reject nulls before a field's
+//   nullable-from version, counts/lengths beyond the remaining bytes (before
+//   allocating), strings over 32767 bytes, and trailing bytes after the body.
+// - Pure functions: safe from any thread.
 #define KC_KAFKA_MESSAGE_CODEC(T)                                      \
   Result<Bytes> encode(const T& msg, int16_t version);                 \
   Result<T> decode_##T(BytesView body, int16_t version);
