@@ -1,0 +1,1154 @@
+// DistributedHerder: see distributed_herder.h and README.md.
+//
+// Thread ownership in this file:
+//   * `io_*` members and every method named on_* / io_* run on the io thread;
+//   * methods named job_* run on the pool (blocking allowed), the apply
+//     sequence on `apply_strand`;
+//   * `mu` guards `pub` and `history`, read by other threads.
+#include "worker/herder/distributed_herder.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <deque>
+#include <future>
+#include <set>
+#include <thread>
+#include <utility>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <spdlog/spdlog.h>
+
+#include "assignor/assignor.h"
+#include "worker/connectors/registry.h"
+#include "worker/coordinator/worker_coordinator.h"
+#include "worker/storage/config_store.h"
+#include "worker/storage/offset_store.h"
+#include "worker/storage/status_store.h"
+
+namespace kc::herder {
+
+namespace asio = boost::asio;
+using connect::Assignment;
+using storage::ClusterConfigState;
+using storage::ConfigMap;
+using storage::StatusState;
+using storage::StatusValue;
+
+namespace {
+
+constexpr size_t kMaxHistory = 256;
+
+int64_t wall_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+int64_t mono_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::vector<std::string> split_servers(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t comma = s.find(',', start);
+    if (comma == std::string::npos) comma = s.size();
+    std::string item = s.substr(start, comma - start);
+    auto b = item.find_first_not_of(" \t");
+    auto e = item.find_last_not_of(" \t");
+    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
+    start = comma + 1;
+  }
+  return out;
+}
+
+rest::ConnectState to_rest(StatusState s) {
+  switch (s) {
+    case StatusState::Unassigned: return rest::ConnectState::Unassigned;
+    case StatusState::Running: return rest::ConnectState::Running;
+    case StatusState::Paused: return rest::ConnectState::Paused;
+    case StatusState::Failed: return rest::ConnectState::Failed;
+    case StatusState::Restarting: return rest::ConnectState::Restarting;
+    case StatusState::Stopped: return rest::ConnectState::Stopped;
+    case StatusState::Destroyed: return rest::ConnectState::Destroyed;
+  }
+  return rest::ConnectState::Unassigned;
+}
+
+storage::TargetState to_storage(rest::TargetState t) {
+  switch (t) {
+    case rest::TargetState::Started: return storage::TargetState::Started;
+    case rest::TargetState::Paused: return storage::TargetState::Paused;
+    case rest::TargetState::Stopped: return storage::TargetState::Stopped;
+  }
+  return storage::TargetState::Started;
+}
+
+std::string ids_to_string(const std::vector<ConnectorTaskId>& ids) {
+  std::string s;
+  for (const auto& id : ids) s += (s.empty() ? "" : ",") + id.to_string();
+  return "[" + s + "]";
+}
+std::string names_to_string(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ",") + n;
+  return "[" + s + "]";
+}
+
+/// "w1:8083" → "http://w1:8083/" (owner URL from a status record's worker id).
+std::string url_of_worker_id(const std::string& worker_id) {
+  if (worker_id.empty()) return {};
+  return "http://" + worker_id + "/";
+}
+
+}  // namespace
+
+// ----------------------------------------------------------------------------
+// Impl
+// ----------------------------------------------------------------------------
+
+struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
+  explicit Impl(HerderConfig c, const connectors::PluginRegistry* reg)
+      : cfg(std::move(c)),
+        registry(reg ? reg : &connectors::PluginRegistry::builtin()),
+        work(asio::make_work_guard(io)),
+        pool(4),
+        apply_strand(asio::make_strand(pool)),
+        scheduled_timer(io),
+        config_poll_timer(io),
+        status_poll_timer(io),
+        retry_timer(io) {}
+
+  HerderConfig cfg;
+  const connectors::PluginRegistry* registry;
+
+  asio::io_context io;
+  asio::executor_work_guard<asio::io_context::executor_type> work;
+  std::thread io_thread;
+  asio::thread_pool pool;
+  asio::strand<asio::thread_pool::executor_type> apply_strand;
+
+  std::unique_ptr<storage::ConfigBackingStore> config_store;
+  std::unique_ptr<storage::OffsetBackingStore> offset_store;
+  std::unique_ptr<storage::StatusBackingStore> status_store;
+  std::unique_ptr<runtime::StatusStoreListener> status_listener;
+  std::unique_ptr<runtime::Worker> worker;
+  std::shared_ptr<coordinator::WorkerCoordinator> coord;
+
+  std::atomic<bool> started{false};
+  std::atomic<bool> stopping{false};
+  std::atomic<bool> admitting{false};
+  std::atomic<bool> rebalance_pending{false};  // a config change waits for a rebalance
+  std::atomic<runtime::TaskObserver*> observer{nullptr};
+
+  // ---- io-thread state
+  bool io_accept_updates = false;
+  std::set<std::string> io_known_connectors;
+  int32_t io_generation = -1;
+  bool io_is_leader = false;
+  bool io_was_leader = false;  // leader of the last completed generation
+  std::string io_leader_url;
+  ConnectProtocol io_protocol = ConnectProtocol::Sessioned;
+  std::optional<Assignment> io_assignment;  // merged snapshot
+  assignor::LeaderState io_leader_state;
+  asio::steady_timer scheduled_timer;
+  asio::steady_timer config_poll_timer;
+  asio::steady_timer status_poll_timer;
+  asio::steady_timer retry_timer;
+  bool io_config_polling = false;
+  bool io_status_polling = false;
+  int64_t io_rebalance_started_ms = 0;
+  uint64_t io_apply_seq = 0;  // bumped per assignment; stale apply completions are ignored
+
+  // ---- shared with other threads
+  mutable std::mutex mu;
+  AssignmentState pub;
+  std::deque<RebalanceRecord> history;
+  bool coord_fatal = false;
+  std::string coord_fatal_message;
+
+  // ------------------------------------------------------------------ logging
+  std::string tag() const { return "[" + cfg.worker_id + " gen " + std::to_string(io_generation) + "]"; }
+
+  // ------------------------------------------------------------------ startup
+  Status open_stores() {
+    storage::ClientProps client = cfg.client_props;
+    client["bootstrap.servers"] = cfg.bootstrap_servers;
+
+    storage::ConfigBackingStore::Options co;
+    co.client = client;
+    co.topic = cfg.config_topic;
+    co.replication_factor = cfg.config_replication_factor;
+    co.client_id = cfg.group_id + "-configs";
+    co.timeout_ms = cfg.startup_timeout_ms;
+    std::weak_ptr<Impl> w = weak_from_this();
+    auto cs = storage::ConfigBackingStore::open(co, [w](const storage::ConfigUpdate& u) {
+      if (auto self = w.lock()) asio::post(self->io, [w, u] {
+          if (auto s = w.lock()) s->on_config_update(u);
+        });
+    });
+    if (!cs) return Error{"config.storage.topic", cfg.config_topic + ": " + cs.error().to_string()};
+    config_store = std::move(cs.value());
+
+    storage::OffsetBackingStore::Options oo;
+    oo.client = client;
+    oo.topic = cfg.offset_topic;
+    oo.partitions = cfg.offset_partitions;
+    oo.replication_factor = cfg.offset_replication_factor;
+    oo.client_id = cfg.group_id + "-offsets";
+    oo.timeout_ms = cfg.startup_timeout_ms;
+    auto os = storage::OffsetBackingStore::open(oo);
+    if (!os) return Error{"offset.storage.topic", cfg.offset_topic + ": " + os.error().to_string()};
+    offset_store = std::move(os.value());
+
+    storage::StatusBackingStore::Options so;
+    so.client = client;
+    so.topic = cfg.status_topic;
+    so.partitions = cfg.status_partitions;
+    so.replication_factor = cfg.status_replication_factor;
+    so.client_id = cfg.group_id + "-statuses";
+    so.timeout_ms = cfg.startup_timeout_ms;
+    auto ss = storage::StatusBackingStore::open(so);
+    if (!ss) return Error{"status.storage.topic", cfg.status_topic + ": " + ss.error().to_string()};
+    status_store = std::move(ss.value());
+    return ok_status();
+  }
+
+  Status start() {
+    if (auto st = open_stores(); !st) return st;
+    status_listener = std::make_unique<runtime::StatusStoreListener>(*status_store, cfg.worker_id);
+    runtime::WorkerOptions wo;
+    wo.worker_id = cfg.worker_id;
+    wo.client = cfg.client_props;
+    wo.client["bootstrap.servers"] = cfg.bootstrap_servers;
+    wo.producer_overrides = cfg.producer_overrides;
+    wo.consumer_overrides = cfg.consumer_overrides;
+    wo.offset_flush_interval_ms = cfg.offset_flush_interval_ms;
+    wo.offset_flush_timeout_ms = cfg.offset_flush_timeout_ms;
+    wo.task_shutdown_graceful_timeout_ms = cfg.task_shutdown_graceful_timeout_ms;
+    wo.key_converter = cfg.key_converter;
+    wo.value_converter = cfg.value_converter;
+    wo.key_converter_config = cfg.key_converter_config;
+    wo.value_converter_config = cfg.value_converter_config;
+    worker = std::make_unique<runtime::Worker>(wo, offset_store.get(), status_listener.get(), registry);
+    worker->set_observer(observer.load());
+
+    coordinator::WorkerCoordinatorConfig cc;
+    cc.group.group_id = cfg.group_id;
+    cc.group.bootstrap_servers = split_servers(cfg.bootstrap_servers);
+    cc.group.client_id = cfg.client_id.empty() ? "connect-" + cfg.worker_id : cfg.client_id;
+    cc.group.session_timeout = std::chrono::milliseconds(cfg.session_timeout_ms);
+    cc.group.rebalance_timeout = std::chrono::milliseconds(cfg.rebalance_timeout_ms);
+    cc.group.heartbeat_interval = std::chrono::milliseconds(cfg.heartbeat_interval_ms);
+    cc.group.request_timeout = std::chrono::milliseconds(cfg.request_timeout_ms);
+    cc.group.retry_backoff = std::chrono::milliseconds(cfg.retry_backoff_ms);
+    cc.protocol = cfg.protocol;
+    cc.url = cfg.advertised_url;
+
+    std::weak_ptr<Impl> w = weak_from_this();
+    coordinator::WorkerCoordinatorCallbacks cb;
+    cb.config_offset = [w]() -> int64_t {
+      auto s = w.lock();
+      return s ? s->config_store->snapshot().offset : -1;
+    };
+    cb.on_before_join = [w](const coordinator::BeforeJoin& bj, std::function<void()> proceed) {
+      if (auto s = w.lock()) s->on_before_join(bj, std::move(proceed));
+    };
+    cb.on_leader = [w](const coordinator::LeaderRound& r, coordinator::AssignmentsReady ready) {
+      if (auto s = w.lock()) s->on_leader(r, std::move(ready));
+    };
+    cb.on_assigned = [w](const coordinator::AssignedEvent& ev) {
+      if (auto s = w.lock()) s->on_assigned(ev);
+    };
+    cb.on_revoke_all = [w](std::vector<std::string> connectors, std::vector<ConnectorTaskId> tasks) {
+      if (auto s = w.lock()) s->on_revoke_all(std::move(connectors), std::move(tasks));
+    };
+    cb.on_rebalance_started = [w](const kafka::RebalanceStarted& r) {
+      if (auto s = w.lock()) {
+        s->io_rebalance_started_ms = wall_ms();
+        spdlog::info("{} rebalance started: {}", s->tag(), r.reason);
+      }
+    };
+    cb.on_error = [w](const kafka::GroupError& e) {
+      auto s = w.lock();
+      if (!s || !e.fatal) return;
+      std::lock_guard lk(s->mu);
+      s->coord_fatal = true;
+      s->coord_fatal_message = e.to_string();
+    };
+    try {
+      coord = coordinator::WorkerCoordinator::create(io, cc, std::move(cb));
+    } catch (const std::exception& e) {
+      return Error{"group", e.what()};
+    }
+    {
+      std::lock_guard lk(mu);
+      pub.worker_id = cfg.worker_id;
+    }
+    // Everything the initial read reported is already in the snapshot.
+    asio::post(io, [w] {
+      auto s = w.lock();
+      if (!s) return;
+      auto snap = s->config_store->snapshot();
+      s->io_known_connectors.clear();
+      for (const auto& [name, _] : snap.connector_configs) s->io_known_connectors.insert(name);
+      s->io_accept_updates = true;
+      s->schedule_config_poll();
+      s->schedule_status_poll();
+    });
+    io_thread = std::thread([this] {
+      try {
+        io.run();
+      } catch (const std::exception& e) {
+        spdlog::critical("[{}] herder io thread died: {}", cfg.worker_id, e.what());
+      }
+    });
+    coord->start();
+    started = true;
+    admitting = true;
+    spdlog::info("[{}] herder started: group {}, protocol {}, url {}", cfg.worker_id, cfg.group_id,
+                 connect::protocol_name(cfg.protocol), cfg.advertised_url);
+    return ok_status();
+  }
+
+  // ------------------------------------------------------------------ polls
+  void schedule_config_poll() {
+    config_poll_timer.expires_after(std::chrono::milliseconds(cfg.config_poll_interval_ms));
+    config_poll_timer.async_wait([w = weak_from_this()](const boost::system::error_code& ec) {
+      auto s = w.lock();
+      if (ec || !s || s->stopping) return;
+      if (!s->io_config_polling) {
+        s->io_config_polling = true;
+        asio::post(s->pool, [w] {
+          auto s2 = w.lock();
+          if (!s2) return;
+          auto r = s2->config_store->read_to_end(s2->cfg.worker_sync_timeout_ms);
+          if (!r) spdlog::debug("[{}] config poll: {}", s2->cfg.worker_id, r.error().to_string());
+          asio::post(s2->io, [w] {
+            if (auto s3 = w.lock()) s3->io_config_polling = false;
+          });
+        });
+      }
+      s->schedule_config_poll();
+    });
+  }
+
+  void schedule_status_poll() {
+    status_poll_timer.expires_after(std::chrono::milliseconds(cfg.status_poll_interval_ms));
+    status_poll_timer.async_wait([w = weak_from_this()](const boost::system::error_code& ec) {
+      auto s = w.lock();
+      if (ec || !s || s->stopping) return;
+      if (!s->io_status_polling) {
+        s->io_status_polling = true;
+        asio::post(s->pool, [w] {
+          auto s2 = w.lock();
+          if (!s2) return;
+          (void)s2->status_store->read_to_end(s2->cfg.worker_sync_timeout_ms);
+          asio::post(s2->io, [w] {
+            if (auto s3 = w.lock()) s3->io_status_polling = false;
+          });
+        });
+      }
+      s->schedule_status_poll();
+    });
+  }
+
+  // ------------------------------------------------------------------ rejoin
+  void io_request_rejoin(const std::string& reason) {
+    if (stopping) return;
+    spdlog::info("{} requesting rejoin: {}", tag(), reason);
+    coord->request_rejoin(reason);
+  }
+
+  bool io_owns_connector(const std::string& c) const {
+    return io_assignment && std::find(io_assignment->connectors.begin(), io_assignment->connectors.end(), c) !=
+                                io_assignment->connectors.end();
+  }
+
+  // Config-topic changes, in topic order (reference 4.4 rebalance triggers).
+  void on_config_update(const storage::ConfigUpdate& u) {
+    if (!io_accept_updates || stopping) return;
+    using K = storage::ConfigUpdate::Kind;
+    switch (u.kind) {
+      case K::ConnectorConfig: {
+        const bool is_new = io_known_connectors.insert(u.connector).second;
+        if (is_new) {
+          rebalance_pending = true;
+          io_request_rejoin("connector " + u.connector + " added");
+        } else if (io_owns_connector(u.connector)) {
+          // Config change of an existing connector: applied locally, no rebalance.
+          restart_connector_local(u.connector);
+        }
+        if (io_is_leader) leader_reconfigure(u.connector);
+        return;
+      }
+      case K::ConnectorRemoved:
+        if (io_known_connectors.erase(u.connector)) {
+          rebalance_pending = true;
+          io_request_rejoin("connector " + u.connector + " removed");
+        }
+        return;
+      case K::TasksCommitted: {
+        // Cooperative: stop our tasks of that connector first; they restart
+        // after the rebalance if they are still ours (reference 4.4).
+        if (io_assignment) {
+          std::vector<ConnectorTaskId> mine;
+          for (const auto& t : io_assignment->tasks)
+            if (t.connector == u.connector) mine.push_back(t);
+          if (!mine.empty()) {
+            asio::post(apply_strand, [w = weak_from_this(), mine] {
+              if (auto s = w.lock()) {
+                spdlog::info("[{}] task configs of a connector changed: stopping {}", s->cfg.worker_id,
+                             ids_to_string(mine));
+                (void)s->worker->stop_tasks(mine);
+              }
+            });
+          }
+        }
+        rebalance_pending = true;
+        io_request_rejoin("task configs of " + u.connector + " committed");
+        return;
+      }
+      case K::TargetState: {
+        if (!io_owns_connector(u.connector)) return;
+        asio::post(apply_strand, [w = weak_from_this(), c = u.connector] {
+          auto s = w.lock();
+          if (!s || s->stopping) return;
+          auto snap = s->config_store->snapshot();
+          if (!snap.contains(c)) return;
+          auto target = snap.target_state(c);
+          auto running = s->worker->connector_names();
+          if (target == storage::TargetState::Stopped) {
+            if (running.count(c)) s->worker->stop_connector(c);
+            return;
+          }
+          if (!running.count(c)) {
+            (void)s->worker->start_connector(c, snap.connector_configs.at(c), target);
+          }
+          s->worker->set_target_state(c, target);
+        });
+        return;
+      }
+    }
+  }
+
+  void restart_connector_local(const std::string& c) {
+    asio::post(apply_strand, [w = weak_from_this(), c] {
+      auto s = w.lock();
+      if (!s || s->stopping) return;
+      auto snap = s->config_store->snapshot();
+      if (!snap.contains(c)) return;
+      if (s->worker->connector_names().count(c)) s->worker->stop_connector(c);
+      if (snap.target_state(c) == storage::TargetState::Stopped) return;
+      auto st = s->worker->start_connector(c, snap.connector_configs.at(c), snap.target_state(c));
+      if (!st) spdlog::warn("[{}] restart of connector {} failed: {}", s->cfg.worker_id, c, st.error().to_string());
+    });
+  }
+
+  // ------------------------------------------------------------------ leader: task configs
+  // Generates the task configs of `c` with a transient plugin instance and
+  // writes them when they differ from the committed ones (reference 5.1).
+  void leader_reconfigure(const std::string& c) {
+    asio::post(pool, [w = weak_from_this(), c] {
+      auto s = w.lock();
+      if (s && !s->stopping) s->job_reconfigure(c);
+    });
+  }
+
+  void job_reconfigure(const std::string& c) {
+    auto snap = config_store->snapshot();
+    auto it = snap.connector_configs.find(c);
+    if (it == snap.connector_configs.end()) return;
+    const ConfigMap& conf = it->second;
+    std::vector<ConfigMap> configs;
+    if (snap.target_state(c) != storage::TargetState::Stopped) {
+      auto cls = conf.find("connector.class");
+      if (cls == conf.end()) return;
+      auto plugin = registry->create(cls->second);
+      if (!plugin) {
+        spdlog::warn("[{}] leader cannot create connector {}: {}", cfg.worker_id, c, plugin.error().to_string());
+        return;
+      }
+      int max_tasks = 1;
+      if (auto m = conf.find("tasks.max"); m != conf.end()) {
+        try {
+          max_tasks = std::max(1, std::stoi(m->second));
+        } catch (const std::exception&) {
+          max_tasks = 1;
+        }
+      }
+      try {
+        plugin.value()->start(conf);
+        configs = plugin.value()->task_configs(max_tasks);
+        plugin.value()->stop();
+      } catch (const std::exception& e) {
+        spdlog::warn("[{}] leader: connector {} failed to generate task configs: {}", cfg.worker_id, c, e.what());
+        return;
+      }
+    }
+    // Compare with the committed configs.
+    auto current = snap.tasks(c);
+    bool same = snap.task_counts.count(c) != 0 && !snap.inconsistent.count(c) &&
+                current.size() == configs.size();
+    for (size_t i = 0; same && i < configs.size(); ++i) {
+      auto tc = snap.task_config(ConnectorTaskId{c, static_cast<int32_t>(i)});
+      same = tc && *tc == configs[i];
+    }
+    if (same) return;
+    spdlog::info("[{}] leader writes {} task configs for connector {}", cfg.worker_id, configs.size(), c);
+    auto st = config_store->put_task_configs(c, configs, cfg.worker_sync_timeout_ms * 3);
+    if (!st) spdlog::warn("[{}] writing task configs of {} failed: {}", cfg.worker_id, c, st.error().to_string());
+  }
+
+  // ------------------------------------------------------------------ coordinator callbacks
+  void on_before_join(const coordinator::BeforeJoin& bj, std::function<void()> proceed) {
+    if (bj.new_rebalance) io_rebalance_started_ms = wall_ms();
+    {
+      std::lock_guard lk(mu);
+      pub.applied = false;
+      pub.in_group = false;
+    }
+    if (bj.revoke_all) {
+      io_assignment.reset();
+      asio::post(apply_strand, [w = weak_from_this(), proceed = std::move(proceed)] {
+        if (auto s = w.lock()) {
+          spdlog::info("[{}] eager rebalance: stopping all connectors and tasks", s->cfg.worker_id);
+          s->worker->stop_all();
+          (void)s->status_store->flush(s->cfg.worker_sync_timeout_ms);
+        }
+        proceed();
+      });
+      return;
+    }
+    // Pending revocations (queued on the strand) finish before JoinGroup.
+    asio::post(apply_strand, [proceed = std::move(proceed)] { proceed(); });
+  }
+
+  void on_leader(const coordinator::LeaderRound& round, coordinator::AssignmentsReady ready) {
+    // Read the config topic to the end on the pool, then assign on the io thread.
+    asio::post(pool, [w = weak_from_this(), round, ready = std::move(ready)]() mutable {
+      auto s = w.lock();
+      if (!s) return;
+      auto r = s->config_store->read_to_end(s->cfg.worker_sync_timeout_ms);
+      if (!r) spdlog::warn("[{}] leader: config read failed: {}", s->cfg.worker_id, r.error().to_string());
+      asio::post(s->io, [w, round = std::move(round), ready = std::move(ready)]() mutable {
+        if (auto s2 = w.lock()) s2->io_assign(round, std::move(ready));
+      });
+    });
+  }
+
+  void io_assign(const coordinator::LeaderRound& round, coordinator::AssignmentsReady ready) {
+    auto snap = config_store->snapshot();
+    std::vector<assignor::MemberReport> reports;
+    for (const auto& m : round.members) {
+      assignor::MemberReport r;
+      r.member_id = m.member_id;
+      r.url = m.metadata.url;
+      r.config_offset = m.metadata.config_offset;
+      if (m.metadata.allocation) {
+        r.owned.connectors = m.metadata.allocation->connectors;
+        r.owned.tasks = m.metadata.allocation->tasks;
+      }
+      reports.push_back(std::move(r));
+    }
+    assignor::ConfigSnapshot cs;
+    cs.offset = snap.offset;
+    for (const auto& name : snap.connectors()) {
+      auto tc = snap.task_counts.find(name);
+      cs.connectors[name] = (tc == snap.task_counts.end() || snap.inconsistent.count(name)) ? 0 : tc->second;
+    }
+    assignor::RoundContext ctx;
+    ctx.leader_id = round.leader_id;
+    ctx.leader_url = round.leader_url;
+    ctx.generation = round.generation;
+    ctx.last_completed_generation = round.last_completed_generation;
+    ctx.now_ms = mono_ms();
+    ctx.protocol = round.protocol;
+    // The leader state is kept only while this worker stays leader.
+    if (!io_was_leader) io_leader_state = assignor::LeaderState{};
+    assignor::AssignmentResult res;
+    if (round.protocol == ConnectProtocol::Eager) {
+      res = assignor::EagerAssignor{}.assign(io_leader_state, reports, cs, ctx);
+    } else {
+      res = assignor::IncrementalCooperativeAssignor{cfg.scheduled_rebalance_max_delay_ms}.assign(io_leader_state,
+                                                                                                 reports, cs, ctx);
+    }
+    io_leader_state = res.state;
+    spdlog::info("{} leader assigned generation {} over {} members (protocol {}, config offset {}{})", tag(),
+                 round.generation, reports.size(), connect::protocol_name(round.protocol), cs.offset,
+                 res.config_mismatch ? ", CONFIG_MISMATCH" : "");
+    std::vector<std::pair<std::string, Assignment>> out;
+    for (auto& ma : res.assignments) out.emplace_back(ma.member_id, std::move(ma.assignment));
+    ready(std::move(out));
+  }
+
+  void record_history(const coordinator::AssignedEvent& ev) {
+    RebalanceRecord r;
+    r.generation = ev.generation;
+    r.protocol = connect::protocol_name(ev.protocol);
+    r.leader_id = ev.received.leader;
+    r.leader_url = ev.received.leader_url;
+    r.is_leader = ev.is_leader;
+    r.error = ev.received.error;
+    r.assigned_connectors = ev.received.connectors;
+    r.assigned_tasks = ev.received.tasks;
+    r.revoked_connectors = ev.received.revoked_connectors;
+    r.revoked_tasks = ev.received.revoked_tasks;
+    r.delay_ms = ev.received.delay_ms;
+    r.config_offset = ev.received.config_offset;
+    r.started_ms = io_rebalance_started_ms;
+    r.assigned_ms = wall_ms();
+    std::lock_guard lk(mu);
+    history.push_back(std::move(r));
+    while (history.size() > kMaxHistory) history.pop_front();
+  }
+
+  void on_assigned(const coordinator::AssignedEvent& ev) {
+    io_generation = ev.generation;
+    io_was_leader = ev.is_leader;
+    const bool became_leader = ev.is_leader && !io_is_leader;
+    io_is_leader = ev.is_leader;
+    io_leader_url = ev.received.leader_url;
+    io_protocol = ev.protocol;
+    io_assignment = ev.snapshot;
+    status_listener->set_generation(ev.generation);
+    record_history(ev);
+    {
+      std::lock_guard lk(mu);
+      pub.member_id = ev.member_id;
+      pub.generation = ev.generation;
+      pub.is_leader = ev.is_leader;
+      pub.leader_url = ev.received.leader_url;
+      pub.protocol = connect::protocol_name(ev.protocol);
+      pub.assigned_connectors = ev.snapshot.connectors;
+      pub.assigned_tasks = ev.snapshot.tasks;
+      pub.applied = false;
+      pub.in_group = true;
+    }
+    scheduled_timer.cancel();
+    if (ev.received.delay_ms > 0) {
+      scheduled_timer.expires_after(std::chrono::milliseconds(ev.received.delay_ms));
+      scheduled_timer.async_wait([w = weak_from_this(), gen = ev.generation](const boost::system::error_code& ec) {
+        auto s = w.lock();
+        if (ec || !s) return;
+        s->io_request_rejoin("scheduled rebalance delay expired (set in generation " + std::to_string(gen) + ")");
+      });
+    }
+    const uint64_t seq = ++io_apply_seq;
+    if (ev.received.error != 0) {
+      // CONFIG_MISMATCH: catch up, then rejoin; start nothing (4.4 step 1).
+      spdlog::warn("{} assignment failed (error {}), leader config offset {}; reading configs and rejoining", tag(),
+                   ev.received.error, ev.received.config_offset);
+      asio::post(pool, [w = weak_from_this()] {
+        auto s = w.lock();
+        if (!s) return;
+        (void)s->config_store->read_to_end(s->cfg.worker_sync_timeout_ms);
+        asio::post(s->io, [w] {
+          if (auto s2 = w.lock()) s2->io_request_rejoin("assignment failed: CONFIG_MISMATCH");
+        });
+      });
+      return;
+    }
+    rebalance_pending = false;
+    asio::post(apply_strand, [w = weak_from_this(), ev, seq, became_leader] {
+      if (auto s = w.lock()) s->job_apply(ev, seq, became_leader);
+    });
+  }
+
+  // Apply one assignment: revoke, catch up configs, start (reference 4.4).
+  void job_apply(const coordinator::AssignedEvent& ev, uint64_t seq, bool became_leader) {
+    if (stopping) return;
+    const std::string tg = "[" + cfg.worker_id + " gen " + std::to_string(ev.generation) + "]";
+    const Assignment& owned = ev.snapshot;
+    // 1. Stop what was revoked, plus anything running that we no longer own.
+    std::set<std::string> owned_c(owned.connectors.begin(), owned.connectors.end());
+    std::set<ConnectorTaskId> owned_t(owned.tasks.begin(), owned.tasks.end());
+    std::vector<std::string> stop_c;
+    std::vector<ConnectorTaskId> stop_t;
+    for (const auto& c : worker->connector_names())
+      if (!owned_c.count(c)) stop_c.push_back(c);
+    for (const auto& t : worker->task_ids())
+      if (!owned_t.count(t)) stop_t.push_back(t);
+    if (!stop_c.empty() || !stop_t.empty()) {
+      spdlog::info("{} stopping revoked connectors {} and tasks {}", tg, names_to_string(stop_c),
+                   ids_to_string(stop_t));
+      auto fc = std::async(std::launch::async, [&] { return worker->stop_connectors(stop_c); });
+      auto timed_out = worker->stop_tasks(stop_t);
+      auto timed_out_c = fc.get();
+      if (!timed_out.empty() || !timed_out_c.empty())
+        spdlog::warn("{} graceful stop timed out for connectors {} tasks {}", tg, names_to_string(timed_out_c),
+                     ids_to_string(timed_out));
+      auto fl = status_store->flush(cfg.worker_sync_timeout_ms);
+      if (!fl) spdlog::warn("{} status flush: {}", tg, fl.error().to_string());
+    }
+    const bool had_revocations = !ev.received.revoked_connectors.empty() || !ev.received.revoked_tasks.empty();
+    // 2. Catch up the config topic to the assignment's offset.
+    auto snap = config_store->snapshot();
+    if (snap.offset < ev.received.config_offset) {
+      auto r = config_store->read_to_end(cfg.worker_sync_timeout_ms);
+      if (r) snap = r.value();
+      else spdlog::warn("{} config catch-up failed: {}", tg, r.error().to_string());
+    }
+    if (snap.offset != ev.received.config_offset) {
+      const bool lagging = snap.offset < ev.received.config_offset;
+      spdlog::warn("{} config offset {} {} assignment offset {}; rejoining without starting anything", tg,
+                   snap.offset, lagging ? "below" : "above", ev.received.config_offset);
+      auto w = weak_from_this();
+      // A lagging read is retried after a short back-off (Connect leaves the
+      // group and backs off; we only delay the rejoin).
+      const int delay = lagging ? cfg.retry_backoff_ms * 10 : 0;
+      asio::post(io, [w, delay, lagging] {
+        auto s = w.lock();
+        if (!s) return;
+        if (delay == 0) {
+          s->io_request_rejoin(lagging ? "config topic lagging" : "config offset overshoots the assignment");
+          return;
+        }
+        s->retry_timer.expires_after(std::chrono::milliseconds(delay));
+        s->retry_timer.async_wait([w](const boost::system::error_code& ec) {
+          if (auto s2 = w.lock(); s2 && !ec) s2->io_request_rejoin("config topic lagging");
+        });
+      });
+      return;
+    }
+    // 3. Source offsets written by previous owners.
+    if (auto r = offset_store->read_to_end(cfg.worker_sync_timeout_ms); !r)
+      spdlog::warn("{} offsets read: {}", tg, r.error().to_string());
+    // 4. Start what we own and do not run.
+    if (stopping) return;
+    auto running_c = worker->connector_names();
+    auto running_t = worker->task_ids();
+    std::vector<std::string> started_c;
+    std::vector<ConnectorTaskId> started_t;
+    for (const auto& c : owned.connectors) {
+      if (running_c.count(c) || !snap.contains(c)) continue;
+      if (snap.target_state(c) == storage::TargetState::Stopped) continue;
+      auto st = worker->start_connector(c, snap.connector_configs.at(c), snap.target_state(c));
+      if (!st) {
+        spdlog::warn("{} cannot start connector {}: {}", tg, c, st.error().to_string());
+        status_store->put_connector(c, StatusValue{StatusState::Failed, st.error().to_string(), cfg.worker_id,
+                                                   ev.generation});
+        continue;
+      }
+      started_c.push_back(c);
+    }
+    for (const auto& t : owned.tasks) {
+      if (running_t.count(t)) continue;
+      auto tc = snap.task_config(t);
+      if (!snap.contains(t.connector) || !tc) {
+        spdlog::warn("{} no committed config for task {}; not started", tg, t.to_string());
+        continue;
+      }
+      auto st = worker->start_task(t, snap.connector_configs.at(t.connector), *tc, snap.target_state(t.connector));
+      if (!st) {
+        spdlog::warn("{} cannot start task {}: {}", tg, t.to_string(), st.error().to_string());
+        status_store->put_task(t, StatusValue{StatusState::Failed, st.error().to_string(), cfg.worker_id,
+                                              ev.generation});
+        continue;
+      }
+      started_t.push_back(t);
+    }
+    spdlog::info("{} assignment applied: started connectors {} tasks {}; owns {} connectors, {} tasks", tg,
+                 names_to_string(started_c), ids_to_string(started_t), owned.connectors.size(), owned.tasks.size());
+    asio::post(io, [w = weak_from_this(), seq, had_revocations, became_leader] {
+      auto s = w.lock();
+      if (!s) return;
+      if (seq == s->io_apply_seq) {
+        std::lock_guard lk(s->mu);
+        s->pub.applied = true;
+        if (!s->history.empty()) s->history.back().applied_ms = wall_ms();
+      }
+      if (became_leader && s->io_is_leader) {
+        for (const auto& c : s->config_store->snapshot().connectors()) s->leader_reconfigure(c);
+      }
+      // The follow-up round that places what was revoked (4.4 step 5).
+      if (had_revocations) s->io_request_rejoin("revocations completed");
+    });
+  }
+
+  void on_revoke_all(std::vector<std::string> connectors, std::vector<ConnectorTaskId> tasks) {
+    io_assignment.reset();
+    {
+      std::lock_guard lk(mu);
+      pub.assigned_connectors.clear();
+      pub.assigned_tasks.clear();
+      pub.applied = false;
+      pub.in_group = false;
+    }
+    asio::post(apply_strand, [w = weak_from_this(), connectors, tasks] {
+      if (auto s = w.lock()) {
+        spdlog::warn("[{}] coordinator lost: stopping connectors {} and tasks {}", s->cfg.worker_id,
+                     names_to_string(connectors), ids_to_string(tasks));
+        s->worker->stop_all();
+        (void)s->status_store->flush(s->cfg.worker_sync_timeout_ms);
+      }
+    });
+  }
+
+  // ------------------------------------------------------------------ shutdown
+  void wait_strand_idle() {
+    std::promise<void> p;
+    auto f = p.get_future();
+    asio::post(apply_strand, [&p] { p.set_value(); });
+    f.wait();
+  }
+
+  void shutdown(bool leave) {
+    if (!started || stopping.exchange(true)) return;
+    admitting = false;
+    spdlog::info("[{}] herder stopping ({})", cfg.worker_id, leave ? "clean" : "crash");
+    asio::post(io, [w = weak_from_this()] {
+      if (auto s = w.lock()) {
+        s->scheduled_timer.cancel();
+        s->config_poll_timer.cancel();
+        s->status_poll_timer.cancel();
+        s->retry_timer.cancel();
+      }
+    });
+    if (!leave) coord->stop();
+    wait_strand_idle();
+    worker->stop_all();  // graceful timeout per task; offsets committed on stop
+    if (auto fl = status_store->flush(cfg.worker_sync_timeout_ms); !fl)
+      spdlog::warn("[{}] status flush on stop: {}", cfg.worker_id, fl.error().to_string());
+    if (leave) {
+      auto p = std::make_shared<std::promise<void>>();
+      auto f = p->get_future();
+      coord->leave("the worker is shutting down", [p] { p->set_value(); });
+      if (f.wait_for(std::chrono::milliseconds(cfg.request_timeout_ms + 1000)) != std::future_status::ready)
+        spdlog::warn("[{}] LeaveGroup did not complete in time", cfg.worker_id);
+    }
+    coord->stop();
+    pool.join();
+    work.reset();
+    io.stop();
+    if (io_thread.joinable()) io_thread.join();
+    {
+      std::lock_guard lk(mu);
+      pub.in_group = false;
+      pub.applied = false;
+    }
+    spdlog::info("[{}] herder stopped", cfg.worker_id);
+  }
+
+  // ------------------------------------------------------------------ REST helpers
+  std::optional<rest::RestError> not_ready() const {
+    if (!started) return rest::RestError::unavailable("Worker is starting");
+    if (stopping) return rest::RestError::unavailable("Worker is shutting down");
+    return std::nullopt;
+  }
+
+  rest::ConnectorType type_of(const ConfigMap& conf) const {
+    auto cls = conf.find("connector.class");
+    if (cls == conf.end()) return rest::ConnectorType::Unknown;
+    auto d = registry->find(cls->second);
+    if (!d) return rest::ConnectorType::Unknown;
+    return d->type == connectors::ConnectorType::Source ? rest::ConnectorType::Source : rest::ConnectorType::Sink;
+  }
+
+  rest::ConnectorInfo info_of(const ClusterConfigState& snap, const std::string& name) const {
+    rest::ConnectorInfo info;
+    info.name = name;
+    info.config = snap.connector_configs.at(name);
+    for (const auto& t : snap.tasks(name)) info.tasks.push_back(rest::TaskId{t.connector, t.task});
+    info.type = type_of(info.config);
+    return info;
+  }
+
+  // Runs `fn` on the io thread after the leader checks of a write
+  // (reference 4.5, 6.3): 503 while stopping, not_leader(url) on followers
+  // or before the first assignment, 409 stale_config while a config change
+  // waits for a rebalance. `fn` then runs on the pool.
+  template <typename T>
+  void leader_write(rest::Callback<T> cb, std::function<rest::Reply<T>()> fn) {
+    if (auto e = not_ready()) return cb(*e);
+    asio::post(io, [w = weak_from_this(), cb = std::move(cb), fn = std::move(fn)]() mutable {
+      auto s = w.lock();
+      if (!s) return cb(rest::RestError::unavailable("Worker is shutting down"));
+      if (!s->admitting) return cb(rest::RestError::unavailable("Worker is shutting down"));
+      if (!s->io_assignment || !s->io_is_leader) return cb(rest::RestError::not_leader(s->io_leader_url));
+      if (s->rebalance_pending) return cb(rest::RestError::stale_config());
+      asio::post(s->pool, [cb = std::move(cb), fn = std::move(fn)]() mutable { cb(fn()); });
+    });
+  }
+};
+
+// ----------------------------------------------------------------------------
+// DistributedHerder
+// ----------------------------------------------------------------------------
+
+DistributedHerder::DistributedHerder(HerderConfig config, const connectors::PluginRegistry* registry)
+    : config_(config), impl_(std::make_shared<Impl>(std::move(config), registry)) {}
+
+DistributedHerder::~DistributedHerder() { stop(); }
+
+Status DistributedHerder::start() {
+  if (impl_->started) return Error{"", "herder already started"};
+  return impl_->start();
+}
+
+void DistributedHerder::stop() { impl_->shutdown(true); }
+
+void DistributedHerder::crash() { impl_->shutdown(false); }
+
+void DistributedHerder::set_task_observer(runtime::TaskObserver* observer) {
+  impl_->observer = observer;
+  if (impl_->worker) impl_->worker->set_observer(observer);
+}
+
+AssignmentState DistributedHerder::assignment_state() const {
+  AssignmentState s;
+  {
+    std::lock_guard lk(impl_->mu);
+    s = impl_->pub;
+  }
+  s.worker_id = config_.worker_id;
+  if (impl_->worker && impl_->started && !impl_->stopping) {
+    auto c = impl_->worker->connector_names();
+    auto t = impl_->worker->task_ids();
+    s.running_connectors.assign(c.begin(), c.end());
+    s.running_tasks.assign(t.begin(), t.end());
+  }
+  return s;
+}
+
+std::vector<RebalanceRecord> DistributedHerder::rebalance_history() const {
+  std::lock_guard lk(impl_->mu);
+  return {impl_->history.begin(), impl_->history.end()};
+}
+
+// ------------------------------------------------------------------ HerderApi: reads
+
+void DistributedHerder::list_connectors(rest::Callback<std::vector<std::string>> cb) {
+  if (auto e = impl_->not_ready()) return cb(*e);
+  cb(impl_->config_store->snapshot().connectors());
+}
+
+void DistributedHerder::connector_info(const std::string& name, rest::Callback<rest::ConnectorInfo> cb) {
+  if (auto e = impl_->not_ready()) return cb(*e);
+  if (impl_->rebalance_pending) return cb(rest::RestError::rebalance_expected());
+  auto snap = impl_->config_store->snapshot();
+  if (!snap.contains(name)) return cb(rest::RestError::connector_not_found(name));
+  cb(impl_->info_of(snap, name));
+}
+
+void DistributedHerder::connector_config(const std::string& name, rest::Callback<rest::ConnectorConfig> cb) {
+  if (auto e = impl_->not_ready()) return cb(*e);
+  if (impl_->rebalance_pending) return cb(rest::RestError::rebalance_expected());
+  auto snap = impl_->config_store->snapshot();
+  if (!snap.contains(name)) return cb(rest::RestError::connector_not_found(name));
+  cb(snap.connector_configs.at(name));
+}
+
+void DistributedHerder::task_configs(const std::string& name, rest::Callback<std::vector<rest::TaskInfo>> cb) {
+  if (auto e = impl_->not_ready()) return cb(*e);
+  if (impl_->rebalance_pending) return cb(rest::RestError::rebalance_expected());
+  auto snap = impl_->config_store->snapshot();
+  if (!snap.contains(name)) return cb(rest::RestError::connector_not_found(name));
+  std::vector<rest::TaskInfo> out;
+  for (const auto& t : snap.tasks(name)) {
+    rest::TaskInfo ti;
+    ti.id = rest::TaskId{t.connector, t.task};
+    ti.config = snap.task_config(t).value_or(ConfigMap{});
+    out.push_back(std::move(ti));
+  }
+  cb(std::move(out));
+}
+
+void DistributedHerder::connector_status(const std::string& name, rest::Callback<rest::ConnectorStateInfo> cb) {
+  if (auto e = impl_->not_ready()) return cb(*e);
+  auto cs = impl_->status_store->get_connector(name);
+  if (!cs) return cb(rest::RestError::not_found("No status found for connector " + name));
+  rest::ConnectorStateInfo info;
+  info.name = name;
+  info.connector = rest::ConnectorStatus{to_rest(cs->state), cs->worker_id, cs->trace.value_or("")};
+  for (const auto& [id, ts] : impl_->status_store->get_tasks(name))
+    info.tasks.push_back(rest::TaskStatus{id, to_rest(ts.state), ts.worker_id, ts.trace.value_or("")});
+  auto snap = impl_->config_store->snapshot();
+  if (snap.contains(name)) info.type = impl_->type_of(snap.connector_configs.at(name));
+  cb(std::move(info));
+}
+
+void DistributedHerder::task_status(const rest::TaskId& id, rest::Callback<rest::TaskStatus> cb) {
+  if (auto e = impl_->not_ready()) return cb(*e);
+  auto ts = impl_->status_store->get_task(ConnectorTaskId{id.connector, id.task});
+  if (!ts) return cb(rest::RestError::not_found("No status found for task " + id.connector + "-" + std::to_string(id.task)));
+  cb(rest::TaskStatus{id.task, to_rest(ts->state), ts->worker_id, ts->trace.value_or("")});
+}
+
+void DistributedHerder::connector_plugins(bool /*connectors_only*/, rest::Callback<std::vector<rest::PluginInfo>> cb) {
+  std::vector<rest::PluginInfo> out;
+  for (const auto& d : impl_->registry->list())
+    out.push_back(rest::PluginInfo{d.class_name,
+                                   d.type == connectors::ConnectorType::Source ? rest::PluginType::Source
+                                                                               : rest::PluginType::Sink,
+                                   d.version});
+  cb(std::move(out));
+}
+
+void DistributedHerder::health(rest::Callback<rest::Health> cb) {
+  if (!impl_->started) return cb(rest::Health{rest::HealthStatus::Starting, "Worker is still starting up."});
+  if (impl_->stopping) return cb(rest::Health{rest::HealthStatus::Unhealthy, "Worker is shutting down."});
+  AssignmentState s;
+  bool fatal = false;
+  std::string msg;
+  {
+    std::lock_guard lk(impl_->mu);
+    s = impl_->pub;
+    fatal = impl_->coord_fatal;
+    msg = impl_->coord_fatal_message;
+  }
+  if (fatal) return cb(rest::Health{rest::HealthStatus::Unhealthy, "Group membership failed: " + msg});
+  if (s.generation < 0)
+    return cb(rest::Health{rest::HealthStatus::Starting, "Worker has not joined the group yet."});
+  if (!s.in_group || !s.applied)
+    return cb(rest::Health{rest::HealthStatus::Healthy,
+                           "Worker has completed startup and is ready to handle requests (rebalance in progress)."});
+  cb(rest::Health{rest::HealthStatus::Healthy, "Worker has completed startup and is ready to handle requests."});
+}
+
+void DistributedHerder::worker_info(rest::Callback<rest::WorkerInfo> cb) {
+  cb(rest::WorkerInfo{config_.worker_id, config_.advertised_url, ""});
+}
+
+// ------------------------------------------------------------------ HerderApi: writes
+
+void DistributedHerder::put_connector_config(rest::PutConnectorRequest req, rest::Callback<rest::PutConnectorResult> cb) {
+  auto impl = impl_;
+  impl_->leader_write<rest::PutConnectorResult>(
+      std::move(cb), [impl, req = std::move(req)]() -> rest::Reply<rest::PutConnectorResult> {
+        auto cls = req.config.find("connector.class");
+        if (cls == req.config.end() || cls->second.empty())
+          return rest::RestError::bad_request(
+              "Connector configuration is invalid and contains the following 1 error(s):\n"
+              "Missing required configuration \"connector.class\" which has no default value.\n"
+              "You can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`");
+        if (!impl->registry->find(cls->second))
+          return rest::RestError::bad_request(
+              "Connector configuration is invalid and contains the following 1 error(s):\n"
+              "Invalid value " + cls->second + " for configuration connector.class: Class " + cls->second +
+              " could not be found.\n"
+              "You can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`");
+        auto before = impl->config_store->snapshot();
+        const bool exists = before.contains(req.name);
+        if (exists && !req.allow_replace) return rest::RestError::already_exists(req.name);
+        std::optional<storage::TargetState> initial;
+        if (req.initial_state) initial = to_storage(*req.initial_state);
+        auto st = impl->config_store->put_connector_config(req.name, req.config, exists ? std::nullopt : initial,
+                                                           impl->cfg.worker_sync_timeout_ms * 3);
+        if (!st) return rest::RestError::internal("Failed to write connector config: " + st.error().to_string());
+        auto after = impl->config_store->snapshot();
+        if (!after.contains(req.name)) return rest::RestError::internal("Connector config not visible after write");
+        spdlog::info("[{}] leader wrote connector config {} ({})", impl->cfg.worker_id, req.name,
+                     exists ? "updated" : "created");
+        return rest::PutConnectorResult{!exists, impl->info_of(after, req.name)};
+      });
+}
+
+void DistributedHerder::delete_connector(const std::string& name, rest::Callback<rest::Done> cb) {
+  auto impl = impl_;
+  impl_->leader_write<rest::Done>(std::move(cb), [impl, name]() -> rest::Reply<rest::Done> {
+    auto snap = impl->config_store->snapshot();
+    if (!snap.contains(name)) return rest::RestError::connector_not_found(name);
+    auto st = impl->config_store->remove_connector(name, impl->cfg.worker_sync_timeout_ms * 3);
+    if (!st) return rest::RestError::internal("Failed to delete connector: " + st.error().to_string());
+    // Leader writes tombstone statuses for the deleted connector and its tasks (4.4).
+    int32_t gen = -1;
+    {
+      std::lock_guard lk(impl->mu);
+      gen = impl->pub.generation;
+    }
+    impl->status_store->put_connector(name, StatusValue{StatusState::Destroyed, std::nullopt, impl->cfg.worker_id, gen});
+    for (const auto& [id, _] : impl->status_store->get_tasks(name))
+      impl->status_store->put_task(ConnectorTaskId{name, id},
+                                   StatusValue{StatusState::Destroyed, std::nullopt, impl->cfg.worker_id, gen});
+    return rest::Done{};
+  });
+}
+
+void DistributedHerder::set_target_state(const std::string& name, rest::TargetState state, rest::Callback<rest::Done> cb) {
+  auto impl = impl_;
+  if (state == rest::TargetState::Stopped) {
+    // Leader only: empty task configs first, then the STOPPED target state (6.1).
+    impl_->leader_write<rest::Done>(std::move(cb), [impl, name]() -> rest::Reply<rest::Done> {
+      auto snap = impl->config_store->snapshot();
+      if (!snap.contains(name)) return rest::RestError::connector_not_found(name);
+      auto st = impl->config_store->put_task_configs(name, {}, impl->cfg.worker_sync_timeout_ms * 3);
+      if (st) st = impl->config_store->put_target_state(name, storage::TargetState::Stopped, impl->cfg.worker_sync_timeout_ms * 3);
+      if (!st) return rest::RestError::internal("Failed to stop connector: " + st.error().to_string());
+      return rest::Done{};
+    });
+    return;
+  }
+  // Pause / resume: written by any worker (4.5).
+  if (auto e = impl_->not_ready()) return cb(*e);
+  asio::post(impl_->pool, [impl, name, state, cb = std::move(cb)] {
+    auto snap = impl->config_store->snapshot();
+    if (!snap.contains(name)) return cb(rest::RestError::connector_not_found(name));
+    const bool was_stopped = snap.target_state(name) == storage::TargetState::Stopped;
+    auto st = impl->config_store->put_target_state(name, to_storage(state), impl->cfg.worker_sync_timeout_ms * 3);
+    if (!st) return cb(rest::RestError::internal("Failed to write target state: " + st.error().to_string()));
+    // Resuming a STOPPED connector needs new task configs: the leader makes them.
+    if (was_stopped && state == rest::TargetState::Started) {
+      asio::post(impl->io, [impl, name] {
+        if (impl->io_is_leader) impl->leader_reconfigure(name);
+      });
+    }
+    cb(rest::Done{});
+  });
+}
+
+void DistributedHerder::restart_connector(const std::string& name, rest::RestartRequest req,
+                                          rest::Callback<std::optional<rest::ConnectorStateInfo>> cb) {
+  if (auto e = impl_->not_ready()) return cb(*e);
+  auto impl = impl_;
+  asio::post(impl_->io, [impl, name, req, cb = std::move(cb)]() mutable {
+    auto snap = impl->config_store->snapshot();
+    if (!snap.contains(name)) return cb(rest::RestError::connector_not_found(name));
+    if (!req.plain()) {
+      // Deviation: restarts with includeTasks/onlyFailed (restart-connector
+      // records) are not implemented.
+      return cb(rest::RestError::bad_request("includeTasks/onlyFailed restarts are not supported by kconnectd yet"));
+    }
+    if (!impl->io_owns_connector(name)) {
+      auto st = impl->status_store->get_connector(name);
+      return cb(rest::RestError::not_owner(st ? url_of_worker_id(st->worker_id) : ""));
+    }
+    impl->restart_connector_local(name);
+    cb(std::optional<rest::ConnectorStateInfo>{});
+  });
+}
+
+void DistributedHerder::restart_task(const rest::TaskId& id, rest::Callback<rest::Done> cb) {
+  if (auto e = impl_->not_ready()) return cb(*e);
+  auto impl = impl_;
+  asio::post(impl_->io, [impl, id, cb = std::move(cb)]() mutable {
+    ConnectorTaskId t{id.connector, id.task};
+    auto snap = impl->config_store->snapshot();
+    if (!snap.contains(id.connector) || !snap.task_config(t))
+      return cb(rest::RestError::not_found("Task " + t.to_string() + " not found"));
+    const bool mine = impl->io_assignment &&
+                      std::find(impl->io_assignment->tasks.begin(), impl->io_assignment->tasks.end(), t) !=
+                          impl->io_assignment->tasks.end();
+    if (!mine) {
+      auto st = impl->status_store->get_task(t);
+      return cb(rest::RestError::not_owner(st ? url_of_worker_id(st->worker_id) : ""));
+    }
+    asio::post(impl->apply_strand, [impl, t, cb = std::move(cb)] {
+      impl->worker->stop_task(t);
+      auto snap2 = impl->config_store->snapshot();
+      auto tc = snap2.task_config(t);
+      if (!tc || !snap2.contains(t.connector)) return cb(rest::RestError::not_found("Task " + t.to_string() + " not found"));
+      auto st = impl->worker->start_task(t, snap2.connector_configs.at(t.connector), *tc, snap2.target_state(t.connector));
+      if (!st) return cb(rest::RestError::internal("Failed to restart task: " + st.error().to_string()));
+      cb(rest::Done{});
+    });
+  });
+}
+
+}  // namespace kc::herder

@@ -1,0 +1,49 @@
+#include "worker/herder/herder_config.h"
+
+#include "protocol/connect/types.h"
+
+namespace kc::herder {
+
+HerderConfig herder_config_from(const config::WorkerConfig& wc, const std::string& default_host) {
+  HerderConfig h;
+  h.group_id = wc.group_id();
+  std::string bs;
+  for (const auto& s : wc.bootstrap_servers()) bs += (bs.empty() ? "" : ",") + s;
+  h.bootstrap_servers = bs;
+  h.client_props = wc.common_client_config();
+  h.client_props.erase("bootstrap.servers");
+  h.producer_overrides = wc.originals_with_prefix("producer.");
+  h.consumer_overrides = wc.originals_with_prefix("consumer.");
+  h.client_id = wc.group_client_id(default_host);
+  auto proto = connect::protocol_from_config(wc.connect_protocol());
+  if (!proto) throw config::ConfigError("connect.protocol: unknown value '" + wc.connect_protocol() + "'");
+  h.protocol = *proto;
+  h.session_timeout_ms = wc.session_timeout_ms();
+  h.heartbeat_interval_ms = wc.heartbeat_interval_ms();
+  h.rebalance_timeout_ms = wc.rebalance_timeout_ms();
+  h.request_timeout_ms = wc.request_timeout_ms();
+  h.retry_backoff_ms = static_cast<int>(wc.retry_backoff_ms());
+  h.worker_sync_timeout_ms = wc.worker_sync_timeout_ms();
+  h.worker_unsync_backoff_ms = wc.worker_unsync_backoff_ms();
+  h.scheduled_rebalance_max_delay_ms = wc.scheduled_rebalance_max_delay_ms();
+  h.config_topic = wc.config_storage_topic();
+  h.config_replication_factor = wc.config_storage_replication_factor();
+  h.offset_topic = wc.offset_storage_topic();
+  h.offset_partitions = wc.offset_storage_partitions();
+  h.offset_replication_factor = wc.offset_storage_replication_factor();
+  h.status_topic = wc.status_storage_topic();
+  h.status_partitions = wc.status_storage_partitions();
+  h.status_replication_factor = wc.status_storage_replication_factor();
+  h.offset_flush_interval_ms = wc.offset_flush_interval_ms();
+  h.offset_flush_timeout_ms = static_cast<int>(wc.offset_flush_timeout_ms());
+  h.task_shutdown_graceful_timeout_ms = static_cast<int>(wc.task_shutdown_graceful_timeout_ms());
+  h.key_converter = wc.key_converter();
+  h.value_converter = wc.value_converter();
+  h.key_converter_config = wc.originals_with_prefix("key.converter.");
+  h.value_converter_config = wc.originals_with_prefix("value.converter.");
+  h.advertised_url = wc.advertised_url(default_host);
+  h.worker_id = wc.worker_id(default_host);
+  return h;
+}
+
+}  // namespace kc::herder
