@@ -15,6 +15,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <spdlog/spdlog.h>
@@ -355,6 +356,35 @@ class RestServer::Impl::Session : public std::enable_shared_from_this<Session> {
     parser_->header_limit(static_cast<std::uint32_t>(srv_.opts_.header_limit));
     reading_ = true;
     arm_io_timer();
+    http::async_read_header(socket_, buffer_, *parser_,
+                            [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
+  }
+
+  /// Headers are in. A client that sent "Expect: 100-continue" (curl does for
+  /// bodies over 1 KiB) waits for an interim 100 before sending the body;
+  /// send it unless a response is being written (the client then sends the
+  /// body after its own short wait). Oversized bodies were already refused by
+  /// the parser (body_limit is checked against Content-Length).
+  void on_header(beast::error_code ec) {
+    if (ec || closed_ || draining_ || parser_->is_done()) return on_read(ec);
+    auto expect = parser_->get()[http::field::expect];
+    if (iequals(std::string_view(expect.data(), expect.size()), "100-continue") && !writing_) {
+      static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+      writing_ = true;
+      asio::async_write(socket_, asio::buffer(kContinue.data(), kContinue.size()),
+                        [self = shared_from_this()](beast::error_code wec, std::size_t) {
+                          self->writing_ = false;
+                          if (self->closed_) return;
+                          if (wec) return self->close_now();
+                          self->read_body();
+                          self->maybe_write();
+                        });
+      return;
+    }
+    read_body();
+  }
+
+  void read_body() {
     http::async_read(socket_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
   }

@@ -127,7 +127,8 @@ class RestServer {
   Status start();
 
   /// Closes the listeners and every connection, joins the io thread.
-  /// Idempotent; in-flight requests get no response.
+  /// Idempotent; in-flight requests get no response. Call it from any thread
+  /// except the REST io thread (i.e. not from a route handler or Responder).
   void stop();
 
   /// Bound ports, one per listener, in listener order (valid after start()).

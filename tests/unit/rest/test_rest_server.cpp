@@ -607,6 +607,20 @@ TEST_CASE("keep-alive and bounded pipelining keep responses in order", "[rest]")
   CHECK(c.closed_by_peer());
 }
 
+TEST_CASE("Expect: 100-continue gets an interim response before the body", "[rest]") {
+  Server s;
+  Conn c(s.port());
+  c.send("POST /connectors HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n"
+         "Content-Length: " + std::to_string(kCreateC1.size()) + "\r\n\r\n");
+  auto interim = c.read_response();
+  REQUIRE(interim.has_value());
+  CHECK(interim->status == 100);
+  c.send(kCreateC1);
+  auto r = c.read_response();
+  REQUIRE(r.has_value());
+  CHECK(r->status == 201);
+}
+
 TEST_CASE("connection deadline and request deadline", "[rest]") {
   auto o = test_options();
   o.io_timeout = 200ms;
