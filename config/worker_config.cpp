@@ -244,6 +244,7 @@ WorkerConfig::Value parse_value(const OptionDef& def, const std::string& raw) {
     case OptionType::Int:
     case OptionType::Long: {
       std::string t = trim(raw);
+      if (t.size() > 1 && t[0] == '+' && t[1] != '-') t.erase(0, 1);  // Java's parseInt accepts a leading '+'
       int64_t v = 0;
       auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
       const char* what = def.type == OptionType::Long ? "a long" : def.type == OptionType::Int ? "an integer" : "a short";

@@ -71,7 +71,7 @@ TEST_CASE("worker config: defaults from the reference", "[config]") {
 TEST_CASE("worker config: typed values are parsed and trimmed", "[config]") {
   auto p = base();
   p["bootstrap.servers"] = " b1:9092 , b2:9093 ";
-  p["session.timeout.ms"] = " 45000 ";
+  p["session.timeout.ms"] = " +45000 ";
   p["connect.protocol"] = "COMPATIBLE";
   p["topic.creation.enable"] = "FALSE";
   p["offset.storage.partitions"] = "-1";
