@@ -40,12 +40,7 @@ Result<std::unique_ptr<ConfigBackingStore>> ConfigBackingStore::open(Options opt
   spec.name = options.topic;
   spec.partitions = 1;
   spec.replication_factor = options.replication_factor;
-  auto count = ensure_topic(options.client, spec, options.timeout_ms);
-  if (!count) return count.error();
-  if (*count != 1)
-    return Error{"config.storage.topic", "config topic " + options.topic + " has " + std::to_string(*count) +
-                                             " partitions; it must have exactly 1"};
-  std::unique_ptr<ConfigBackingStore> store(new ConfigBackingStore(std::move(options), std::move(listener)));
+    std::unique_ptr<ConfigBackingStore> store(new ConfigBackingStore(std::move(options), std::move(listener)));
   ClientProps prod_overrides{{"enable.idempotence", "false"}, {"acks", "all"}};
   ClientProps cons_overrides;
   if (!store->options_.client_id.empty()) {
@@ -55,6 +50,11 @@ Result<std::unique_ptr<ConfigBackingStore>> ConfigBackingStore::open(Options opt
   auto producer = Producer::create(store->options_.client, prod_overrides);
   if (!producer) return producer.error();
   store->producer_ = std::move(producer).value();
+  auto count = ensure_topic(store->producer_->handle(), spec, store->options_.timeout_ms);
+  if (!count) return count.error();
+  if (*count != 1)
+    return Error{"config.storage.topic", "config topic " + store->options_.topic + " has " +
+                                             std::to_string(*count) + " partitions; it must have exactly 1"};
   ClientProps reader_props = store->options_.client;
   for (const auto& [k, v] : cons_overrides) reader_props[k] = v;
   auto reader = TopicReader::open(reader_props, store->options_.topic, store->options_.timeout_ms);

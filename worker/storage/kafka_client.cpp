@@ -151,9 +151,18 @@ Result<std::optional<int>> topic_partition_count(rd_kafka_t* rk, const std::stri
 }
 
 Result<int> ensure_topic(const ClientProps& props, const TopicSpec& spec, int timeout_ms) {
-  auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
   auto rk = make_client(RD_KAFKA_PRODUCER, props);
   if (!rk) return rk.error();
+  return ensure_topic(rk->get(), spec, timeout_ms);
+}
+
+Result<int> ensure_topic(rd_kafka_t* handle, const TopicSpec& spec, int timeout_ms) {
+  auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  struct Borrowed {
+    rd_kafka_t* p;
+    rd_kafka_t* get() const { return p; }
+  } b{handle};
+  auto* rk = &b;
   auto existing = topic_partition_count(rk->get(), spec.name, remaining_ms(deadline));
   if (!existing) return existing.error();
   if (*existing) return **existing;
@@ -241,14 +250,29 @@ Status TopicReader::read_to_end(int timeout_ms, const std::function<void(const R
   const auto n = next_.size();
   std::vector<int64_t> target(n, 0);
   std::vector<bool> done(n, false);
-  for (size_t p = 0; p < n; ++p) {
-    int64_t lo = 0, hi = 0;
-    auto err = rd_kafka_query_watermark_offsets(rk_.get(), topic_.c_str(), static_cast<int32_t>(p), &lo, &hi,
-                                                std::max(1, remaining_ms(deadline)));
-    if (err) return kafka_error("watermarks " + topic_ + "-" + std::to_string(p), err);
-    target[p] = hi;
-    done[p] = next_[p] >= hi || lo >= hi;
+  // One ListOffsets round (timestamp -1 = latest) for every partition.
+  rd_kafka_topic_partition_list_t* ends = rd_kafka_topic_partition_list_new(static_cast<int>(n));
+  for (size_t p = 0; p < n; ++p)
+    rd_kafka_topic_partition_list_add(ends, topic_.c_str(), static_cast<int32_t>(p))->offset = RD_KAFKA_OFFSET_END;
+  auto err = rd_kafka_offsets_for_times(rk_.get(), ends, std::max(1, remaining_ms(deadline)));
+  if (err) {
+    rd_kafka_topic_partition_list_destroy(ends);
+    return kafka_error("end offsets of " + topic_, err);
   }
+  for (int i = 0; i < ends->cnt; ++i) {
+    auto p = static_cast<size_t>(ends->elems[i].partition);
+    if (p >= n) continue;
+    if (ends->elems[i].err) {
+      auto e = ends->elems[i].err;
+      rd_kafka_topic_partition_list_destroy(ends);
+      return kafka_error("end offset of " + topic_ + "-" + std::to_string(p), e);
+    }
+    target[p] = std::max<int64_t>(0, ends->elems[i].offset);
+    // Done if already there. Gaps (compaction, markers) below the end are
+    // closed by the partition-EOF event, which reports the position.
+    done[p] = next_[p] >= target[p];
+  }
+  rd_kafka_topic_partition_list_destroy(ends);
   auto all_done = [&] { return std::all_of(done.begin(), done.end(), [](bool b) { return b; }); };
   while (!all_done()) {
     int left = remaining_ms(deadline);

@@ -137,4 +137,8 @@ struct TopicSpec {
 /// the topic must already exist; otherwise the error says so. Blocking.
 Result<int> ensure_topic(const ClientProps& props, const TopicSpec& spec, int timeout_ms);
 
+/// Same, through an existing client handle (saves creating and destroying a
+/// client, which costs about a second in librdkafka).
+Result<int> ensure_topic(rd_kafka_t* rk, const TopicSpec& spec, int timeout_ms);
+
 }  // namespace kc::storage

@@ -14,9 +14,7 @@ Result<std::unique_ptr<OffsetBackingStore>> OffsetBackingStore::open(Options opt
   spec.name = options.topic;
   spec.partitions = options.partitions;
   spec.replication_factor = options.replication_factor;
-  auto count = ensure_topic(options.client, spec, options.timeout_ms);
-  if (!count) return count.error();
-  std::unique_ptr<OffsetBackingStore> store(new OffsetBackingStore(std::move(options)));
+    std::unique_ptr<OffsetBackingStore> store(new OffsetBackingStore(std::move(options)));
   ClientProps overrides{{"acks", "all"}};
   ClientProps reader_props = store->options_.client;
   if (!store->options_.client_id.empty()) {
@@ -26,6 +24,8 @@ Result<std::unique_ptr<OffsetBackingStore>> OffsetBackingStore::open(Options opt
   auto producer = Producer::create(store->options_.client, overrides);
   if (!producer) return producer.error();
   store->producer_ = std::move(producer).value();
+  auto count = ensure_topic(store->producer_->handle(), spec, store->options_.timeout_ms);
+  if (!count) return count.error();
   auto reader = TopicReader::open(reader_props, store->options_.topic, store->options_.timeout_ms);
   if (!reader) return reader.error();
   store->reader_ = std::move(reader).value();
