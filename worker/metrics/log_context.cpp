@@ -1,0 +1,135 @@
+#include "worker/metrics/log_context.h"
+
+#include <spdlog/pattern_formatter.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <mutex>
+
+namespace kc::metrics {
+
+namespace {
+
+thread_local std::shared_ptr<LogContext> t_ctx;
+std::mutex g_mu;
+std::shared_ptr<LogContext> g_ctx;
+
+std::shared_ptr<LogContext> current() {
+  if (t_ctx) return t_ctx;
+  std::lock_guard lk(g_mu);
+  return g_ctx;
+}
+
+void append(const std::string& s, spdlog::memory_buf_t& dest) { dest.append(s.data(), s.data() + s.size()); }
+
+/// %W: the worker id ("-" when no context is known).
+class WorkerFlag final : public spdlog::custom_flag_formatter {
+ public:
+  explicit WorkerFlag(bool json) : json_(json) {}
+  void format(const spdlog::details::log_msg&, const std::tm&, spdlog::memory_buf_t& dest) override {
+    auto c = current();
+    const std::string id = c ? c->worker_id : "-";
+    append(json_ ? json_escape(id) : id, dest);
+  }
+  std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<WorkerFlag>(json_); }
+
+ private:
+  bool json_;
+};
+
+/// %G: the generation (-1 when unknown).
+class GenerationFlag final : public spdlog::custom_flag_formatter {
+ public:
+  void format(const spdlog::details::log_msg&, const std::tm&, spdlog::memory_buf_t& dest) override {
+    auto c = current();
+    append(std::to_string(c ? c->generation.load() : -1), dest);
+  }
+  std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<GenerationFlag>(); }
+};
+
+/// %Q: the message payload, JSON-escaped and quoted.
+class JsonMessageFlag final : public spdlog::custom_flag_formatter {
+ public:
+  void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
+    append("\"" + json_escape(std::string(msg.payload.data(), msg.payload.size())) + "\"", dest);
+  }
+  std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<JsonMessageFlag>(); }
+};
+
+}  // namespace
+
+void set_thread_log_context(std::shared_ptr<LogContext> ctx) { t_ctx = std::move(ctx); }
+
+void set_default_log_context(std::shared_ptr<LogContext> ctx, bool only_if_unset) {
+  std::lock_guard lk(g_mu);
+  if (only_if_unset && g_ctx) return;
+  g_ctx = std::move(ctx);
+}
+
+const char* log_pattern(LogFormat f) {
+  switch (f) {
+    case LogFormat::Text:
+      return "%Y-%m-%d %H:%M:%S.%e %l [%W gen %G] %v";
+    case LogFormat::Json:
+      return R"({"ts":"%Y-%m-%dT%H:%M:%S.%e%z","level":"%l","worker":"%W","generation":%G,"thread":%t,"msg":%Q})";
+  }
+  return "%v";
+}
+
+std::string json_escape(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out;
+}
+
+bool configure_logging(const std::string& level, const std::string& format) {
+  LogFormat f;
+  if (format == "text")
+    f = LogFormat::Text;
+  else if (format == "json")
+    f = LogFormat::Json;
+  else
+    return false;
+  auto lvl = spdlog::level::from_str(level);
+  if (lvl == spdlog::level::off && level != "off") return false;
+  auto make = [f] {
+    auto pf = std::make_unique<spdlog::pattern_formatter>();
+    pf->add_flag<WorkerFlag>('W', f == LogFormat::Json);
+    pf->add_flag<GenerationFlag>('G');
+    pf->add_flag<JsonMessageFlag>('Q');
+    pf->set_pattern(log_pattern(f));
+    return pf;
+  };
+  spdlog::set_formatter(make());
+  spdlog::set_level(lvl);
+  return true;
+}
+
+}  // namespace kc::metrics

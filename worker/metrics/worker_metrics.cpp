@@ -1,0 +1,220 @@
+#include "worker/metrics/worker_metrics.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+
+namespace kc::metrics {
+
+namespace {
+
+int64_t steady_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+constexpr TaskState kAllStates[] = {TaskState::Unassigned, TaskState::Running, TaskState::Paused, TaskState::Failed,
+                                    TaskState::Restarting};
+
+}  // namespace
+
+const char* to_string(TaskState s) {
+  switch (s) {
+    case TaskState::Unassigned:
+      return "unassigned";
+    case TaskState::Running:
+      return "running";
+    case TaskState::Paused:
+      return "paused";
+    case TaskState::Failed:
+      return "failed";
+    case TaskState::Restarting:
+      return "restarting";
+  }
+  return "unassigned";
+}
+
+// ------------------------------------------------------------------ TaskMetrics
+
+void TaskMetrics::set_state(TaskState s) {
+  for (size_t i = 0; i < std::size(kAllStates); ++i) state_[i]->set(kAllStates[i] == s ? 1.0 : 0.0);
+}
+void TaskMetrics::offset_commit(bool ok) { (ok ? commit_ok_ : commit_fail_)->inc(); }
+void TaskMetrics::source_polled(uint64_t n) {
+  if (polled_) polled_->inc(static_cast<double>(n));
+}
+void TaskMetrics::source_written(uint64_t n) {
+  if (written_) written_->inc(static_cast<double>(n));
+}
+void TaskMetrics::sink_read(uint64_t n) {
+  if (read_) read_->inc(static_cast<double>(n));
+}
+void TaskMetrics::sink_sent(uint64_t n) {
+  if (sent_) sent_->inc(static_cast<double>(n));
+}
+
+// ------------------------------------------------------------------ WorkerMetrics
+
+void WorkerMetrics::AvgMax::add(double v) {
+  std::lock_guard lk(mu);
+  sum += v;
+  ++count;
+  max = count == 1 ? v : std::max(max, v);
+  avg_g->set(sum / static_cast<double>(count) / 1000.0);
+  max_g->set(max / 1000.0);
+}
+
+WorkerMetrics::WorkerMetrics(NowMs now) : now_(now ? std::move(now) : NowMs(steady_ms)) {
+  auto& r = registry_;
+  // connect-coordinator-metrics
+  assigned_connectors_ = r.gauge("coordinator_assigned_connectors",
+                                 "Connectors in this worker's current assignment snapshot (assigned-connectors).");
+  assigned_tasks_ =
+      r.gauge("coordinator_assigned_tasks", "Tasks in this worker's current assignment snapshot (assigned-tasks).");
+  joins_ = r.counter("coordinator_joins_total", "JoinGroup round trips completed (join-total).");
+  syncs_ = r.counter("coordinator_syncs_total", "SyncGroup round trips completed (sync-total).");
+  heartbeats_ = r.counter("coordinator_heartbeats_total", "Heartbeat round trips completed (heartbeat-total).");
+  failed_rebalances_ =
+      r.counter("coordinator_failed_rebalances_total", "Failed JoinGroup/SyncGroup attempts (failed-rebalance-total).");
+  join_.avg_g = r.gauge("coordinator_join_time_avg_seconds", "Average JoinGroup round trip in seconds (join-time-avg).");
+  join_.max_g = r.gauge("coordinator_join_time_max_seconds", "Maximum JoinGroup round trip in seconds (join-time-max).");
+  sync_.avg_g = r.gauge("coordinator_sync_time_avg_seconds", "Average SyncGroup round trip in seconds (sync-time-avg).");
+  sync_.max_g = r.gauge("coordinator_sync_time_max_seconds", "Maximum SyncGroup round trip in seconds (sync-time-max).");
+  heartbeat_.avg_g = r.gauge("coordinator_heartbeat_response_time_avg_seconds", "Average Heartbeat round trip in seconds.");
+  heartbeat_.max_g = r.gauge("coordinator_heartbeat_response_time_max_seconds",
+                             "Maximum Heartbeat round trip in seconds (heartbeat-response-time-max).");
+  r.gauge_fn("coordinator_last_heartbeat_seconds_ago",
+             "Seconds since the last Heartbeat response, -1 if none yet (last-heartbeat-seconds-ago).", {}, [this] {
+               const int64_t t = last_heartbeat_ms_.load();
+               return t < 0 ? -1.0 : static_cast<double>(now_() - t) / 1000.0;
+             });
+  // connect-worker-rebalance-metrics
+  completed_rebalances_ =
+      r.counter("rebalance_completed_total", "Rebalances completed by this worker (completed-rebalances-total).");
+  rebalance_.avg_g = r.gauge("rebalance_time_avg_seconds",
+                             "Average time from receiving an assignment to having applied it, seconds "
+                             "(rebalance-avg-time-ms).");
+  rebalance_.max_g = r.gauge("rebalance_time_max_seconds",
+                             "Maximum time from receiving an assignment to having applied it, seconds "
+                             "(rebalance-max-time-ms).");
+  r.gauge_fn("rebalance_time_since_last_seconds",
+             "Seconds since the last completed rebalance, +Inf if none (time-since-last-rebalance-ms).", {},
+             [this] {
+               const int64_t t = last_rebalance_ms_.load();
+               return t < 0 ? std::numeric_limits<double>::infinity() : static_cast<double>(now_() - t) / 1000.0;
+             });
+  epoch_ = r.gauge("rebalance_epoch", "Group generation of the current assignment, -1 before the first (epoch).");
+  epoch_->set(-1);
+  rebalancing_ = r.gauge("rebalancing", "1 while a rebalance is in progress on this worker, else 0 (rebalancing).");
+  r.gauge("rebalance_protocol_info", "Selected Connect protocol, as a label (connect-protocol).");
+  r.gauge("rebalance_leader_info", "REST URL of the group leader, as a label (leader-name).");
+  // connect-worker-metrics
+  connector_count_ = r.gauge("worker_connectors_running", "Connectors running on this worker (connector-count).");
+  task_count_ = r.gauge("worker_tasks_running", "Tasks running on this worker (task-count).");
+  conn_attempts_ = r.counter("worker_connector_startup_attempts_total",
+                             "Connector starts attempted (connector-startup-attempts-total).");
+  conn_success_ = r.counter("worker_connector_startup_success_total",
+                            "Connector starts that succeeded (connector-startup-success-total).");
+  conn_failure_ = r.counter("worker_connector_startup_failure_total",
+                            "Connector starts that failed (connector-startup-failure-total).");
+  task_attempts_ =
+      r.counter("worker_task_startup_attempts_total", "Task starts attempted (task-startup-attempts-total).");
+  task_success_ =
+      r.counter("worker_task_startup_success_total", "Task starts that succeeded (task-startup-success-total).");
+  task_failure_ =
+      r.counter("worker_task_startup_failure_total", "Task starts that failed (task-startup-failure-total).");
+}
+
+void WorkerMetrics::record_join(double latency_ms) {
+  joins_->inc();
+  join_.add(latency_ms);
+}
+
+void WorkerMetrics::record_sync(double latency_ms) {
+  syncs_->inc();
+  sync_.add(latency_ms);
+}
+
+void WorkerMetrics::record_heartbeat(double latency_ms) {
+  heartbeats_->inc();
+  heartbeat_.add(latency_ms);
+  last_heartbeat_ms_.store(now_());
+}
+
+void WorkerMetrics::record_failed_rebalance() { failed_rebalances_->inc(); }
+
+void WorkerMetrics::set_assigned(size_t connectors, size_t tasks) {
+  assigned_connectors_->set(static_cast<double>(connectors));
+  assigned_tasks_->set(static_cast<double>(tasks));
+}
+
+void WorkerMetrics::rebalance_started() { rebalancing_->set(1); }
+
+void WorkerMetrics::assignment_received(int32_t generation, const std::string& protocol,
+                                        const std::string& leader_url) {
+  epoch_->set(generation);
+  rebalancing_->set(1);
+  std::string proto_upper = protocol == "default" ? "EAGER" : protocol;
+  for (auto& c : proto_upper) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+  std::lock_guard lk(info_mu_);
+  if (proto_upper != protocol_label_) {
+    if (!protocol_label_.empty()) registry_.remove("rebalance_protocol_info", {{"protocol", protocol_label_}});
+    protocol_label_ = proto_upper;
+    registry_.gauge("rebalance_protocol_info", "", {{"protocol", protocol_label_}})->set(1);
+  }
+  if (leader_url != leader_label_) {
+    if (!leader_label_.empty()) registry_.remove("rebalance_leader_info", {{"leader_url", leader_label_}});
+    leader_label_ = leader_url;
+    if (!leader_label_.empty()) registry_.gauge("rebalance_leader_info", "", {{"leader_url", leader_label_}})->set(1);
+  }
+}
+
+void WorkerMetrics::rebalance_completed(double duration_ms) {
+  completed_rebalances_->inc();
+  rebalance_.add(duration_ms);
+  last_rebalance_ms_.store(now_());
+  rebalancing_->set(0);
+}
+
+void WorkerMetrics::set_running(size_t connectors, size_t tasks) {
+  connector_count_->set(static_cast<double>(connectors));
+  task_count_->set(static_cast<double>(tasks));
+}
+
+void WorkerMetrics::connector_startup_attempt() { conn_attempts_->inc(); }
+void WorkerMetrics::connector_startup_result(bool ok) { (ok ? conn_success_ : conn_failure_)->inc(); }
+void WorkerMetrics::task_startup_attempt() { task_attempts_->inc(); }
+void WorkerMetrics::task_startup_result(bool ok) { (ok ? task_success_ : task_failure_)->inc(); }
+
+std::shared_ptr<TaskMetrics> WorkerMetrics::task(const std::string& connector, int32_t task, bool source) {
+  auto m = std::make_shared<TaskMetrics>();
+  const Labels l{{"connector", connector}, {"task", std::to_string(task)}};
+  for (size_t i = 0; i < std::size(kAllStates); ++i) {
+    Labels ls = l;
+    ls.emplace_back("state", to_string(kAllStates[i]));
+    m->state_[i] =
+        registry_.gauge("task_status", "1 for the task's current state, 0 for the others (Connect task status).", ls);
+  }
+  m->commit_ok_ = registry_.counter("task_offset_commit_success_total",
+                                    "Successful offset commits of the task (offset-commit-completion-total).", l);
+  m->commit_fail_ = registry_.counter("task_offset_commit_failure_total",
+                                      "Failed offset commits of the task (offset-commit-skip/failure).", l);
+  if (source) {
+    m->polled_ = registry_.counter("source_task_records_polled_total",
+                                   "Records returned by the source task's poll() (source-record-poll-total).", l);
+    m->written_ = registry_.counter("source_task_records_written_total",
+                                    "Records the source task handed to the producer (source-record-write-total).", l);
+  } else {
+    m->read_ = registry_.counter("sink_task_records_read_total",
+                                 "Records the sink task read from Kafka (sink-record-read-total).", l);
+    m->sent_ = registry_.counter("sink_task_records_sent_total",
+                                 "Records the sink task delivered to put() (sink-record-send-total).", l);
+  }
+  return m;
+}
+
+void WorkerMetrics::remove_task(const std::string& connector, int32_t task) {
+  registry_.remove_matching({{"connector", connector}, {"task", std::to_string(task)}});
+}
+
+}  // namespace kc::metrics
