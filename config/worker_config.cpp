@@ -133,6 +133,8 @@ const std::array kOptions = {
     opt_list("metric.reporters", "", "Metrics reporter classes (accepted, not used)."),
     opt_enum("log.level", "info", "trace|debug|info|warn|error|critical|off", "kconnectd log level (ours)."),
     opt_enum("log.format", "text", "text|json", "kconnectd log line format (ours)."),
+    opt_string("log.file", "",
+               "kconnectd log file (ours); empty = stderr. Appended to; SIGHUP reopens it (logrotate)."),
 };
 
 /// Key prefixes that belong to someone else: never "unknown".
