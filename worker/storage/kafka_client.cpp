@@ -221,9 +221,10 @@ Result<std::unique_ptr<TopicReader>> TopicReader::open(const ClientProps& props,
                         {"enable.auto.offset.store", "false"},
                         {"enable.partition.eof", "true"},
                         {"auto.offset.reset", "earliest"}};
-  ClientProps base = props;
-  if (!base.count("group.id")) base["group.id"] = "kconnectd-internal-reader";
-  auto rk = make_client(RD_KAFKA_CONSUMER, base, overrides);
+  // Always our own id: the worker's group.id names the Connect group, which
+  // this consumer must never join.
+  overrides["group.id"] = "kconnectd-internal-reader";
+  auto rk = make_client(RD_KAFKA_CONSUMER, props, overrides);
   if (!rk) return rk.error();
   auto count = topic_partition_count(rk->get(), topic, timeout_ms);
   if (!count) return count.error();
