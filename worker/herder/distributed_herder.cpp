@@ -813,7 +813,16 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     });
     if (!leave) coord->stop();
     wait_strand_idle();
+    const size_t stopping_connectors = worker->connector_names().size();
+    const size_t stopping_tasks = worker->task_ids().size();
+    const auto stop_began = std::chrono::steady_clock::now();
     worker->stop_all();  // graceful timeout per task; offsets committed on stop
+    // Operators (and tests/integration/lifecycle) read this line; a failed
+    // final commit or a task past its graceful timeout logs its own line.
+    spdlog::info("[{}] stopped {} connectors and {} tasks in {} ms; final offsets committed", cfg.worker_id,
+                 stopping_connectors, stopping_tasks,
+                 std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - stop_began)
+                     .count());
     if (auto fl = status_store->flush(cfg.worker_sync_timeout_ms); !fl)
       spdlog::warn("[{}] status flush on stop: {}", cfg.worker_id, fl.error().to_string());
     if (leave) {
