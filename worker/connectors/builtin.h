@@ -30,8 +30,11 @@ inline constexpr const char* kFileStreamSourceClass = "org.apache.kafka.connect.
 inline constexpr const char* kFileStreamSinkClass = "org.apache.kafka.connect.file.FileStreamSinkConnector";
 inline constexpr const char* kSequenceSourceClass = "kc.connect.SequenceSourceConnector";
 
+/// A new FileStreamSource connector instance (see the file comment).
 std::unique_ptr<Connector> make_file_stream_source();
+/// A new FileStreamSink connector instance.
 std::unique_ptr<Connector> make_file_stream_sink();
+/// A new SequenceSource connector instance.
 std::unique_ptr<Connector> make_sequence_source();
 
 }  // namespace kc::connectors
