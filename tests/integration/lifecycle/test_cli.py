@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""`kconnectd --help` and `kconnectd version` (issue 6 item 7).
+
+usage: test_cli.py KCONNECTD
+
+Checks that `--help` exits 0 and lists every subcommand with a one-line
+description (not the "(not built yet)" placeholder), that each subcommand's
+own `--help` works, and that `version` prints the version, the git commit,
+the build type and the librdkafka and boost versions.
+"""
+import re
+import subprocess
+import sys
+
+SUBCOMMANDS = ["run", "mock-broker", "validate", "decode", "assign-sim", "version"]
+
+
+def run(args):
+    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=30, text=True)
+    return p.returncode, p.stdout
+
+
+def main():
+    kc = sys.argv[1]
+    failures = []
+
+    rc, out = run([kc, "--help"])
+    print(out)
+    if rc != 0:
+        failures.append(f"--help exited {rc}")
+    # CLI11 prints "Subcommands:" then one "  name   description" line each.
+    section = out.split("Subcommands:", 1)[1] if "Subcommands:" in out else ""
+    for name in SUBCOMMANDS:
+        m = re.search(rf"^\s+{re.escape(name)}\s+(\S.*)$", section, re.M)
+        if not m:
+            failures.append(f"--help does not list subcommand {name!r} with a description")
+            continue
+        desc = m.group(1).strip()
+        if "not built" in desc or len(desc) < 10:
+            failures.append(f"subcommand {name!r} has no real description: {desc!r}")
+        src, sub_out = run([kc, name, "--help"])
+        if src != 0:
+            failures.append(f"`{name} --help` exited {src}: {sub_out.strip()[:200]}")
+
+    rc, out = run([kc, "version"])
+    print(out)
+    if rc != 0:
+        failures.append(f"version exited {rc}")
+    checks = {
+        "version": r"^kconnectd \d+\.\d+\.\d+\S*$",
+        "commit": r"^commit \S+$",
+        "build type": r"^build \S+$",
+        "librdkafka": r"^librdkafka \d+\.\d+\.\d+\S*$",
+        "boost": r"^boost \d+\.\d+\.\d+$",
+    }
+    for what, rx in checks.items():
+        if not re.search(rx, out, re.M):
+            failures.append(f"version output lacks the {what} line ({rx})")
+
+    if failures:
+        for f in failures:
+            print("FAIL:", f)
+        return 1
+    print("OK: --help lists", ", ".join(SUBCOMMANDS), "and version prints all five lines")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
