@@ -306,7 +306,7 @@ TEST_CASE("leader state is updated after each round", "[assignor]") {
   CHECK(g.state.previous_revocation.empty());
 }
 
-TEST_CASE("protocol V1 and V2 write the negotiated version; eager writes V0", "[assignor]") {
+TEST_CASE("protocol V1 and V2 write the negotiated version, eager writes V0", "[assignor]") {
   ConfigSnapshot cfg{3, {{"c1", 2}}};
   std::vector<MemberReport> members = {{"w1", "http://w1/", 3, {}}};
   RoundContext ctx;
