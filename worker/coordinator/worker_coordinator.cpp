@@ -181,6 +181,18 @@ void WorkerCoordinator::on_prepare_join(const kafka::JoinPrepare& prep, kafka::J
                  config_.url, bj.connectors.size(), bj.tasks.size());
     // The next JoinGroup reports nothing owned.
     snapshot_.reset();
+  } else if (cooperative(current_protocol_) && prep.generation < 0 && last_completed_generation_ >= 0 &&
+             snapshot_ && (!snapshot_->connectors.empty() || !snapshot_->tasks.empty())) {
+    // The member's generation was reset (UNKNOWN_MEMBER_ID / ILLEGAL_GENERATION
+    // / session expired): the group may already have given our work to
+    // others. Stop everything before rejoining so no task runs twice (same
+    // safety as the coordinator-loss rule of reference 4.2).
+    bj.revoke_all = true;
+    bj.connectors = snapshot_->connectors;
+    bj.tasks = snapshot_->tasks;
+    spdlog::warn("worker {}: generation reset ({}); revoking all {} connectors and {} tasks before rejoining",
+                 config_.url, prep.reason, bj.connectors.size(), bj.tasks.size());
+    snapshot_.reset();
   }
   auto proceed = [w = weak_from_this(), ready = std::move(ready), &io = io_]() mutable {
     asio::post(io, [w, ready = std::move(ready)]() mutable {

@@ -115,8 +115,10 @@ struct AssignedEvent {
 /// Why on_before_join is called.
 struct BeforeJoin {
   /// True under the eager protocol on the first JoinGroup of a new
-  /// rebalance: the owner must stop everything it runs before calling
-  /// `proceed` (Connect's onJoinPrepare revocation).
+  /// rebalance (Connect's onJoinPrepare revocation), and under cooperative
+  /// protocols when the member's generation was reset (it fell out of the
+  /// group, so others may own its work now): the owner must stop everything
+  /// it runs before calling `proceed`.
   bool revoke_all = false;
   /// The connectors/tasks to stop when revoke_all (the snapshot's lists).
   std::vector<std::string> connectors;

@@ -518,7 +518,8 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       io_assignment.reset();
       asio::post(apply_strand, [w = weak_from_this(), proceed = std::move(proceed)] {
         if (auto s = w.lock()) {
-          spdlog::info("[{}] eager rebalance: stopping all connectors and tasks", s->cfg.worker_id);
+          spdlog::info("[{}] revoking everything before JoinGroup (eager rebalance or generation reset)",
+                       s->cfg.worker_id);
           s->worker->stop_all();
           (void)s->status_store->flush(s->cfg.worker_sync_timeout_ms);
         }
@@ -717,13 +718,17 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       });
       return;
     }
-    // 3. Source offsets written by previous owners.
-    if (auto r = offset_store->read_to_end(cfg.worker_sync_timeout_ms); !r)
-      spdlog::warn("{} offsets read: {}", tg, r.error().to_string());
-    // 4. Start what we own and do not run.
+    // 3. Source offsets written by previous owners (only when a task starts).
     if (stopping) return;
     auto running_c = worker->connector_names();
     auto running_t = worker->task_ids();
+    const bool starts_task = std::any_of(owned.tasks.begin(), owned.tasks.end(),
+                                         [&](const ConnectorTaskId& t) { return !running_t.count(t); });
+    if (starts_task) {
+      if (auto r = offset_store->read_to_end(cfg.worker_sync_timeout_ms); !r)
+        spdlog::warn("{} offsets read: {}", tg, r.error().to_string());
+    }
+    // 4. Start what we own and do not run.
     std::vector<std::string> started_c;
     std::vector<ConnectorTaskId> started_t;
     for (const auto& c : owned.connectors) {
