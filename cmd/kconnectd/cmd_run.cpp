@@ -1,17 +1,131 @@
-// Placeholder until the owning issue lands; replaced by the real subcommand.
+// `kconnectd run FILE`: run one distributed worker.
+//
+// Startup: load the properties file, apply CONNECT_* environment overrides,
+// validate into WorkerConfig (a bad config prints the problem and exits 1),
+// start the DistributedHerder (stores, runtime, group membership) and the
+// REST server on `listeners`.
+//
+// Shutdown (STYLE 8): the first SIGTERM/SIGINT stops admitting REST writes,
+// stops connectors and tasks within task.shutdown.graceful.timeout.ms
+// (offsets committed), flushes statuses, sends LeaveGroup, stops the REST
+// server and exits 0. A second signal while that runs exits at once with
+// 128 + signal (130 for SIGINT, 143 for SIGTERM).
+#include <algorithm>
+#include <cctype>
+#include <csignal>
+#include <cstdlib>
+#include <functional>
 #include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <spdlog/spdlog.h>
 
 #include "cmd/kconnectd/commands.h"
+#include "config/env_overrides.h"
+#include "config/properties.h"
+#include "config/worker_config.h"
+#include "worker/herder/distributed_herder.h"
+#include "worker/herder/herder_config.h"
+#include "worker/rest/rest_server.h"
+
+extern char** environ;
 
 namespace kc::cmd {
 
+namespace {
+
+int run_worker(const std::string& path) {
+  // 1. Configuration (exceptions stay at this edge).
+  std::optional<config::WorkerConfig> wc;
+  herder::HerderConfig hc;
+  try {
+    auto props = config::load_properties_file(path);
+    auto overridden = config::apply_env_overrides(props, environ);
+    for (const auto& key : overridden) spdlog::info("worker property {} set from the environment", key);
+    wc.emplace(config::WorkerConfig::from_properties(props));
+    hc = herder::herder_config_from(*wc);
+  } catch (const config::ConfigError& e) {
+    std::cerr << "kconnectd run: invalid configuration: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "kconnectd run: " << e.what() << "\n";
+    return 1;
+  }
+  std::string level = wc->log_level();
+  std::transform(level.begin(), level.end(), level.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (level == "warning") level = "warn";
+  if (auto lvl = spdlog::level::from_str(level); lvl != spdlog::level::off || level == "off") spdlog::set_level(lvl);
+  for (const auto& w : wc->warnings()) spdlog::warn("config: {}", w);
+
+  // 2. Herder, then REST.
+  auto herder = std::make_unique<herder::DistributedHerder>(hc);
+  if (auto st = herder->start(); !st) {
+    std::cerr << "kconnectd run: cannot start the worker: " << st.error().to_string() << "\n";
+    return 1;
+  }
+  rest::RestServerOptions ro;
+  ro.listeners = wc->listeners();
+#ifdef KC_VERSION
+  ro.version = KC_VERSION;
+#endif
+#ifdef KC_GIT_COMMIT
+  ro.commit = KC_GIT_COMMIT;
+#endif
+  auto server = std::make_unique<rest::RestServer>(ro, *herder);
+  if (auto st = server->start(); !st) {
+    std::cerr << "kconnectd run: cannot start the REST server: " << st.error().to_string() << "\n";
+    herder->stop();
+    return 1;
+  }
+  spdlog::info("[{}] worker running; REST on {} (advertised {})", hc.worker_id, server->url(), hc.advertised_url);
+
+  // 3. Signals.
+  boost::asio::io_context sig_io;
+  boost::asio::signal_set signals(sig_io, SIGINT, SIGTERM);
+  std::thread stopper;
+  bool stopping = false;
+  std::function<void(const boost::system::error_code&, int)> on_signal =
+      [&](const boost::system::error_code& ec, int signo) {
+        if (ec) return;
+        if (stopping) {
+          spdlog::warn("second signal {}: exiting now", signo);
+          std::_Exit(128 + signo);
+        }
+        stopping = true;
+        spdlog::info("signal {}: shutting down (send again to force)", signo);
+        signals.async_wait(on_signal);
+        stopper = std::thread([&] {
+          herder->stop();  // stops admitting writes, stops tasks, commits offsets, LeaveGroup
+          server->stop();
+          boost::asio::post(sig_io, [&] {
+            signals.cancel();
+            sig_io.stop();
+          });
+        });
+      };
+  signals.async_wait(on_signal);
+  sig_io.run();
+  if (stopper.joinable()) stopper.join();
+  server.reset();
+  herder.reset();
+  spdlog::info("[{}] worker stopped", hc.worker_id);
+  return 0;
+}
+
+}  // namespace
+
 void register_run(CLI::App& app, int& exit_code) {
-  auto* sub = app.add_subcommand("run", "(not built yet)");
-  sub->allow_extras();
-  sub->callback([&exit_code] {
-    std::cerr << "kconnectd run: not available in this build\n";
-    exit_code = 2;
-  });
+  auto* sub = app.add_subcommand("run", "Run a distributed worker from a worker.properties file");
+  auto file = std::make_shared<std::string>();
+  sub->add_option("FILE", *file, "worker properties file (CONNECT_* environment variables override it)")
+      ->required();
+  sub->callback([&exit_code, file] { exit_code = run_worker(*file); });
 }
 
 }  // namespace kc::cmd
