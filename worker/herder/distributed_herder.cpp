@@ -165,6 +165,9 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   bool io_status_polling = false;
   int64_t io_rebalance_started_ms = 0;
   uint64_t io_apply_seq = 0;  // bumped per assignment; stale apply completions are ignored
+  // Revocation stops queued or running; JoinGroup waits until it is 0.
+  int io_pending_stops = 0;
+  std::vector<std::function<void()>> io_join_waiters;
 
   // ---- shared with other threads
   mutable std::mutex mu;
@@ -359,6 +362,25 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     });
   }
 
+  // ------------------------------------------------------------------ join gate
+  // JoinGroup waits only for revocations (stops), not for a whole apply
+  // (config catch-up and starts may take long; the mock broker expels a
+  // member that does not rejoin within about session.timeout).
+  void io_stop_begin() { ++io_pending_stops; }
+  void io_stop_end() {
+    if (io_pending_stops > 0) --io_pending_stops;
+    if (io_pending_stops != 0) return;
+    auto waiters = std::move(io_join_waiters);
+    io_join_waiters.clear();
+    for (auto& w : waiters) w();
+  }
+  // Called from pool threads when a stop job finished.
+  void post_stop_end() {
+    asio::post(io, [w = weak_from_this()] {
+      if (auto s = w.lock()) s->io_stop_end();
+    });
+  }
+
   // ------------------------------------------------------------------ rejoin
   void io_request_rejoin(const std::string& reason) {
     if (stopping) return;
@@ -402,11 +424,13 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
           for (const auto& t : io_assignment->tasks)
             if (t.connector == u.connector) mine.push_back(t);
           if (!mine.empty()) {
+            io_stop_begin();
             asio::post(apply_strand, [w = weak_from_this(), mine] {
               if (auto s = w.lock()) {
                 spdlog::info("[{}] task configs of a connector changed: stopping {}", s->cfg.worker_id,
                              ids_to_string(mine));
                 (void)s->worker->stop_tasks(mine);
+                s->post_stop_end();
               }
             });
           }
@@ -527,8 +551,12 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       });
       return;
     }
-    // Pending revocations (queued on the strand) finish before JoinGroup.
-    asio::post(apply_strand, [proceed = std::move(proceed)] { proceed(); });
+    // Pending revocations finish before JoinGroup.
+    if (io_pending_stops == 0) {
+      proceed();
+      return;
+    }
+    io_join_waiters.push_back(std::move(proceed));
   }
 
   void on_leader(const coordinator::LeaderRound& round, coordinator::AssignmentsReady ready) {
@@ -657,6 +685,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       return;
     }
     rebalance_pending = false;
+    io_stop_begin();  // ended by job_apply once its revocations are done
     asio::post(apply_strand, [w = weak_from_this(), ev, seq, became_leader] {
       if (auto s = w.lock()) s->job_apply(ev, seq, became_leader);
     });
@@ -664,7 +693,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
 
   // Apply one assignment: revoke, catch up configs, start (reference 4.4).
   void job_apply(const coordinator::AssignedEvent& ev, uint64_t seq, bool became_leader) {
-    if (stopping) return;
+    if (stopping) return post_stop_end();
     const std::string tg = "[" + cfg.worker_id + " gen " + std::to_string(ev.generation) + "]";
     const Assignment& owned = ev.snapshot;
     // 1. Stop what was revoked, plus anything running that we no longer own.
@@ -688,6 +717,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       auto fl = status_store->flush(cfg.worker_sync_timeout_ms);
       if (!fl) spdlog::warn("{} status flush: {}", tg, fl.error().to_string());
     }
+    post_stop_end();  // revocations done: a JoinGroup may go out now
     const bool had_revocations = !ev.received.revoked_connectors.empty() || !ev.received.revoked_tasks.empty();
     // 2. Catch up the config topic to the assignment's offset.
     auto snap = config_store->snapshot();
