@@ -323,20 +323,22 @@ bool TestCluster::stable(const Expected& expected, std::string* why, bool check_
 void TestCluster::wait_stable(const Expected& expected, std::chrono::milliseconds timeout,
                               std::chrono::milliseconds hold, bool check_balance) {
   const auto deadline = Clock::now() + timeout;
-  std::optional<Clock::time_point> since;
+  bool holding = false;
+  Clock::time_point since = Clock::now();
   int32_t since_gen = -2;
   std::string why;
   while (Clock::now() < deadline) {
     check_invariant();
     if (stable(expected, &why, check_balance)) {
       const int32_t g = workers_.begin()->second->assignment_state().generation;
-      if (!since || g != since_gen) {
+      if (!holding || g != since_gen) {
+        holding = true;
         since = Clock::now();
         since_gen = g;
       }
-      if (Clock::now() - *since >= hold) return;
+      if (Clock::now() - since >= hold) return;
     } else {
-      since.reset();
+      holding = false;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
