@@ -352,7 +352,7 @@ def main():
               f"({GRACEFUL_MS + EXIT_MARGIN_MS} ms)")
 
         vlog = victim.log()[log_mark:]
-        check(re.search(r"signal 15: shutting down", vlog), "w3 log: signal 15 starts the shutdown")
+        check(re.search(r"(signal 15|SIGTERM)\b.*shut", vlog), "w3 log: SIGTERM starts the shutdown")
         check(re.search(r"herder stopping \(clean\)", vlog), "w3 log: clean herder stop")
         m = re.search(r"stopped (\d+) connectors and (\d+) tasks in (\d+) ms; final offsets committed", vlog)
         check(m and int(m.group(2)) == len(victim_tasks),
