@@ -95,16 +95,22 @@ class Universe {
   Slot slot(Handle h, int32_t task) const {
     return task < 0 ? -1 : static_cast<Slot>(base_[static_cast<size_t>(h->index)] + task);
   }
+  /// Configured connectors must be noted first, in name order (as a
+  /// std::map gives them), so that only the few other names need sorting.
   void note_configured(std::string_view name, int32_t count) {
     auto& e = entry(name);
     e.span = std::max<int64_t>(e.span, std::max(count, 0));
+    configured_prefix_ = names_.size();
   }
 
   // Freezes the numbering: names sorted, slots laid out.
   void build() {
-    names_.reserve(map_.size());
-    for (auto& [name, e] : map_) names_.push_back(name);
-    std::sort(names_.begin(), names_.end());
+    // names_ holds every name once, in first-noted order: a sorted prefix of
+    // configured names, then the rest.
+    const auto mid = names_.begin() + static_cast<std::ptrdiff_t>(configured_prefix_);
+    if (!std::is_sorted(names_.begin(), mid)) std::sort(names_.begin(), mid);
+    std::sort(mid, names_.end());
+    std::inplace_merge(names_.begin(), mid, names_.end());
     base_.assign(names_.size() + 1, 0);
     for (size_t i = 0; i < names_.size(); ++i) {
       auto& e = map_.find(names_[i])->second;
@@ -140,6 +146,7 @@ class Universe {
   Entry& entry(std::string_view name) {
     if (last_entry_ != nullptr && name == last_name_) return *last_entry_;
     auto [it, inserted] = map_.try_emplace(name);
+    if (inserted) names_.push_back(it->first);
     last_name_ = it->first;
     last_entry_ = &it->second;
     return it->second;
@@ -158,6 +165,7 @@ class Universe {
   mutable std::string_view last_lookup_name_;
   mutable const Entry* last_lookup_ = nullptr;
   std::vector<std::string_view> names_;
+  size_t configured_prefix_ = 0;
   std::vector<int64_t> base_;
   std::vector<int32_t> slot_conn_;
 };
@@ -276,10 +284,14 @@ AssignmentResult IncrementalCooperativeAssignor::assign(const LeaderState& state
     task_handles[i].reserve(m.owned.tasks.size());
     for (const auto& t : m.owned.tasks) task_handles[i].push_back(u.note_task(t));
   }
-  for (const auto* set : {&state.previous_assignment, &state.previous_revocation}) {
-    for (const auto& c : set->connectors) u.note_connector(c);
-    for (const auto& t : set->tasks) u.note_task(t);
-  }
+  // Handles of the previous assignment's and revocation's tasks too.
+  std::vector<Universe::Handle> prev_task_handles, prev_rev_handles;
+  prev_task_handles.reserve(state.previous_assignment.tasks.size());
+  prev_rev_handles.reserve(state.previous_revocation.tasks.size());
+  for (const auto& c : state.previous_assignment.connectors) u.note_connector(c);
+  for (const auto& t : state.previous_assignment.tasks) prev_task_handles.push_back(u.note_task(t));
+  for (const auto& c : state.previous_revocation.connectors) u.note_connector(c);
+  for (const auto& t : state.previous_revocation.tasks) prev_rev_handles.push_back(u.note_task(t));
   u.build();
   const size_t C = static_cast<size_t>(u.connectors());
   const size_t S = static_cast<size_t>(u.slots());
@@ -290,6 +302,7 @@ AssignmentResult IncrementalCooperativeAssignor::assign(const LeaderState& state
 
   // 2. configured.
   int64_t configured_conns = 0, configured_tasks = 0;
+  std::vector<int64_t> cfg_n(C, 0);  // configured task count per connector
   for (const auto& [name, count] : config.connectors) {
     const int32_t c = u.conn(name);
     conns.flags[static_cast<size_t>(c)] |= kConfigured;
@@ -297,6 +310,7 @@ AssignmentResult IncrementalCooperativeAssignor::assign(const LeaderState& state
     const Slot first = u.first_slot(c);
     for (int32_t t = 0; t < count; ++t) tasks.flags[static_cast<size_t>(first + t)] |= kConfigured;
     configured_tasks += std::max(count, 0);
+    cfg_n[static_cast<size_t>(c)] = std::max(count, 0);
   }
 
   // 3. active, per member de-duplicated.
@@ -328,8 +342,8 @@ AssignmentResult IncrementalCooperativeAssignor::assign(const LeaderState& state
   // leader's last round completed.
   if (state.previous_generation == ctx.last_completed_generation) {
     for (const auto& c : state.previous_assignment.connectors) conns.flags[static_cast<size_t>(u.conn(c))] |= kPrevious;
-    for (const auto& t : state.previous_assignment.tasks) {
-      const Slot s = u.slot(t);
+    for (size_t k = 0; k < prev_task_handles.size(); ++k) {
+      const Slot s = u.slot(prev_task_handles[k], state.previous_assignment.tasks[k].task);
       if (s >= 0) tasks.flags[static_cast<size_t>(s)] |= kPrevious;
     }
   }
@@ -338,8 +352,8 @@ AssignmentResult IncrementalCooperativeAssignor::assign(const LeaderState& state
   bool failed_revocation = false;
   for (const auto& c : state.previous_revocation.connectors)
     failed_revocation |= conns.active(static_cast<size_t>(u.conn(c)));
-  for (const auto& t : state.previous_revocation.tasks) {
-    const Slot s = u.slot(t);
+  for (size_t k = 0; k < prev_rev_handles.size(); ++k) {
+    const Slot s = u.slot(prev_rev_handles[k], state.previous_revocation.tasks[k].task);
     if (s >= 0) failed_revocation |= tasks.active(static_cast<size_t>(s));
   }
   if (failed_revocation) {
@@ -418,7 +432,46 @@ AssignmentResult IncrementalCooperativeAssignor::assign(const LeaderState& state
     next.scheduled_rebalance_ms = ctx.now_ms + delay;
   }
 
+  // Per-(worker, connector) groups of next_tasks: every worker's next_tasks
+  // sorted (so one connector's tasks are contiguous), and for each connector
+  // the list of its holders in member-id order (CSR layout: hold_off[c] ..
+  // hold_off[c + 1] in `hold`).
+  struct Hold {
+    int32_t worker;
+    int32_t begin;  // first index of the group in the worker's next_tasks
+    int32_t count;  // tasks of the connector the worker holds
+  };
+  std::vector<int32_t> hold_off;
+  std::vector<Hold> hold;
+  auto build_holders = [&] {
+    hold_off.assign(C + 1, 0);
+    for (auto& w : workers) {
+      if (!std::is_sorted(w.next_tasks.begin(), w.next_tasks.end())) std::sort(w.next_tasks.begin(), w.next_tasks.end());
+      int32_t prev = -1;
+      for (Slot s : w.next_tasks) {
+        const int32_t c = u.conn_of(s);
+        if (c != prev) ++hold_off[static_cast<size_t>(c) + 1];
+        prev = c;
+      }
+    }
+    for (size_t c = 0; c < C; ++c) hold_off[c + 1] += hold_off[c];
+    hold.resize(static_cast<size_t>(hold_off[C]));
+    std::vector<int32_t> fill(hold_off.begin(), hold_off.end() - 1);
+    for (size_t wi = 0; wi < W; ++wi) {
+      const auto& nt = workers[wi].next_tasks;
+      for (size_t i = 0; i < nt.size();) {
+        const int32_t c = u.conn_of(nt[i]);
+        size_t j = i + 1;
+        while (j < nt.size() && u.conn_of(nt[j]) == c) ++j;
+        hold[static_cast<size_t>(fill[static_cast<size_t>(c)]++)] = {static_cast<int32_t>(wi), static_cast<int32_t>(i),
+                                                                     static_cast<int32_t>(j - i)};
+        i = j;
+      }
+    }
+  };
+
   // 13. Load-balancing revocations, only when no delay is pending (3.5).
+  bool revoking_round = false;  // this round revokes for balance
   if (delay != 0) {
     next.revoked_in_previous = false;
   } else {
@@ -430,11 +483,70 @@ AssignmentResult IncrementalCooperativeAssignor::assign(const LeaderState& state
       all_empty = all_empty && conn_load[wi] == 0 && task_load[wi] == 0;
     }
     std::vector<int64_t> conn_excess(W, 0), task_excess(W, 0);
+    // Tasks to revoke per holder entry (parallel to `hold`).
+    std::vector<int32_t> hold_rev;
+    std::vector<int64_t> load_after = task_load;
+    bool spread_revocation = false;
     if (!all_empty) {
       conn_excess = excess_per_worker(conn_load, configured_conns);
-      task_excess = excess_per_worker(task_load, configured_tasks);
+      // Per-connector spread is part of balance (deviation, KAFKA-17049):
+      // with n tasks of a connector over W workers, nobody keeps more than
+      // ceil(n / W), and only n % W workers keep ceil(n / W) when that is
+      // above floor(n / W); the others drop to floor(n / W). Those that drop
+      // are the most loaded after the connectors handled before (ties: member
+      // id), so the drops spread over the workers and the total balancing
+      // below has less to take.
+      build_holders();
+      hold_rev.assign(hold.size(), 0);
+      std::vector<int32_t> at_ceil;
+      for (size_t c = 0; c < C; ++c) {
+        const int32_t b = hold_off[c], e = hold_off[c + 1];
+        if (b == e) continue;
+        const int64_t n = cfg_n[c];
+        const int64_t fl = n / static_cast<int64_t>(W), r = n % static_cast<int64_t>(W);
+        const int64_t ceil = fl + (r > 0 ? 1 : 0);
+        at_ceil.clear();
+        for (int32_t h = b; h < e; ++h) {
+          const auto& hd = hold[static_cast<size_t>(h)];
+          if (hd.count > ceil) {
+            hold_rev[static_cast<size_t>(h)] = static_cast<int32_t>(hd.count - ceil);
+            load_after[static_cast<size_t>(hd.worker)] -= hd.count - ceil;
+            spread_revocation = true;
+          }
+          if (r > 0 && hd.count >= ceil) at_ceil.push_back(h);
+        }
+        if (static_cast<int64_t>(at_ceil.size()) > r) {
+          // The most loaded (as left by the connectors before) drop to floor.
+          std::stable_sort(at_ceil.begin(), at_ceil.end(), [&](int32_t x, int32_t y) {
+            return load_after[static_cast<size_t>(hold[static_cast<size_t>(x)].worker)] >
+                   load_after[static_cast<size_t>(hold[static_cast<size_t>(y)].worker)];
+          });
+          for (size_t k = 0; k < at_ceil.size() - static_cast<size_t>(r); ++k) {
+            ++hold_rev[static_cast<size_t>(at_ceil[k])];
+            --load_after[static_cast<size_t>(hold[static_cast<size_t>(at_ceil[k])].worker)];
+            spread_revocation = true;
+          }
+        }
+      }
+      // Effective load: what the worker keeps plus what it must still receive
+      // to reach floor(n / W) of every connector. Dropping a connector held
+      // above floor(n / W) lowers it by one; the total balancing revokes only
+      // those, so the next round can fill every deficit and stay balanced.
+      int64_t phi = 0;  // sum of floor(n / W) over the configured connectors
+      for (size_t c = 0; c < C; ++c) phi += cfg_n[c] / static_cast<int64_t>(W);
+      std::vector<int64_t> effective(W, phi);
+      for (size_t c = 0; c < C; ++c) {
+        const int64_t fl = cfg_n[c] / static_cast<int64_t>(W);
+        for (int32_t h = hold_off[c]; h < hold_off[c + 1]; ++h) {
+          const auto& hd = hold[static_cast<size_t>(h)];
+          const int64_t kept = hd.count - hold_rev[static_cast<size_t>(h)];
+          effective[static_cast<size_t>(hd.worker)] += std::max<int64_t>(0, kept - fl);
+        }
+      }
+      task_excess = excess_per_worker(effective, configured_tasks);
     }
     const bool any_revocation =
+        spread_revocation ||
         std::any_of(conn_excess.begin(), conn_excess.end(), [](int64_t e) { return e > 0; }) ||
         std::any_of(task_excess.begin(), task_excess.end(), [](int64_t e) { return e > 0; });
     bool apply = false;
@@ -451,6 +563,7 @@ AssignmentResult IncrementalCooperativeAssignor::assign(const LeaderState& state
       next.revoked_in_previous = false;
       next.num_successive_revoking_rebalances = 0;
     }
+    revoking_round = apply;
     if (apply) {
       // Connectors: the highest names go first (a deterministic choice).
       for (size_t wi = 0; wi < W; ++wi) {
@@ -462,56 +575,56 @@ AssignmentResult IncrementalCooperativeAssignor::assign(const LeaderState& state
           w.next_conns.pop_back();
         }
       }
-      // Tasks: from the connector this worker holds most of; ties go to the
-      // connector with the most tasks held in the whole group, then by name.
-      // This keeps each connector spread evenly (KAFKA-17049).
+      // Tasks, per connector (above) and then for the total: the total excess
+      // is taken from the connectors the worker holds most of, preferring
+      // those where it holds more than floor(n / W) (dropping one of those
+      // leaves the connector spread); ties: the connector with the most tasks
+      // held in the group, then by index. Highest task numbers go first.
       std::vector<int32_t> held(C, 0);
       for (const auto& w : workers)
         for (Slot s : w.next_tasks) ++held[static_cast<size_t>(u.conn_of(s))];
-      std::vector<int32_t> revoke_order;
-      for (size_t wi = 0; wi < W; ++wi)
-        if (task_excess[wi] > 0) revoke_order.push_back(static_cast<int32_t>(wi));
-      std::stable_sort(revoke_order.begin(), revoke_order.end(),
-                       [&](int32_t a, int32_t b) { return task_load[a] > task_load[b]; });
-      for (int32_t wi : revoke_order) {
-        auto& w = workers[static_cast<size_t>(wi)];
-        std::sort(w.next_tasks.begin(), w.next_tasks.end());
-        // Groups of this worker's tasks by connector: [begin, end) in next_tasks.
-        struct Group {
-          int32_t conn;
-          size_t begin, end;
-        };
-        std::vector<Group> groups;
-        for (size_t i = 0; i < w.next_tasks.size();) {
-          size_t j = i;
-          const int32_t c = u.conn_of(w.next_tasks[i]);
-          while (j < w.next_tasks.size() && u.conn_of(w.next_tasks[j]) == c) ++j;
-          groups.push_back({c, i, j});
-          i = j;
+      // Per worker: drop[i] marks next_tasks[i] revoked; group ends shrink.
+      std::vector<std::vector<uint8_t>> drop(W);
+      std::vector<std::vector<int32_t>> worker_holds(W);  // indices into `hold`
+      for (size_t h = 0; h < hold.size(); ++h) worker_holds[static_cast<size_t>(hold[h].worker)].push_back(static_cast<int32_t>(h));
+      std::vector<int32_t> left(hold.size());
+      for (size_t h = 0; h < hold.size(); ++h) left[h] = hold[h].count;
+      auto revoke_one = [&](size_t wi, int32_t h) {
+        auto& w = workers[wi];
+        if (drop[wi].empty()) drop[wi].assign(w.next_tasks.size(), 0);
+        const auto& hd = hold[static_cast<size_t>(h)];
+        const int32_t at = hd.begin + --left[static_cast<size_t>(h)];
+        drop[wi][static_cast<size_t>(at)] = 1;
+        w.revoked_tasks.push_back(w.next_tasks[static_cast<size_t>(at)]);
+        --held[static_cast<size_t>(u.conn_of(w.next_tasks[static_cast<size_t>(at)]))];
+      };
+      for (size_t h = 0; h < hold.size(); ++h)
+        for (int32_t k = 0; k < hold_rev[h]; ++k) revoke_one(static_cast<size_t>(hold[h].worker), static_cast<int32_t>(h));
+      for (size_t wi = 0; wi < W; ++wi) {
+        if (task_excess[wi] <= 0) continue;
+        // Only connectors held above floor(n / W) (dropping one lowers the
+        // effective load). After the per-connector step such a connector is
+        // held exactly ceil(n / W) times, so each gives at most one: the
+        // `excess` best by (-count on this worker, -held in group, connector
+        // index) go.
+        std::vector<std::tuple<int64_t, int64_t, int32_t, int32_t>> cand;
+        for (int32_t h : worker_holds[wi]) {
+          const int32_t c = u.conn_of(workers[wi].next_tasks[static_cast<size_t>(hold[static_cast<size_t>(h)].begin)]);
+          const int32_t l = left[static_cast<size_t>(h)];
+          if (l > cfg_n[static_cast<size_t>(c)] / static_cast<int64_t>(W))
+            cand.emplace_back(-static_cast<int64_t>(l), -static_cast<int64_t>(held[static_cast<size_t>(c)]), c, h);
         }
-        // Key: (-count on this worker, -held in group, connector index).
-        std::set<std::tuple<int64_t, int64_t, int32_t, size_t>> pq;
-        for (size_t g = 0; g < groups.size(); ++g) {
-          const auto& gr = groups[g];
-          pq.emplace(-static_cast<int64_t>(gr.end - gr.begin), -held[static_cast<size_t>(gr.conn)], gr.conn, g);
-        }
-        std::vector<uint8_t> drop(w.next_tasks.size(), 0);
-        for (int64_t k = 0; k < task_excess[static_cast<size_t>(wi)] && !pq.empty(); ++k) {
-          auto top = *pq.begin();
-          pq.erase(pq.begin());
-          auto& gr = groups[std::get<3>(top)];
-          --gr.end;  // the highest task number of that connector
-          drop[gr.end] = 1;
-          w.revoked_tasks.push_back(w.next_tasks[gr.end]);
-          --held[static_cast<size_t>(gr.conn)];
-          if (gr.end > gr.begin)
-            pq.emplace(-static_cast<int64_t>(gr.end - gr.begin), -held[static_cast<size_t>(gr.conn)], gr.conn,
-                       std::get<3>(top));
-        }
+        const auto take = static_cast<size_t>(std::min<int64_t>(task_excess[wi], static_cast<int64_t>(cand.size())));
+        std::partial_sort(cand.begin(), cand.begin() + static_cast<std::ptrdiff_t>(take), cand.end());
+        for (size_t k = 0; k < take; ++k) revoke_one(wi, std::get<3>(cand[k]));
+      }
+      for (size_t wi = 0; wi < W; ++wi) {
+        if (drop[wi].empty()) continue;
+        auto& nt = workers[wi].next_tasks;
         size_t out = 0;
-        for (size_t i = 0; i < w.next_tasks.size(); ++i)
-          if (!drop[i]) w.next_tasks[out++] = w.next_tasks[i];
-        w.next_tasks.resize(out);
+        for (size_t i = 0; i < nt.size(); ++i)
+          if (!drop[wi][i]) nt[out++] = nt[i];
+        nt.resize(out);
       }
     }
   }
@@ -548,26 +661,47 @@ AssignmentResult IncrementalCooperativeAssignor::assign(const LeaderState& state
     }
   }
 
-  if (W > 0 && !pool_tasks.empty()) {
+  // Augmenting paths in the placement may also revoke running tasks when no
+  // delay is pending (the planned spread is then part of this round's
+  // load-balancing revocations).
+  if (delay == 0) revoking_round = true;
+  if (W > 0 && (!pool_tasks.empty() || revoking_round)) {
     // Tasks: the per-worker counts come from Connect's water-filling; which
-    // task goes where prefers the workers holding the fewest tasks of that
-    // connector, round-robin from the least loaded. Deviation: Connect deals
-    // tasks in order and can pile one connector's tasks onto one worker.
+    // task goes where keeps every connector spread (deviation, KAFKA-17049):
+    // with n tasks of a connector over W workers, first every worker with
+    // capacity is raised to floor(n / W) of it, then the remaining ones go to
+    // the workers with the most capacity left (i.e. the fewest tasks in
+    // total), skipping those that already hold ceil(n / W); ties in member-id
+    // order. Anything still left goes to the worker with the fewest of that
+    // connector, then the fewest in total, then member id.
+    //
+    // Tasks revoked in this round come back next round; they are planned
+    // here as if placed ("in flight": counted, not handed out), so that what
+    // is placed now leaves room for them and the next round can complete a
+    // balanced, spread assignment.
+    std::vector<Slot> planned = pool_tasks;
+    std::vector<uint8_t> in_flight;
+    for (const auto& w : workers)
+      for (Slot s : w.revoked_tasks)
+        if (tasks.configured(static_cast<size_t>(s))) {
+          if (in_flight.empty()) in_flight.assign(S, 0);
+          in_flight[static_cast<size_t>(s)] = 1;
+          planned.push_back(s);
+        }
     std::vector<int64_t> load(W);
     for (size_t wi = 0; wi < W; ++wi) load[wi] = static_cast<int64_t>(workers[wi].next_tasks.size());
-    // Final level L: the highest with sum(max(0, L - load)) <= pool. Every
+    // Final level L: the highest with sum(max(0, L - load)) <= planned. Every
     // worker below L is filled to L ("base" quota); the E items left over go
-    // one each to workers at L, whichever the connector preference picks.
+    // one each to workers at L.
     std::vector<int32_t> order(W);
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return load[a] < load[b]; });
-    int64_t level = load[static_cast<size_t>(order[0])], left = static_cast<int64_t>(pool_tasks.size());
+    int64_t level = load[static_cast<size_t>(order[0])], left = static_cast<int64_t>(planned.size());
     {
       size_t below = 0;  // workers with load <= level
       while (true) {
         while (below < W && load[static_cast<size_t>(order[below])] <= level) ++below;
         const int64_t next_level = below < W ? load[static_cast<size_t>(order[below])] : INT64_MAX;
-        // Raise all `below` workers from level toward next_level.
         const int64_t can = next_level == INT64_MAX ? left / static_cast<int64_t>(below)
                                                     : std::min(next_level - level, left / static_cast<int64_t>(below));
         level += can;
@@ -582,83 +716,273 @@ AssignmentResult IncrementalCooperativeAssignor::assign(const LeaderState& state
       eligible[wi] = load[wi] <= level ? 1 : 0;
     }
     int64_t extras = left;
-    auto capacity = [&](int32_t wi) {
-      return quota[static_cast<size_t>(wi)] > 0 || (extras > 0 && eligible[static_cast<size_t>(wi)]);
-    };
-    // Circular doubly linked list of workers with capacity, in `order`.
-    std::vector<int32_t> ring;
-    for (int32_t wi : order)
-      if (capacity(wi)) ring.push_back(wi);
-    const size_t R = ring.size();
-    std::vector<size_t> nxt(R), prv(R);
-    for (size_t i = 0; i < R; ++i) {
-      nxt[i] = (i + 1) % R;
-      prv[i] = (i + R - 1) % R;
-    }
-    std::vector<uint8_t> in_ring(R, 1);
-    size_t ring_size = R;
-    size_t cursor = 0;
-    auto unlink = [&](size_t at) {
-      in_ring[at] = 0;
-      --ring_size;
-      if (ring_size == 0) return;
-      nxt[prv[at]] = nxt[at];
-      prv[nxt[at]] = prv[at];
-    };
-    // Holders of each pooled connector among next loads (count per worker).
-    std::vector<uint8_t> pooled(C, 0);
-    for (Slot s : pool_tasks) pooled[static_cast<size_t>(u.conn_of(s))] = 1;
-    std::vector<std::vector<int32_t>> holders_of(C);
-    for (size_t wi = 0; wi < W; ++wi)
-      for (Slot s : workers[wi].next_tasks) {
-        const auto c = static_cast<size_t>(u.conn_of(s));
-        if (pooled[c]) holders_of[c].push_back(static_cast<int32_t>(wi));
+    bool extras_gone = false;  // set when the last extra is taken
+    auto cap = [&](size_t wi) -> int64_t { return quota[wi] + ((extras > 0 && eligible[wi]) ? 1 : 0); };
+    std::vector<int64_t> total(load);  // load + placed so far
+    auto is_real = [&](Slot s) { return in_flight.empty() || !in_flight[static_cast<size_t>(s)]; };
+    auto give = [&](size_t wi, Slot s) {
+      if (is_real(s)) workers[wi].placed_tasks.push_back(s);
+      ++total[wi];
+      if (quota[wi] > 0) {
+        --quota[wi];
+      } else {
+        eligible[wi] = 0;
+        if (--extras == 0) extras_gone = true;
       }
-    std::vector<int64_t> count(W, 0);
-    // Slots of one connector are contiguous, so sorting groups by connector.
-    std::vector<Slot> sorted_pool = pool_tasks;
-    if (release_lost) std::sort(sorted_pool.begin(), sorted_pool.end());
+    };
+
+    build_holders();
+    std::vector<Slot> sorted_pool = std::move(planned);
+    if (release_lost || !in_flight.empty()) std::sort(sorted_pool.begin(), sorted_pool.end());
+    struct PoolGroup {
+      int32_t conn;
+      size_t begin, end;  // remaining items: sorted_pool[begin, end)
+      size_t phase1_begin, phase1_end;  // workers given one in phase 1 (in p1)
+    };
+    std::vector<PoolGroup> groups;
     for (size_t i = 0; i < sorted_pool.size();) {
       const int32_t c = u.conn_of(sorted_pool[i]);
       size_t j = i;
       while (j < sorted_pool.size() && u.conn_of(sorted_pool[j]) == c) ++j;
-      for (int32_t h : holders_of[static_cast<size_t>(c)]) ++count[static_cast<size_t>(h)];
-      std::vector<int32_t> touched;
-      int64_t want = 0;  // the connector count we look for; raised after a full lap
-      for (size_t k = i; k < j; ++k) {
-        // Walk the ring from the cursor to the first worker holding at most
-        // `want` tasks of this connector.
-        size_t steps = 0;
-        while (count[static_cast<size_t>(ring[cursor])] > want) {
-          cursor = nxt[cursor];
-          if (++steps >= ring_size) {
-            ++want;
-            steps = 0;
-          }
-        }
-        const int32_t wi = ring[cursor];
-        workers[static_cast<size_t>(wi)].placed_tasks.push_back(sorted_pool[k]);
-        if (count[static_cast<size_t>(wi)]++ == 0) touched.push_back(wi);
-        const size_t here = cursor;
-        cursor = nxt[cursor];
-        if (quota[static_cast<size_t>(wi)] > 0) {
-          --quota[static_cast<size_t>(wi)];
-        } else {
-          eligible[static_cast<size_t>(wi)] = 0;
-          if (--extras == 0) {
-            // No extra slots left: drop every worker that only had one.
-            for (size_t r = 0; r < R; ++r)
-              if (in_ring[r] && r != here && !capacity(ring[r])) {
-                if (cursor == r) cursor = nxt[r];
-                unlink(r);
-              }
-          }
-        }
-        if (!capacity(wi)) unlink(here);
-      }
-      for (int32_t h : holders_of[static_cast<size_t>(c)]) count[static_cast<size_t>(h)] = 0;
-      for (int32_t t : touched) count[static_cast<size_t>(t)] = 0;
+      groups.push_back({c, i, j, 0, 0});
       i = j;
+    }
+    std::vector<int64_t> count(W, 0);  // tasks of the current connector per worker
+    std::vector<int32_t> p1;           // phase-1 receivers, per group
+    auto load_counts = [&](const PoolGroup& g) {
+      const auto c = static_cast<size_t>(g.conn);
+      for (int32_t h = hold_off[c]; h < hold_off[c + 1]; ++h)
+        count[static_cast<size_t>(hold[static_cast<size_t>(h)].worker)] += hold[static_cast<size_t>(h)].count;
+      for (size_t k = g.phase1_begin; k < g.phase1_end; ++k) ++count[static_cast<size_t>(p1[k])];
+    };
+    std::vector<int32_t> touched;  // phase-2 receivers of the current connector
+    auto clear_counts = [&](const PoolGroup& g) {
+      const auto c = static_cast<size_t>(g.conn);
+      for (int32_t h = hold_off[c]; h < hold_off[c + 1]; ++h) count[static_cast<size_t>(hold[static_cast<size_t>(h)].worker)] = 0;
+      for (size_t k = g.phase1_begin; k < g.phase1_end; ++k) count[static_cast<size_t>(p1[k])] = 0;
+      for (int32_t t : touched) count[static_cast<size_t>(t)] = 0;
+      touched.clear();
+    };
+    // Phase 1: everybody (with capacity) up to floor(n / W).
+    for (auto& g : groups) {
+      g.phase1_begin = g.phase1_end = p1.size();
+      const int64_t fl = cfg_n[static_cast<size_t>(g.conn)] / static_cast<int64_t>(W);
+      if (fl == 0) continue;
+      load_counts(g);
+      for (size_t wi = 0; wi < W && g.begin < g.end; ++wi) {
+        while (count[wi] < fl && g.begin < g.end && cap(wi) > 0) {
+          give(wi, sorted_pool[g.begin++]);
+          ++count[wi];
+          p1.push_back(static_cast<int32_t>(wi));
+        }
+      }
+      g.phase1_end = p1.size();
+      clear_counts(g);
+    }
+    // Phase 2: buckets of workers by capacity left; an entry is stale when
+    // the worker's capacity changed since it was queued.
+    std::vector<std::vector<int32_t>> bucket;
+    std::vector<size_t> head;
+    int64_t top = 0;
+    auto rebuild = [&] {
+      int64_t maxcap = 0;
+      for (size_t wi = 0; wi < W; ++wi) maxcap = std::max(maxcap, cap(wi));
+      bucket.assign(static_cast<size_t>(maxcap) + 1, {});
+      head.assign(static_cast<size_t>(maxcap) + 1, 0);
+      for (size_t wi = 0; wi < W; ++wi) {
+        const int64_t k = cap(wi);
+        if (k > 0) bucket[static_cast<size_t>(k)].push_back(static_cast<int32_t>(wi));
+      }
+      top = maxcap;
+      extras_gone = false;
+    };
+    rebuild();
+    // Phase-2 receipts per worker (connector, task), and
+    // which group each connector's pool items form: for the augmenting
+    // search below.
+    std::vector<std::vector<std::pair<int32_t, Slot>>> recv(W);
+    std::vector<int32_t> group_of(C, -1);
+    for (size_t gi = 0; gi < groups.size(); ++gi) group_of[static_cast<size_t>(groups[gi].conn)] = static_cast<int32_t>(gi);
+    auto ceil_of = [&](int32_t c) {
+      const int64_t n = cfg_n[static_cast<size_t>(c)];
+      return n / static_cast<int64_t>(W) + (n % static_cast<int64_t>(W) > 0 ? 1 : 0);
+    };
+    // Tasks of connector c worker wi holds or was given so far (slow path).
+    auto count_of = [&](size_t wi, int32_t c) {
+      int64_t n = 0;
+      const auto b = hold.begin() + hold_off[static_cast<size_t>(c)], e = hold.begin() + hold_off[static_cast<size_t>(c) + 1];
+      auto it = std::lower_bound(b, e, static_cast<int32_t>(wi), [](const Hold& h, int32_t w) { return h.worker < w; });
+      if (it != e && it->worker == static_cast<int32_t>(wi)) n += it->count;
+      const int32_t gi = group_of[static_cast<size_t>(c)];
+      if (gi >= 0)
+        for (size_t k = groups[static_cast<size_t>(gi)].phase1_begin; k < groups[static_cast<size_t>(gi)].phase1_end; ++k)
+          n += p1[k] == static_cast<int32_t>(wi) ? 1 : 0;
+      for (const auto& [rc, rk] : recv[wi]) n += rc == c ? 1 : 0;
+      return n;
+    };
+    // When no worker with capacity may take a task of connector c, look for
+    // an augmenting path: a worker w0 that may take it (but is full) hands
+    // one of its phase-2 tasks to a worker that may take that one, and so on
+    // until a worker with capacity. In a round that revokes for balance, a
+    // worker may also hand over a task it runs of a connector it holds above
+    // floor(n / W) of: that task is revoked now and planned for the other
+    // worker (it is placed next round). Breadth-first, member-id order,
+    // phase-2 tasks before running ones.
+    std::vector<std::pair<size_t, Slot>> extra_revoked;  // (worker, task) revoked by augmenting paths
+    auto augment = [&](PoolGroup& g, int64_t ceil) -> bool {
+      const int32_t c = g.conn;
+      std::vector<int32_t> prev(W, -2), via(W, 0);
+      std::vector<int32_t> queue;
+      for (size_t wi = 0; wi < W; ++wi)
+        if (count[wi] < ceil) {
+          prev[wi] = -1;
+          queue.push_back(static_cast<int32_t>(wi));
+        }
+      int32_t end = -1;
+      // Tries to hand a task of c2 from w to somebody; `tag` encodes the edge.
+      auto try_edges = [&](size_t w, int32_t c2, int32_t tag) {
+        const int64_t ceil2 = ceil_of(c2);
+        for (size_t w2 = 0; w2 < W; ++w2) {
+          if (prev[w2] != -2) continue;
+          const int64_t n2 = c2 == c ? count[w2] : count_of(w2, c2);
+          if (n2 >= ceil2) continue;
+          prev[w2] = static_cast<int32_t>(w);
+          via[w2] = tag;
+          if (cap(w2) > 0) {
+            end = static_cast<int32_t>(w2);
+            return;
+          }
+          queue.push_back(static_cast<int32_t>(w2));
+        }
+      };
+      for (size_t qi = 0; qi < queue.size() && end < 0; ++qi) {
+        const auto w = static_cast<size_t>(queue[qi]);
+        for (size_t j = 0; j < recv[w].size() && end < 0; ++j) try_edges(w, recv[w][j].first, static_cast<int32_t>(j));
+        if (!revoking_round) continue;
+        const auto& nt = workers[w].next_tasks;
+        for (size_t i = 0; i < nt.size() && end < 0;) {
+          const int32_t c2 = u.conn_of(nt[i]);
+          size_t j = i + 1;
+          while (j < nt.size() && u.conn_of(nt[j]) == c2) ++j;
+          i = j;
+          if (c2 == c) continue;
+          const auto hb = hold.begin() + hold_off[static_cast<size_t>(c2)];
+          const auto he = hold.begin() + hold_off[static_cast<size_t>(c2) + 1];
+          auto it = std::lower_bound(hb, he, static_cast<int32_t>(w), [](const Hold& h, int32_t x) { return h.worker < x; });
+          if (it == he || it->worker != static_cast<int32_t>(w) || it->count == 0) continue;
+          if (count_of(w, c2) - 1 < cfg_n[static_cast<size_t>(c2)] / static_cast<int64_t>(W)) continue;
+          try_edges(w, c2, -1 - static_cast<int32_t>(it - hold.begin()));
+        }
+      }
+      if (end < 0) return false;
+      auto hand = [&](size_t from, size_t to, Slot sl) {
+        if (!is_real(sl)) return;
+        auto& pf = workers[from].placed_tasks;
+        pf.erase(std::find(pf.begin(), pf.end(), sl));
+        workers[to].placed_tasks.push_back(sl);
+      };
+      // The last worker pays with its capacity; everyone else swaps one for one.
+      const Slot item_c = sorted_pool[g.begin++];
+      give(static_cast<size_t>(end), item_c);  // accounting; the task itself moves below
+      if (is_real(item_c)) workers[static_cast<size_t>(end)].placed_tasks.pop_back();
+      --total[static_cast<size_t>(end)];
+      auto cur = static_cast<size_t>(end);
+      while (prev[cur] >= 0) {
+        const auto from = static_cast<size_t>(prev[cur]);
+        std::pair<int32_t, Slot> item;
+        if (via[cur] >= 0) {
+          const auto j = static_cast<size_t>(via[cur]);
+          item = recv[from][j];
+          recv[from].erase(recv[from].begin() + static_cast<std::ptrdiff_t>(j));
+          hand(from, cur, item.second);
+        } else {
+          // A running task: revoke it now, plan it for `cur`.
+          auto& hd = hold[static_cast<size_t>(-1 - via[cur])];
+          const Slot sl = workers[from].next_tasks[static_cast<size_t>(hd.begin + --hd.count)];
+          extra_revoked.emplace_back(from, sl);
+          if (in_flight.empty()) in_flight.assign(S, 0);
+          in_flight[static_cast<size_t>(sl)] = 1;
+          item = {u.conn_of(sl), sl};
+        }
+        recv[cur].push_back(item);
+        ++total[cur];
+        --total[from];
+        if (item.first == c) {
+          --count[from];
+          if (count[cur]++ == 0) touched.push_back(static_cast<int32_t>(cur));
+        }
+        cur = from;
+      }
+      // cur is w0: it takes the task of c.
+      if (is_real(item_c)) workers[cur].placed_tasks.push_back(item_c);
+      ++total[cur];
+      recv[cur].emplace_back(c, item_c);
+      if (count[cur]++ == 0) touched.push_back(static_cast<int32_t>(cur));
+      if (extras_gone) rebuild();
+      return true;
+    };
+    for (auto& g : groups) {
+      if (g.begin == g.end) continue;
+      load_counts(g);
+      const int64_t n = cfg_n[static_cast<size_t>(g.conn)];
+      const int64_t ceil = n / static_cast<int64_t>(W) + (n % static_cast<int64_t>(W) > 0 ? 1 : 0);
+      bool restart = true;
+      while (restart && g.begin < g.end) {
+        restart = false;
+        while (top > 0 && head[static_cast<size_t>(top)] == bucket[static_cast<size_t>(top)].size()) --top;
+        for (int64_t b = top; b > 0 && g.begin < g.end && !restart; --b) {
+          auto& bk = bucket[static_cast<size_t>(b)];
+          auto& hd = head[static_cast<size_t>(b)];
+          for (size_t k = hd; k < bk.size() && g.begin < g.end; ++k) {
+            const auto wi = static_cast<size_t>(bk[k]);
+            if (cap(wi) != b) {
+              if (k == hd) ++hd;  // stale at the front: drop it
+              continue;
+            }
+            if (count[wi] >= ceil) continue;
+            recv[wi].emplace_back(g.conn, sorted_pool[g.begin]);
+            give(wi, sorted_pool[g.begin++]);
+            if (count[wi]++ == 0) touched.push_back(static_cast<int32_t>(wi));
+            if (k == hd) ++hd;
+            if (extras_gone) {
+              rebuild();
+              restart = true;
+              break;
+            }
+            if (b > 1) bucket[static_cast<size_t>(b - 1)].push_back(static_cast<int32_t>(wi));
+          }
+        }
+      }
+      while (g.begin < g.end && augment(g, ceil)) {
+      }
+      // Fallback: fewest of this connector, then fewest in total, then id.
+      while (g.begin < g.end) {
+        size_t best = W;
+        for (size_t wi = 0; wi < W; ++wi) {
+          if (cap(wi) <= 0) continue;
+          if (best == W || std::tie(count[wi], total[wi]) < std::tie(count[best], total[best])) best = wi;
+        }
+        if (best == W) break;  // cannot happen: capacities sum to the pool
+        recv[best].emplace_back(g.conn, sorted_pool[g.begin]);
+        give(best, sorted_pool[g.begin++]);
+        if (count[best]++ == 0) touched.push_back(static_cast<int32_t>(best));
+        if (extras_gone) rebuild();
+        else if (cap(best) > 0) bucket[static_cast<size_t>(cap(best))].push_back(static_cast<int32_t>(best));
+      }
+      clear_counts(g);
+    }
+    // Running tasks that augmenting paths revoked.
+    if (!extra_revoked.empty()) {
+      next.revoked_in_previous = true;
+      std::vector<uint8_t> gone(S, 0);
+      for (const auto& [wi, sl] : extra_revoked) {
+        gone[static_cast<size_t>(sl)] = 1;
+        workers[wi].revoked_tasks.push_back(sl);
+      }
+      for (auto& w : workers)
+        w.next_tasks.erase(std::remove_if(w.next_tasks.begin(), w.next_tasks.end(),
+                                          [&](Slot sl) { return gone[static_cast<size_t>(sl)] != 0; }),
+                           w.next_tasks.end());
     }
   }
 
@@ -680,6 +1004,15 @@ AssignmentResult IncrementalCooperativeAssignor::assign(const LeaderState& state
     if (rev_conn[c]) prev_conn[c] = 0;
     if (prev_conn[c]) next.previous_assignment.connectors.emplace_back(u.name(static_cast<int32_t>(c)));
     if (rev_conn[c]) next.previous_revocation.connectors.emplace_back(u.name(static_cast<int32_t>(c)));
+  }
+  {
+    size_t n_prev = 0, n_rev = 0;
+    for (size_t s = 0; s < S; ++s) {
+      n_prev += (prev_task[s] || tasks.lost(s)) && !rev_task[s];
+      n_rev += rev_task[s];
+    }
+    next.previous_assignment.tasks.reserve(n_prev);
+    next.previous_revocation.tasks.reserve(n_rev);
   }
   for (size_t s = 0; s < S; ++s) {
     if (tasks.lost(s)) prev_task[s] = 1;

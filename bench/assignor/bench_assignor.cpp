@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <new>
 #include <string>
@@ -185,4 +186,27 @@ void sizes(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_Cooperative)->Apply(sizes);
 BENCHMARK(BM_Eager)->Apply(sizes);
 BENCHMARK(BM_Ratio)->Apply(sizes);
-BENCHMARK_MAIN();
+
+// One cooperative round outside the harness, for instruction counts:
+//   valgrind --tool=callgrind --toggle-collect='*one_round*'
+//            bench_assignor --one-round EVENT WORKERS TASKS
+// (the setup rounds are not counted, only one_round).
+[[gnu::noinline]] size_t one_round(const Setup& s) {
+  auto r = IncrementalCooperativeAssignor{}.assign(s.state, s.members, s.config, s.ctx);
+  size_t n = 0;
+  for (const auto& a : r.assignments) n += a.assignment.tasks.size() + a.assignment.revoked_tasks.size();
+  return n;
+}
+
+int main(int argc, char** argv) {
+  if (argc == 5 && std::string(argv[1]) == "--one-round") {
+    const Setup s = make_event(std::atoi(argv[2]), std::atoll(argv[3]), std::atoll(argv[4]));
+    std::printf("tasks assigned+revoked: %zu\n", one_round(s));
+    return 0;
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -10,7 +10,11 @@
 //       is assigned to a member that already runs it;
 // and at every `stabilize` (delay expired, group stable):
 //   (c) everything configured runs exactly once, and the group is balanced
-//       (connector and task counts per worker differ by <= 1).
+//       (connector and task counts per worker differ by <= 1, and for every
+//       connector the per-worker counts of its tasks differ by <= 1);
+//   (e) from that stable state (on a copy), one worker joins or one leaves:
+//       with the delay expired, the group is complete and balanced as in (c)
+//       within two rounds (the revoking round and the assigning round).
 // A failing sequence is shrunk (commands removed while it still fails) and
 // printed as a scenario file.
 //
@@ -133,7 +137,54 @@ struct Stats {
   int64_t rounds = 0;
   int64_t stable_checks = 0;
   int64_t spread_above_1 = 0;  // stable states where some connector's tasks differ by > 1
+  int64_t probes = 0;          // (e) single join/leave probes
+  int64_t probe_rounds[3] = {0, 0, 0};  // probes balanced after 0 / 1 / 2 rounds
 };
+
+// (c) on the current state: "" or what fails.
+std::string balance_failure(const Simulator& sim) {
+  const auto s = sim.summary();
+  if (!sim.complete()) return "not complete, unassigned=" + std::to_string(s.unassigned);
+  if (!s.balanced || s.per_connector_task_spread > 1)
+    return "not balanced, connector_spread=" + std::to_string(s.connector_spread) +
+           " task_spread=" + std::to_string(s.task_spread) +
+           " per_connector_task_spread=" + std::to_string(s.per_connector_task_spread);
+  return {};
+}
+
+// (e): one join (even `salt`) or one leave (odd) on a copy of a stable group.
+std::string probe(const Simulator& stable, uint64_t salt, Stats* stats) {
+  Simulator sim = stable;
+  std::string what;
+  if (salt % 2 == 0 || sim.members() < 2) {
+    what = "join probe";
+    sim.join("wprobe");
+  } else {
+    std::vector<std::string> names;
+    for (int i = 1; i <= 16; ++i)
+      if (sim.running("w" + std::to_string(i)) != nullptr) names.push_back("w" + std::to_string(i));
+    if (names.empty()) return {};
+    const auto& victim = names[(salt / 2) % names.size()];
+    what = "leave probe (" + victim + ")";
+    sim.leave(victim);
+    // Let the scheduled delay expire: the round that starts it, then time.
+    const auto first = sim.rebalance();
+    if (first.delay_ms > 0) sim.advance(first.delay_ms);
+    if (first.sync_lost || first.config_mismatch) return {};
+  }
+  for (int r = 0; r <= 2; ++r) {
+    if (r > 0) sim.rebalance();
+    if (!sim.violations().empty()) return what + ": " + sim.violations().front();
+    if (r > 0 && balance_failure(sim).empty()) {
+      if (stats != nullptr) {
+        ++stats->probes;
+        ++stats->probe_rounds[r];
+      }
+      return {};
+    }
+  }
+  return what + ": (e) after two rounds " + balance_failure(sim);
+}
 
 // Runs a sequence; returns "" when every property holds, else what failed.
 std::string check(const std::vector<Command>& cmds, Stats* stats) {
@@ -158,15 +209,14 @@ std::string check(const std::vector<Command>& cmds, Stats* stats) {
           if (last.revoked_any || last.delay_ms != 0 || last.sync_lost)
             return "command " + std::to_string(i + 1) + ": not stable after 20 rounds";
           const auto s = sim.summary();
-          if (!sim.complete())
-            return "command " + std::to_string(i + 1) + ": (c) not complete, unassigned=" + std::to_string(s.unassigned);
-          if (!s.balanced)
-            return "command " + std::to_string(i + 1) + ": (c) not balanced, connector_spread=" +
-                   std::to_string(s.connector_spread) + " task_spread=" + std::to_string(s.task_spread);
           if (stats != nullptr) {
             ++stats->stable_checks;
             if (s.per_connector_task_spread > 1) ++stats->spread_above_1;
           }
+          const std::string bad = balance_failure(sim);
+          if (!bad.empty()) return "command " + std::to_string(i + 1) + ": (c) " + bad;
+          const std::string p = probe(sim, i, stats);
+          if (!p.empty()) return "command " + std::to_string(i + 1) + ": " + p;
         }
         break;
       }
@@ -209,8 +259,11 @@ void run_property(uint64_t base_seed, uint64_t runs, const Flavour& f, const cha
   }
   std::cout << "[property " << name << "] base_seed=" << base_seed << " sequences=" << stats.sequences
             << " rounds=" << stats.rounds << " stable_checks=" << stats.stable_checks
-            << " per_connector_spread_above_1=" << stats.spread_above_1 << '\n';
+            << " per_connector_spread_above_1=" << stats.spread_above_1 << " probes=" << stats.probes
+            << " balanced_after_1_round=" << stats.probe_rounds[1] << " after_2_rounds=" << stats.probe_rounds[2]
+            << '\n';
   CHECK(stats.sequences == static_cast<int64_t>(runs));
+  CHECK(stats.spread_above_1 == 0);
 }
 
 }  // namespace
