@@ -263,7 +263,7 @@ TEST_CASE("initial assignment spreads connectors and tasks over three workers", 
   c.check_invariant();
 }
 
-TEST_CASE("a joining worker takes tasks in two rounds; tasks that stay are not stopped", "[worker][integration]") {
+TEST_CASE("a joining worker takes tasks in two rounds and tasks that stay are not stopped", "[worker][integration]") {
   auto r = run_join_scenario(ConnectProtocol::Sessioned, {{"a", 5}, {"b", 4}});
   std::cout << "join (sessioned, 9 tasks): " << r.moved << " moved, " << r.distinct_stopped << " stopped, "
             << r.generations << " rounds\n";
@@ -439,7 +439,7 @@ TEST_CASE("the leader is killed: a new leader takes over and every task runs", "
   c.check_invariant();
 }
 
-TEST_CASE("connectors are added, reconfigured and deleted while the group is stable", "[worker][integration]") {
+TEST_CASE("connectors are added and reconfigured and deleted while the group is stable", "[worker][integration]") {
   ClusterOptions o;
   o.data_topics = {{"seq-data", 4}};
   TestCluster c(o);
