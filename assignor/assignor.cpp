@@ -8,6 +8,7 @@
 #include "assignor/assignor.h"
 
 #include <algorithm>
+#include <deque>
 #include <cstdint>
 #include <numeric>
 #include <set>
@@ -91,7 +92,11 @@ class Universe {
     return &e;
   }
   int32_t conn(Handle h) const { return h->index; }
-  void reserve(size_t n) { map_.reserve(n); }
+  void reserve(size_t n) {
+    size_t cap = 64;
+    while (cap < 2 * n) cap *= 2;
+    if (cap > table_.size()) rehash(cap);
+  }
   Slot slot(Handle h, int32_t task) const {
     return task < 0 ? -1 : static_cast<Slot>(base_[static_cast<size_t>(h->index)] + task);
   }
@@ -113,7 +118,7 @@ class Universe {
     std::inplace_merge(names_.begin(), mid, names_.end());
     base_.assign(names_.size() + 1, 0);
     for (size_t i = 0; i < names_.size(); ++i) {
-      auto& e = map_.find(names_[i])->second;
+      auto& e = *find(names_[i], false);
       e.index = static_cast<int32_t>(i);
       base_[i + 1] = base_[i] + e.span;
     }
@@ -145,21 +150,60 @@ class Universe {
   // grouped), so the last hit is cached before the hash lookup.
   Entry& entry(std::string_view name) {
     if (last_entry_ != nullptr && name == last_name_) return *last_entry_;
-    auto [it, inserted] = map_.try_emplace(name);
-    if (inserted) names_.push_back(it->first);
-    last_name_ = it->first;
-    last_entry_ = &it->second;
-    return it->second;
+    Entry* e = find(name, true);
+    last_name_ = name;
+    last_entry_ = e;
+    return *e;
   }
   int32_t lookup(std::string_view name) const {
     if (last_lookup_ != nullptr && name == last_lookup_name_) return last_lookup_->index;
-    const auto& e = map_.find(name)->second;
+    const Entry* e = const_cast<Universe*>(this)->find(name, false);
     last_lookup_name_ = name;
-    last_lookup_ = &e;
-    return e.index;
+    last_lookup_ = e;
+    return e->index;
   }
 
-  std::unordered_map<std::string_view, Entry> map_;
+  // Open addressing (linear probing) over string_views of the callers'
+  // strings: one probe into a flat array per lookup instead of a node chase.
+  struct Bucket {
+    const char* data = nullptr;
+    size_t size = 0;
+    size_t hash = 0;
+    Entry* entry = nullptr;
+  };
+  Entry* find(std::string_view name, bool insert) {
+    if (insert && (used_ + 1) * 2 > table_.size()) rehash(std::max<size_t>(64, table_.size() * 2));
+    const size_t h = std::hash<std::string_view>{}(name);
+    const size_t mask = table_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      Bucket& b = table_[i];
+      if (b.entry == nullptr) {
+        if (!insert) return nullptr;
+        entries_.emplace_back();
+        b = Bucket{name.data(), name.size(), h, &entries_.back()};
+        ++used_;
+        names_.push_back(name);
+        return b.entry;
+      }
+      if (b.hash == h && std::string_view(b.data, b.size) == name) return b.entry;
+    }
+  }
+  void rehash(size_t cap) {
+    std::vector<Bucket> old = std::move(table_);
+    table_.assign(cap, Bucket{});
+    for (const Bucket& b : old) {
+      if (b.entry == nullptr) continue;
+      for (size_t i = b.hash & (cap - 1);; i = (i + 1) & (cap - 1))
+        if (table_[i].entry == nullptr) {
+          table_[i] = b;
+          break;
+        }
+    }
+  }
+
+  std::vector<Bucket> table_;
+  size_t used_ = 0;
+  std::deque<Entry> entries_;  // stable addresses (handles)
   std::string_view last_name_;
   Entry* last_entry_ = nullptr;
   mutable std::string_view last_lookup_name_;
