@@ -448,7 +448,11 @@ void GroupMember::coordinator_lost(ApiKey api, const NetError& error) {
 // ------------------------------------------------------------- join / sync
 
 void GroupMember::prepare_join(const std::string& reason) {
-  impl_->heartbeat_timer.cancel();
+  // While the caller prepares (it may hold JoinGroup back until revoked
+  // work has stopped), a member that still has a generation keeps
+  // heartbeating, as Java's heartbeat thread does during onJoinPrepare:
+  // otherwise the session expires and the member is expelled.
+  if (generation_ < 0) impl_->heartbeat_timer.cancel();
   const uint64_t round = ++round_;
   set_state(GroupState::PreparingJoin);
   JoinPrepare prep{rebalance_pending_, generation_, member_id_, reason};
@@ -510,8 +514,12 @@ void GroupMember::send_join(uint64_t round, std::vector<JoinGroupProtocol> proto
   }
   impl_->coord_conn->send_raw(
       ApiKey::JoinGroup, v, std::move(body.value()),
-      [w = weak_from_this(), my_round, v](NetResult<Bytes> raw) {
-        if (auto self = w.lock()) self->on_join_response(my_round, group_decode_join_response(raw, v));
+      [w = weak_from_this(), my_round, v, t0 = std::chrono::steady_clock::now()](NetResult<Bytes> raw) {
+        if (auto self = w.lock()) {
+          auto resp = group_decode_join_response(raw, v);
+          self->report_timing(ApiKey::JoinGroup, t0, resp && resp->error_code == 0);
+          self->on_join_response(my_round, std::move(resp));
+        }
       },
       timeout);
 }
@@ -651,8 +659,12 @@ void GroupMember::send_sync(uint64_t round, std::vector<SyncGroupAssignment> ass
   }
   impl_->coord_conn->send_raw(
       ApiKey::SyncGroup, v, std::move(body.value()),
-      [w = weak_from_this(), round, v](NetResult<Bytes> raw) {
-        if (auto self = w.lock()) self->on_sync_response(round, group_decode_sync_response(raw, v));
+      [w = weak_from_this(), round, v, t0 = std::chrono::steady_clock::now()](NetResult<Bytes> raw) {
+        if (auto self = w.lock()) {
+          auto resp = group_decode_sync_response(raw, v);
+          self->report_timing(ApiKey::SyncGroup, t0, resp && resp->error_code == 0);
+          self->on_sync_response(round, std::move(resp));
+        }
       },
       config_.request_timeout);
 }
@@ -695,6 +707,12 @@ void GroupMember::on_sync_response(uint64_t round, NetResult<SyncGroupResponse> 
   }
 }
 
+void GroupMember::report_timing(ApiKey api, std::chrono::steady_clock::time_point sent, bool ok) {
+  if (!callbacks_.on_request_timing || state_ == GroupState::Closed) return;
+  callbacks_.on_request_timing(RequestTiming{
+      api, std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - sent), ok});
+}
+
 // ---------------------------------------------------------------- heartbeat
 
 void GroupMember::schedule_heartbeat() {
@@ -703,11 +721,15 @@ void GroupMember::schedule_heartbeat() {
       [w = weak_from_this(), epoch = coord_epoch_, gen = generation_](const boost::system::error_code& ec) {
         auto self = w.lock();
         if (!self || ec) return;
-        if (epoch != self->coord_epoch_ || gen != self->generation_ || !heartbeating(self->state_)) {
+        if (epoch != self->coord_epoch_ || gen != self->generation_ || !self->heartbeat_allowed()) {
           return;
         }
         self->send_heartbeat();
       });
+}
+
+bool GroupMember::heartbeat_allowed() const {
+  return heartbeating(state_) || (state_ == GroupState::PreparingJoin && generation_ >= 0);
 }
 
 void GroupMember::send_heartbeat() {
@@ -721,9 +743,10 @@ void GroupMember::send_heartbeat() {
   // No answer within a session timeout means the coordinator is gone
   // (reference 4.2, liveness timeouts).
   impl_->coord_conn->send(req,
-                          [w = weak_from_this(), epoch = coord_epoch_,
-                           gen = generation_](NetResult<HeartbeatResponse> r) {
+                          [w = weak_from_this(), epoch = coord_epoch_, gen = generation_,
+                           t0 = std::chrono::steady_clock::now()](NetResult<HeartbeatResponse> r) {
                             if (auto self = w.lock()) {
+                              self->report_timing(ApiKey::Heartbeat, t0, r && r->error_code == 0);
                               self->on_heartbeat_response(epoch, gen, std::move(r));
                             }
                           },
@@ -734,7 +757,7 @@ void GroupMember::on_heartbeat_response(uint64_t epoch, int32_t generation,
                                         NetResult<HeartbeatResponse> r) {
   if (epoch != coord_epoch_) return;  // from a coordinator we already gave up
   impl_->heartbeat_in_flight = false;
-  if (generation != generation_ || !heartbeating(state_)) {
+  if (generation != generation_ || !heartbeat_allowed()) {
     spdlog::debug("group {}: dropping Heartbeat response of generation {}", config_.group_id,
                   generation);
     return;

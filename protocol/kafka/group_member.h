@@ -177,6 +177,15 @@ using AssignmentReady = std::function<void(std::vector<SyncGroupAssignment> assi
 /// error). The member is Closed either way.
 using LeaveDone = std::function<void(std::optional<GroupError> error)>;
 
+/// One group request round trip, for metrics (join/sync/heartbeat times).
+/// Reported for JoinGroup, SyncGroup and Heartbeat when an answer or a
+/// connection error arrived, also for responses of an older round.
+struct RequestTiming {
+  ApiKey api = ApiKey::Heartbeat;           ///< JoinGroup, SyncGroup or Heartbeat
+  std::chrono::milliseconds latency{0};     ///< send to answer (or failure)
+  bool ok = false;                          ///< an answer with error code NONE arrived
+};
+
 /// The caller's hooks. Only on_prepare_join and on_assign are required.
 struct GroupMemberCallbacks {
   /// Before every JoinGroup send. Under the eager protocol the caller stops
@@ -196,6 +205,9 @@ struct GroupMemberCallbacks {
   /// Every error met, recoverable (fatal == false; the member handles it) or
   /// fatal (the member is Closed).
   std::function<void(const GroupError&)> on_error;
+  /// After each JoinGroup/SyncGroup/Heartbeat round trip (metrics). Optional;
+  /// must be quick.
+  std::function<void(const RequestTiming&)> on_request_timing;
 };
 
 /// One member of a Kafka group (see file comment). Create with
@@ -269,6 +281,8 @@ class GroupMember : public std::enable_shared_from_this<GroupMember> {
   // Heartbeat.
   void schedule_heartbeat();
   void send_heartbeat();
+  bool heartbeat_allowed() const;  // Stable/AwaitingAssignment/Syncing, or PreparingJoin with a generation
+  void report_timing(ApiKey api, std::chrono::steady_clock::time_point sent, bool ok);
   void on_heartbeat_response(uint64_t epoch, int32_t generation, NetResult<HeartbeatResponse> r);
   // Public entry points, on the io_context thread.
   void do_start();

@@ -62,6 +62,7 @@ std::shared_ptr<WorkerCoordinator> WorkerCoordinator::create(asio::io_context& i
   cb.on_error = [w](const kafka::GroupError& e) {
     if (auto s = w.lock()) s->on_error(e);
   };
+  if (self->callbacks_.on_request_timing) cb.on_request_timing = self->callbacks_.on_request_timing;
   auto gcfg = self->config_.group;
   gcfg.protocol_type = "connect";
   self->member_ = kafka::GroupMember::create(io, std::move(gcfg), std::move(cb));

@@ -149,6 +149,9 @@ struct WorkerCoordinatorCallbacks {
   std::function<void(const kafka::RebalanceStarted&)> on_rebalance_started;
   /// Any GroupMember error; `fatal` ones mean the coordinator is Closed. Optional.
   std::function<void(const kafka::GroupError&)> on_error;
+  /// Every JoinGroup/SyncGroup/Heartbeat round trip (metrics), passed
+  /// through from GroupMember. Optional; must be quick.
+  std::function<void(const kafka::RequestTiming&)> on_request_timing;
 };
 
 /// A thread-safe copy of the coordinator's view, for health and tests.
