@@ -136,6 +136,7 @@ struct TaskEnv {
   ConfigMap task_config;
   std::unique_ptr<Converter> key_conv;
   std::unique_ptr<Converter> value_conv;
+  std::shared_ptr<metrics::TaskMetrics> tm;  ///< null when the Worker has no metrics
 };
 
 class SourceContext : public connectors::SourceTaskContext {
@@ -159,9 +160,31 @@ class SourceContext : public connectors::SourceTaskContext {
 
 namespace {
 
+metrics::TaskState to_metrics(StatusState s) {
+  switch (s) {
+    case StatusState::Running: return metrics::TaskState::Running;
+    case StatusState::Paused: return metrics::TaskState::Paused;
+    case StatusState::Failed: return metrics::TaskState::Failed;
+    case StatusState::Restarting: return metrics::TaskState::Restarting;
+    case StatusState::Unassigned:
+    case StatusState::Stopped:
+    case StatusState::Destroyed: return metrics::TaskState::Unassigned;
+  }
+  return metrics::TaskState::Unassigned;
+}
+
 template <typename Runner>
 void report_task(const TaskEnv& env, Runner& r, StatusState s, const std::optional<std::string>& trace = {}) {
-  if (env.status && !r.cancelled.load()) env.status->on_task_status(r.id, s, trace);
+  if (r.cancelled.load()) return;
+  if (env.tm) env.tm->set_state(to_metrics(s));
+  if (env.status) env.status->on_task_status(r.id, s, trace);
+}
+
+/// Startup outcome of a task, counted once (metrics).
+void report_startup(const TaskEnv& env, bool& reported, bool ok) {
+  if (reported) return;
+  reported = true;
+  if (env.options.metrics) env.options.metrics->task_startup_result(ok);
 }
 
 template <typename Runner>
@@ -175,8 +198,7 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
   std::map<std::string, std::pair<storage::SourcePartition, storage::SourceOffset>> pending;
   std::unique_ptr<storage::Producer> producer;
 
-  auto commit = [&]() -> Status {
-    if (pending.empty()) return ok_status();
+  auto commit_pending = [&]() -> Status {
     auto st = producer->flush(env.options.offset_flush_timeout_ms);
     if (!st) return st;
     if (delivery_failed->load()) return Error{"produce", "a record failed to be delivered"};
@@ -187,6 +209,13 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
     if (st) pending.clear();
     return st;
   };
+  auto commit = [&]() -> Status {
+    if (pending.empty()) return ok_status();
+    auto st = commit_pending();
+    if (env.tm) env.tm->offset_commit(st.ok());
+    return st;
+  };
+  bool startup_reported = false;
 
   if (env.observer) env.observer->on_task_start(env.options.worker_id, id);
   SourceContext ctx(env.offsets, id);
@@ -203,6 +232,7 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
       if (!st) throw connectors::ConnectError("could not read the offsets topic: " + st.error().to_string());
     }
     task->start(env.task_config, ctx);
+    report_startup(env, startup_reported, true);
     report_task(env, r, r.paused.load() ? StatusState::Paused : StatusState::Running);
     bool was_paused = r.paused.load();
     auto last_commit = Clock::now();
@@ -214,6 +244,7 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
       }
       if (!paused) {
         auto records = task->poll();
+        if (env.tm && !records.empty()) env.tm->source_polled(records.size());
         for (auto& rec : records) {
           auto k = env.key_conv->from_connect(rec.topic, rec.key);
           if (!k) throw connectors::ConnectError("key conversion failed: " + k.error().to_string());
@@ -228,6 +259,7 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
               },
               rec.kafka_partition.value_or(-1));
           if (!st) throw connectors::ConnectError(st.error().to_string());
+          if (env.tm) env.tm->source_written(1);
           pending[storage::encode_offset_key(id.connector, rec.source_partition)] = {rec.source_partition,
                                                                                      rec.source_offset};
         }
@@ -247,6 +279,7 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
     }
   } catch (const std::exception& e) {
     failure = trace_of(e, "source task " + id.to_string());
+    report_startup(env, startup_reported, false);
   }
   // Final commit: the next owner resumes from here. Skipped when records
   // failed delivery (their offsets must not be committed) or the task was
@@ -279,6 +312,7 @@ struct SinkState {
   connectors::TopicPartitionOffsets committed;  ///< what the group has
   std::optional<std::string> failure;
   bool cancelled = false;
+  metrics::TaskMetrics* tm = nullptr;  ///< offset-commit counts; may be null
 
   /// Flushes the plugin and commits `consumed` for `only` (all if null).
   Status commit(rd_kafka_t* rk, const rd_kafka_topic_partition_list_t* only) {
@@ -294,13 +328,16 @@ struct SinkState {
     try {
       task->flush(todo);
     } catch (const std::exception& e) {
+      if (tm) tm->offset_commit(false);
       return Error{"flush", e.what()};
     }
     auto* list = rd_kafka_topic_partition_list_new(static_cast<int>(todo.size()));
     for (const auto& [tp, off] : todo) rd_kafka_topic_partition_list_add(list, tp.first.c_str(), tp.second)->offset = off;
     auto err = rd_kafka_commit(rk, list, 0);
     rd_kafka_topic_partition_list_destroy(list);
-    if (err && err != RD_KAFKA_RESP_ERR__NO_OFFSET) return Error{"commit", rd_kafka_err2str(err)};
+    const bool failed = err && err != RD_KAFKA_RESP_ERR__NO_OFFSET;
+    if (tm) tm->offset_commit(!failed);
+    if (failed) return Error{"commit", rd_kafka_err2str(err)};
     for (const auto& [tp, off] : todo) committed[tp] = off;
     return ok_status();
   }
@@ -336,6 +373,8 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
   SinkState state;
   state.task = task.get();
   state.id = id;
+  state.tm = env.tm.get();
+  bool startup_reported = false;
   storage::RdKafkaPtr consumer;
   bool started = false;
 
@@ -358,6 +397,7 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
 
     task->start(env.task_config);
     started = true;
+    report_startup(env, startup_reported, true);
     std::vector<std::string> topics;
     if (auto it = connector_config.find("topics"); it != connector_config.end() && !it->second.empty())
       topics = split_list(it->second);
@@ -415,7 +455,9 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
         batch.push_back(std::move(rec));
       }
       if (!batch.empty()) {
+        if (env.tm) env.tm->sink_read(batch.size());
         task->put(batch);
+        if (env.tm) env.tm->sink_sent(batch.size());
         for (const auto& rec : batch) state.consumed[{rec.topic, rec.kafka_partition}] = rec.kafka_offset + 1;
       }
       if (Clock::now() - last_commit >= std::chrono::milliseconds(env.options.offset_flush_interval_ms)) {
@@ -426,6 +468,7 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
     }
   } catch (const std::exception& e) {
     failure = trace_of(e, "sink task " + id.to_string());
+    report_startup(env, startup_reported, false);
   }
   state.cancelled = r.cancelled.load();
   if (consumer) {
@@ -487,32 +530,42 @@ Worker::~Worker() {
 void Worker::set_observer(TaskObserver* observer) { observer_.store(observer); }
 
 Status Worker::start_connector(const std::string& name, const ConfigMap& config_in, TargetState target) {
+  std::shared_ptr<metrics::WorkerMetrics> wm = options_.metrics;
+  if (wm) wm->connector_startup_attempt();
+  auto early_fail = [&wm](Error e) -> Status {
+    if (wm) wm->connector_startup_result(false);
+    return e;
+  };
   ConfigMap config = config_in;
   config.emplace("name", name);
   auto cls = config.find("connector.class");
-  if (cls == config.end()) return Error{"connector.class", "missing connector.class for connector " + name};
+  if (cls == config.end()) return early_fail(Error{"connector.class", "missing connector.class for connector " + name});
   auto created = registry_->create(cls->second);
-  if (!created) return created.error();
+  if (!created) return early_fail(created.error());
   std::shared_ptr<connectors::Connector> connector = std::move(created).value();
 
   auto runner = std::make_shared<ConnectorRunner>();
   runner->name = name;
   std::lock_guard map_lock(mu_);  // held until the thread handle is stored
-  if (connectors_.count(name)) return Error{"connector", "connector " + name + " is already running on this worker"};
+  if (connectors_.count(name))
+    return early_fail(Error{"connector", "connector " + name + " is already running on this worker"});
   connectors_[name] = runner;
   connector_instances_[name] = connector;
   connector_configs_[name] = config;
+  update_running_metrics_locked();
   StatusListener* status = status_;
-  runner->thread = std::thread([runner, connector, config, target, status] {
+  runner->thread = std::thread([runner, connector, config, target, status, wm] {
     auto report = [&](StatusState s, const std::optional<std::string>& trace) {
       if (status && !runner->cancelled.load()) status->on_connector_status(runner->name, s, trace);
     };
     bool ok = true;
     try {
       connector->start(config);
+      if (wm) wm->connector_startup_result(true);
       report(target == TargetState::Paused ? StatusState::Paused : StatusState::Running, std::nullopt);
     } catch (const std::exception& e) {
       ok = false;
+      if (wm) wm->connector_startup_result(false);
       auto trace = trace_of(e, "start of connector " + runner->name);
       spdlog::error("connector {} failed: {}", runner->name, trace);
       {
@@ -617,6 +670,7 @@ std::vector<std::string> Worker::stop_connectors(const std::vector<std::string>&
       connectors_.erase(it);
       connector_instances_.erase(r->name);
       connector_configs_.erase(r->name);
+      update_running_metrics_locked();
     }
     if (!ok) {
       r->cancelled.store(true);
@@ -662,10 +716,16 @@ std::set<std::string> Worker::connector_names() const {
 
 Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_config, const ConfigMap& task_config,
                           TargetState target) {
+  if (options_.metrics) options_.metrics->task_startup_attempt();
+  auto early_fail = [this](Error e) -> Status {
+    if (options_.metrics) options_.metrics->task_startup_result(false);
+    return e;
+  };
   auto cls = connector_config.find("connector.class");
-  if (cls == connector_config.end()) return Error{"connector.class", "missing connector.class for task " + id.to_string()};
+  if (cls == connector_config.end())
+    return early_fail(Error{"connector.class", "missing connector.class for task " + id.to_string()});
   auto created = registry_->create(cls->second);
-  if (!created) return created.error();
+  if (!created) return early_fail(created.error());
   auto connector = std::move(created).value();
 
   TaskEnv env;
@@ -682,9 +742,9 @@ Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_
   auto vcfg = connector_config.count("value.converter") ? with_prefix(connector_config, "value.converter.")
                                                         : options_.value_converter_config;
   auto kc = make_converter(kcls, kcfg, true);
-  if (!kc) return kc.error();
+  if (!kc) return early_fail(kc.error());
   auto vc = make_converter(vcls, vcfg, false);
-  if (!vc) return vc.error();
+  if (!vc) return early_fail(vc.error());
   env.key_conv = std::move(kc).value();
   env.value_conv = std::move(vc).value();
 
@@ -695,14 +755,17 @@ Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_
   std::unique_ptr<connectors::SinkTask> sink;
   if (connector->type() == ConnectorType::Source) {
     source = connector->create_source_task();
-    if (!source) return Error{"connector.class", cls->second + " created no source task"};
+    if (!source) return early_fail(Error{"connector.class", cls->second + " created no source task"});
   } else {
     sink = connector->create_sink_task();
-    if (!sink) return Error{"connector.class", cls->second + " created no sink task"};
+    if (!sink) return early_fail(Error{"connector.class", cls->second + " created no sink task"});
   }
   std::lock_guard lk(mu_);
-  if (tasks_.count(id)) return Error{"task", "task " + id.to_string() + " is already running on this worker"};
+  if (tasks_.count(id))
+    return early_fail(Error{"task", "task " + id.to_string() + " is already running on this worker"});
+  if (options_.metrics) env.tm = options_.metrics->task(id.connector, id.task, static_cast<bool>(source));
   tasks_[id] = runner;
+  update_running_metrics_locked();
   if (source) {
     runner->thread = std::thread([env = std::move(env), task = std::move(source), runner]() mutable {
       run_source_task(std::move(env), std::move(task), *runner);
@@ -735,7 +798,11 @@ bool Worker::await_task_stopped(const ConnectorTaskId& id, int timeout_ms) {
   bool ok = r->wait_until(Clock::now() + std::chrono::milliseconds(timeout_ms));
   std::lock_guard lk(mu_);
   auto it = tasks_.find(id);
-  if (it != tasks_.end() && it->second == r) tasks_.erase(it);
+  if (it != tasks_.end() && it->second == r) {
+    tasks_.erase(it);
+    if (options_.metrics) options_.metrics->remove_task(id.connector, id.task);
+    update_running_metrics_locked();
+  }
   if (!ok) {
     r->cancelled.store(true);
     cancelled_tasks_.push_back(r);
@@ -787,6 +854,10 @@ void Worker::reap_helpers() {
     }
   }
   for (auto& t : to_join) t.join();
+}
+
+void Worker::update_running_metrics_locked() {
+  if (options_.metrics) options_.metrics->set_running(connectors_.size(), tasks_.size());
 }
 
 std::set<ConnectorTaskId> Worker::task_ids() const {

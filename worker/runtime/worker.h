@@ -30,6 +30,7 @@
 
 #include "common/result.h"
 #include "protocol/connect/types.h"
+#include "worker/metrics/worker_metrics.h"
 #include "worker/connectors/connector.h"
 #include "worker/connectors/registry.h"
 #include "worker/storage/kafka_client.h"
@@ -104,6 +105,9 @@ struct WorkerOptions {
   ConfigMap key_converter_config;               ///< `key.converter.*` with the prefix stripped
   ConfigMap value_converter_config;             ///< `value.converter.*` with the prefix stripped
   int sink_max_batch = 500;                     ///< max records per SinkTask::put
+  /// Metrics sink (startup outcomes, running counts, per-task status,
+  /// records and offset commits); null = no metrics.
+  std::shared_ptr<metrics::WorkerMetrics> metrics;
 };
 
 /// Runs connectors and tasks. See the file comment for threads.
@@ -199,6 +203,7 @@ class Worker {
   struct TaskRunner;
   struct ConnectorRunner;
   void reap_helpers();
+  void update_running_metrics_locked();  ///< running counts → metrics; mu_ held
 
   WorkerOptions options_;
   storage::OffsetBackingStore* offsets_;
