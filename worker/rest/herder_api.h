@@ -287,9 +287,15 @@ struct RestartRequest {
   [[nodiscard]] bool plain() const { return !include_tasks && !only_failed; }
 };
 
-/// GET /health. JSON: {"status":"healthy"|"starting"|"unhealthy","message":"..."};
-/// HTTP 200 / 503 / 500 respectively.
-enum class HealthStatus { Healthy, Starting, Unhealthy };
+/// GET /health. JSON: {"status":"healthy"|"starting"|"rebalancing"|"unavailable"|"unhealthy",
+/// "message":"..."}; HTTP 200 / 503 / 503 / 503 / 500 respectively.
+enum class HealthStatus {
+  Healthy,      ///< in the group, latest assignment applied
+  Starting,     ///< not started, or not joined the group yet
+  Rebalancing,  ///< a rebalance is in progress or its assignment is not applied yet
+  Unavailable,  ///< out of the group (coordinator lost) or the config topic is unreadable
+  Unhealthy,    ///< fatal group error, shutting down, or no answer in time
+};
 
 /// Health of the worker. ok() is the brief's {ok, reason}: ok() == Healthy,
 /// reason == message.

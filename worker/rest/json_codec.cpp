@@ -54,6 +54,8 @@ const char* to_string(HealthStatus s) {
   switch (s) {
     case HealthStatus::Healthy: return "healthy";
     case HealthStatus::Starting: return "starting";
+    case HealthStatus::Rebalancing: return "rebalancing";
+    case HealthStatus::Unavailable: return "unavailable";
     case HealthStatus::Unhealthy: return "unhealthy";
   }
   return "unhealthy";

@@ -937,6 +937,8 @@ void RestServer::Impl::register_builtin_routes() {
           switch (h.value().status) {
             case HealthStatus::Healthy: code = 200; break;
             case HealthStatus::Starting: code = 503; break;
+            case HealthStatus::Rebalancing: code = 503; break;
+            case HealthStatus::Unavailable: code = 503; break;
             case HealthStatus::Unhealthy: code = 500; break;
           }
           r(ok_json(code, to_json(h.value())));
