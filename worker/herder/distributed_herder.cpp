@@ -26,6 +26,7 @@
 
 #include "assignor/assignor.h"
 #include "worker/connectors/registry.h"
+#include "worker/metrics/log_context.h"
 #include "worker/coordinator/worker_coordinator.h"
 #include "worker/storage/config_store.h"
 #include "worker/storage/offset_store.h"
@@ -123,7 +124,10 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
         scheduled_timer(io),
         config_poll_timer(io),
         status_poll_timer(io),
-        retry_timer(io) {}
+        retry_timer(io) {
+    if (!cfg.metrics) cfg.metrics = std::make_shared<metrics::WorkerMetrics>();
+    log_ctx->worker_id = cfg.worker_id;
+  }
 
   HerderConfig cfg;
   const connectors::PluginRegistry* registry;
@@ -146,6 +150,11 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   std::atomic<bool> admitting{false};
   std::atomic<bool> rebalance_pending{false};  // a config change waits for a rebalance
   std::atomic<runtime::TaskObserver*> observer{nullptr};
+  // The newest assignment's apply sequence number (io_apply_seq, published
+  // for the apply strand): an apply that a newer assignment superseded only
+  // stops what it must, and leaves config catch-up, offsets read and starts
+  // to the newest one, so a queue of applies never holds the JoinGroup gate.
+  std::atomic<uint64_t> latest_apply_seq{0};
 
   // ---- io-thread state
   bool io_accept_updates = false;
@@ -164,6 +173,11 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   bool io_config_polling = false;
   bool io_status_polling = false;
   int64_t io_rebalance_started_ms = 0;
+  std::string io_rebalance_reason;  // why the current rebalance started (GET /rebalances)
+  // Worker id + generation printed in every log line of the io thread (issue 5).
+  std::shared_ptr<metrics::LogContext> log_ctx = std::make_shared<metrics::LogContext>();
+  bool coord_lost = false;          // guarded by mu: coordinator-loss revocation, not yet reassigned
+  std::string config_read_error;    // guarded by mu: last config poll failure, "" when fine
   uint64_t io_apply_seq = 0;  // bumped per assignment; stale apply completions are ignored
   // Revocation stops queued or running; JoinGroup waits until it is 0.
   int io_pending_stops = 0;
@@ -239,6 +253,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     wo.value_converter = cfg.value_converter;
     wo.key_converter_config = cfg.key_converter_config;
     wo.value_converter_config = cfg.value_converter_config;
+    wo.metrics = cfg.metrics;
     worker = std::make_unique<runtime::Worker>(wo, offset_store.get(), status_listener.get(), registry);
     worker->set_observer(observer.load());
 
@@ -275,11 +290,20 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     cb.on_rebalance_started = [w](const kafka::RebalanceStarted& r) {
       if (auto s = w.lock()) {
         s->io_rebalance_started_ms = wall_ms();
+        s->io_rebalance_reason = r.reason;
         spdlog::info("{} rebalance started: {}", s->tag(), r.reason);
       }
     };
+    cb.on_request_timing = [m = cfg.metrics](const kafka::RequestTiming& t) {
+      const auto ms = static_cast<double>(t.latency.count());
+      if (t.api == kafka::ApiKey::JoinGroup) m->record_join(ms);
+      else if (t.api == kafka::ApiKey::SyncGroup) m->record_sync(ms);
+      else if (t.api == kafka::ApiKey::Heartbeat) m->record_heartbeat(ms);
+    };
     cb.on_error = [w](const kafka::GroupError& e) {
       auto s = w.lock();
+      if (s && (e.api == kafka::ApiKey::JoinGroup || e.api == kafka::ApiKey::SyncGroup))
+        s->cfg.metrics->record_failed_rebalance();
       if (!s || !e.fatal) return;
       std::lock_guard lk(s->mu);
       s->coord_fatal = true;
@@ -305,7 +329,9 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       s->schedule_config_poll();
       s->schedule_status_poll();
     });
+    metrics::set_default_log_context(log_ctx, true);
     io_thread = std::thread([this] {
+      metrics::set_thread_log_context(log_ctx);
       try {
         io.run();
       } catch (const std::exception& e) {
@@ -333,6 +359,10 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
           if (!s2) return;
           auto r = s2->config_store->read_to_end(s2->cfg.worker_sync_timeout_ms);
           if (!r) spdlog::debug("[{}] config poll: {}", s2->cfg.worker_id, r.error().to_string());
+          {
+            std::lock_guard lk(s2->mu);
+            s2->config_read_error = r ? std::string() : r.error().to_string();
+          }
           asio::post(s2->io, [w] {
             if (auto s3 = w.lock()) s3->io_config_polling = false;
           });
@@ -532,7 +562,11 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
 
   // ------------------------------------------------------------------ coordinator callbacks
   void on_before_join(const coordinator::BeforeJoin& bj, std::function<void()> proceed) {
-    if (bj.new_rebalance) io_rebalance_started_ms = wall_ms();
+    if (bj.new_rebalance) {
+      io_rebalance_started_ms = wall_ms();
+      if (io_rebalance_reason.empty()) io_rebalance_reason = bj.reason;
+      cfg.metrics->rebalance_started();
+    }
     {
       std::lock_guard lk(mu);
       pub.applied = false;
@@ -633,6 +667,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     r.config_offset = ev.received.config_offset;
     r.started_ms = io_rebalance_started_ms;
     r.assigned_ms = wall_ms();
+    r.reason = io_rebalance_reason;
     std::lock_guard lk(mu);
     history.push_back(std::move(r));
     while (history.size() > kMaxHistory) history.pop_front();
@@ -648,6 +683,10 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     io_assignment = ev.snapshot;
     status_listener->set_generation(ev.generation);
     record_history(ev);
+    io_rebalance_reason.clear();
+    log_ctx->generation = ev.generation;
+    cfg.metrics->assignment_received(ev.generation, connect::protocol_name(ev.protocol), ev.received.leader_url);
+    cfg.metrics->set_assigned(ev.snapshot.connectors.size(), ev.snapshot.tasks.size());
     {
       std::lock_guard lk(mu);
       pub.member_id = ev.member_id;
@@ -658,6 +697,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       pub.assigned_connectors = ev.snapshot.connectors;
       pub.assigned_tasks = ev.snapshot.tasks;
       pub.applied = false;
+      coord_lost = false;
       pub.in_group = true;
     }
     scheduled_timer.cancel();
@@ -685,15 +725,25 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       return;
     }
     rebalance_pending = false;
-    io_stop_begin();  // ended by job_apply once its revocations are done
-    asio::post(apply_strand, [w = weak_from_this(), ev, seq, became_leader] {
-      if (auto s = w.lock()) s->job_apply(ev, seq, became_leader);
+    latest_apply_seq = seq;
+    // Only an assignment that revokes something holds the next JoinGroup
+    // until its stops are done: an apply queued behind a slow one (offsets
+    // read, starts) must not hold the JoinGroup (the mock broker expels a
+    // member that rejoins later than about session.timeout - 1 s).
+    const bool gates_join = !ev.received.revoked_connectors.empty() || !ev.received.revoked_tasks.empty() ||
+                            ev.protocol == ConnectProtocol::Eager;
+    if (gates_join) io_stop_begin();  // ended by job_apply once its revocations are done
+    asio::post(apply_strand, [w = weak_from_this(), ev, seq, became_leader, gates_join] {
+      if (auto s = w.lock()) s->job_apply(ev, seq, became_leader, gates_join);
     });
   }
 
   // Apply one assignment: revoke, catch up configs, start (reference 4.4).
-  void job_apply(const coordinator::AssignedEvent& ev, uint64_t seq, bool became_leader) {
-    if (stopping) return post_stop_end();
+  void job_apply(const coordinator::AssignedEvent& ev, uint64_t seq, bool became_leader, bool gates_join) {
+    auto stops_done = [&] {
+      if (gates_join) post_stop_end();
+    };
+    if (stopping) return stops_done();
     const std::string tg = "[" + cfg.worker_id + " gen " + std::to_string(ev.generation) + "]";
     const Assignment& owned = ev.snapshot;
     // 1. Stop what was revoked, plus anything running that we no longer own.
@@ -709,7 +759,32 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       spdlog::info("{} stopping revoked connectors {} and tasks {}", tg, names_to_string(stop_c),
                    ids_to_string(stop_t));
       auto fc = std::async(std::launch::async, [&] { return worker->stop_connectors(stop_c); });
-      auto timed_out = worker->stop_tasks(stop_t);
+      // Each revoked task is awaited on its own thread so that its own stop
+      // time is measured (GET /rebalances); one graceful deadline for all.
+      const int64_t t0 = mono_ms();
+      for (const auto& t : stop_t) worker->request_stop_task(t);
+      std::vector<std::future<TaskStopTime>> waits;
+      for (const auto& t : stop_t)
+        waits.push_back(std::async(std::launch::async, [this, t, t0] {
+          const int left = static_cast<int>(
+              std::max<int64_t>(0, cfg.task_shutdown_graceful_timeout_ms - (mono_ms() - t0)));
+          const bool ok = worker->await_task_stopped(t, left);
+          return TaskStopTime{t, mono_ms() - t0, !ok};
+        }));
+      std::vector<ConnectorTaskId> timed_out;
+      std::vector<TaskStopTime> stops;
+      for (auto& f : waits) {
+        stops.push_back(f.get());
+        if (stops.back().timed_out) timed_out.push_back(stops.back().id);
+      }
+      {
+        std::lock_guard lk(mu);
+        for (auto it = history.rbegin(); it != history.rend(); ++it)
+          if (it->generation == ev.generation) {
+            it->task_stops.insert(it->task_stops.end(), stops.begin(), stops.end());
+            break;
+          }
+      }
       auto timed_out_c = fc.get();
       if (!timed_out.empty() || !timed_out_c.empty())
         spdlog::warn("{} graceful stop timed out for connectors {} tasks {}", tg, names_to_string(timed_out_c),
@@ -717,8 +792,19 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       auto fl = status_store->flush(cfg.worker_sync_timeout_ms);
       if (!fl) spdlog::warn("{} status flush: {}", tg, fl.error().to_string());
     }
-    post_stop_end();  // revocations done: a JoinGroup may go out now
+    stops_done();  // revocations done: a JoinGroup may go out now
     const bool had_revocations = !ev.received.revoked_connectors.empty() || !ev.received.revoked_tasks.empty();
+    // A newer assignment is queued: it catches up, reads offsets and starts.
+    auto superseded = [&] {
+      if (seq == latest_apply_seq.load()) return false;
+      spdlog::info("{} apply superseded by a newer assignment; leaving starts to it", tg);
+      if (had_revocations)
+        asio::post(io, [w = weak_from_this()] {
+          if (auto s = w.lock()) s->io_request_rejoin("revocations completed");
+        });
+      return true;
+    };
+    if (superseded()) return;
     // 2. Catch up the config topic to the assignment's offset.
     auto snap = config_store->snapshot();
     if (snap.offset < ev.received.config_offset) {
@@ -748,16 +834,12 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       });
       return;
     }
-    // 3. Source offsets written by previous owners (only when a task starts).
-    if (stopping) return;
+    // 3. Source offsets written by previous owners: every source task reads
+    // the offsets topic to the end on its own thread before it starts
+    // (runtime::Worker), so the apply strand does not read it again.
+    if (stopping || superseded()) return;
     auto running_c = worker->connector_names();
     auto running_t = worker->task_ids();
-    const bool starts_task = std::any_of(owned.tasks.begin(), owned.tasks.end(),
-                                         [&](const ConnectorTaskId& t) { return !running_t.count(t); });
-    if (starts_task) {
-      if (auto r = offset_store->read_to_end(cfg.worker_sync_timeout_ms); !r)
-        spdlog::warn("{} offsets read: {}", tg, r.error().to_string());
-    }
     // 4. Start what we own and do not run.
     std::vector<std::string> started_c;
     std::vector<ConnectorTaskId> started_t;
@@ -797,7 +879,11 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       if (seq == s->io_apply_seq) {
         std::lock_guard lk(s->mu);
         s->pub.applied = true;
-        if (!s->history.empty()) s->history.back().applied_ms = wall_ms();
+        if (!s->history.empty()) {
+          auto& rec = s->history.back();
+          rec.applied_ms = wall_ms();
+          s->cfg.metrics->rebalance_completed(static_cast<double>(rec.applied_ms - rec.assigned_ms));
+        }
       }
       if (became_leader && s->io_is_leader) {
         for (const auto& c : s->config_store->snapshot().connectors()) s->leader_reconfigure(c);
@@ -809,8 +895,10 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
 
   void on_revoke_all(std::vector<std::string> connectors, std::vector<ConnectorTaskId> tasks) {
     io_assignment.reset();
+    cfg.metrics->set_assigned(0, 0);
     {
       std::lock_guard lk(mu);
+      coord_lost = true;
       pub.assigned_connectors.clear();
       pub.assigned_tasks.clear();
       pub.applied = false;
@@ -927,7 +1015,9 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
 // ----------------------------------------------------------------------------
 
 DistributedHerder::DistributedHerder(HerderConfig config, const connectors::PluginRegistry* registry)
-    : config_(config), impl_(std::make_shared<Impl>(std::move(config), registry)) {}
+    : config_(config), impl_(std::make_shared<Impl>(std::move(config), registry)) {
+  config_.metrics = impl_->cfg.metrics;  // the one the herder created when none was given
+}
 
 DistributedHerder::~DistributedHerder() { stop(); }
 
@@ -1040,19 +1130,29 @@ void DistributedHerder::health(rest::Callback<rest::Health> cb) {
   if (impl_->stopping) return cb(rest::Health{rest::HealthStatus::Unhealthy, "Worker is shutting down."});
   AssignmentState s;
   bool fatal = false;
+  bool lost = false;
   std::string msg;
+  std::string config_error;
   {
     std::lock_guard lk(impl_->mu);
     s = impl_->pub;
     fatal = impl_->coord_fatal;
     msg = impl_->coord_fatal_message;
+    lost = impl_->coord_lost;
+    config_error = impl_->config_read_error;
   }
   if (fatal) return cb(rest::Health{rest::HealthStatus::Unhealthy, "Group membership failed: " + msg});
   if (s.generation < 0)
     return cb(rest::Health{rest::HealthStatus::Starting, "Worker has not joined the group yet."});
+  if (lost)
+    return cb(rest::Health{rest::HealthStatus::Unavailable,
+                           "Worker is out of the group (group coordinator lost); rejoining."});
   if (!s.in_group || !s.applied)
-    return cb(rest::Health{rest::HealthStatus::Healthy,
-                           "Worker has completed startup and is ready to handle requests (rebalance in progress)."});
+    return cb(rest::Health{rest::HealthStatus::Rebalancing,
+                           "Worker is rebalancing: generation " + std::to_string(s.generation) +
+                               (s.in_group ? " assignment is being applied." : " is ending; rejoining the group.")});
+  if (!config_error.empty())
+    return cb(rest::Health{rest::HealthStatus::Unavailable, "Config topic unreadable: " + config_error});
   cb(rest::Health{rest::HealthStatus::Healthy, "Worker has completed startup and is ready to handle requests."});
 }
 

@@ -41,6 +41,7 @@
 
 #include "common/result.h"
 #include "protocol/connect/types.h"
+#include "worker/metrics/worker_metrics.h"
 #include "worker/rest/herder_api.h"
 #include "worker/runtime/worker.h"
 #include "worker/storage/kafka_client.h"
@@ -98,6 +99,16 @@ struct HerderConfig {
   int status_poll_interval_ms = 2000;
   /// Timeout of the blocking opens in start() (topic creation, first reads).
   int startup_timeout_ms = 30000;
+  /// Metrics the herder, its coordinator and its runtime update (GET
+  /// /metrics renders them). Null = the herder creates its own.
+  std::shared_ptr<metrics::WorkerMetrics> metrics;
+};
+
+/// How long the stop of one revoked task took (GET /rebalances).
+struct TaskStopTime {
+  ConnectorTaskId id;      ///< the revoked task
+  int64_t stop_ms = 0;     ///< from the stop request until the task ended (offsets committed)
+  bool timed_out = false;  ///< the graceful timeout passed first (the task was abandoned)
 };
 
 /// One rebalance as seen by this worker, kept in memory (newest last, at
@@ -119,6 +130,8 @@ struct RebalanceRecord {
   int64_t started_ms = 0;              ///< when the rebalance started here (JoinGroup prepared)
   int64_t assigned_ms = 0;             ///< when the assignment arrived (SyncGroup done)
   int64_t applied_ms = 0;              ///< when revocations + starts finished (0 = not applied)
+  std::string reason;                  ///< why the rebalance started (trigger), "" if unknown
+  std::vector<TaskStopTime> task_stops;  ///< stop duration of each task this worker stopped for it
 };
 
 /// Thread-safe copy of what this worker currently holds.
