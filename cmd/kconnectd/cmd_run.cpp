@@ -27,6 +27,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cmd/kconnectd/commands.h"
+#include "cmd/kconnectd/log_file.h"
 #include "config/env_overrides.h"
 #include "config/properties.h"
 #include "config/worker_config.h"
@@ -56,6 +57,16 @@ int run_worker(const std::string& path) {
   } catch (const std::exception& e) {
     std::cerr << "kconnectd run: " << e.what() << "\n";
     return 1;
+  }
+  // log.file: from here on lines go to the file; SIGHUP reopens it (below).
+  std::shared_ptr<ReopenableFileSink> log_file;
+  if (const auto& lf = wc->get_string("log.file"); !lf.empty()) {
+    try {
+      log_file = log_to_file(lf);
+    } catch (const std::exception& e) {
+      std::cerr << "kconnectd run: cannot open log.file " << lf << ": " << e.what() << "\n";
+      return 1;
+    }
   }
   std::string level = wc->log_level();
   std::transform(level.begin(), level.end(), level.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -88,6 +99,24 @@ int run_worker(const std::string& path) {
   // 3. Signals.
   boost::asio::io_context sig_io;
   boost::asio::signal_set signals(sig_io, SIGINT, SIGTERM);
+  // SIGHUP (logrotate): reopen log.file; never a shutdown.
+  boost::asio::signal_set hup(sig_io, SIGHUP);
+  std::function<void(const boost::system::error_code&, int)> on_hup = [&](const boost::system::error_code& ec,
+                                                                           int) {
+    if (ec) return;
+    if (log_file) {
+      try {
+        log_file->reopen();
+        spdlog::info("SIGHUP: reopened log file {}", log_file->path());
+      } catch (const std::exception& e) {
+        std::cerr << "kconnectd run: SIGHUP: cannot reopen " << log_file->path() << ": " << e.what() << "\n";
+      }
+    } else {
+      spdlog::info("SIGHUP ignored (no log.file to reopen)");
+    }
+    hup.async_wait(on_hup);
+  };
+  hup.async_wait(on_hup);
   std::thread stopper;
   bool stopping = false;
   std::function<void(const boost::system::error_code&, int)> on_signal =
@@ -105,6 +134,7 @@ int run_worker(const std::string& path) {
           server->stop();
           boost::asio::post(sig_io, [&] {
             signals.cancel();
+            hup.cancel();
             sig_io.stop();
           });
         });
