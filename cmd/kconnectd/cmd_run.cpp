@@ -33,6 +33,9 @@
 #include "config/worker_config.h"
 #include "worker/herder/distributed_herder.h"
 #include "worker/herder/herder_config.h"
+#include "worker/herder/observability.h"
+#include "worker/metrics/log_context.h"
+#include "worker/metrics/worker_metrics.h"
 #include "worker/rest/rest_server.h"
 
 extern char** environ;
@@ -72,9 +75,12 @@ int run_worker(const std::string& path) {
   std::transform(level.begin(), level.end(), level.begin(), [](unsigned char c) { return std::tolower(c); });
   if (level == "warning") level = "warn";
   if (auto lvl = spdlog::level::from_str(level); lvl != spdlog::level::off || level == "off") spdlog::set_level(lvl);
+  // log.format: text | json; every line carries the worker id and generation.
+  (void)metrics::configure_logging(level, wc->log_format());
   for (const auto& w : wc->warnings()) spdlog::warn("config: {}", w);
 
-  // 2. Herder, then REST.
+  // 2. Herder, then REST. One metrics registry for herder, runtime and GET /metrics.
+  hc.metrics = std::make_shared<metrics::WorkerMetrics>();
   auto herder = std::make_unique<herder::DistributedHerder>(hc);
   if (auto st = herder->start(); !st) {
     std::cerr << "kconnectd run: cannot start the worker: " << st.error().to_string() << "\n";
@@ -89,6 +95,7 @@ int run_worker(const std::string& path) {
   ro.commit = KC_GIT_COMMIT;
 #endif
   auto server = std::make_unique<rest::RestServer>(ro, *herder);
+  kc::herder::add_observability_routes(*server, *herder, hc.metrics);  // GET /metrics, GET /rebalances
   if (auto st = server->start(); !st) {
     std::cerr << "kconnectd run: cannot start the REST server: " << st.error().to_string() << "\n";
     herder->stop();
