@@ -7,6 +7,8 @@
 //   * `mu` guards `pub` and `history`, read by other threads.
 #include "worker/herder/distributed_herder.h"
 
+#include "common/strings.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -54,20 +56,6 @@ int64_t mono_ms() {
       .count();
 }
 
-std::vector<std::string> split_servers(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t comma = s.find(',', start);
-    if (comma == std::string::npos) comma = s.size();
-    std::string item = s.substr(start, comma - start);
-    auto b = item.find_first_not_of(" \t");
-    auto e = item.find_last_not_of(" \t");
-    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
-    start = comma + 1;
-  }
-  return out;
-}
 
 rest::ConnectState to_rest(StatusState s) {
   switch (s) {
@@ -259,7 +247,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
 
     coordinator::WorkerCoordinatorConfig cc;
     cc.group.group_id = cfg.group_id;
-    cc.group.bootstrap_servers = split_servers(cfg.bootstrap_servers);
+    cc.group.bootstrap_servers = kc::split_comma_list(cfg.bootstrap_servers);
     cc.group.client_id = cfg.client_id.empty() ? "connect-" + cfg.worker_id : cfg.client_id;
     cc.group.session_timeout = std::chrono::milliseconds(cfg.session_timeout_ms);
     cc.group.rebalance_timeout = std::chrono::milliseconds(cfg.rebalance_timeout_ms);

@@ -1,5 +1,7 @@
 #include "worker/runtime/worker.h"
 
+#include "common/strings.h"
+
 #include <condition_variable>
 #include <deque>
 #include <future>
@@ -25,20 +27,6 @@ int remaining_ms(Clock::time_point deadline) {
   return static_cast<int>(std::max<int64_t>(0, left));
 }
 
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    auto comma = s.find(',', start);
-    if (comma == std::string::npos) comma = s.size();
-    std::string item = s.substr(start, comma - start);
-    auto b = item.find_first_not_of(" \t");
-    auto e = item.find_last_not_of(" \t");
-    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
-    start = comma + 1;
-  }
-  return out;
-}
 
 /// Settings under `prefix` with the prefix stripped.
 ConfigMap with_prefix(const ConfigMap& m, const std::string& prefix) {
@@ -400,7 +388,7 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
     report_startup(env, startup_reported, true);
     std::vector<std::string> topics;
     if (auto it = connector_config.find("topics"); it != connector_config.end() && !it->second.empty())
-      topics = split_list(it->second);
+      topics = kc::split_comma_list(it->second);
     else if (auto rx = connector_config.find("topics.regex"); rx != connector_config.end())
       topics = {rx->second.rfind('^', 0) == 0 ? rx->second : "^" + rx->second};
     auto* sub = rd_kafka_topic_partition_list_new(static_cast<int>(topics.size()));
