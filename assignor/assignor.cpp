@@ -435,6 +435,7 @@ AssignmentResult IncrementalCooperativeAssignor::assign(const LeaderState& state
   next.num_successive_revoking_rebalances = state.num_successive_revoking_rebalances;
   int32_t delay = state.delay_ms;
   bool release_lost = false;
+  std::vector<uint8_t> returning(W, 0);  // candidates of a delay that expires now
   auto reset_delay = [&] {
     delay = 0;
     next.scheduled_rebalance_ms = 0;
@@ -454,10 +455,16 @@ AssignmentResult IncrementalCooperativeAssignor::assign(const LeaderState& state
   } else if (max_delay_ms_ == 0) {
     release_lost = true;
   } else if (next.scheduled_rebalance_ms > 0 && ctx.now_ms >= next.scheduled_rebalance_ms) {
-    // Delay expired. Deviation: lost work is placed like new work over the
-    // least-loaded workers; the candidates are empty workers, so they come
-    // first, but nobody ends above the balanced share.
+    // Delay expired. Lost work is placed like new work over the least-loaded
+    // workers, so nobody ends above the balanced share; the candidates (3.4
+    // step 4: workers that came back empty during the delay) are the
+    // least loaded and also win the ties, so a returning worker gets its
+    // whole share back.
     release_lost = true;
+    for (size_t wi = 0; wi < W; ++wi)
+      if (std::find(state.candidate_workers.begin(), state.candidate_workers.end(), member_ids[wi]) !=
+          state.candidate_workers.end())
+        returning[wi] = 1;
     reset_delay();
     next.revoked_in_previous = false;
   } else {
@@ -760,6 +767,14 @@ AssignmentResult IncrementalCooperativeAssignor::assign(const LeaderState& state
       eligible[wi] = load[wi] <= level ? 1 : 0;
     }
     int64_t extras = left;
+    // The items above the level go to returning candidates first (3.4 step 4).
+    {
+      int64_t eligible_returning = 0;
+      for (size_t wi = 0; wi < W; ++wi) eligible_returning += (eligible[wi] && returning[wi]) ? 1 : 0;
+      if (eligible_returning > 0 && eligible_returning >= extras)
+        for (size_t wi = 0; wi < W; ++wi)
+          if (!returning[wi]) eligible[wi] = 0;
+    }
     bool extras_gone = false;  // set when the last extra is taken
     auto cap = [&](size_t wi) -> int64_t { return quota[wi] + ((extras > 0 && eligible[wi]) ? 1 : 0); };
     std::vector<int64_t> total(load);  // load + placed so far
