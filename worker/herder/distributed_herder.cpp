@@ -496,26 +496,39 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   // ------------------------------------------------------------------ leader: task configs
   // Generates the task configs of `c` with a transient plugin instance and
   // writes them when they differ from the committed ones (reference 5.1).
-  void leader_reconfigure(const std::string& c) {
-    asio::post(pool, [w = weak_from_this(), c] {
+  // A failed write is retried with back-off (250 ms doubling to 10 s) while
+  // this worker is the leader, as Connect's reconfigureConnectorTasksWithRetry.
+  void leader_reconfigure(const std::string& c, int backoff_ms = 250) {
+    asio::post(pool, [w = weak_from_this(), c, backoff_ms] {
       auto s = w.lock();
-      if (s && !s->stopping) s->job_reconfigure(c);
+      if (!s || s->stopping || s->job_reconfigure(c)) return;
+      asio::post(s->io, [w, c, backoff_ms] {
+        auto s2 = w.lock();
+        if (!s2) return;
+        auto timer = std::make_shared<asio::steady_timer>(s2->io, std::chrono::milliseconds(backoff_ms));
+        timer->async_wait([w, c, backoff_ms, timer](const boost::system::error_code& ec) {
+          auto s3 = w.lock();
+          if (ec || !s3 || s3->stopping || !s3->io_is_leader) return;
+          s3->leader_reconfigure(c, std::min(backoff_ms * 2, 10000));
+        });
+      });
     });
   }
 
-  void job_reconfigure(const std::string& c) {
+  /// Returns false when the task configs could not be written (retry).
+  bool job_reconfigure(const std::string& c) {
     auto snap = config_store->snapshot();
     auto it = snap.connector_configs.find(c);
-    if (it == snap.connector_configs.end()) return;
+    if (it == snap.connector_configs.end()) return true;
     const ConfigMap& conf = it->second;
     std::vector<ConfigMap> configs;
     if (snap.target_state(c) != storage::TargetState::Stopped) {
       auto cls = conf.find("connector.class");
-      if (cls == conf.end()) return;
+      if (cls == conf.end()) return true;
       auto plugin = registry->create(cls->second);
       if (!plugin) {
         spdlog::warn("[{}] leader cannot create connector {}: {}", cfg.worker_id, c, plugin.error().to_string());
-        return;
+        return true;
       }
       int max_tasks = 1;
       if (auto m = conf.find("tasks.max"); m != conf.end()) {
@@ -531,7 +544,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
         plugin.value()->stop();
       } catch (const std::exception& e) {
         spdlog::warn("[{}] leader: connector {} failed to generate task configs: {}", cfg.worker_id, c, e.what());
-        return;
+        return true;
       }
     }
     // Compare with the committed configs.
@@ -542,10 +555,12 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       auto tc = snap.task_config(ConnectorTaskId{c, static_cast<int32_t>(i)});
       same = tc && *tc == configs[i];
     }
-    if (same) return;
+    if (same) return true;
     spdlog::info("[{}] leader writes {} task configs for connector {}", cfg.worker_id, configs.size(), c);
     auto st = config_store->put_task_configs(c, configs, cfg.worker_sync_timeout_ms * 3);
-    if (!st) spdlog::warn("[{}] writing task configs of {} failed: {}", cfg.worker_id, c, st.error().to_string());
+    if (st) return true;
+    spdlog::warn("[{}] writing task configs of {} failed (will retry): {}", cfg.worker_id, c, st.error().to_string());
+    return false;
   }
 
   // ------------------------------------------------------------------ coordinator callbacks

@@ -69,8 +69,10 @@ void ConfigBackingStore::apply(const TopicReader::Record& r) {
   state_.offset = r.offset + 1;
   if (!r.key) return;
   auto key = parse_config_key(*r.key);
+  // Delivered by read_to_end once the snapshot that holds the change is
+  // published, so a listener that reads snapshot() sees it.
   auto notify = [&](ConfigUpdate::Kind kind) {
-    if (listener_) listener_(ConfigUpdate{kind, key.name});
+    if (listener_) unpublished_updates_.push_back(ConfigUpdate{kind, key.name});
   };
   switch (key.kind) {
     case ConfigKeyKind::Connector: {
@@ -182,6 +184,9 @@ Result<ClusterConfigState> ConfigBackingStore::read_to_end(int timeout_ms) {
     std::lock_guard slk(snap_mu_);
     snapshot_ = snap;
   }
+  auto updates = std::move(unpublished_updates_);
+  unpublished_updates_.clear();
+  for (const auto& u : updates) listener_(u);
   if (!st) return st.error();
   return snap;
 }

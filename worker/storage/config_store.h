@@ -78,9 +78,10 @@ class ConfigBackingStore {
     int timeout_ms = 30000;          ///< open(): topic creation + first read to end
   };
 
-  /// Called for each change applied by read_to_end, on the thread that
-  /// called read_to_end, with the store's read lock held: do not call back
-  /// into the store from it.
+  /// Called for each change applied by read_to_end, in topic order, on the
+  /// thread that called read_to_end, after the snapshot holding the change
+  /// is published (snapshot() may be called; the store's read lock is held,
+  /// so do not call read_to_end or a put_* from it).
   using UpdateListener = std::function<void(const ConfigUpdate&)>;
 
   /// Creates the topic if needed (1 partition, compacted), refuses a topic
@@ -132,6 +133,7 @@ class ConfigBackingStore {
   // Built state (guarded by read_mu_), published to snapshot_ under snap_mu_.
   ClusterConfigState state_;
   std::map<std::string, std::map<int32_t, ConfigMap>> pending_tasks_;
+  std::vector<ConfigUpdate> unpublished_updates_;  ///< applied, snapshot not yet published
   mutable std::mutex snap_mu_;
   ClusterConfigState snapshot_;
 };

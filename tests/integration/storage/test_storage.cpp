@@ -205,6 +205,33 @@ TEST_CASE("config topic round trip", "[storage][config]") {
   CHECK_FALSE(recs2.back().value.has_value());
 }
 
+// Regression: the leader generates task configs when it hears of a new
+// connector and reads snapshot() to find its config. Updates used to be
+// announced before the snapshot holding them was published, so a fast reader
+// found no config and the connector never got tasks.
+TEST_CASE("a config update is announced after the snapshot holding it is published", "[storage][config]") {
+  auto m = start_cluster();
+  ConfigBackingStore::Options opts;
+  opts.client = m->client_props();
+  ConfigBackingStore* self = nullptr;
+  std::vector<std::string> seen;  // "<kind>:<connector>:<in snapshot>"
+  auto store = ConfigBackingStore::open(opts, [&](const ConfigUpdate& u) {
+    const auto snap = self->snapshot();
+    const bool visible = u.kind == ConfigUpdate::Kind::ConnectorConfig ? snap.contains(u.connector)
+                         : u.kind == ConfigUpdate::Kind::TasksCommitted ? !snap.tasks(u.connector).empty()
+                                                                         : true;
+    seen.push_back(std::to_string(static_cast<int>(u.kind)) + ":" + u.connector + ":" + (visible ? "yes" : "no"));
+  });
+  REQUIRE(store);
+  self = store->get();
+  ConfigMap cfg{{"connector.class", "FileStreamSource"}, {"topic", "t"}, {"file", "/tmp/x"}};
+  REQUIRE((*store)->put_connector_config("c", cfg, std::nullopt, 10000));
+  REQUIRE((*store)->put_task_configs("c", {{{"a", "0"}}}, 10000));
+  const auto conn = std::to_string(static_cast<int>(ConfigUpdate::Kind::ConnectorConfig));
+  const auto tasks = std::to_string(static_cast<int>(ConfigUpdate::Kind::TasksCommitted));
+  CHECK(seen == std::vector<std::string>{conn + ":c:yes", tasks + ":c:yes"});
+}
+
 TEST_CASE("config topic with more than one partition is refused", "[storage][config]") {
   auto m = start_cluster();
   REQUIRE(m->create_topic("bad-configs", 3));
