@@ -1,6 +1,10 @@
 #include "worker/connectors/builtin.h"
 
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <chrono>
 #include <cstdio>
@@ -138,36 +142,42 @@ class FileSinkTask : public SinkTask {
   void start(const ConfigMap& config) override {
     auto it = config.find("file");
     if (it == config.end() || it->second.empty()) {
-      fp_ = stdout;
+      fd_ = STDOUT_FILENO;
     } else {
-      fp_ = std::fopen(it->second.c_str(), "ab");
-      if (!fp_) throw ConnectError("Couldn't find or create file '" + it->second + "' for FileStreamSinkTask");
+      fd_ = ::open(it->second.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+      if (fd_ < 0) throw ConnectError("Couldn't find or create file '" + it->second + "' for FileStreamSinkTask");
       owned_ = true;
     }
   }
+  // One append per batch of whole lines: a worker killed mid-batch leaves
+  // whole lines behind, never a torn one that the next owner's lines would
+  // continue (a buffered stream flushes at buffer boundaries, mid-line).
   void put(const std::vector<SinkRecord>& records) override {
+    std::string batch;
     for (const auto& r : records) {
-      std::string text;
-      if (r.value.value.is_string()) text = r.value.value.get<std::string>();
-      else if (r.value.value.is_binary()) text.assign(r.value.value.get_binary().begin(), r.value.value.get_binary().end());
-      else if (r.value.value.is_null()) text = "null";
-      else text = r.value.value.dump();
-      text.push_back('\n');
-      if (std::fwrite(text.data(), 1, text.size(), fp_) != text.size())
-        throw ConnectError("FileStreamSink: write failed");
+      if (r.value.value.is_string()) batch += r.value.value.get_ref<const std::string&>();
+      else if (r.value.value.is_binary()) batch.append(r.value.value.get_binary().begin(), r.value.value.get_binary().end());
+      else if (r.value.value.is_null()) batch += "null";
+      else batch += r.value.value.dump();
+      batch.push_back('\n');
+    }
+    for (size_t done = 0; done < batch.size();) {
+      const ssize_t n = ::write(fd_, batch.data() + done, batch.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) throw ConnectError(std::string("FileStreamSink: write failed: ") + std::strerror(errno));
+      done += static_cast<size_t>(n);
     }
   }
   void flush(const TopicPartitionOffsets&) override {
-    if (std::fflush(fp_) != 0) throw ConnectError("FileStreamSink: flush failed");
-    if (owned_) ::fsync(fileno(fp_));
+    if (owned_ && ::fsync(fd_) != 0) throw ConnectError(std::string("FileStreamSink: fsync failed: ") + std::strerror(errno));
   }
   void stop() override {
-    if (fp_ && owned_) std::fclose(fp_);
-    fp_ = nullptr;
+    if (fd_ >= 0 && owned_) ::close(fd_);
+    fd_ = -1;
   }
 
  private:
-  std::FILE* fp_ = nullptr;
+  int fd_ = -1;
   bool owned_ = false;
 };
 
