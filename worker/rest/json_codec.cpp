@@ -119,18 +119,28 @@ Reply<json> parse_json_body(std::string_view body) {
   }
 }
 
+namespace {
+
+// One config value as Connect's Jackson reads it into a String: strings as
+// they are, numbers and booleans as their JSON text; null (nullopt) only
+// where the caller allows it (PATCH: null removes the key).
+Reply<std::optional<std::string>> config_value(const std::string& key, const json& value, bool allow_null) {
+  if (value.is_string()) return std::optional<std::string>(value.get<std::string>());
+  if (value.is_number() || value.is_boolean()) return std::optional<std::string>(value.dump());
+  if (allow_null && value.is_null()) return std::optional<std::string>();
+  return RestError::bad_request("Connector configuration value for '" + key + "' must be a string, number or boolean" +
+                                (allow_null ? " or null" : "") + ", not " + value.type_name());
+}
+
+}  // namespace
+
 Reply<ConnectorConfig> config_from_json(const json& j) {
   if (!j.is_object()) return RestError::bad_request("Connector configuration must be a JSON object of string values");
   ConnectorConfig out;
   for (const auto& [key, value] : j.items()) {
-    if (value.is_string()) {
-      out[key] = value.get<std::string>();
-    } else if (value.is_number() || value.is_boolean()) {
-      out[key] = value.dump();
-    } else {
-      return RestError::bad_request("Connector configuration value for '" + key +
-                                    "' must be a string, number or boolean, not " + value.type_name());
-    }
+    auto v = config_value(key, value, false);
+    if (!v) return v.error();
+    out[key] = std::move(*v.value());
   }
   return out;
 }
@@ -212,6 +222,40 @@ Reply<PutConnectorRequest> parse_put_config_request(const std::string& name, std
   req.config = std::move(config.value());
   req.allow_replace = true;
   if (auto err = check_and_put_name(req.name, req.config)) return *err;
+  return req;
+}
+
+Reply<ConfigPatch> parse_config_patch(const std::string& name, std::string_view body) {
+  if (auto err = check_name(name)) return *err;
+  auto parsed = parse_json_body(body);
+  if (!parsed) return parsed.error();
+  const json& j = parsed.value();
+  if (!j.is_object()) return RestError::bad_request("Connector configuration patch must be a JSON object");
+  ConfigPatch patch;
+  for (const auto& [key, value] : j.items()) {
+    auto v = config_value(key, value, true);
+    if (!v) return v.error();
+    patch[key] = std::move(v.value());
+  }
+  // A patch may restate the name but not change or remove it.
+  auto it = patch.find("name");
+  if (it != patch.end() && it->second != name) {
+    return RestError::bad_request("Connector name configuration (" + it->second.value_or("null") +
+                                  ") doesn't match connector name in the URL (" + name + ")");
+  }
+  return patch;
+}
+
+PutConnectorRequest apply_config_patch(const std::string& name, ConnectorConfig current, const ConfigPatch& patch) {
+  for (const auto& [key, value] : patch) {
+    if (value) current[key] = *value;
+    else current.erase(key);
+  }
+  PutConnectorRequest req;
+  req.name = name;
+  req.config = std::move(current);
+  req.config["name"] = name;
+  req.allow_replace = true;
   return req;
 }
 

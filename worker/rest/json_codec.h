@@ -4,6 +4,8 @@
 // Internal to worker/rest (other folders talk to the REST layer through
 // herder_api.h and rest_server.h).
 
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -65,5 +67,20 @@ Reply<PutConnectorRequest> parse_create_request(std::string_view body);
 /// config.name (if present) must equal `name` (else 400), and is filled in.
 /// allow_replace = true.
 Reply<PutConnectorRequest> parse_put_config_request(const std::string& name, std::string_view body);
+
+/// The body of PATCH /connectors/{name}/config: key → new value, nullopt
+/// (JSON null) = remove the key.
+using ConfigPatch = std::map<std::string, std::optional<std::string>>;
+
+/// Validates a PATCH /connectors/{name}/config body: a JSON object whose
+/// values are strings (numbers/booleans kept as JSON text) or null. 400 on
+/// bad JSON, a non-object, another value type, or a "name" entry that is
+/// null or differs from `name` (same message as PUT).
+Reply<ConfigPatch> parse_config_patch(const std::string& name, std::string_view body);
+
+/// Applies `patch` to the stored config `current` (Connect's
+/// ConnectUtils.patchConfig: null removes, anything else sets) and returns
+/// the PUT request that stores the result (allow_replace = true, "name" kept).
+PutConnectorRequest apply_config_patch(const std::string& name, ConnectorConfig current, const ConfigPatch& patch);
 
 }  // namespace kc::rest

@@ -243,6 +243,9 @@ class RestServer::Impl {
   void forward(const RestRequest& req, const Responder& r, const RestError& err);
 
   void register_builtin_routes();
+  /// POST /connectors, PUT and PATCH .../config: one leader write, 201 +
+  /// Location when created, else 200, both with ConnectorInfo.
+  void put_config(const RestRequest& req, const Responder& r, PutConnectorRequest put);
   void do_accept(size_t index);
   void list_connectors(const RestRequest& req, const Responder& r);
   void expand_connectors(const RestRequest& req, const Responder& r, std::vector<std::string> names, bool status,
@@ -846,6 +849,13 @@ std::optional<int32_t> parse_task_id(const std::string& s) {
 
 }  // namespace
 
+void RestServer::Impl::put_config(const RestRequest& req, const Responder& r, PutConnectorRequest put) {
+  herder_.put_connector_config(std::move(put), on_io<PutConnectorResult>([this, req, r](Reply<PutConnectorResult> res) {
+                                 if (!res) return fail(req, r, res.error());
+                                 r(created_or_ok(res.value()));
+                               }));
+}
+
 void RestServer::Impl::list_connectors(const RestRequest& req, const Responder& r) {
   auto expands = req.query_values("expand");
   bool status = std::find(expands.begin(), expands.end(), "status") != expands.end();
@@ -952,11 +962,7 @@ void RestServer::Impl::register_builtin_routes() {
   add(Method::Post, "/connectors", [this](const RestRequest& req, Responder r) {
     auto parsed = parse_create_request(req.body);
     if (!parsed) return r(RestResponse::error(parsed.error().http_status(), parsed.error().message));
-    herder_.put_connector_config(std::move(parsed.value()),
-                                 on_io<PutConnectorResult>([this, req, r](Reply<PutConnectorResult> res) {
-                                   if (!res) return fail(req, r, res.error());
-                                   r(created_or_ok(res.value()));
-                                 }));
+    put_config(req, r, std::move(parsed.value()));
   });
 
   add(Method::Get, "/connectors/{connector}", [this](const RestRequest& req, Responder r) {
@@ -985,11 +991,21 @@ void RestServer::Impl::register_builtin_routes() {
   add(Method::Put, "/connectors/{connector}/config", [this](const RestRequest& req, Responder r) {
     auto parsed = parse_put_config_request(req.params.at("connector"), req.body);
     if (!parsed) return r(RestResponse::error(parsed.error().http_status(), parsed.error().message));
-    herder_.put_connector_config(std::move(parsed.value()),
-                                 on_io<PutConnectorResult>([this, req, r](Reply<PutConnectorResult> res) {
-                                   if (!res) return fail(req, r, res.error());
-                                   r(created_or_ok(res.value()));
-                                 }));
+    put_config(req, r, std::move(parsed.value()));
+  });
+
+  // PATCH = read the stored config here, merge, then the same leader write as
+  // PUT. A follower's write fails with not_leader and the whole PATCH is
+  // forwarded, so the leader re-reads and merges against its own snapshot.
+  add(Method::Patch, "/connectors/{connector}/config", [this](const RestRequest& req, Responder r) {
+    const std::string& name = req.params.at("connector");
+    auto patch = parse_config_patch(name, req.body);
+    if (!patch) return r(RestResponse::error(patch.error().http_status(), patch.error().message));
+    herder_.connector_config(
+        name, on_io<ConnectorConfig>([this, req, r, name, patch = std::move(patch.value())](Reply<ConnectorConfig> c) {
+          if (!c) return fail(req, r, c.error());
+          put_config(req, r, apply_config_patch(name, std::move(c.value()), patch));
+        }));
   });
 
   add(Method::Get, "/connectors/{connector}/status", [this](const RestRequest& req, Responder r) {

@@ -437,6 +437,76 @@ TEST_CASE("create, read, update and delete a connector", "[rest]") {
   check_error_body(request(s.port(), "DELETE", "/connectors/c1"), 404);
 }
 
+TEST_CASE("PATCH config merges, null removes a key, and goes through the leader write", "[rest]") {
+  Server s;
+  REQUIRE(request(s.port(), "POST", "/connectors", kCreateC1).status == 201);
+
+  auto set = request(s.port(), "PATCH", "/connectors/c1/config", R"({"tasks.max":5,"file":"/tmp/in","name":"c1"})");
+  CHECK(set.status == 200);
+  CHECK(set.header("location").empty());
+  CHECK(set.j() == json::parse(R"({"name":"c1","config":{"connector.class":"kc.FileStreamSource","tasks.max":"5",
+        "file":"/tmp/in","name":"c1"},"tasks":[{"connector":"c1","task":0},{"connector":"c1","task":1}],
+        "type":"source"})"));
+
+  auto removed = request(s.port(), "PATCH", "/connectors/c1/config", R"({"file":null,"absent":null})");
+  CHECK(removed.status == 200);
+  CHECK(removed.j()["config"] == json{{"connector.class", "kc.FileStreamSource"}, {"tasks.max", "5"}, {"name", "c1"}});
+  CHECK(request(s.port(), "GET", "/connectors/c1/config").j() == removed.j()["config"]);
+
+  auto empty = request(s.port(), "PATCH", "/connectors/c1/config", "{}");
+  CHECK(empty.status == 200);
+  CHECK(empty.j()["config"] == removed.j()["config"]);
+
+  // Removing connector.class reaches the herder's config validation.
+  auto invalid = request(s.port(), "PATCH", "/connectors/c1/config", R"({"connector.class":null})");
+  check_error_body(invalid, 400);
+  CHECK(invalid.j()["message"].get<std::string>().rfind("Connector configuration is invalid", 0) == 0);
+
+  auto unknown = request(s.port(), "PATCH", "/connectors/nope/config", R"({"a":"b"})");
+  check_error_body(unknown, 404);
+  CHECK(unknown.j()["message"] == "Connector nope not found");
+  CHECK_FALSE(s.herder.has_connector("nope"));  // a patch never creates
+
+  auto bad_json = request(s.port(), "PATCH", "/connectors/c1/config", R"({"a":)");
+  check_error_body(bad_json, 400);
+  CHECK(bad_json.j()["message"].get<std::string>().rfind("Invalid JSON in request body: ", 0) == 0);
+  auto not_object = request(s.port(), "PATCH", "/connectors/c1/config", R"(["a"])");
+  check_error_body(not_object, 400);
+  CHECK(not_object.j()["message"] == "Connector configuration patch must be a JSON object");
+  auto bad_value = request(s.port(), "PATCH", "/connectors/c1/config", R"({"a":{"b":1}})");
+  check_error_body(bad_value, 400);
+  CHECK(bad_value.j()["message"] ==
+        "Connector configuration value for 'a' must be a string, number or boolean or null, not object");
+  auto other_name = request(s.port(), "PATCH", "/connectors/c1/config", R"({"name":"c2"})");
+  check_error_body(other_name, 400);
+  CHECK(other_name.j()["message"] == "Connector name configuration (c2) doesn't match connector name in the URL (c1)");
+  auto null_name = request(s.port(), "PATCH", "/connectors/c1/config", R"({"name":null})");
+  check_error_body(null_name, 400);
+  CHECK(null_name.j()["message"] == "Connector name configuration (null) doesn't match connector name in the URL (c1)");
+
+  // create + three good patches + the one the herder refused; bad bodies never reach it.
+  auto calls = s.herder.calls_snapshot();
+  CHECK(std::count(calls.begin(), calls.end(), "put c1") == 5);
+  CHECK(calls.size() == 5);
+}
+
+TEST_CASE("PATCH config on a follower is forwarded and merged on the leader", "[rest][forward]") {
+  Server leader;
+  Server follower;
+  REQUIRE(request(leader.port(), "POST", "/connectors", kCreateC1).status == 201);
+  // The follower's snapshot knows c1 too (reads are local), but with a stale
+  // value: the leader must merge against its own copy.
+  follower.herder.connectors["c1"] = ConnectorInfo{"c1", {{"name", "c1"}, {"connector.class", "Stale"}}, {}, {}};
+  follower.herder.not_leader_url = leader.server.url();
+
+  auto r = request(follower.port(), "PATCH", "/connectors/c1/config", R"({"topic":"t"})");
+  CHECK(r.status == 200);
+  CHECK(r.j()["config"] ==
+        json{{"connector.class", "kc.FileStreamSource"}, {"tasks.max", "2"}, {"name", "c1"}, {"topic", "t"}});
+  CHECK(leader.herder.calls_snapshot() == std::vector<std::string>{"put c1", "put c1"});
+  CHECK(follower.herder.calls_snapshot().empty());
+}
+
 TEST_CASE("request validation answers 400 with Connect's error body", "[rest]") {
   Server s;
   auto bad = request(s.port(), "POST", "/connectors", "{\"name\": \"c1\", ");
