@@ -457,6 +457,22 @@ std::string to_scenario_text(const std::vector<Command>& commands) {
   return o.str();
 }
 
+bool apply_change(Simulator& sim, const Command& c) {
+  using K = Command::Kind;
+  switch (c.kind) {
+    case K::SetDelay: sim.set_delay(static_cast<int32_t>(c.a)); return true;
+    case K::SetProtocol: sim.set_protocol(c.protocol); return true;
+    case K::Connector: sim.connector(c.name, static_cast<int32_t>(c.a)); return true;
+    case K::Delete: sim.remove(c.name); return true;
+    case K::Join: sim.join(c.name); return true;
+    case K::Leave: sim.leave(c.name); return true;
+    case K::Leader: sim.set_leader(c.name); return true;
+    case K::Advance: sim.advance(c.a); return true;
+    case K::LoseSync: sim.lose_sync(); return true;
+    default: return false;
+  }
+}
+
 RunOutcome run_scenario(const std::vector<Command>& commands, std::ostream& out) {
   Simulator sim;
   RunOutcome res;
@@ -466,16 +482,8 @@ RunOutcome run_scenario(const std::vector<Command>& commands, std::ostream& out)
     out << "FAILED line " << c.line << ": " << what << '\n';
   };
   for (const auto& c : commands) {
+    if (apply_change(sim, c)) continue;
     switch (c.kind) {
-      case K::SetDelay: sim.set_delay(static_cast<int32_t>(c.a)); break;
-      case K::SetProtocol: sim.set_protocol(c.protocol); break;
-      case K::Connector: sim.connector(c.name, static_cast<int32_t>(c.a)); break;
-      case K::Delete: sim.remove(c.name); break;
-      case K::Join: sim.join(c.name); break;
-      case K::Leave: sim.leave(c.name); break;
-      case K::Leader: sim.set_leader(c.name); break;
-      case K::Advance: sim.advance(c.a); break;
-      case K::LoseSync: sim.lose_sync(); break;
       case K::Rebalance: print_round(out, sim.rebalance()); break;
       case K::Stabilize:
         for (const auto& r : sim.stabilize()) print_round(out, r);
@@ -513,6 +521,7 @@ RunOutcome run_scenario(const std::vector<Command>& commands, std::ostream& out)
         if (sim.last_delay() != c.a)
           failed(c, "expect delay " + std::to_string(c.a) + ": delay=" + std::to_string(sim.last_delay()));
         break;
+      default: break;  // changes: apply_change above
     }
   }
   res.summary = sim.summary();

@@ -177,6 +177,12 @@ struct RunOutcome {
   std::vector<std::string> violations;  ///< safety violations seen by the simulator
 };
 
+/// Applies a command that changes the simulated group, configs or clock
+/// (delay, protocol, connector, delete, join, leave, leader, advance,
+/// lose-sync). Returns false, doing nothing, for the commands that run
+/// rounds or check expectations: the caller handles those.
+bool apply_change(Simulator& sim, const Command& c);
+
 /// Runs parsed commands, printing each round, each failed expect (with its
 /// line) and the final line to `out`.
 RunOutcome run_scenario(const std::vector<Command>& commands, std::ostream& out);

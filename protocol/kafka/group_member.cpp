@@ -562,20 +562,28 @@ void GroupMember::rejoin_after_error(ApiKey api, int16_t code, ErrorAction actio
   }
 }
 
+bool GroupMember::response_usable(ApiKey api, GroupState expected, uint64_t round, const NetError* failure) {
+  if (round != round_ || state_ != expected) {
+    spdlog::debug("group {}: dropping {} response of an older round", config_.group_id, api_name(api));
+    return false;
+  }
+  if (!failure) return true;
+  if (failure->kind == NetErrorKind::Unsupported) {
+    fatal(GroupError{api, ErrorCode::UNSUPPORTED_VERSION, ErrorAction::Fatal, failure->kind, failure->message, true});
+    return false;
+  }
+  coordinator_lost(api, *failure);
+  return false;
+}
+
+void GroupMember::response_error(ApiKey api, int16_t code, ErrorAction action) {
+  if (action != ErrorAction::Fatal)
+    report(GroupError{api, static_cast<ErrorCode>(code), action, std::nullopt, "", false});
+  rejoin_after_error(api, code, action);
+}
+
 void GroupMember::on_join_response(uint64_t round, NetResult<JoinGroupResponse> r) {
-  if (round != round_ || state_ != GroupState::Joining) {
-    spdlog::debug("group {}: dropping JoinGroup response of an older round", config_.group_id);
-    return;
-  }
-  if (!r) {
-    if (r.error().kind == NetErrorKind::Unsupported) {
-      fatal(GroupError{ApiKey::JoinGroup, ErrorCode::UNSUPPORTED_VERSION, ErrorAction::Fatal,
-                       r.error().kind, r.error().message, true});
-      return;
-    }
-    coordinator_lost(ApiKey::JoinGroup, r.error());
-    return;
-  }
+  if (!response_usable(ApiKey::JoinGroup, GroupState::Joining, round, r ? nullptr : &r.error())) return;
   JoinGroupResponse& resp = r.value();
   if (resp.error_code != 0) {
     const ErrorAction action = action_for(resp.error_code);
@@ -588,11 +596,7 @@ void GroupMember::on_join_response(uint64_t round, NetResult<JoinGroupResponse> 
       send_join(round_, impl_->last_protocols);
       return;
     }
-    if (action != ErrorAction::Fatal) {
-      report(GroupError{ApiKey::JoinGroup, static_cast<ErrorCode>(resp.error_code), action,
-                        std::nullopt, "", false});
-    }
-    rejoin_after_error(ApiKey::JoinGroup, resp.error_code, action);
+    response_error(ApiKey::JoinGroup, resp.error_code, action);
     return;
   }
   // Success: the new generation.
@@ -670,27 +674,11 @@ void GroupMember::send_sync(uint64_t round, std::vector<SyncGroupAssignment> ass
 }
 
 void GroupMember::on_sync_response(uint64_t round, NetResult<SyncGroupResponse> r) {
-  if (round != round_ || state_ != GroupState::Syncing) {
-    spdlog::debug("group {}: dropping SyncGroup response of an older round", config_.group_id);
-    return;
-  }
-  if (!r) {
-    if (r.error().kind == NetErrorKind::Unsupported) {
-      fatal(GroupError{ApiKey::SyncGroup, ErrorCode::UNSUPPORTED_VERSION, ErrorAction::Fatal,
-                       r.error().kind, r.error().message, true});
-      return;
-    }
-    coordinator_lost(ApiKey::SyncGroup, r.error());
-    return;
-  }
+  if (!response_usable(ApiKey::SyncGroup, GroupState::Syncing, round, r ? nullptr : &r.error())) return;
   SyncGroupResponse& resp = r.value();
   if (resp.error_code != 0) {
     const ErrorAction action = action_for(resp.error_code);
-    if (action != ErrorAction::Fatal) {
-      report(GroupError{ApiKey::SyncGroup, static_cast<ErrorCode>(resp.error_code), action,
-                        std::nullopt, "", false});
-    }
-    rejoin_after_error(ApiKey::SyncGroup, resp.error_code, action);
+    response_error(ApiKey::SyncGroup, resp.error_code, action);
     return;
   }
   if ((resp.protocol_type && *resp.protocol_type != config_.protocol_type) ||

@@ -278,6 +278,12 @@ class GroupMember : public std::enable_shared_from_this<GroupMember> {
   void send_sync(uint64_t round, std::vector<SyncGroupAssignment> assignments);
   void on_sync_response(uint64_t round, NetResult<SyncGroupResponse> r);
   void rejoin_after_error(ApiKey api, int16_t code, ErrorAction action);
+  // Shared by the JoinGroup and SyncGroup responses: false (and handled)
+  // when the response belongs to an older round or the transport failed.
+  bool response_usable(ApiKey api, GroupState expected, uint64_t round, const NetError* failure);
+  // A group error code in a JoinGroup/SyncGroup response: reported unless
+  // fatal, then the rejoin (or fatal stop) its action calls for.
+  void response_error(ApiKey api, int16_t code, ErrorAction action);
   // Heartbeat.
   void schedule_heartbeat();
   void send_heartbeat();

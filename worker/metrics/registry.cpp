@@ -68,44 +68,25 @@ bool valid_label_name(std::string_view name) {
   return true;
 }
 
-std::string escape_label_value(std::string_view v) {
+namespace {
+// Backslash and newline are escaped in HELP text and label values; a double
+// quote only in label values (Prometheus text format 0.0.4).
+std::string escape_text(std::string_view v, bool quote) {
   std::string out;
   out.reserve(v.size());
   for (char c : v) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '"':
-        out += "\\\"";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      default:
-        out += c;
-    }
+    if (c == '\\') out += "\\\\";
+    else if (c == '\n') out += "\\n";
+    else if (c == '"' && quote) out += "\\\"";
+    else out += c;
   }
   return out;
 }
+}  // namespace
 
-std::string escape_help(std::string_view v) {
-  std::string out;
-  out.reserve(v.size());
-  for (char c : v) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+std::string escape_label_value(std::string_view v) { return escape_text(v, true); }
+
+std::string escape_help(std::string_view v) { return escape_text(v, false); }
 
 std::string format_value(double v) {
   if (std::isnan(v)) return "NaN";

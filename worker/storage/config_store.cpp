@@ -40,26 +40,18 @@ Result<std::unique_ptr<ConfigBackingStore>> ConfigBackingStore::open(Options opt
   spec.name = options.topic;
   spec.partitions = 1;
   spec.replication_factor = options.replication_factor;
-    std::unique_ptr<ConfigBackingStore> store(new ConfigBackingStore(std::move(options), std::move(listener)));
-  ClientProps prod_overrides{{"enable.idempotence", "false"}, {"acks", "all"}};
-  ClientProps cons_overrides;
-  if (!store->options_.client_id.empty()) {
-    prod_overrides["client.id"] = store->options_.client_id;
-    cons_overrides["client.id"] = store->options_.client_id;
-  }
-  auto producer = Producer::create(store->options_.client, prod_overrides);
-  if (!producer) return producer.error();
-  store->producer_ = std::move(producer).value();
-  auto count = ensure_topic(store->producer_->handle(), spec, store->options_.timeout_ms);
-  if (!count) return count.error();
-  if (*count != 1)
-    return Error{"config.storage.topic", "config topic " + store->options_.topic + " has " +
-                                             std::to_string(*count) + " partitions; it must have exactly 1"};
-  ClientProps reader_props = store->options_.client;
-  for (const auto& [k, v] : cons_overrides) reader_props[k] = v;
-  auto reader = TopicReader::open(reader_props, store->options_.topic, store->options_.timeout_ms);
-  if (!reader) return reader.error();
-  store->reader_ = std::move(reader).value();
+  std::unique_ptr<ConfigBackingStore> store(new ConfigBackingStore(std::move(options), std::move(listener)));
+  const auto& o = store->options_;
+  auto one_partition = [&o](int count) -> Status {
+    if (count == 1) return ok_status();
+    return Error{"config.storage.topic",
+                 "config topic " + o.topic + " has " + std::to_string(count) + " partitions; it must have exactly 1"};
+  };
+  auto topic = open_internal_topic(o.client, spec, o.client_id, {{"enable.idempotence", "false"}, {"acks", "all"}},
+                                   {}, o.timeout_ms, one_partition);
+  if (!topic) return topic.error();
+  store->producer_ = std::move(topic->producer);
+  store->reader_ = std::move(topic->reader);
   auto first = store->read_to_end(store->options_.timeout_ms);
   if (!first) return first.error();
   return store;

@@ -308,4 +308,30 @@ Status TopicReader::read_to_end(int timeout_ms, const std::function<void(const R
   return ok_status();
 }
 
+Result<InternalTopic> open_internal_topic(const ClientProps& client, const TopicSpec& spec,
+                                          const std::string& client_id, ClientProps producer_overrides,
+                                          ClientProps reader_overrides, int timeout_ms,
+                                          const std::function<Status(int)>& check) {
+  InternalTopic out;
+  ClientProps reader_props = client;
+  for (const auto& [k, v] : reader_overrides) reader_props[k] = v;
+  if (!client_id.empty()) {
+    producer_overrides["client.id"] = client_id;
+    reader_props["client.id"] = client_id;
+  }
+  auto producer = Producer::create(client, producer_overrides);
+  if (!producer) return producer.error();
+  out.producer = std::move(producer).value();
+  auto count = ensure_topic(out.producer->handle(), spec, timeout_ms);
+  if (!count) return count.error();
+  out.partitions = *count;
+  if (check) {
+    if (auto st = check(*count); !st) return st.error();
+  }
+  auto reader = TopicReader::open(reader_props, spec.name, timeout_ms);
+  if (!reader) return reader.error();
+  out.reader = std::move(reader).value();
+  return out;
+}
+
 }  // namespace kc::storage

@@ -141,4 +141,23 @@ Result<int> ensure_topic(const ClientProps& props, const TopicSpec& spec, int ti
 /// client, which costs about a second in librdkafka).
 Result<int> ensure_topic(rd_kafka_t* rk, const TopicSpec& spec, int timeout_ms);
 
+/// The producer and the whole-topic reader of one internal topic (config,
+/// offsets or status), and its partition count.
+struct InternalTopic {
+  std::unique_ptr<Producer> producer;
+  std::unique_ptr<TopicReader> reader;
+  int partitions = 0;
+};
+
+/// Opens an internal topic the way every backing store does: a producer
+/// (`client` + `producer_overrides`), ensure_topic(spec), then a reader
+/// (`client` + `reader_overrides`). A non-empty `client_id` (e.g.
+/// "<group.id>-offsets", Connect's naming) is set on both clients.
+/// `check(partitions)` may refuse the topic before the reader opens.
+/// Blocking, each step up to `timeout_ms`. Errors: the failing step's.
+Result<InternalTopic> open_internal_topic(const ClientProps& client, const TopicSpec& spec,
+                                          const std::string& client_id, ClientProps producer_overrides,
+                                          ClientProps reader_overrides, int timeout_ms,
+                                          const std::function<Status(int)>& check = {});
+
 }  // namespace kc::storage

@@ -14,21 +14,12 @@ Result<std::unique_ptr<OffsetBackingStore>> OffsetBackingStore::open(Options opt
   spec.name = options.topic;
   spec.partitions = options.partitions;
   spec.replication_factor = options.replication_factor;
-    std::unique_ptr<OffsetBackingStore> store(new OffsetBackingStore(std::move(options)));
-  ClientProps overrides{{"acks", "all"}};
-  ClientProps reader_props = store->options_.client;
-  if (!store->options_.client_id.empty()) {
-    overrides["client.id"] = store->options_.client_id;
-    reader_props["client.id"] = store->options_.client_id;
-  }
-  auto producer = Producer::create(store->options_.client, overrides);
-  if (!producer) return producer.error();
-  store->producer_ = std::move(producer).value();
-  auto count = ensure_topic(store->producer_->handle(), spec, store->options_.timeout_ms);
-  if (!count) return count.error();
-  auto reader = TopicReader::open(reader_props, store->options_.topic, store->options_.timeout_ms);
-  if (!reader) return reader.error();
-  store->reader_ = std::move(reader).value();
+  std::unique_ptr<OffsetBackingStore> store(new OffsetBackingStore(std::move(options)));
+  const auto& o = store->options_;
+  auto topic = open_internal_topic(o.client, spec, o.client_id, {{"acks", "all"}}, {}, o.timeout_ms);
+  if (!topic) return topic.error();
+  store->producer_ = std::move(topic->producer);
+  store->reader_ = std::move(topic->reader);
   auto st = store->read_to_end(store->options_.timeout_ms);
   if (!st) return st.error();
   return store;

@@ -191,16 +191,8 @@ std::string check(const std::vector<Command>& cmds, Stats* stats) {
   Simulator sim;
   for (size_t i = 0; i < cmds.size(); ++i) {
     const Command& c = cmds[i];
+    if (apply_change(sim, c)) continue;
     switch (c.kind) {
-      case K::SetDelay: sim.set_delay(static_cast<int32_t>(c.a)); break;
-      case K::SetProtocol: sim.set_protocol(c.protocol); break;
-      case K::Connector: sim.connector(c.name, static_cast<int32_t>(c.a)); break;
-      case K::Delete: sim.remove(c.name); break;
-      case K::Join: sim.join(c.name); break;
-      case K::Leave: sim.leave(c.name); break;
-      case K::Leader: sim.set_leader(c.name); break;
-      case K::Advance: sim.advance(c.a); break;
-      case K::LoseSync: sim.lose_sync(); break;
       case K::Rebalance: sim.rebalance(); break;
       case K::Stabilize: {
         const auto rounds = sim.stabilize();
