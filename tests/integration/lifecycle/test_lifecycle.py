@@ -43,210 +43,19 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 
-SESSION_TIMEOUT_MS = 10000
-HEARTBEAT_MS = 1000
-REBALANCE_DELAY_MS = 2000
-GRACEFUL_MS = 5000
+from kc_harness import (GRACEFUL_MS, HEARTBEAT_MS, REBALANCE_DELAY_MS, SESSION_TIMEOUT_MS, Abort, Worker, check,
+                        connector_status, create_connector, failures, http, running_owners, say, start_broker,
+                        wait_for, wait_healthy)
+
 EXIT_MARGIN_MS = 5000
 TASKS = 6
 CONNECTOR = "lifecycle-seq"
 TOPIC = "lifecycle-seq-data"
-
-T0 = time.monotonic()
-failures = []
-
-
-class Abort(Exception):
-    """A step the rest of the test depends on failed."""
-
-
-def say(msg):
-    print(f"[{time.monotonic() - T0:7.2f}s] {msg}", flush=True)
-
-
-def check(cond, msg):
-    if cond:
-        say(f"ok: {msg}")
-    else:
-        say(f"FAIL: {msg}")
-        failures.append(msg)
-    return cond
-
-
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def http(method, url, body=None, timeout=5):
-    """Returns (status, parsed JSON or text). status None = no connection."""
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method)
-    if data is not None:
-        req.add_header("Content-Type", "application/json")
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:
-            raw = r.read().decode()
-            code = r.status
-    except urllib.error.HTTPError as e:
-        raw = e.read().decode(errors="replace")
-        code = e.code
-    except (urllib.error.URLError, ConnectionError, socket.timeout, OSError) as e:
-        return None, str(e)
-    try:
-        return code, json.loads(raw) if raw else None
-    except ValueError:
-        return code, raw
-
-
-def wait_for(pred, timeout_s, step=0.1):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        v = pred()
-        if v:
-            return v
-        time.sleep(step)
-    return pred()
-
-
-class Worker:
-    def __init__(self, n, kc, work, bootstrap, log_file=False):
-        self.n = n
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.worker_id = f"127.0.0.1:{self.port}"
-        self.out_path = os.path.join(work, f"worker{n}.out")  # stdout + stderr
-        self.log_file = os.path.join(work, f"worker{n}.log") if log_file else None
-        props = {
-            "bootstrap.servers": "127.0.0.1:1",  # replaced from the environment
-            "group.id": "lifecycle-test",
-            "config.storage.topic": "connect-configs",
-            "config.storage.replication.factor": "1",
-            "offset.storage.topic": "connect-offsets",
-            "offset.storage.replication.factor": "1",
-            "offset.storage.partitions": "25",
-            "status.storage.topic": "connect-status",
-            "status.storage.replication.factor": "1",
-            "status.storage.partitions": "5",
-            "connect.protocol": "sessioned",
-            "session.timeout.ms": str(SESSION_TIMEOUT_MS),
-            "heartbeat.interval.ms": str(HEARTBEAT_MS),
-            "scheduled.rebalance.max.delay.ms": str(REBALANCE_DELAY_MS),
-            "listeners": "http://127.0.0.1:1",  # replaced from the environment
-            "rest.advertised.host.name": "127.0.0.1",
-            "offset.flush.interval.ms": "1000",
-            "task.shutdown.graceful.timeout.ms": str(GRACEFUL_MS),
-            "key.converter": "org.apache.kafka.connect.storage.StringConverter",
-            "value.converter": "org.apache.kafka.connect.storage.StringConverter",
-        }
-        if self.log_file:
-            props["log.file"] = self.log_file
-        self.props_path = os.path.join(work, f"worker{n}.properties")
-        with open(self.props_path, "w") as f:
-            for k, v in props.items():
-                f.write(f"{k}={v}\n")
-        env = dict(os.environ)
-        # The CONNECT_* overrides of `run` (config/env_overrides.h).
-        env["CONNECT_BOOTSTRAP_SERVERS"] = bootstrap
-        env["CONNECT_LISTENERS"] = self.url
-        env["CONNECT_REST_ADVERTISED_PORT"] = str(self.port)
-        self.out = open(self.out_path, "ab")
-        self.proc = subprocess.Popen([kc, "run", self.props_path], stdout=self.out, stderr=subprocess.STDOUT,
-                                     env=env)
-
-    def log(self):
-        """Everything the worker logged: stdout/stderr plus log.file (and rotated copies)."""
-        text = ""
-        paths = [self.out_path]
-        if self.log_file:
-            paths += [self.log_file + ".1", self.log_file]
-        for p in paths:
-            try:
-                with open(p, errors="replace") as f:
-                    text += f.read()
-            except FileNotFoundError:
-                pass
-        return text
-
-    def alive(self):
-        return self.proc.poll() is None
-
-    def applied_generation(self):
-        """Highest generation whose assignment this worker applied (log)."""
-        gens = [int(g) for g in re.findall(r"gen (\d+)\] assignment applied", self.log())]
-        return max(gens) if gens else -1
-
-    def rebalances_started(self):
-        """How many times this worker logged that a rebalance started."""
-        return len(re.findall(r"rebalance started", self.log()))
-
-    def rebalances(self):
-        """GET /rebalances as a list of records, or None (no endpoint yet)."""
-        code, body = http("GET", self.url + "/rebalances", timeout=2)
-        if code != 200:
-            return None
-        if isinstance(body, dict):
-            body = body.get("rebalances", body.get("history"))
-        return body if isinstance(body, list) else None
-
-    def healthy(self):
-        code, _ = http("GET", self.url + "/health", timeout=2)
-        return code == 200
-
-    def signal(self, sig):
-        self.proc.send_signal(sig)
-
-    def wait_exit(self, timeout_s):
-        try:
-            return self.proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            return None
-
-
-def connector_status(workers):
-    for w in workers:
-        if not w.alive():
-            continue
-        code, body = http("GET", f"{w.url}/connectors/{CONNECTOR}/status", timeout=3)
-        if code == 200 and isinstance(body, dict) and "tasks" in body:
-            return body
-    return None
-
-
-def running_owners(workers):
-    """{task id: worker_id} of RUNNING tasks, or {}."""
-    st = connector_status(workers)
-    if not st:
-        return {}
-    return {t["id"]: t.get("worker_id") for t in st["tasks"] if t.get("state") == "RUNNING"}
-
-
-def create_connector(workers):
-    body = {"name": CONNECTOR, "config": {
-        "connector.class": "SequenceSource", "topic": TOPIC, "tasks.max": str(TASKS), "throughput": "50"}}
-    deadline = time.monotonic() + 60
-    last = None
-    while time.monotonic() < deadline:
-        for w in workers:
-            code, resp = http("POST", w.url + "/connectors", body, timeout=10)
-            last = (code, resp)
-            if code in (200, 201):
-                return True
-            if code == 409 and "already exists" in json.dumps(resp):
-                return True
-            time.sleep(0.3)
-    say(f"POST /connectors kept failing: {last}")
-    return False
-
 
 def main():
     kc = os.path.abspath(sys.argv[1])
@@ -256,27 +65,20 @@ def main():
     workers = []
     try:
         # ------------------------------------------------------------ start
-        bootstrap_file = os.path.join(work, "bootstrap")
-        broker_out = open(os.path.join(work, "mock-broker.out"), "wb")
-        broker = subprocess.Popen([kc, "mock-broker", "--bootstrap-file", bootstrap_file, "--topic", f"{TOPIC}:6"],
-                                  stdout=broker_out, stderr=subprocess.STDOUT)
-        if not wait_for(lambda: os.path.exists(bootstrap_file) and open(bootstrap_file).read().strip(), 30):
-            raise Abort("mock-broker wrote no bootstrap address")
-        bootstrap = open(bootstrap_file).read().split()[0]
+        broker, bootstrap = start_broker(kc, work, [f"{TOPIC}:6"])
         say(f"mock broker at {bootstrap}")
 
         workers = [Worker(n, kc, work, bootstrap, log_file=(n == 1)) for n in (1, 2, 3)]
         w1, w2, w3 = workers
-        for w in workers:
-            if not wait_for(lambda: w.healthy() or not w.alive(), 90) or not w.alive():
-                raise Abort(f"worker {w.n} not healthy (exit {w.proc.poll()}); log:\n{w.log()[-3000:]}")
+        wait_healthy(workers)
         say("workers healthy on ports " + ", ".join(str(w.port) for w in workers))
 
-        if not create_connector(workers):
+        if not create_connector(workers, {"name": CONNECTOR, "config": {
+                "connector.class": "SequenceSource", "topic": TOPIC, "tasks.max": str(TASKS), "throughput": "50"}}):
             raise Abort("cannot create the connector")
 
         def balanced():
-            owners = running_owners(workers)
+            owners = running_owners(workers, CONNECTOR)
             if len(owners) != TASKS:
                 return False
             per = {w.worker_id: 0 for w in workers}
@@ -286,12 +88,12 @@ def main():
             return all(c == TASKS // 3 for c in per.values())
 
         if not wait_for(balanced, 90, 0.25):
-            raise Abort(f"tasks never RUNNING 2/2/2: {connector_status(workers)}")
-        say(f"all {TASKS} tasks RUNNING, 2 per worker: {running_owners(workers)}")
+            raise Abort(f"tasks never RUNNING 2/2/2: {connector_status(workers, CONNECTOR)}")
+        say(f"all {TASKS} tasks RUNNING, 2 per worker: {running_owners(workers, CONNECTOR)}")
 
         # ------------------------------------------------------------ 1. SIGTERM
         victim, peers = w3, [w1, w2]
-        victim_tasks = sorted(t for t, o in running_owners(workers).items() if o == victim.worker_id)
+        victim_tasks = sorted(t for t, o in running_owners(workers, CONNECTOR).items() if o == victim.worker_id)
         gen_before = {w.n: w.applied_generation() for w in peers}
         started_before = {w.n: w.rebalances_started() for w in peers}
         say(f"peers' applied generations before: {gen_before}; w3 runs tasks {victim_tasks}")
@@ -405,10 +207,10 @@ def main():
 
         # The departed worker's tasks run on the peers after the scheduled delay.
         def moved():
-            owners = running_owners(peers)
+            owners = running_owners(peers, CONNECTOR)
             return len(owners) == TASKS and all(o != victim.worker_id for o in owners.values())
         t_moved = wait_for(moved, (REBALANCE_DELAY_MS + SESSION_TIMEOUT_MS) / 1000 + 20, 0.1)
-        check(t_moved, f"all {TASKS} tasks RUNNING on w1/w2 after w3 left: {running_owners(peers)}")
+        check(t_moved, f"all {TASKS} tasks RUNNING on w1/w2 after w3 left: {running_owners(peers, CONNECTOR)}")
         if t_moved:
             say(f"tasks {victim_tasks} RUNNING on the peers {time.monotonic() - t_sig:.1f} s after SIGTERM "
                 f"(scheduled.rebalance.max.delay.ms={REBALANCE_DELAY_MS})")
