@@ -280,6 +280,75 @@ class SequenceConnector : public Connector {
 
 }  // namespace
 
+namespace {
+
+ConfigKeyDef key(std::string name, ConfigType type, bool required, std::optional<std::string> def,
+                 ConfigImportance importance, std::string doc, std::string display) {
+  ConfigKeyDef k;
+  k.name = std::move(name);
+  k.type = type;
+  k.required = required;
+  k.default_value = std::move(def);
+  k.importance = importance;
+  k.documentation = std::move(doc);
+  k.display_name = std::move(display);
+  return k;
+}
+
+std::optional<std::string> single_topic(const std::string& v) {
+  if (auto e = non_empty_string(v)) return e;
+  if (v.find(',') != std::string::npos) return std::string("FileStreamSource 'topic' must be a single topic");
+  return std::nullopt;
+}
+
+bool is_set(const ConfigMap& c, const char* key) {
+  auto it = c.find(key);
+  return it != c.end() && it->second.find_first_not_of(" \t") != std::string::npos;
+}
+
+}  // namespace
+
+ConfigDefs file_stream_source_config_defs() {
+  auto file = key("file", ConfigType::String, true, std::nullopt, ConfigImportance::High,
+                  "Path of the file to read lines from.", "File");
+  file.check = &non_empty_string;
+  auto topic = key("topic", ConfigType::String, true, std::nullopt, ConfigImportance::High,
+                   "Topic to write the lines to.", "Topic");
+  topic.check = &single_topic;
+  auto batch = key("batch.size", ConfigType::Int, false, "2000", ConfigImportance::Low,
+                   "Maximum number of lines returned by one poll.", "Batch size");
+  batch.at_least = 1;
+  return {file, topic, batch};
+}
+
+ConfigDefs file_stream_sink_config_defs() {
+  return {key("file", ConfigType::String, false, "", ConfigImportance::High,
+              "Path of the file to append record values to; empty = standard output.", "File"),
+          key("topics", ConfigType::List, false, "", ConfigImportance::High,
+              "Comma-separated topics to consume.", "Topics"),
+          key("topics.regex", ConfigType::String, false, "", ConfigImportance::High,
+              "Regular expression of the topics to consume.", "Topics regex")};
+}
+
+void file_stream_sink_config_rule(const ConfigMap& config, ConfigErrors& errors) {
+  const bool topics = is_set(config, "topics");
+  const bool regex = is_set(config, "topics.regex");
+  if (topics == regex) {
+    const std::string msg = topics ? "topics and topics.regex are mutually exclusive options, but both are set."
+                                   : "Must configure one of topics or topics.regex";
+    errors["topics"].push_back(msg);
+    errors["topics.regex"].push_back(msg);
+  }
+}
+
+ConfigDefs sequence_source_config_defs() {
+  auto topic = key("topic", ConfigType::String, true, std::nullopt, ConfigImportance::High,
+                   "Topic to write the sequence to.", "Topic");
+  topic.check = &non_empty_string;
+  return {topic, key("throughput", ConfigType::Double, false, "10", ConfigImportance::Medium,
+                     "Records per second per task; 0 or less = as fast as possible.", "Throughput")};
+}
+
 std::unique_ptr<Connector> make_file_stream_source() { return std::make_unique<FileSourceConnector>(); }
 std::unique_ptr<Connector> make_file_stream_sink() { return std::make_unique<FileSinkConnector>(); }
 std::unique_ptr<Connector> make_sequence_source() { return std::make_unique<SequenceConnector>(); }

@@ -21,6 +21,7 @@
 
 #include <memory>
 
+#include "worker/connectors/config_def.h"
 #include "worker/connectors/connector.h"
 
 namespace kc::connectors {
@@ -36,5 +37,17 @@ std::unique_ptr<Connector> make_file_stream_source();
 std::unique_ptr<Connector> make_file_stream_sink();
 /// A new SequenceSource connector instance.
 std::unique_ptr<Connector> make_sequence_source();
+
+/// FileStreamSource keys: file (required, non-empty), topic (required, one
+/// non-empty topic), batch.size (INT >= 1, default 2000).
+ConfigDefs file_stream_source_config_defs();
+/// FileStreamSink keys: file (default "" = stdout), topics, topics.regex.
+ConfigDefs file_stream_sink_config_defs();
+/// FileStreamSink rule (SinkConnectorConfig's): exactly one of topics and
+/// topics.regex must be set; the error goes on both keys.
+void file_stream_sink_config_rule(const ConfigMap& config, ConfigErrors& errors);
+/// SequenceSource keys: topic (required, non-empty), throughput (DOUBLE,
+/// default 10).
+ConfigDefs sequence_source_config_defs();
 
 }  // namespace kc::connectors

@@ -50,6 +50,26 @@ Result<std::unique_ptr<Connector>> PluginRegistry::create(const std::string& nam
   return c;
 }
 
+ConfigValidation PluginRegistry::validate(const ConfigMap& config) const {
+  auto cls = config.find("connector.class");
+  std::optional<PluginDesc> desc;
+  if (cls != config.end()) desc = find(cls->second);
+  if (!desc) {
+    ConfigRule unknown_class = [&](const ConfigMap& c, ConfigErrors& errors) {
+      auto it = c.find("connector.class");
+      if (it != c.end())
+        errors["connector.class"].push_back("Invalid value " + it->second +
+                                            " for configuration connector.class: Class " + it->second +
+                                            " could not be found.");
+    };
+    return validate_config(cls == config.end() ? "" : cls->second, common_connector_config_defs(), unknown_class,
+                           config);
+  }
+  ConfigDefs defs = common_connector_config_defs();
+  defs.insert(defs.end(), desc->config_defs.begin(), desc->config_defs.end());
+  return validate_config(desc->class_name, defs, desc->config_rule, config);
+}
+
 std::vector<PluginDesc> PluginRegistry::list() const {
   std::lock_guard lk(mu_);
   std::vector<PluginDesc> out;
@@ -58,9 +78,12 @@ std::vector<PluginDesc> PluginRegistry::list() const {
 }
 
 void register_builtin_connectors(PluginRegistry& r) {
-  r.add({kFileStreamSourceClass, ConnectorType::Source, "0.1.0", &make_file_stream_source});
-  r.add({kFileStreamSinkClass, ConnectorType::Sink, "0.1.0", &make_file_stream_sink});
-  r.add({kSequenceSourceClass, ConnectorType::Source, "0.1.0", &make_sequence_source});
+  r.add({kFileStreamSourceClass, ConnectorType::Source, "0.1.0", &make_file_stream_source,
+         file_stream_source_config_defs(), {}});
+  r.add({kFileStreamSinkClass, ConnectorType::Sink, "0.1.0", &make_file_stream_sink, file_stream_sink_config_defs(),
+         &file_stream_sink_config_rule});
+  r.add({kSequenceSourceClass, ConnectorType::Source, "0.1.0", &make_sequence_source,
+         sequence_source_config_defs(), {}});
 }
 
 }  // namespace kc::connectors

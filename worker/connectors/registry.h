@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "worker/connectors/config_def.h"
 #include "worker/connectors/connector.h"
 
 namespace kc::connectors {
@@ -22,6 +23,8 @@ struct PluginDesc {
   ConnectorType type = ConnectorType::Source;
   std::string version = "0.1.0";
   std::function<std::unique_ptr<Connector>()> factory;
+  ConfigDefs config_defs;  ///< the plugin's own keys (GET /connector-plugins/{p}/config)
+  ConfigRule config_rule;  ///< cross-key rule, may be empty
 };
 
 /// Plugin registry. Thread-safe.
@@ -42,6 +45,14 @@ class PluginRegistry {
   /// Connector and which name matches X, available connectors are: ..." for
   /// an unknown name (Connect's wording).
   Result<std::unique_ptr<Connector>> create(const std::string& name) const;
+
+  /// Validates a connector config (Connect's validateConnectorConfig): the
+  /// common keys, then the keys and rule of the plugin `connector.class`
+  /// names. A missing or unknown class is an error on connector.class
+  /// ("Class X could not be found."), and only the common keys are checked.
+  /// Used by create/update (reject when error_count > 0) and by
+  /// PUT /connector-plugins/{p}/config/validate.
+  ConfigValidation validate(const ConfigMap& config) const;
 
   /// All plugins, sorted by class name.
   std::vector<PluginDesc> list() const;

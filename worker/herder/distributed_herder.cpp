@@ -28,6 +28,7 @@
 
 #include "assignor/assignor.h"
 #include "worker/connectors/registry.h"
+#include "worker/herder/plugin_config.h"
 #include "worker/metrics/log_context.h"
 #include "worker/coordinator/worker_coordinator.h"
 #include "worker/storage/config_store.h"
@@ -1128,6 +1129,15 @@ void DistributedHerder::connector_plugins(bool /*connectors_only*/, rest::Callba
   cb(std::move(out));
 }
 
+void DistributedHerder::connector_plugin_config(const std::string& plugin,
+                                                rest::Callback<std::vector<rest::ConfigKeyInfo>> cb) {
+  cb(plugin_config(*impl_->registry, plugin));
+}
+
+void DistributedHerder::validate_connector_config(rest::ConnectorConfig config, rest::Callback<rest::ConfigInfos> cb) {
+  cb(to_rest(impl_->registry->validate(config)));
+}
+
 void DistributedHerder::health(rest::Callback<rest::Health> cb) {
   if (!impl_->started) return cb(rest::Health{rest::HealthStatus::Starting, "Worker is still starting up."});
   if (impl_->stopping) return cb(rest::Health{rest::HealthStatus::Unhealthy, "Worker is shutting down."});
@@ -1169,18 +1179,7 @@ void DistributedHerder::put_connector_config(rest::PutConnectorRequest req, rest
   auto impl = impl_;
   impl_->leader_write<rest::PutConnectorResult>(
       std::move(cb), [impl, req = std::move(req)]() -> rest::Reply<rest::PutConnectorResult> {
-        auto cls = req.config.find("connector.class");
-        if (cls == req.config.end() || cls->second.empty())
-          return rest::RestError::bad_request(
-              "Connector configuration is invalid and contains the following 1 error(s):\n"
-              "Missing required configuration \"connector.class\" which has no default value.\n"
-              "You can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`");
-        if (!impl->registry->find(cls->second))
-          return rest::RestError::bad_request(
-              "Connector configuration is invalid and contains the following 1 error(s):\n"
-              "Invalid value " + cls->second + " for configuration connector.class: Class " + cls->second +
-              " could not be found.\n"
-              "You can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`");
+        if (auto invalid = reject_invalid_config(*impl->registry, req.config)) return *invalid;
         auto before = impl->config_store->snapshot();
         const bool exists = before.contains(req.name);
         if (exists && !req.allow_replace) return rest::RestError::already_exists(req.name);

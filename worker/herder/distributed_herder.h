@@ -209,6 +209,9 @@ class DistributedHerder : public rest::HerderApi {
   void restart_task(const rest::TaskId& id, rest::Callback<rest::Done> cb) override;
   void set_target_state(const std::string& name, rest::TargetState state, rest::Callback<rest::Done> cb) override;
   void connector_plugins(bool connectors_only, rest::Callback<std::vector<rest::PluginInfo>> cb) override;
+  void connector_plugin_config(const std::string& plugin,
+                               rest::Callback<std::vector<rest::ConfigKeyInfo>> cb) override;
+  void validate_connector_config(rest::ConnectorConfig config, rest::Callback<rest::ConfigInfos> cb) override;
   void health(rest::Callback<rest::Health> cb) override;
   void worker_info(rest::Callback<rest::WorkerInfo> cb) override;
 

@@ -261,6 +261,51 @@ struct PluginInfo {
   std::string version;
 };
 
+/// One config key of a plugin: GET /connector-plugins/{p}/config, and the
+/// "definition" of each validate entry. JSON: {"name","type","required",
+/// "default_value","importance","documentation","group","order","width",
+/// "display_name","dependents"}; default_value and group are null when
+/// unset; "order" is Connect's order_in_group (-1 = none).
+struct ConfigKeyInfo {
+  std::string name;
+  std::string type;  ///< "STRING" | "INT" | "LONG" | "DOUBLE" | "BOOLEAN" | "LIST" | "CLASS" | "PASSWORD"
+  bool required = false;
+  std::optional<std::string> default_value;
+  std::string importance;  ///< "HIGH" | "MEDIUM" | "LOW"
+  std::string documentation;
+  std::optional<std::string> group;
+  int32_t order = -1;
+  std::string width;  ///< "NONE" | "SHORT" | "MEDIUM" | "LONG"
+  std::string display_name;
+  std::vector<std::string> dependents;
+};
+
+/// The validated value of one key. JSON: {"name","value","recommended_values",
+/// "errors","visible"}; value is the given string, else the default, else null.
+struct ConfigValueInfo {
+  std::string name;
+  std::optional<std::string> value;
+  std::vector<std::string> recommended_values;
+  std::vector<std::string> errors;
+  bool visible = true;
+};
+
+/// One entry of ConfigInfos. JSON: {"definition":ConfigKeyInfo,"value":ConfigValueInfo}.
+struct ConfigInfo {
+  ConfigKeyInfo definition;
+  ConfigValueInfo value;
+};
+
+/// PUT /connector-plugins/{p}/config/validate. JSON: {"name":<connector class>,
+/// "error_count":N,"groups":[...],"configs":[ConfigInfo...]}; N counts every
+/// error message of every key.
+struct ConfigInfos {
+  std::string name;
+  int32_t error_count = 0;
+  std::vector<std::string> groups;
+  std::vector<ConfigInfo> configs;
+};
+
 /// POST /connectors (allow_replace = false) and PUT /connectors/{c}/config
 /// (allow_replace = true). `config["name"] == name` is guaranteed by the REST
 /// layer. Errors: 409 already_exists when !allow_replace and the connector
@@ -375,6 +420,17 @@ class HerderApi {
   /// GET /connector-plugins?connectorsOnly= (default true): installed plugins;
   /// when connectors_only is false also transformations, predicates, converters.
   virtual void connector_plugins(bool connectors_only, Callback<std::vector<PluginInfo>> cb) = 0;
+
+  /// GET /connector-plugins/{plugin}/config: the connector plugin's own keys
+  /// (by class name or alias), in definition order. 404 "Unknown plugin
+  /// <plugin>." otherwise. Any worker, from local state.
+  virtual void connector_plugin_config(const std::string& plugin, Callback<std::vector<ConfigKeyInfo>> cb) = 0;
+
+  /// PUT /connector-plugins/{plugin}/config/validate: validates `config` (its
+  /// connector.class already checked against the path by the REST layer) with
+  /// the same validator as create/update, so invalid values are 200 with
+  /// errors in the body, not a failure. Any worker; writes nothing.
+  virtual void validate_connector_config(ConnectorConfig config, Callback<ConfigInfos> cb) = 0;
 
   /// GET /health. Should answer within 10 s; the REST layer answers 500
   /// "unhealthy" after that.

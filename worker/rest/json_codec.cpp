@@ -108,6 +108,39 @@ json to_json(const PluginInfo& p) {
 
 json to_json(const Health& h) { return json{{"status", to_string(h.status)}, {"message", h.message}}; }
 
+namespace {
+
+json nullable(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
+
+}  // namespace
+
+json to_json(const ConfigKeyInfo& k) {
+  return json{{"name", k.name},
+              {"type", k.type},
+              {"required", k.required},
+              {"default_value", nullable(k.default_value)},
+              {"importance", k.importance},
+              {"documentation", k.documentation},
+              {"group", nullable(k.group)},
+              {"order", k.order},
+              {"width", k.width},
+              {"display_name", k.display_name},
+              {"dependents", k.dependents}};
+}
+
+json to_json(const ConfigInfos& c) {
+  json configs = json::array();
+  for (const auto& ci : c.configs) {
+    configs.push_back(json{{"definition", to_json(ci.definition)},
+                           {"value", json{{"name", ci.value.name},
+                                          {"value", nullable(ci.value.value)},
+                                          {"recommended_values", ci.value.recommended_values},
+                                          {"errors", ci.value.errors},
+                                          {"visible", ci.value.visible}}}});
+  }
+  return json{{"name", c.name}, {"error_count", c.error_count}, {"groups", c.groups}, {"configs", configs}};
+}
+
 Reply<json> parse_json_body(std::string_view body) {
   if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     return RestError::bad_request("Invalid JSON in request body: the body is empty");
@@ -257,6 +290,37 @@ PutConnectorRequest apply_config_patch(const std::string& name, ConnectorConfig 
   req.config["name"] = name;
   req.allow_replace = true;
   return req;
+}
+
+namespace {
+
+std::string without_connector_suffix(const std::string& s) {
+  static const std::string kSuffix = "Connector";
+  if (s.size() >= kSuffix.size() && s.compare(s.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0)
+    return s.substr(0, s.size() - kSuffix.size());
+  return s;
+}
+
+}  // namespace
+
+Reply<ConnectorConfig> parse_validate_request(const std::string& plugin, std::string_view body) {
+  auto parsed = parse_json_body(body);
+  if (!parsed) return parsed.error();
+  auto config = config_from_json(parsed.value());
+  if (!config) return config.error();
+  auto it = config.value().find("connector.class");
+  if (it == config.value().end()) {
+    config.value()["connector.class"] = plugin;
+  } else {
+    const std::string included = without_connector_suffix(it->second);
+    const std::string requested = without_connector_suffix(plugin);
+    if (included.size() < requested.size() ||
+        included.compare(included.size() - requested.size(), requested.size(), requested) != 0) {
+      return RestError::bad_request("Included connector type " + it->second + " does not match request type " +
+                                    plugin);
+    }
+  }
+  return config;
 }
 
 }  // namespace kc::rest

@@ -47,6 +47,19 @@ nlohmann::json to_json(const TaskInfo& t);
 nlohmann::json to_json(const PluginInfo& p);
 /// {"status","message"}
 nlohmann::json to_json(const Health& h);
+/// {"name","type","required","default_value","importance","documentation",
+/// "group","order","width","display_name","dependents"} (nulls for unset).
+nlohmann::json to_json(const ConfigKeyInfo& k);
+/// {"name","error_count","groups","configs":[{"definition","value"}]}.
+nlohmann::json to_json(const ConfigInfos& c);
+
+/// Validates the body of PUT /connector-plugins/{plugin}/config/validate: a
+/// config object (as config_from_json). A connector.class that does not name
+/// `plugin` → 400 "Included connector type X does not match request type Y"
+/// (Connect's check: both without a trailing "Connector", the included one
+/// must end with the requested one); an absent one is filled in from the
+/// path (Connect would answer 400 "... contains no connector type").
+Reply<ConnectorConfig> parse_validate_request(const std::string& plugin, std::string_view body);
 
 /// Parses a request body as JSON. 400 "Invalid JSON in request body: ..." on
 /// a syntax error or an empty body.

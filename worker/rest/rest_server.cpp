@@ -1074,6 +1074,26 @@ void RestServer::Impl::register_builtin_routes() {
     });
   }
 
+  add(Method::Get, "/connector-plugins/{plugin}/config", [this](const RestRequest& req, Responder r) {
+    herder_.connector_plugin_config(
+        req.params.at("plugin"), on_io<std::vector<ConfigKeyInfo>>([this, req, r](Reply<std::vector<ConfigKeyInfo>> k) {
+          if (!k) return fail(req, r, k.error());
+          json out = json::array();
+          for (const auto& key : k.value()) out.push_back(to_json(key));
+          r(ok_json(200, out));
+        }));
+  });
+
+  add(Method::Put, "/connector-plugins/{plugin}/config/validate", [this](const RestRequest& req, Responder r) {
+    auto config = parse_validate_request(req.params.at("plugin"), req.body);
+    if (!config) return r(RestResponse::error(config.error().http_status(), config.error().message));
+    herder_.validate_connector_config(std::move(config.value()),
+                                      on_io<ConfigInfos>([this, req, r](Reply<ConfigInfos> v) {
+                                        if (!v) return fail(req, r, v.error());
+                                        r(ok_json(200, to_json(v.value())));
+                                      }));
+  });
+
   add(Method::Get, "/connector-plugins", [this](const RestRequest& req, Responder r) {
     herder_.connector_plugins(bool_param(req, "connectorsOnly", true),
                               on_io<std::vector<PluginInfo>>([this, req, r](Reply<std::vector<PluginInfo>> p) {

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "worker/herder/plugin_config.h"
 #include "worker/rest/herder_api.h"
 #include "worker/rest/rest_server.h"
 
@@ -190,6 +191,14 @@ class FakeHerder : public HerderApi {
       if (!connectors_only) out.push_back({"kc.JsonConverter", PluginType::Converter, ""});
       cb(out);
     });
+  }
+  // Plugin config and validation: the real built-in definitions and the
+  // real validator, in the herder's REST mapping.
+  void connector_plugin_config(const std::string& plugin, Callback<std::vector<ConfigKeyInfo>> cb) override {
+    run([plugin, cb] { cb(kc::herder::plugin_config(kc::connectors::PluginRegistry::builtin(), plugin)); });
+  }
+  void validate_connector_config(ConnectorConfig config, Callback<ConfigInfos> cb) override {
+    run([config, cb] { cb(kc::herder::to_rest(kc::connectors::PluginRegistry::builtin().validate(config))); });
   }
   void health(Callback<Health> cb) override {
     if (hang_health) return;
@@ -618,6 +627,142 @@ TEST_CASE("connector plugins and health", "[rest]") {
   CHECK(hung.status == 500);
   CHECK(hung.j()["status"] == "unhealthy");
   CHECK(std::chrono::steady_clock::now() - t0 >= 250ms);
+}
+
+TEST_CASE("GET connector plugin config lists ConfigKeyInfo; unknown plugin is 404", "[rest]") {
+  Server s;
+  auto r = request(s.port(), "GET", "/connector-plugins/FileStreamSource/config");
+  CHECK(r.status == 200);
+  auto j = r.j();
+  REQUIRE(j.is_array());
+  REQUIRE(j.size() == 3);
+  CHECK(j[0] == json::parse(R"({"name":"file","type":"STRING","required":true,"default_value":null,
+        "importance":"HIGH","documentation":"Path of the file to read lines from.","group":null,"order":-1,
+        "width":"NONE","display_name":"File","dependents":[]})"));
+  CHECK(j[1]["name"] == "topic");
+  CHECK(j[2]["name"] == "batch.size");
+  CHECK(j[2]["type"] == "INT");
+  CHECK(j[2]["required"] == false);
+  CHECK(j[2]["default_value"] == "2000");
+
+  // Full class name and the simple name resolve to the same plugin.
+  CHECK(request(s.port(), "GET", "/connector-plugins/org.apache.kafka.connect.file.FileStreamSourceConnector/config")
+            .j() == j);
+  auto seq = request(s.port(), "GET", "/connector-plugins/SequenceSourceConnector/config");
+  CHECK(seq.status == 200);
+  CHECK(seq.j()[1] == json::parse(R"({"name":"throughput","type":"DOUBLE","required":false,"default_value":"10",
+        "importance":"MEDIUM","documentation":"Records per second per task; 0 or less = as fast as possible.",
+        "group":null,"order":-1,"width":"NONE","display_name":"Throughput","dependents":[]})"));
+
+  auto unknown = request(s.port(), "GET", "/connector-plugins/Nope/config");
+  check_error_body(unknown, 404);
+  CHECK(unknown.j()["message"] == "Unknown plugin Nope.");
+}
+
+namespace {
+// The "value" half of the validate entry for `key`.
+json validate_value(const json& infos, const std::string& key) {
+  for (const auto& c : infos["configs"]) {
+    if (c["definition"]["name"] == key) return c["value"];
+  }
+  FAIL("no config entry for " << key);
+  return json();
+}
+}  // namespace
+
+TEST_CASE("validate reports per-field errors as 200 ConfigInfos", "[rest]") {
+  Server s;
+  auto r = request(s.port(), "PUT", "/connector-plugins/FileStreamSource/config/validate",
+                   R"({"connector.class":"FileStreamSource","tasks.max":"0","topic":"a,b","name":"c1"})");
+  CHECK(r.status == 200);
+  auto j = r.j();
+  CHECK(j["name"] == "org.apache.kafka.connect.file.FileStreamSourceConnector");
+  CHECK(j["error_count"] == 3);
+  CHECK(j["groups"] == json::array({"Common"}));
+  REQUIRE(j["configs"].size() == 8);  // 5 common keys + file, topic, batch.size
+  CHECK(j["configs"][0]["definition"] == json::parse(R"({"name":"name","type":"STRING","required":true,
+        "default_value":null,"importance":"HIGH","documentation":"Globally unique name to use for this connector.",
+        "group":"Common","order":1,"width":"MEDIUM","display_name":"Connector name","dependents":[]})"));
+  CHECK(validate_value(j, "name") ==
+        json::parse(R"({"name":"name","value":"c1","recommended_values":[],"errors":[],"visible":true})"));
+  CHECK(validate_value(j, "tasks.max")["errors"] ==
+        json::array({"Invalid value 0 for configuration tasks.max: Value must be at least 1"}));
+  CHECK(validate_value(j, "file") == json::parse(R"({"name":"file","value":null,"recommended_values":[],
+        "errors":["Missing required configuration \"file\" which has no default value."],"visible":true})"));
+  CHECK(validate_value(j, "topic")["errors"] ==
+        json::array({"Invalid value a,b for configuration topic: FileStreamSource 'topic' must be a single topic"}));
+  CHECK(validate_value(j, "batch.size") ==
+        json::parse(R"({"name":"batch.size","value":"2000","recommended_values":[],"errors":[],"visible":true})"));
+  CHECK(validate_value(j, "key.converter")["value"].is_null());
+
+  auto bad_int = request(s.port(), "PUT", "/connector-plugins/SequenceSource/config/validate",
+                         R"({"tasks.max":"many","throughput":"fast","topic":"t","name":"s"})");
+  CHECK(bad_int.status == 200);
+  CHECK(bad_int.j()["error_count"] == 2);
+  CHECK(validate_value(bad_int.j(), "tasks.max")["errors"] ==
+        json::array({"Invalid value many for configuration tasks.max: Not a number of type INT"}));
+  CHECK(validate_value(bad_int.j(), "throughput")["errors"] ==
+        json::array({"Invalid value fast for configuration throughput: Not a number of type DOUBLE"}));
+  // connector.class was filled in from the path.
+  CHECK(validate_value(bad_int.j(), "connector.class")["value"] == "SequenceSource");
+
+  auto sink = request(s.port(), "PUT", "/connector-plugins/FileStreamSinkConnector/config/validate",
+                      R"({"connector.class":"org.apache.kafka.connect.file.FileStreamSinkConnector","name":"k"})");
+  CHECK(sink.status == 200);
+  CHECK(sink.j()["error_count"] == 2);
+  CHECK(validate_value(sink.j(), "topics")["errors"] == json::array({"Must configure one of topics or topics.regex"}));
+  CHECK(validate_value(sink.j(), "topics.regex")["errors"] ==
+        json::array({"Must configure one of topics or topics.regex"}));
+
+  auto ok = request(s.port(), "PUT", "/connector-plugins/FileStreamSink/config/validate",
+                    R"({"connector.class":"FileStreamSink","name":"k","topics":"t","tasks.max":3})");
+  CHECK(ok.status == 200);
+  CHECK(ok.j()["error_count"] == 0);
+  CHECK(validate_value(ok.j(), "tasks.max")["value"] == "3");
+}
+
+TEST_CASE("validate answers 400 for a class mismatch and bad bodies", "[rest]") {
+  Server s;
+  auto mismatch = request(s.port(), "PUT", "/connector-plugins/FileStreamSink/config/validate",
+                          R"({"connector.class":"FileStreamSource","topics":"t"})");
+  check_error_body(mismatch, 400);
+  CHECK(mismatch.j()["message"] == "Included connector type FileStreamSource does not match request type FileStreamSink");
+  auto bad_json = request(s.port(), "PUT", "/connector-plugins/FileStreamSink/config/validate", "{");
+  check_error_body(bad_json, 400);
+  CHECK(bad_json.j()["message"].get<std::string>().rfind("Invalid JSON in request body: ", 0) == 0);
+  auto not_object = request(s.port(), "PUT", "/connector-plugins/FileStreamSink/config/validate", "[]");
+  check_error_body(not_object, 400);
+  CHECK(not_object.j()["message"] == "Connector configuration must be a JSON object of string values");
+  // An unknown plugin validates the common keys and flags connector.class.
+  auto unknown = request(s.port(), "PUT", "/connector-plugins/com.example.Nope/config/validate", R"({"name":"x"})");
+  CHECK(unknown.status == 200);
+  CHECK(unknown.j()["error_count"] == 1);
+  CHECK(validate_value(unknown.j(), "connector.class")["errors"] ==
+        json::array({"Invalid value com.example.Nope for configuration connector.class: Class com.example.Nope "
+                     "could not be found."}));
+}
+
+TEST_CASE("create/update rejection uses the validate endpoint's errors", "[rest]") {
+  const auto& reg = kc::connectors::PluginRegistry::builtin();
+  CHECK_FALSE(kc::herder::reject_invalid_config(reg, {{"name", "c"}, {"connector.class", "FileStreamSink"},
+                                                      {"topics", "t"}}));
+  auto err = kc::herder::reject_invalid_config(reg, {{"name", "c"}, {"connector.class", "FileStreamSource"},
+                                                     {"tasks.max", "0"}, {"topic", "t"}});
+  REQUIRE(err);
+  CHECK(err->http_status() == 400);
+  CHECK(err->message ==
+        "Connector configuration is invalid and contains the following 2 error(s):\n"
+        "Invalid value 0 for configuration tasks.max: Value must be at least 1\n"
+        "Missing required configuration \"file\" which has no default value.\n"
+        "You can also find the above list of errors at the endpoint "
+        "`/connector-plugins/{connectorType}/config/validate`");
+  auto no_class = kc::herder::reject_invalid_config(reg, {{"name", "c"}});
+  REQUIRE(no_class);
+  CHECK(no_class->message ==
+        "Connector configuration is invalid and contains the following 1 error(s):\n"
+        "Missing required configuration \"connector.class\" which has no default value.\n"
+        "You can also find the above list of errors at the endpoint "
+        "`/connector-plugins/{connectorType}/config/validate`");
 }
 
 TEST_CASE("unknown path is 404, wrong method is 405", "[rest]") {

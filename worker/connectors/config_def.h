@@ -1,0 +1,105 @@
+#pragma once
+// Connector config definitions and their validation: the part of Kafka
+// Connect's ConfigDef / ConfigValue that GET /connector-plugins/{p}/config,
+// PUT .../config/validate and the create/update check share. One validator
+// (validate_config) serves all three; the error texts are Connect's, since
+// clients and UIs show them as they are.
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kc::connectors {
+
+/// Config key types (ConfigDef.Type; REST spells them upper case).
+enum class ConfigType { Boolean, String, Int, Long, Double, List, Class, Password };
+/// ConfigDef.Importance.
+enum class ConfigImportance { High, Medium, Low };
+/// ConfigDef.Width (UI hint).
+enum class ConfigWidth { None, Short, Medium, Long };
+
+/// "BOOLEAN" | "STRING" | "INT" | "LONG" | "DOUBLE" | "LIST" | "CLASS" | "PASSWORD".
+const char* to_string(ConfigType t);
+/// "HIGH" | "MEDIUM" | "LOW".
+const char* to_string(ConfigImportance i);
+/// "NONE" | "SHORT" | "MEDIUM" | "LONG".
+const char* to_string(ConfigWidth w);
+
+/// One config key (ConfigDef.ConfigKey). A required key has no default;
+/// an optional key may still default to null (default_value nullopt).
+struct ConfigKeyDef {
+  std::string name;
+  ConfigType type = ConfigType::String;
+  bool required = false;
+  std::optional<std::string> default_value;  ///< as its string form; nullopt = null
+  ConfigImportance importance = ConfigImportance::Medium;
+  std::string documentation;
+  std::string group;         ///< "" = no group (JSON null)
+  int order_in_group = -1;   ///< -1 = none
+  ConfigWidth width = ConfigWidth::None;
+  std::string display_name;
+  std::vector<std::string> dependents;
+  std::optional<double> at_least;  ///< numeric types: "Value must be at least N"
+  /// Extra check of a present, well-typed value: the reason it is invalid
+  /// (e.g. "String must be non-empty"), or nullopt when it is fine.
+  std::function<std::optional<std::string>(const std::string& value)> check;
+};
+
+/// The definitions of one plugin, in display order.
+using ConfigDefs = std::vector<ConfigKeyDef>;
+
+/// Errors of one validation, key → messages (in the order found).
+using ConfigErrors = std::map<std::string, std::vector<std::string>>;
+
+/// A cross-key rule of a plugin (e.g. a sink needs `topics` or
+/// `topics.regex`); adds its messages to `errors`.
+using ConfigRule = std::function<void(const std::map<std::string, std::string>& config, ConfigErrors& errors)>;
+
+/// The validated state of one key (ConfigValue). `value` is the given
+/// string, else the default, else nullopt (JSON null).
+struct ConfigValueResult {
+  std::string name;
+  std::optional<std::string> value;
+  std::vector<std::string> recommended_values;
+  std::vector<std::string> errors;
+  bool visible = true;
+};
+
+/// One key's definition and validated value (ConfigInfo).
+struct ConfigEntry {
+  ConfigKeyDef definition;
+  ConfigValueResult value;
+};
+
+/// A whole validation (ConfigInfos): `name` is the connector class it was
+/// validated against; `groups` lists the non-empty groups in first-seen order.
+struct ConfigValidation {
+  std::string name;
+  int error_count = 0;
+  std::vector<std::string> groups;
+  std::vector<ConfigEntry> configs;
+
+  /// Connect's create/update rejection text: "Connector configuration is
+  /// invalid and contains the following N error(s):\n<each error>\n...You
+  /// can also find the above list of errors at the endpoint
+  /// `/connector-plugins/{connectorType}/config/validate`".
+  [[nodiscard]] std::string invalid_message() const;
+};
+
+/// ConfigKeyDef::check for keys that must not be blank (Connect's
+/// NonEmptyString): "String must be non-empty".
+std::optional<std::string> non_empty_string(const std::string& value);
+
+/// Keys every connector has (ConnectorConfig, group "Common"): name,
+/// connector.class, tasks.max, key.converter, value.converter.
+const ConfigDefs& common_connector_config_defs();
+
+/// Validates `config` against `defs` in order (each key: required, type,
+/// at_least, check), then applies `rule`. Keys of `config` that no def names
+/// are ignored, as Connect does. `name` becomes ConfigValidation::name.
+ConfigValidation validate_config(const std::string& name, const ConfigDefs& defs, const ConfigRule& rule,
+                                 const std::map<std::string, std::string>& config);
+
+}  // namespace kc::connectors

@@ -1,0 +1,66 @@
+#pragma once
+// Connector config definitions and validations (worker/connectors) in the
+// REST layer's value types (worker/rest/herder_api.h): what the herder answers
+// for GET /connector-plugins/{p}/config, .../config/validate, and what it
+// rejects on create/update. Header-only so REST tests can serve the real
+// validator from a fake herder.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "worker/connectors/registry.h"
+#include "worker/rest/herder_api.h"
+
+namespace kc::herder {
+
+/// A ConfigKeyDef as Connect's ConfigKeyInfo (empty group → null).
+inline rest::ConfigKeyInfo to_rest(const connectors::ConfigKeyDef& d) {
+  rest::ConfigKeyInfo k;
+  k.name = d.name;
+  k.type = connectors::to_string(d.type);
+  k.required = d.required;
+  k.default_value = d.default_value;
+  k.importance = connectors::to_string(d.importance);
+  k.documentation = d.documentation;
+  if (!d.group.empty()) k.group = d.group;
+  k.order = d.order_in_group;
+  k.width = connectors::to_string(d.width);
+  k.display_name = d.display_name;
+  k.dependents = d.dependents;
+  return k;
+}
+
+/// A ConfigValidation as Connect's ConfigInfos.
+inline rest::ConfigInfos to_rest(const connectors::ConfigValidation& v) {
+  rest::ConfigInfos out{v.name, v.error_count, v.groups, {}};
+  for (const auto& e : v.configs) {
+    out.configs.push_back(rest::ConfigInfo{
+        to_rest(e.definition),
+        rest::ConfigValueInfo{e.value.name, e.value.value, e.value.recommended_values, e.value.errors, e.value.visible}});
+  }
+  return out;
+}
+
+/// GET /connector-plugins/{plugin}/config: the plugin's own keys, or 404
+/// "Unknown plugin <plugin>." (Connect's wording).
+inline rest::Reply<std::vector<rest::ConfigKeyInfo>> plugin_config(const connectors::PluginRegistry& registry,
+                                                                   const std::string& plugin) {
+  auto desc = registry.find(plugin);
+  if (!desc) return rest::RestError::not_found("Unknown plugin " + plugin + ".");
+  std::vector<rest::ConfigKeyInfo> out;
+  for (const auto& d : desc->config_defs) out.push_back(to_rest(d));
+  return out;
+}
+
+/// The create/update check: nullopt when `config` is valid, else 400 with
+/// Connect's "Connector configuration is invalid and contains the following
+/// N error(s): ..." message.
+inline std::optional<rest::RestError> reject_invalid_config(const connectors::PluginRegistry& registry,
+                                                            const rest::ConnectorConfig& config) {
+  auto v = registry.validate(config);
+  if (v.error_count == 0) return std::nullopt;
+  return rest::RestError::bad_request(v.invalid_message());
+}
+
+}  // namespace kc::herder
