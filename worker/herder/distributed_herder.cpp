@@ -996,6 +996,20 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     return info;
   }
 
+  // Preconditions of the offsets API, in Connect's order: 404 unknown, then
+  // (writes only) 400 unless STOPPED, then 501 for sinks, whose offsets live
+  // in consumer group connect-<name> (not implemented here).
+  std::optional<rest::RestError> offsets_precondition(const ClusterConfigState& snap, const std::string& name,
+                                                      bool modify) const {
+    if (!snap.contains(name)) return rest::RestError::connector_not_found(name);
+    if (modify && snap.target_state(name) != storage::TargetState::Stopped)
+      return rest::RestError::connector_not_stopped(name);
+    if (type_of(snap.connector_configs.at(name)) == rest::ConnectorType::Sink)
+      return rest::RestError::not_implemented(
+          "Offsets of sink connectors (consumer group connect-" + name + ") are not supported by kconnectd");
+    return std::nullopt;
+  }
+
   // Runs `fn` on the io thread after the leader checks of a write
   // (reference 4.5, 6.3): 503 while stopping, not_leader(url) on followers
   // or before the first assignment, 409 stale_config while a config change
@@ -1138,6 +1152,21 @@ void DistributedHerder::validate_connector_config(rest::ConnectorConfig config, 
   cb(to_rest(impl_->registry->validate(config)));
 }
 
+void DistributedHerder::connector_offsets(const std::string& name,
+                                          rest::Callback<std::vector<rest::ConnectorOffset>> cb) {
+  if (auto e = impl_->not_ready()) return cb(*e);
+  auto impl = impl_;
+  // On the pool: the read to the end of the offsets topic blocks.
+  asio::post(impl_->pool, [impl, name, cb = std::move(cb)] {
+    if (auto e = impl->offsets_precondition(impl->config_store->snapshot(), name, false)) return cb(*e);
+    auto st = impl->offset_store->read_to_end(impl->cfg.worker_sync_timeout_ms * 3);
+    if (!st) return cb(rest::RestError::internal("Failed to read the offsets topic: " + st.error().to_string()));
+    std::vector<rest::ConnectorOffset> out;
+    for (auto& [partition, offset] : impl->offset_store->get_all(name)) out.push_back({partition, offset});
+    cb(std::move(out));
+  });
+}
+
 void DistributedHerder::health(rest::Callback<rest::Health> cb) {
   if (!impl_->started) return cb(rest::Health{rest::HealthStatus::Starting, "Worker is still starting up."});
   if (impl_->stopping) return cb(rest::Health{rest::HealthStatus::Unhealthy, "Worker is shutting down."});
@@ -1215,6 +1244,35 @@ void DistributedHerder::delete_connector(const std::string& name, rest::Callback
                                    StatusValue{StatusState::Destroyed, std::nullopt, impl->cfg.worker_id, gen});
     return rest::Done{};
   });
+}
+
+void DistributedHerder::modify_connector_offsets(const std::string& name,
+                                                 std::optional<std::vector<rest::ConnectorOffset>> offsets,
+                                                 rest::Callback<std::string> cb) {
+  auto impl = impl_;
+  impl_->leader_write<std::string>(
+      std::move(cb), [impl, name, offsets = std::move(offsets)]() -> rest::Reply<std::string> {
+        if (auto e = impl->offsets_precondition(impl->config_store->snapshot(), name, true)) return *e;
+        const int timeout_ms = impl->cfg.worker_sync_timeout_ms * 3;
+        std::vector<std::pair<storage::SourcePartition, std::optional<storage::SourceOffset>>> batch;
+        if (offsets) {
+          for (const auto& o : *offsets) batch.emplace_back(o.partition, o.offset);
+        } else {  // reset: a tombstone for every partition known after a full read
+          auto st = impl->offset_store->read_to_end(timeout_ms);
+          if (!st) return rest::RestError::internal("Failed to read the offsets topic: " + st.error().to_string());
+          for (auto& [partition, _] : impl->offset_store->get_all(name)) batch.emplace_back(partition, std::nullopt);
+        }
+        if (!batch.empty()) {
+          auto st = impl->offset_store->commit(name, batch, timeout_ms);
+          if (!st) return rest::RestError::internal("Failed to write offsets: " + st.error().to_string());
+        }
+        spdlog::info("[{}] leader {} {} offset(s) of connector {}", impl->cfg.worker_id,
+                     offsets ? "altered" : "reset", batch.size(), name);
+        // Built-in connectors keep no offsets outside the framework, so the
+        // short message (Connect's, for a connector that confirmed) applies.
+        return std::string(offsets ? "The offsets for this connector have been altered successfully"
+                                   : "The offsets for this connector have been reset successfully");
+      });
 }
 
 void DistributedHerder::set_target_state(const std::string& name, rest::TargetState state, rest::Callback<rest::Done> cb) {

@@ -42,6 +42,8 @@
 #include <variant>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace kc::rest {
 
 // ---------------------------------------------------------------------------
@@ -58,6 +60,7 @@ enum class ErrorKind {
   NotOwner,          ///< this worker does not run the connector/task: forward to forward_url
   Timeout,           ///< 500: the herder gave up waiting (e.g. on the config topic)
   ServiceUnavailable,///< 503: the worker is not ready (e.g. still starting)
+  NotImplemented,    ///< 501: a Connect feature kconnectd does not have (not a Connect status)
   Internal,          ///< 500: anything else, including "a rebalance is expected" on reads
 };
 
@@ -70,7 +73,7 @@ struct RestError {
   std::string message;
   std::string forward_url;
 
-  /// The HTTP status for `kind`: 400, 404, 409, 500 or 503. NotLeader /
+  /// The HTTP status for `kind`: 400, 404, 409, 500, 501 or 503. NotLeader /
   /// NotOwner map to 409, which is what the client sees when the request
   /// cannot be forwarded (no URL known, or the forwarding budget is spent).
   [[nodiscard]] int http_status() const {
@@ -82,6 +85,7 @@ struct RestError {
       case ErrorKind::NotOwner: return 409;
       case ErrorKind::Timeout: return 500;
       case ErrorKind::ServiceUnavailable: return 503;
+      case ErrorKind::NotImplemented: return 501;
       case ErrorKind::Internal: return 500;
     }
     return 500;
@@ -102,6 +106,13 @@ struct RestError {
   /// 409 "Connector <name> already exists" (create of an existing connector).
   static RestError already_exists(const std::string& name) {
     return {ErrorKind::Conflict, "Connector " + name + " already exists", {}};
+  }
+  /// 400 for offset writes on a connector that is not STOPPED (Connect's
+  /// text, verbatim).
+  static RestError connector_not_stopped(const std::string& name) {
+    return bad_request(
+        "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the "
+        "specified connector by issuing a 'PUT' request to the '/connectors/" + name + "/stop' endpoint");
   }
   /// 409 with any message.
   static RestError conflict(std::string message) {
@@ -143,6 +154,11 @@ struct RestError {
   /// 503: the worker cannot serve yet (still starting).
   static RestError unavailable(std::string message) {
     return {ErrorKind::ServiceUnavailable, std::move(message), {}};
+  }
+  /// 501 with `message`: the request is valid Connect but kconnectd lacks
+  /// the feature (e.g. sink connector offsets).
+  static RestError not_implemented(std::string message) {
+    return {ErrorKind::NotImplemented, std::move(message), {}};
   }
   /// 500 with `message`.
   static RestError internal(std::string message) {
@@ -306,6 +322,17 @@ struct ConfigInfos {
   std::vector<ConfigInfo> configs;
 };
 
+/// One entry of the offsets API (KIP-875). JSON:
+/// {"partition":{...},"offset":{...}|null}. Source connectors: the source
+/// partition and offset as stored in the offsets topic; member order is kept
+/// because it is part of the topic's key bytes (reference 5.2). Sink
+/// connectors (Connect): {"kafka_topic","kafka_partition"} → {"kafka_offset"}.
+/// `offset` is nullopt only in PATCH requests, where it resets the partition.
+struct ConnectorOffset {
+  nlohmann::ordered_json partition;
+  std::optional<nlohmann::ordered_json> offset;
+};
+
 /// POST /connectors (allow_replace = false) and PUT /connectors/{c}/config
 /// (allow_replace = true). `config["name"] == name` is guaranteed by the REST
 /// layer. Errors: 409 already_exists when !allow_replace and the connector
@@ -416,6 +443,21 @@ class HerderApi {
   /// resumes a STOPPED connector), /stop (Stopped → 204, leader only).
   /// 404 if unknown.
   virtual void set_target_state(const std::string& name, TargetState state, Callback<Done> cb) = 0;
+
+  /// GET /connectors/{c}/offsets: the connector's committed offsets (any
+  /// worker). 404 if unknown; 501 for sink connectors (consumer-group
+  /// offsets are not implemented).
+  virtual void connector_offsets(const std::string& name, Callback<std::vector<ConnectorOffset>> cb) = 0;
+
+  /// PATCH /connectors/{c}/offsets (`offsets` = the non-empty list, checked
+  /// by the REST layer) and DELETE /connectors/{c}/offsets (`offsets`
+  /// nullopt = reset every partition). Leader only. Replies Connect's success
+  /// message ("The offsets for this connector have been altered / reset
+  /// successfully"). 404 if unknown; 400 "Connectors must be in the STOPPED
+  /// state before their offsets can be modified. ..." unless the target state
+  /// is STOPPED; 501 for sink connectors.
+  virtual void modify_connector_offsets(const std::string& name, std::optional<std::vector<ConnectorOffset>> offsets,
+                                        Callback<std::string> cb) = 0;
 
   /// GET /connector-plugins?connectorsOnly= (default true): installed plugins;
   /// when connectors_only is false also transformations, predicates, converters.

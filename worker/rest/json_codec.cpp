@@ -141,15 +141,58 @@ json to_json(const ConfigInfos& c) {
   return json{{"name", c.name}, {"error_count", c.error_count}, {"groups", c.groups}, {"configs", configs}};
 }
 
-Reply<json> parse_json_body(std::string_view body) {
+namespace {
+
+template <typename Json>
+Reply<Json> parse_body(std::string_view body) {
   if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     return RestError::bad_request("Invalid JSON in request body: the body is empty");
   }
   try {
-    return json::parse(body);
-  } catch (const json::parse_error& e) {
+    return Json::parse(body);
+  } catch (const typename Json::parse_error& e) {
     return RestError::bad_request(std::string("Invalid JSON in request body: ") + e.what());
   }
+}
+
+}  // namespace
+
+Reply<json> parse_json_body(std::string_view body) { return parse_body<json>(body); }
+
+nlohmann::ordered_json to_json(const std::vector<ConnectorOffset>& offsets) {
+  using ojson = nlohmann::ordered_json;
+  ojson list = ojson::array();
+  for (const auto& o : offsets) {
+    list.push_back(ojson{{"partition", o.partition}, {"offset", o.offset ? *o.offset : ojson(nullptr)}});
+  }
+  return ojson{{"offsets", list}};
+}
+
+Reply<std::vector<ConnectorOffset>> parse_offsets_request(std::string_view body) {
+  auto parsed = parse_body<nlohmann::ordered_json>(body);
+  if (!parsed) return parsed.error();
+  const auto& j = parsed.value();
+  if (!j.is_object() || !j.contains("offsets") || !(j["offsets"].is_array() || j["offsets"].is_null())) {
+    return RestError::bad_request("Request body must be a JSON object with an \"offsets\" array");
+  }
+  if (j["offsets"].is_null() || j["offsets"].empty()) {
+    return RestError::bad_request("Partitions / offsets need to be provided for an alter offsets request");
+  }
+  std::vector<ConnectorOffset> out;
+  for (const auto& e : j["offsets"]) {
+    if (!e.is_object()) return RestError::bad_request("Each entry of \"offsets\" must be a JSON object");
+    auto p = e.find("partition");
+    if (p == e.end() || p->is_null()) return RestError::bad_request("Partitions may not be null");
+    if (!p->is_object()) return RestError::bad_request("Partitions must be JSON objects");
+    auto o = e.find("offset");
+    ConnectorOffset co{*p, std::nullopt};
+    if (o != e.end() && !o->is_null()) {
+      if (!o->is_object()) return RestError::bad_request("Offsets must be JSON objects or null");
+      co.offset = *o;
+    }
+    out.push_back(std::move(co));
+  }
+  return out;
 }
 
 namespace {

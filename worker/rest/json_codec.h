@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -64,6 +65,17 @@ Reply<ConnectorConfig> parse_validate_request(const std::string& plugin, std::st
 /// Parses a request body as JSON. 400 "Invalid JSON in request body: ..." on
 /// a syntax error or an empty body.
 Reply<nlohmann::json> parse_json_body(std::string_view body);
+
+/// {"offsets":[{"partition":{...},"offset":{...}|null}]}, member order of
+/// each partition and offset kept.
+nlohmann::ordered_json to_json(const std::vector<ConnectorOffset>& offsets);
+
+/// Validates PATCH /connectors/{c}/offsets {"offsets":[{"partition":{..},
+/// "offset":{..}|null}]} (member order kept). 400 on bad JSON, a missing
+/// "offsets" array, "Partitions / offsets need to be provided for an alter
+/// offsets request" for an empty list (Connect's text), a null or non-object
+/// partition, or an offset that is neither an object nor null.
+Reply<std::vector<ConnectorOffset>> parse_offsets_request(std::string_view body);
 
 /// A config map from a JSON object. Values must be strings; numbers and
 /// booleans are accepted and kept as their JSON text (Connect's Jackson

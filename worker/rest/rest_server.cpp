@@ -1074,6 +1074,32 @@ void RestServer::Impl::register_builtin_routes() {
     });
   }
 
+  add(Method::Get, "/connectors/{connector}/offsets", [this](const RestRequest& req, Responder r) {
+    herder_.connector_offsets(req.params.at("connector"), on_io<std::vector<ConnectorOffset>>(
+                                                              [this, req, r](Reply<std::vector<ConnectorOffset>> o) {
+                                                                if (!o) return fail(req, r, o.error());
+                                                                r(RestResponse::json(200, to_json(o.value()).dump()));
+                                                              }));
+  });
+
+  // PATCH alters the listed partitions, DELETE resets them all; both are one
+  // leader write in the herder.
+  auto modify_offsets = [this](const RestRequest& req, const Responder& r,
+                               std::optional<std::vector<ConnectorOffset>> offsets) {
+    herder_.modify_connector_offsets(req.params.at("connector"), std::move(offsets),
+                                     on_io<std::string>([this, req, r](Reply<std::string> m) {
+                                       if (!m) return fail(req, r, m.error());
+                                       r(ok_json(200, json{{"message", m.value()}}));
+                                     }));
+  };
+  add(Method::Patch, "/connectors/{connector}/offsets", [modify_offsets](const RestRequest& req, Responder r) {
+    auto offsets = parse_offsets_request(req.body);
+    if (!offsets) return r(RestResponse::error(offsets.error().http_status(), offsets.error().message));
+    modify_offsets(req, r, std::move(offsets.value()));
+  });
+  add(Method::Delete, "/connectors/{connector}/offsets",
+      [modify_offsets](const RestRequest& req, Responder r) { modify_offsets(req, r, std::nullopt); });
+
   add(Method::Get, "/connector-plugins/{plugin}/config", [this](const RestRequest& req, Responder r) {
     herder_.connector_plugin_config(
         req.params.at("plugin"), on_io<std::vector<ConfigKeyInfo>>([this, req, r](Reply<std::vector<ConfigKeyInfo>> k) {

@@ -164,10 +164,63 @@ def quickstart_workflow(workers, work):
     code, body = http("POST", f + "/connectors", raw=b'{"name": "x", "config": ')
     check(code == 400 and has_keys(body, ["error_code", "message"]), f"bad JSON -> 400 ({code} {body})")
 
+    plugin_and_offsets(f, input_path)
+
     code, _ = http("DELETE", f"{f}/connectors/{FILE_CONN}", timeout=15)
     check(code == 204, f"DELETE -> 204 ({code})")
     check(wait_for(lambda: http("GET", f"{f}/connectors/{FILE_CONN}")[0] == 404, 30, 0.25),
           "GET after DELETE -> 404")
+
+
+def retry_conflict(method, url, body=None):
+    """A write through the follower, retried while a rebalance answers 409."""
+    deadline = time.monotonic() + 60
+    while True:
+        code, resp = http(method, url, body, timeout=15)
+        if code != 409 or time.monotonic() > deadline:
+            return code, resp
+        time.sleep(0.5)
+
+
+def plugin_and_offsets(f, input_path):
+    """Plugin config, validate and the KIP-875 offsets API on the real herder
+    (writes are forwarded from the follower to the leader)."""
+    code, body = http("GET", f + "/connector-plugins/FileStreamSource/config")
+    names = [k.get("name") for k in body] if code == 200 and isinstance(body, list) else []
+    check(names == ["file", "topic", "batch.size"], f"GET plugin config lists its keys ({code} {body})")
+    code, body = http("PUT", f + "/connector-plugins/FileStreamSource/config/validate",
+                      {"connector.class": "FileStreamSource", "name": "v", "tasks.max": "0", "topic": "t"})
+    check(code == 200 and isinstance(body, dict) and body.get("error_count") == 2,
+          f"validate -> 200 with 2 errors (tasks.max, file) ({code} {body})")
+    code, body = retry_conflict("POST", f + "/connectors",
+                                {"name": "bad", "config": {"connector.class": "FileStreamSource"}})
+    check(code == 400 and "contains the following 2 error(s)" in str(body),
+          f"create with missing file/topic -> 400 listing both ({code} {body})")
+
+    url = f"{f}/connectors/{FILE_CONN}/offsets"
+    code, body = http("GET", url, timeout=15)
+    check(code == 200 and isinstance(body, dict) and isinstance(body.get("offsets"), list),
+          f"GET offsets ({code} {body})")
+    code, body = retry_conflict("DELETE", url)
+    check(code == 400 and "STOPPED state" in str(body), f"DELETE offsets of a running connector -> 400 ({code} {body})")
+    code, _ = retry_conflict("PUT", f"{f}/connectors/{FILE_CONN}/stop")
+    check(code == 204, f"PUT stop -> 204 ({code})")
+    partition = {"filename": input_path}
+
+    def offsets():
+        c, b = http("GET", url, timeout=15)
+        return b.get("offsets") if c == 200 and isinstance(b, dict) else None
+
+    whole_file = [{"partition": partition, "offset": {"position": 14}}]  # "one\ntwo\nthree\n"
+    check(wait_for(lambda: offsets() == whole_file, 30, 0.25), f"committed offset after stop ({offsets()})")
+    code, body = retry_conflict("PATCH", url, {"offsets": [{"partition": partition, "offset": {"position": 4}}]})
+    check(code == 200 and body == {"message": "The offsets for this connector have been altered successfully"},
+          f"PATCH offsets -> 200 ({code} {body})")
+    check(offsets() == [{"partition": partition, "offset": {"position": 4}}], f"altered offset read back ({offsets()})")
+    code, body = retry_conflict("DELETE", url)
+    check(code == 200 and body == {"message": "The offsets for this connector have been reset successfully"},
+          f"DELETE offsets -> 200 ({code} {body})")
+    check(offsets() == [], f"no offsets after reset ({offsets()})")
 
 
 def metrics_check(workers, work):

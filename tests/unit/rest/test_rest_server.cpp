@@ -59,6 +59,7 @@ class FakeHerder : public HerderApi {
   std::map<std::string, TargetState> targets;
   std::vector<std::string> calls;  // "put c1", "delete c1", ... (what landed here)
   std::vector<RestartRequest> restarts;
+  std::map<std::string, std::vector<ConnectorOffset>> offsets;
   bool last_plugins_connectors_only = false;
 
   std::vector<std::string> calls_snapshot() {
@@ -192,6 +193,33 @@ class FakeHerder : public HerderApi {
       cb(out);
     });
   }
+  // Offsets: per-connector list in partition order of first write; same
+  // preconditions as the real herder (404, 400 unless STOPPED, 501 sinks).
+  void connector_offsets(const std::string& name, Callback<std::vector<ConnectorOffset>> cb) override {
+    run([this, name, cb] {
+      if (auto e = offsets_check(name, false)) return cb(*e);
+      cb(offsets[name]);
+    });
+  }
+  void modify_connector_offsets(const std::string& name, std::optional<std::vector<ConnectorOffset>> changes,
+                                Callback<std::string> cb) override {
+    run([this, name, changes, cb] {
+      if (auto e = write_check()) return cb(*e);
+      calls.push_back(std::string(changes ? "alter-offsets " : "reset-offsets ") + name);
+      if (auto e = offsets_check(name, true)) return cb(*e);
+      auto& list = offsets[name];
+      if (!changes) {
+        list.clear();
+        return cb(std::string("The offsets for this connector have been reset successfully"));
+      }
+      for (const auto& c : *changes) {
+        auto it = std::find_if(list.begin(), list.end(), [&](const auto& o) { return o.partition == c.partition; });
+        if (it != list.end()) list.erase(it);
+        if (c.offset) list.push_back(c);
+      }
+      cb(std::string("The offsets for this connector have been altered successfully"));
+    });
+  }
   // Plugin config and validation: the real built-in definitions and the
   // real validator, in the herder's REST mapping.
   void connector_plugin_config(const std::string& plugin, Callback<std::vector<ConfigKeyInfo>> cb) override {
@@ -209,6 +237,13 @@ class FakeHerder : public HerderApi {
   }
 
  private:
+  std::optional<RestError> offsets_check(const std::string& name, bool modify) {
+    auto it = connectors.find(name);
+    if (it == connectors.end()) return RestError::connector_not_found(name);
+    if (modify && targets[name] != TargetState::Stopped) return RestError::connector_not_stopped(name);
+    if (it->second.type == ConnectorType::Sink) return RestError::not_implemented("sink offsets");
+    return std::nullopt;
+  }
   std::optional<RestError> write_check() {
     if (leader_unknown) return RestError::not_leader("");
     if (!not_leader_url.empty()) return RestError::not_leader(not_leader_url);
@@ -629,7 +664,102 @@ TEST_CASE("connector plugins and health", "[rest]") {
   CHECK(std::chrono::steady_clock::now() - t0 >= 250ms);
 }
 
-TEST_CASE("GET connector plugin config lists ConfigKeyInfo; unknown plugin is 404", "[rest]") {
+TEST_CASE("connector offsets: GET, PATCH and DELETE only when STOPPED", "[rest]") {
+  Server s;
+  REQUIRE(request(s.port(), "POST", "/connectors", kCreateC1).status == 201);
+  auto empty = request(s.port(), "GET", "/connectors/c1/offsets");
+  CHECK(empty.status == 200);
+  CHECK(empty.body == R"({"offsets":[]})");
+
+  // Writes need a STOPPED connector.
+  const std::string alter = R"({"offsets":[{"partition":{"z":1,"filename":"/in"},"offset":{"position":30}},
+                                           {"partition":{"filename":"/other"},"offset":{"position":7}}]})";
+  const std::string not_stopped =
+      "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the "
+      "specified connector by issuing a 'PUT' request to the '/connectors/c1/stop' endpoint";
+  auto running = request(s.port(), "PATCH", "/connectors/c1/offsets", alter);
+  check_error_body(running, 400);
+  CHECK(running.j()["message"] == not_stopped);
+  auto running_reset = request(s.port(), "DELETE", "/connectors/c1/offsets");
+  check_error_body(running_reset, 400);
+  CHECK(running_reset.j()["message"] == not_stopped);
+
+  REQUIRE(request(s.port(), "PUT", "/connectors/c1/stop").status == 204);
+  auto altered = request(s.port(), "PATCH", "/connectors/c1/offsets", alter);
+  CHECK(altered.status == 200);
+  CHECK(altered.j() == json{{"message", "The offsets for this connector have been altered successfully"}});
+  // Member order of partitions is kept (it is part of the offsets-topic key).
+  auto listed = request(s.port(), "GET", "/connectors/c1/offsets");
+  CHECK(listed.status == 200);
+  CHECK(listed.body == R"({"offsets":[{"partition":{"z":1,"filename":"/in"},"offset":{"position":30}},)"
+                       R"({"partition":{"filename":"/other"},"offset":{"position":7}}]})");
+
+  // A null offset resets that partition only.
+  auto one = request(s.port(), "PATCH", "/connectors/c1/offsets",
+                     R"({"offsets":[{"partition":{"filename":"/other"},"offset":null}]})");
+  CHECK(one.status == 200);
+  CHECK(request(s.port(), "GET", "/connectors/c1/offsets").j()["offsets"].size() == 1);
+
+  auto reset = request(s.port(), "DELETE", "/connectors/c1/offsets");
+  CHECK(reset.status == 200);
+  CHECK(reset.j() == json{{"message", "The offsets for this connector have been reset successfully"}});
+  CHECK(request(s.port(), "GET", "/connectors/c1/offsets").body == R"({"offsets":[]})");
+
+  for (const char* method : {"GET", "DELETE"}) {
+    auto unknown = request(s.port(), method, "/connectors/nope/offsets");
+    check_error_body(unknown, 404);
+    CHECK(unknown.j()["message"] == "Connector nope not found");
+  }
+  auto unknown_patch = request(s.port(), "PATCH", "/connectors/nope/offsets", alter);
+  check_error_body(unknown_patch, 404);
+  CHECK(unknown_patch.j()["message"] == "Connector nope not found");
+}
+
+TEST_CASE("PATCH offsets validates its body, sinks answer 501, writes are forwarded", "[rest]") {
+  Server s;
+  REQUIRE(request(s.port(), "POST", "/connectors", kCreateC1).status == 201);
+  REQUIRE(request(s.port(), "PUT", "/connectors/c1/stop").status == 204);
+  struct Case {
+    const char* body;
+    const char* message;
+  };
+  for (const Case& c : {Case{R"({"offsets":[]})", "Partitions / offsets need to be provided for an alter offsets request"},
+                        Case{R"({"offsets":null})", "Partitions / offsets need to be provided for an alter offsets request"},
+                        Case{R"({"x":1})", "Request body must be a JSON object with an \"offsets\" array"},
+                        Case{R"([])", "Request body must be a JSON object with an \"offsets\" array"},
+                        Case{R"({"offsets":[1]})", "Each entry of \"offsets\" must be a JSON object"},
+                        Case{R"({"offsets":[{"offset":{"a":1}}]})", "Partitions may not be null"},
+                        Case{R"({"offsets":[{"partition":"p","offset":{"a":1}}]})", "Partitions must be JSON objects"},
+                        Case{R"({"offsets":[{"partition":{"p":1},"offset":5}]})", "Offsets must be JSON objects or null"}}) {
+    INFO(c.body);
+    auto r = request(s.port(), "PATCH", "/connectors/c1/offsets", c.body);
+    check_error_body(r, 400);
+    CHECK(r.j()["message"] == c.message);
+  }
+  auto bad_json = request(s.port(), "PATCH", "/connectors/c1/offsets", R"({"offsets":)");
+  check_error_body(bad_json, 400);
+  CHECK(bad_json.j()["message"].get<std::string>().rfind("Invalid JSON in request body: ", 0) == 0);
+  CHECK(s.herder.calls_snapshot() == std::vector<std::string>{"put c1"});  // none reached the herder
+
+  REQUIRE(request(s.port(), "PUT", "/connectors/k/config", R"({"connector.class":"kc.FileStreamSink"})").status == 201);
+  auto sink = request(s.port(), "GET", "/connectors/k/offsets");
+  check_error_body(sink, 501);
+  CHECK(sink.j()["message"] == "sink offsets");
+
+  Server follower;
+  follower.herder.not_leader_url = s.server.url();
+  auto fwd = request(follower.port(), "PATCH", "/connectors/c1/offsets",
+                     R"({"offsets":[{"partition":{"f":"x"},"offset":{"position":1}}]})");
+  CHECK(fwd.status == 200);
+  CHECK(fwd.j()["message"] == "The offsets for this connector have been altered successfully");
+  CHECK(request(follower.port(), "DELETE", "/connectors/c1/offsets").status == 200);
+  auto calls = s.herder.calls_snapshot();
+  CHECK(std::vector<std::string>(calls.end() - 2, calls.end()) ==
+        std::vector<std::string>{"alter-offsets c1", "reset-offsets c1"});
+  CHECK(follower.herder.calls_snapshot().empty());
+}
+
+TEST_CASE("GET connector plugin config lists ConfigKeyInfo, unknown plugin is 404", "[rest]") {
   Server s;
   auto r = request(s.port(), "GET", "/connector-plugins/FileStreamSource/config");
   CHECK(r.status == 200);
