@@ -1152,6 +1152,18 @@ void DistributedHerder::validate_connector_config(rest::ConnectorConfig config, 
   cb(to_rest(impl_->registry->validate(config)));
 }
 
+void DistributedHerder::connector_active_topics(const std::string& name,
+                                                rest::Callback<std::vector<std::string>> cb) {
+  if (auto e = impl_->not_ready()) return cb(*e);
+  cb(impl_->status_store->get_topics(name));
+}
+
+void DistributedHerder::reset_connector_active_topics(const std::string& name, rest::Callback<rest::Done> cb) {
+  if (auto e = impl_->not_ready()) return cb(*e);
+  impl_->status_store->delete_topics(name);
+  cb(rest::Done{});
+}
+
 void DistributedHerder::connector_offsets(const std::string& name,
                                           rest::Callback<std::vector<rest::ConnectorOffset>> cb) {
   if (auto e = impl_->not_ready()) return cb(*e);

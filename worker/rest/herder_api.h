@@ -459,6 +459,15 @@ class HerderApi {
   virtual void modify_connector_offsets(const std::string& name, std::optional<std::vector<ConnectorOffset>> offsets,
                                         Callback<std::string> cb) = 0;
 
+  /// GET /connectors/{c}/topics: topics the connector's tasks produced to or
+  /// consumed from (status-topic records), sorted. Like Connect, any name is
+  /// answered (an unknown connector has none). Any worker, status cache.
+  virtual void connector_active_topics(const std::string& name, Callback<std::vector<std::string>> cb) = 0;
+
+  /// PUT /connectors/{c}/topics/reset → 202: tombstones for every active
+  /// topic of the connector. Any worker.
+  virtual void reset_connector_active_topics(const std::string& name, Callback<Done> cb) = 0;
+
   /// GET /connector-plugins?connectorsOnly= (default true): installed plugins;
   /// when connectors_only is false also transformations, predicates, converters.
   virtual void connector_plugins(bool connectors_only, Callback<std::vector<PluginInfo>> cb) = 0;

@@ -1074,6 +1074,22 @@ void RestServer::Impl::register_builtin_routes() {
     });
   }
 
+  add(Method::Get, "/connectors/{connector}/topics", [this](const RestRequest& req, Responder r) {
+    const std::string& name = req.params.at("connector");
+    herder_.connector_active_topics(
+        name, on_io<std::vector<std::string>>([this, req, r, name](Reply<std::vector<std::string>> t) {
+          if (!t) return fail(req, r, t.error());
+          r(ok_json(200, json{{name, json{{"topics", t.value()}}}}));
+        }));
+  });
+
+  add(Method::Put, "/connectors/{connector}/topics/reset", [this](const RestRequest& req, Responder r) {
+    herder_.reset_connector_active_topics(req.params.at("connector"), on_io<Done>([this, req, r](Reply<Done> d) {
+                                            if (!d) return fail(req, r, d.error());
+                                            r(RestResponse::empty(202));
+                                          }));
+  });
+
   add(Method::Get, "/connectors/{connector}/offsets", [this](const RestRequest& req, Responder r) {
     herder_.connector_offsets(req.params.at("connector"), on_io<std::vector<ConnectorOffset>>(
                                                               [this, req, r](Reply<std::vector<ConnectorOffset>> o) {

@@ -53,6 +53,13 @@ void StatusStoreListener::on_task_status(const ConnectorTaskId& id, StatusState 
   store_.put_task(id, storage::StatusValue{state, trace, worker_id_, generation_.load()});
 }
 
+void StatusStoreListener::on_topic_active(const ConnectorTaskId& id, const std::string& topic) {
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  store_.put_topic(storage::TopicStatus{topic, id.connector, id.task, now_ms});
+}
+
 // ------------------------------------------------------------------ runners
 
 /// Shared state of one task thread.
@@ -168,6 +175,18 @@ void report_task(const TaskEnv& env, Runner& r, StatusState s, const std::option
   if (env.status) env.status->on_task_status(r.id, s, trace);
 }
 
+/// Topic tracking of one task (Connect's recordActiveTopic): reports each
+/// topic to the listener the first time this task uses it.
+class ActiveTopics {
+ public:
+  void record(const TaskEnv& env, const ConnectorTaskId& id, const std::string& topic) {
+    if (env.status && seen_.insert(topic).second) env.status->on_topic_active(id, topic);
+  }
+
+ private:
+  std::set<std::string> seen_;
+};
+
 /// Startup outcome of a task, counted once (metrics).
 void report_startup(const TaskEnv& env, bool& reported, bool ok) {
   if (reported) return;
@@ -224,6 +243,7 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
     report_task(env, r, r.paused.load() ? StatusState::Paused : StatusState::Running);
     bool was_paused = r.paused.load();
     auto last_commit = Clock::now();
+    ActiveTopics active_topics;
     while (!r.stop_requested.load()) {
       bool paused = r.paused.load();
       if (paused != was_paused) {
@@ -247,6 +267,7 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
               },
               rec.kafka_partition.value_or(-1));
           if (!st) throw connectors::ConnectError(st.error().to_string());
+          active_topics.record(env, id, rec.topic);
           if (env.tm) env.tm->source_written(1);
           pending[storage::encode_offset_key(id.connector, rec.source_partition)] = {rec.source_partition,
                                                                                      rec.source_offset};
@@ -400,6 +421,7 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
     report_task(env, r, r.paused.load() ? StatusState::Paused : StatusState::Running);
     bool was_paused = false;
     auto last_commit = Clock::now();
+    ActiveTopics active_topics;
     while (!r.stop_requested.load()) {
       bool paused = r.paused.load();
       if (paused != was_paused) {
@@ -446,7 +468,10 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
         if (env.tm) env.tm->sink_read(batch.size());
         task->put(batch);
         if (env.tm) env.tm->sink_sent(batch.size());
-        for (const auto& rec : batch) state.consumed[{rec.topic, rec.kafka_partition}] = rec.kafka_offset + 1;
+        for (const auto& rec : batch) {
+          state.consumed[{rec.topic, rec.kafka_partition}] = rec.kafka_offset + 1;
+          active_topics.record(env, id, rec.topic);
+        }
       }
       if (Clock::now() - last_commit >= std::chrono::milliseconds(env.options.offset_flush_interval_ms)) {
         auto st = state.commit(consumer.get(), nullptr);

@@ -70,6 +70,9 @@ class StatusListener {
                                    const std::optional<std::string>& trace) = 0;
   virtual void on_task_status(const ConnectorTaskId& id, StatusState state,
                               const std::optional<std::string>& trace) = 0;
+  /// Topic tracking (KIP-558): task `id` produced to or consumed from
+  /// `topic`. Called on the task thread, once per task and topic.
+  virtual void on_topic_active(const ConnectorTaskId& /*id*/, const std::string& /*topic*/) {}
 };
 
 /// A StatusListener that writes to the status topic with this worker's id
@@ -84,6 +87,8 @@ class StatusStoreListener : public StatusListener {
                            const std::optional<std::string>& trace) override;
   void on_task_status(const ConnectorTaskId& id, StatusState state,
                       const std::optional<std::string>& trace) override;
+  /// Writes `status-topic-<topic>:connector-<name>` unless already known.
+  void on_topic_active(const ConnectorTaskId& id, const std::string& topic) override;
 
  private:
   storage::StatusBackingStore& store_;

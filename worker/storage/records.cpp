@@ -13,6 +13,8 @@ constexpr std::string_view kRestartPrefix = "restart-connector-";
 constexpr std::string_view kFencingPrefix = "tasks-fencing-";
 constexpr std::string_view kLoggerPrefix = "logger-cluster-";
 constexpr std::string_view kStatusConnectorPrefix = "status-connector-";
+constexpr std::string_view kStatusTopicPrefix = "status-topic-";
+constexpr std::string_view kTopicConnectorSeparator = ":connector-";
 constexpr std::string_view kStatusTaskPrefix = "status-task-";
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
@@ -230,6 +232,46 @@ Result<StatusValue> decode_status(std::string_view value) {
   if (j->contains("generation") && (*j)["generation"].is_number_integer())
     v.generation = static_cast<int32_t>((*j)["generation"].get<int64_t>());
   return v;
+}
+
+std::string topic_status_key(std::string_view topic, std::string_view connector) {
+  return std::string(kStatusTopicPrefix) + std::string(topic) + std::string(kTopicConnectorSeparator) +
+         std::string(connector);
+}
+
+std::optional<std::pair<std::string, std::string>> parse_topic_status_key(std::string_view key) {
+  if (!starts_with(key, kStatusTopicPrefix)) return std::nullopt;
+  key.remove_prefix(kStatusTopicPrefix.size());
+  auto sep = key.find(kTopicConnectorSeparator);
+  if (sep == std::string_view::npos || sep == 0) return std::nullopt;
+  return std::pair{std::string(key.substr(0, sep)), std::string(key.substr(sep + kTopicConnectorSeparator.size()))};
+}
+
+std::string encode_topic_status(const TopicStatus& t) {
+  OrderedJson inner = OrderedJson::object();
+  inner["name"] = t.topic;
+  inner["connector"] = t.connector;
+  inner["task"] = t.task;
+  inner["discoverTimestamp"] = t.discover_timestamp_ms;
+  OrderedJson j = OrderedJson::object();
+  j["topic"] = inner;
+  return to_compact_json(j);
+}
+
+Result<TopicStatus> decode_topic_status(std::string_view value) {
+  auto j = parse(value, "topic status");
+  if (!j) return j.error();
+  if (!j->is_object() || !j->contains("topic") || !(*j)["topic"].is_object()) return Error{"topic", "missing topic"};
+  const auto& t = (*j)["topic"];
+  if (!t.contains("name") || !t["name"].is_string() || !t.contains("connector") || !t["connector"].is_string())
+    return Error{"topic", "missing name or connector"};
+  TopicStatus out;
+  out.topic = t["name"].get<std::string>();
+  out.connector = t["connector"].get<std::string>();
+  if (t.contains("task") && t["task"].is_number_integer()) out.task = static_cast<int32_t>(t["task"].get<int64_t>());
+  if (t.contains("discoverTimestamp") && t["discoverTimestamp"].is_number_integer())
+    out.discover_timestamp_ms = t["discoverTimestamp"].get<int64_t>();
+  return out;
 }
 
 }  // namespace kc::storage

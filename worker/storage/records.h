@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "common/result.h"
 #include "protocol/connect/types.h"
@@ -140,5 +141,25 @@ std::optional<StatusKey> parse_status_key(std::string_view key);
 std::string encode_status(const StatusValue& v);
 /// Reads a status value; errors on malformed JSON or unknown state.
 Result<StatusValue> decode_status(std::string_view value);
+
+/// A topic that a task of `connector` produced to or consumed from (topic
+/// tracking, KIP-558). `discover_timestamp_ms` is wall-clock ms.
+struct TopicStatus {
+  std::string topic;
+  std::string connector;
+  int32_t task = 0;
+  int64_t discover_timestamp_ms = 0;
+  bool operator==(const TopicStatus&) const = default;
+};
+
+/// "status-topic-<topic>:connector-<name>".
+std::string topic_status_key(std::string_view topic, std::string_view connector);
+/// (topic, connector) of a topic status key; nullopt for any other key.
+/// Topic names cannot contain ':', so the first ":connector-" splits.
+std::optional<std::pair<std::string, std::string>> parse_topic_status_key(std::string_view key);
+/// {"topic":{"name":..,"connector":..,"task":n,"discoverTimestamp":ms}}.
+std::string encode_topic_status(const TopicStatus& t);
+/// Reads a topic status value; errors on malformed JSON or a missing field.
+Result<TopicStatus> decode_topic_status(std::string_view value);
 
 }  // namespace kc::storage

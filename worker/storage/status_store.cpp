@@ -79,9 +79,61 @@ bool StatusBackingStore::put_connector_safe(const std::string& connector, const 
 
 Status StatusBackingStore::flush(int timeout_ms) { return producer_->flush(timeout_ms); }
 
+void StatusBackingStore::put_topic(const TopicStatus& status) {
+  {
+    std::lock_guard lk(mu_);
+    auto& known = topics_[status.connector];
+    if (known.count(status.topic)) return;
+    known[status.topic] = status;
+  }
+  send(topic_status_key(status.topic, status.connector), encode_topic_status(status), 3);
+}
+
+void StatusBackingStore::delete_topics(const std::string& connector) {
+  std::map<std::string, TopicStatus> known;
+  {
+    std::lock_guard lk(mu_);
+    auto it = topics_.find(connector);
+    if (it == topics_.end()) return;
+    known = std::move(it->second);
+    topics_.erase(it);
+  }
+  for (const auto& [topic, _] : known) send(topic_status_key(topic, connector), std::nullopt, 3);
+}
+
+std::vector<std::string> StatusBackingStore::get_topics(const std::string& connector) const {
+  std::vector<std::string> out;
+  std::lock_guard lk(mu_);
+  auto it = topics_.find(connector);
+  if (it != topics_.end())
+    for (const auto& [topic, _] : it->second) out.push_back(topic);
+  return out;
+}
+
+void StatusBackingStore::apply_topic(const std::string& topic, const std::string& connector,
+                                     const std::optional<std::string>& value) {
+  if (!value) {
+    std::lock_guard lk(mu_);
+    auto it = topics_.find(connector);
+    if (it != topics_.end()) {
+      it->second.erase(topic);
+      if (it->second.empty()) topics_.erase(it);
+    }
+    return;
+  }
+  auto d = decode_topic_status(*value);
+  if (!d) {
+    spdlog::warn("status topic: ignoring bad topic status for {} of {}: {}", topic, connector, d.error().to_string());
+    return;
+  }
+  std::lock_guard lk(mu_);
+  topics_[connector][topic] = std::move(d).value();
+}
+
 void StatusBackingStore::apply(const std::string& key, const std::optional<std::string>& value) {
+  if (auto t = parse_topic_status_key(key)) return apply_topic(t->first, t->second, value);
   auto k = parse_status_key(key);
-  if (!k) return;  // topic-tracking records and unknown keys
+  if (!k) return;  // unknown keys
   std::optional<StatusValue> v;
   if (value) {
     auto d = decode_status(*value);

@@ -1,7 +1,7 @@
 #pragma once
 // The status topic (`status.storage.topic`): `status-connector-<name>` and
-// `status-task-<name>-<n>` records (5.3). Matches KafkaStatusBackingStore
-// (without topic tracking).
+// `status-task-<name>-<n>` records and the topic-tracking records
+// `status-topic-<topic>:connector-<name>` (5.3). Matches KafkaStatusBackingStore.
 
 #include <map>
 #include <memory>
@@ -62,6 +62,16 @@ class StatusBackingStore {
   std::optional<StatusValue> get_task(const connect::ConnectorTaskId& id) const;
   /// Cached statuses of all tasks of `connector`, sorted by task id. Non-blocking.
   std::map<int32_t, StatusValue> get_tasks(const std::string& connector) const;
+  /// Records that a task used a topic (Connect's put(TopicStatus)); skipped
+  /// when the topic is already cached for the connector, so callers may
+  /// report every use. Non-blocking.
+  void put_topic(const TopicStatus& status);
+  /// Writes a tombstone for every cached topic of `connector` and forgets
+  /// them (PUT /connectors/{c}/topics/reset). Non-blocking.
+  void delete_topics(const std::string& connector);
+  /// Cached active topics of `connector`, sorted. Non-blocking.
+  std::vector<std::string> get_topics(const std::string& connector) const;
+
   /// Every cached connector status. Non-blocking.
   std::map<std::string, StatusValue> all_connectors() const;
 
@@ -72,6 +82,7 @@ class StatusBackingStore {
   explicit StatusBackingStore(Options options);
   void send(const std::string& key, const std::optional<std::string>& value, int attempts_left);
   void apply(const std::string& key, const std::optional<std::string>& value);
+  void apply_topic(const std::string& topic, const std::string& connector, const std::optional<std::string>& value);
 
   Options options_;
   std::unique_ptr<Producer> producer_;
@@ -80,6 +91,7 @@ class StatusBackingStore {
   mutable std::mutex mu_;
   std::map<std::string, StatusValue> connectors_;
   std::map<connect::ConnectorTaskId, StatusValue> tasks_;
+  std::map<std::string, std::map<std::string, TopicStatus>> topics_;  ///< connector → topic → status
 };
 
 }  // namespace kc::storage

@@ -164,6 +164,7 @@ def quickstart_workflow(workers, work):
     code, body = http("POST", f + "/connectors", raw=b'{"name": "x", "config": ')
     check(code == 400 and has_keys(body, ["error_code", "message"]), f"bad JSON -> 400 ({code} {body})")
 
+    active_topics(f)
     plugin_and_offsets(f, input_path)
 
     code, _ = http("DELETE", f"{f}/connectors/{FILE_CONN}", timeout=15)
@@ -180,6 +181,17 @@ def retry_conflict(method, url, body=None):
         if code != 409 or time.monotonic() > deadline:
             return code, resp
         time.sleep(0.5)
+
+
+def active_topics(f):
+    """Topic tracking: the running source's topic is listed, reset clears it."""
+    url = f"{f}/connectors/{FILE_CONN}/topics"
+    want = {FILE_CONN: {"topics": ["quickstart-lines"]}}
+    check(wait_for(lambda: http("GET", url) == (200, want), 30, 0.25),
+          f"GET topics lists the source's topic ({http('GET', url)})")
+    code, body = http("PUT", url + "/reset")
+    check(code == 202 and body is None, f"PUT topics/reset -> 202 ({code} {body})")
+    check(http("GET", url) == (200, {FILE_CONN: {"topics": []}}), f"no topics after reset ({http('GET', url)})")
 
 
 def plugin_and_offsets(f, input_path):

@@ -84,9 +84,15 @@ struct Recorder : kc::runtime::StatusListener, kc::runtime::TaskObserver {
   std::set<ConnectorTaskId> running;
   bool overlap = false;
 
+  std::map<std::pair<ConnectorTaskId, std::string>, int> topic_reports;  // (task, topic) → reports
+
   void on_connector_status(const std::string& c, StatusState s, const std::optional<std::string>&) override {
     std::lock_guard lk(mu);
     connectors[c] = s;
+  }
+  void on_topic_active(const ConnectorTaskId& id, const std::string& topic) override {
+    std::lock_guard lk(mu);
+    ++topic_reports[{id, topic}];
   }
   void on_task_status(const ConnectorTaskId& id, StatusState s, const std::optional<std::string>& t) override {
     std::lock_guard lk(mu);
@@ -318,6 +324,48 @@ TEST_CASE("status records round trip", "[storage][status]") {
   CHECK_FALSE((*other)->get_connector("c"));
 }
 
+TEST_CASE("topic status records round trip and reset", "[storage][status]") {
+  auto m = start_cluster();
+  StatusBackingStore::Options opts;
+  opts.client = m->client_props();
+  auto store = StatusBackingStore::open(opts);
+  REQUIRE(store);
+  (*store)->put_topic(TopicStatus{"orders", "c", 1, 1700000000000});
+  (*store)->put_topic(TopicStatus{"orders", "c", 0, 1700000000999});  // already known: not written again
+  (*store)->put_topic(TopicStatus{"audit.log", "c", 0, 1700000000001});
+  (*store)->put_topic(TopicStatus{"orders", "d", 0, 1700000000002});
+  REQUIRE((*store)->flush(10000));
+  CHECK((*store)->get_topics("c") == std::vector<std::string>{"audit.log", "orders"});
+
+  auto other = StatusBackingStore::open(opts);
+  REQUIRE(other);
+  CHECK((*other)->get_topics("c") == std::vector<std::string>{"audit.log", "orders"});
+  CHECK((*other)->get_topics("d") == std::vector<std::string>{"orders"});
+  CHECK((*other)->get_topics("nope").empty());
+
+  int orders_c = 0;
+  for (const auto& r : read_topic(*m, "connect-status")) {
+    if (*r.key == "status-topic-orders:connector-c") {
+      ++orders_c;
+      CHECK(*r.value == R"({"topic":{"name":"orders","connector":"c","task":1,"discoverTimestamp":1700000000000}})");
+    }
+  }
+  CHECK(orders_c == 1);
+
+  (*store)->delete_topics("c");
+  CHECK((*store)->get_topics("c").empty());
+  REQUIRE((*store)->flush(10000));
+  REQUIRE((*other)->read_to_end(10000));
+  CHECK((*other)->get_topics("c").empty());
+  CHECK((*other)->get_topics("d") == std::vector<std::string>{"orders"});
+  int tombstones = 0;
+  for (const auto& r : read_topic(*m, "connect-status")) {
+    if (r.key->rfind("status-topic-", 0) == 0 && r.key->find(":connector-c") != std::string::npos && !r.value)
+      ++tombstones;
+  }
+  CHECK(tombstones == 2);
+}
+
 TEST_CASE("FileStreamSource to FileStreamSink moves every line, resuming after a stop", "[storage][runtime]") {
   auto m = start_cluster();
   REQUIRE(m->create_topic("lines", 3));
@@ -370,6 +418,9 @@ TEST_CASE("FileStreamSource to FileStreamSink moves every line, resuming after a
   CHECK(lines.size() == 600);
   CHECK(rec.starts == rec.stops);
   CHECK_FALSE(rec.overlap);
+  // Topic tracking: each task run reports its topic once, not per record.
+  using Reports = std::map<std::pair<ConnectorTaskId, std::string>, int>;
+  CHECK(rec.topic_reports == Reports{{{{"sink", 0}, "lines"}, 2}, {{{"src", 0}, "lines"}, 2}});
   fs::remove_all(dir);
 }
 

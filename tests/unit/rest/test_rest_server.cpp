@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -60,6 +61,7 @@ class FakeHerder : public HerderApi {
   std::vector<std::string> calls;  // "put c1", "delete c1", ... (what landed here)
   std::vector<RestartRequest> restarts;
   std::map<std::string, std::vector<ConnectorOffset>> offsets;
+  std::map<std::string, std::set<std::string>> topics;
   bool last_plugins_connectors_only = false;
 
   std::vector<std::string> calls_snapshot() {
@@ -191,6 +193,20 @@ class FakeHerder : public HerderApi {
                                   {"kc.FileStreamSink", PluginType::Sink, "0.1.0"}};
       if (!connectors_only) out.push_back({"kc.JsonConverter", PluginType::Converter, ""});
       cb(out);
+    });
+  }
+  // Active topics: per-connector set; any name answers (as Connect).
+  void connector_active_topics(const std::string& name, Callback<std::vector<std::string>> cb) override {
+    run([this, name, cb] {
+      auto& t = topics[name];
+      cb(std::vector<std::string>(t.begin(), t.end()));
+    });
+  }
+  void reset_connector_active_topics(const std::string& name, Callback<Done> cb) override {
+    run([this, name, cb] {
+      calls.push_back("reset-topics " + name);
+      topics.erase(name);
+      cb(Done{});
     });
   }
   // Offsets: per-connector list in partition order of first write; same
@@ -757,6 +773,24 @@ TEST_CASE("PATCH offsets validates its body, sinks answer 501, writes are forwar
   CHECK(std::vector<std::string>(calls.end() - 2, calls.end()) ==
         std::vector<std::string>{"alter-offsets c1", "reset-offsets c1"});
   CHECK(follower.herder.calls_snapshot().empty());
+}
+
+TEST_CASE("active topics: GET lists them per connector, reset answers 202", "[rest]") {
+  Server s;
+  s.herder.topics["c1"] = {"zeta", "alpha"};
+  auto r = request(s.port(), "GET", "/connectors/c1/topics");
+  CHECK(r.status == 200);
+  CHECK(r.body == R"({"c1":{"topics":["alpha","zeta"]}})");
+  auto none = request(s.port(), "GET", "/connectors/my%20c/topics");
+  CHECK(none.status == 200);
+  CHECK(none.j() == json::parse(R"({"my c":{"topics":[]}})"));
+
+  auto reset = request(s.port(), "PUT", "/connectors/c1/topics/reset");
+  CHECK(reset.status == 202);
+  CHECK(reset.body.empty());
+  CHECK(request(s.port(), "GET", "/connectors/c1/topics").j() == json::parse(R"({"c1":{"topics":[]}})"));
+  CHECK(s.herder.calls_snapshot() == std::vector<std::string>{"reset-topics c1"});
+  check_error_body(request(s.port(), "POST", "/connectors/c1/topics/reset"), 405);
 }
 
 TEST_CASE("GET connector plugin config lists ConfigKeyInfo, unknown plugin is 404", "[rest]") {
