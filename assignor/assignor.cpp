@@ -8,6 +8,7 @@
 #include "assignor/assignor.h"
 
 #include <algorithm>
+#include <iterator>
 #include <deque>
 #include <cstdint>
 #include <numeric>
@@ -273,13 +274,16 @@ std::vector<int64_t> excess_per_worker(const std::vector<int64_t>& load, int64_t
 }
 
 // Connect's water-filling (assignConnectors/assignTasks) in counts only:
-// workers sorted by (load, member order), and each pass gives one item to every
+// workers sorted by (load, preference descending, member order), and each pass gives one item to every
 // worker of the lowest level. Returns how many items each worker receives.
 std::vector<int64_t> water_fill_quota(const std::vector<int64_t>& load, int64_t items,
-                                      std::vector<int32_t>* order_out) {
+                                      std::vector<int32_t>* order_out, const std::vector<uint8_t>& preference) {
   std::vector<int32_t> order(load.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return load[a] < load[b]; });
+  // Lowest load first; among equal loads the higher preference first.
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    return load[a] != load[b] ? load[a] < load[b] : preference[a] > preference[b];
+  });
   std::vector<int64_t> quota(load.size(), 0);
   if (!order.empty() && items > 0) {
     // `up_to` is the length of the prefix at the lowest level.
@@ -431,15 +435,19 @@ AssignmentResult IncrementalCooperativeAssignor::assign(const LeaderState& state
   LeaderState next;
   next.scheduled_rebalance_ms = state.scheduled_rebalance_ms;
   next.candidate_workers = state.candidate_workers;
+  next.members_before_delay = state.members_before_delay;
   next.revoked_in_previous = state.revoked_in_previous;
   next.num_successive_revoking_rebalances = state.num_successive_revoking_rebalances;
   int32_t delay = state.delay_ms;
   bool release_lost = false;
-  std::vector<uint8_t> returning(W, 0);  // candidates of a delay that expires now
+  // Candidates of a delay that expires now: 2 = arrived since the loss,
+  // 1 = was there before (an idle worker), 0 = not a candidate.
+  std::vector<uint8_t> returning(W, 0);
   auto reset_delay = [&] {
     delay = 0;
     next.scheduled_rebalance_ms = 0;
     next.candidate_workers.clear();
+    next.members_before_delay.clear();
   };
   std::vector<std::string> member_ids;
   member_ids.reserve(W);
@@ -464,7 +472,10 @@ AssignmentResult IncrementalCooperativeAssignor::assign(const LeaderState& state
     for (size_t wi = 0; wi < W; ++wi)
       if (std::find(state.candidate_workers.begin(), state.candidate_workers.end(), member_ids[wi]) !=
           state.candidate_workers.end())
-        returning[wi] = 1;
+        returning[wi] = std::binary_search(state.members_before_delay.begin(), state.members_before_delay.end(),
+                                           member_ids[wi])
+                            ? 1
+                            : 2;
     reset_delay();
     next.revoked_in_previous = false;
   } else {
@@ -479,6 +490,10 @@ AssignmentResult IncrementalCooperativeAssignor::assign(const LeaderState& state
       delay = static_cast<int32_t>(std::clamp<int64_t>(remaining, 0, max_delay_ms_));
     } else {
       delay = max_delay_ms_;
+      // Those that stayed through the loss (the lost ones are gone now).
+      next.members_before_delay.clear();
+      std::set_intersection(state.previous_members.begin(), state.previous_members.end(), member_ids.begin(),
+                            member_ids.end(), std::back_inserter(next.members_before_delay));
     }
     next.scheduled_rebalance_ms = ctx.now_ms + delay;
   }
@@ -699,7 +714,7 @@ AssignmentResult IncrementalCooperativeAssignor::assign(const LeaderState& state
     std::vector<int64_t> load(W);
     for (size_t wi = 0; wi < W; ++wi) load[wi] = static_cast<int64_t>(workers[wi].next_conns.size());
     std::vector<int32_t> order;
-    auto quota = water_fill_quota(load, static_cast<int64_t>(pool_conns.size()), &order);
+    auto quota = water_fill_quota(load, static_cast<int64_t>(pool_conns.size()), &order, returning);
     // Deal one per pass to the workers that still have quota, lowest first.
     size_t next_item = 0;
     while (next_item < pool_conns.size()) {
@@ -767,13 +782,17 @@ AssignmentResult IncrementalCooperativeAssignor::assign(const LeaderState& state
       eligible[wi] = load[wi] <= level ? 1 : 0;
     }
     int64_t extras = left;
-    // The items above the level go to returning candidates first (3.4 step 4).
-    {
-      int64_t eligible_returning = 0;
-      for (size_t wi = 0; wi < W; ++wi) eligible_returning += (eligible[wi] && returning[wi]) ? 1 : 0;
-      if (eligible_returning > 0 && eligible_returning >= extras)
+    // The items above the level go to returning candidates first (3.4 step
+    // 4), those that arrived since the loss before idle ones, as long as
+    // enough of them can take one.
+    for (uint8_t rank = 2; rank >= 1; --rank) {
+      int64_t eligible_ranked = 0;
+      for (size_t wi = 0; wi < W; ++wi) eligible_ranked += (eligible[wi] && returning[wi] >= rank) ? 1 : 0;
+      if (eligible_ranked > 0 && eligible_ranked >= extras) {
         for (size_t wi = 0; wi < W; ++wi)
-          if (!returning[wi]) eligible[wi] = 0;
+          if (returning[wi] < rank) eligible[wi] = 0;
+        break;
+      }
     }
     bool extras_gone = false;  // set when the last extra is taken
     auto cap = [&](size_t wi) -> int64_t { return quota[wi] + ((extras > 0 && eligible[wi]) ? 1 : 0); };

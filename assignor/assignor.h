@@ -96,6 +96,11 @@ struct LeaderState {
   /// Candidate workers for lost work: members seen empty while a delay runs,
   /// in the order they were first seen.
   std::vector<std::string> candidate_workers;
+  /// Members that stayed through the loss that started the pending delay
+  /// (in the round before it and still there), sorted: a candidate not among
+  /// them has arrived since (most likely the lost worker coming back) and is
+  /// preferred over an idle one at expiry.
+  std::vector<std::string> members_before_delay;
   bool revoked_in_previous = false;          ///< the last round revoked for load balancing
   int32_t num_successive_revoking_rebalances = 0;  ///< n for the successive-revocation backoff
 
