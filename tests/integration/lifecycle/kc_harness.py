@@ -6,9 +6,12 @@ Python 3 standard library only. `failures` collects failed checks.
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
+import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -231,7 +234,10 @@ def wait_healthy(workers, timeout_s=90):
 
 
 def stop_all(workers, broker):
-    """SIGTERM to every worker and the broker; SIGKILL what is still alive after 15 s."""
+    """Thaws the broker (a test may have frozen it), SIGTERM to every worker
+    and the broker; SIGKILL what is still alive after 15 s."""
+    if broker is not None and broker.poll() is None:
+        broker.send_signal(signal.SIGCONT)
     for w in workers:
         if w.alive():
             w.signal(signal.SIGTERM)
@@ -244,3 +250,41 @@ def stop_all(workers, broker):
             broker.wait(timeout=5)
         except subprocess.TimeoutExpired:
             broker.kill()
+
+
+class Cluster:
+    """What a test started, for run_main to stop: its workers and broker."""
+
+    def __init__(self):
+        self.workers = []
+        self.broker = None
+
+
+def run_main(prefix, scenario):
+    """The shared main of the process-level tests. Makes a work directory,
+    runs scenario(kc, work, cluster) with kc = argv[1] (the kconnectd binary)
+    and a Cluster the scenario fills, stops what it started, keeps the logs
+    on failure or with KC_KEEP=1, and prints the failed checks. An Abort in
+    the scenario is one failed check. Returns the exit status (0 = passed)."""
+    kc = os.path.abspath(sys.argv[1])
+    work = tempfile.mkdtemp(prefix=prefix)
+    say(f"work directory {work}")
+    cluster = Cluster()
+    try:
+        scenario(kc, work, cluster)
+    except Abort as e:
+        say(f"FAIL: {e}")
+        failures.append(str(e))
+    finally:
+        stop_all(cluster.workers, cluster.broker)
+        if failures or os.environ.get("KC_KEEP") == "1":
+            print(f"logs kept in {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    if failures:
+        print(f"{len(failures)} check(s) failed:")
+        for f in failures:
+            print(f"  - {f}")
+        return 1
+    print("OK")
+    return 0

@@ -32,13 +32,12 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.request
 
-from kc_harness import (Abort, Worker, check, create_connector, failures, http, running_owners, say, start_broker,
-                        stop_all, wait_for, wait_healthy)
+from kc_harness import (Abort, Worker, check, create_connector, http, run_main, running_owners, say, start_broker,
+                        wait_for, wait_healthy)
 
 SEQ = "operator-seq"
 SEQ_TOPIC = "operator-seq-data"
@@ -259,6 +258,7 @@ def metrics_check(workers, work):
 
 
 def join_rebalance(workers, kc, work, bootstrap):
+    """Step 3; appends the fourth worker to `workers`."""
     if not create_connector(workers, {"name": SEQ, "config": {
             "connector.class": "SequenceSource", "topic": SEQ_TOPIC, "tasks.max": str(SEQ_TASKS),
             "throughput": "20"}}):
@@ -292,7 +292,9 @@ def join_rebalance(workers, kc, work, bootstrap):
     t.start()
     time.sleep(0.5)
     w4 = Worker(4, kc, work, bootstrap, group="operator-test", overrides=OVERRIDES)
-    all4 = workers + [w4]
+    old = list(workers)
+    workers.append(w4)  # the caller's list: stopped at the end
+    all4 = workers
     balanced = wait_for(lambda: spread(all4, [1, 1, 2, 2]), 120, 0.25)
     time.sleep(1.0)
     stop.set()
@@ -308,7 +310,7 @@ def join_rebalance(workers, kc, work, bootstrap):
     check(not odd, f"/health gave only 200 healthy or 503 rebalancing (others: {odd})")
 
     # The revoke round on an old worker, then the assign round on the new one.
-    revokes = [(w, r) for w in workers for r in (w.rebalances() or [])
+    revokes = [(w, r) for w in old for r in (w.rebalances() or [])
                if r["generation"] > gen_before and r["revoked"]["tasks"]]
     assigns = [r for r in (w4.rebalances() or []) if r["assigned"]["tasks"]]
     check(revokes, f"/rebalances of an old worker shows a round revoking tasks after the join: "
@@ -334,40 +336,18 @@ def join_rebalance(workers, kc, work, bootstrap):
     check(sorted(revoked) == sorted(moved_names) and all(after[t] == w4.worker_id for t in moved),
           f"exactly the tasks that moved were revoked, and they run on the new worker "
           f"(revoked {revoked}, moved {sorted(moved_names)})")
-    return all4
 
 
-def main():
-    kc = os.path.abspath(sys.argv[1])
-    work = tempfile.mkdtemp(prefix="kc-operator-")
-    say(f"work directory {work}")
-    broker = None
-    workers = []
-    try:
-        broker, bootstrap = start_broker(kc, work, [f"{SEQ_TOPIC}:6", "quickstart-lines:1"])
-        say(f"mock broker at {bootstrap}")
-        workers = [Worker(n, kc, work, bootstrap, group="operator-test", overrides=OVERRIDES) for n in (1, 2, 3)]
-        wait_healthy(workers)
-        say("workers healthy on ports " + ", ".join(str(w.port) for w in workers))
-        quickstart_workflow(workers, work)
-        workers = join_rebalance(workers, kc, work, bootstrap)
-    except Abort as e:
-        say(f"FAIL: {e}")
-        failures.append(str(e))
-    finally:
-        stop_all(workers, broker)
-        if failures or os.environ.get("KC_KEEP") == "1":
-            print(f"logs kept in {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
-    if failures:
-        print(f"{len(failures)} check(s) failed:")
-        for f in failures:
-            print(f"  - {f}")
-        return 1
-    print("OK")
-    return 0
+def scenario(kc, work, cluster):
+    cluster.broker, bootstrap = start_broker(kc, work, [f"{SEQ_TOPIC}:6", "quickstart-lines:1"])
+    say(f"mock broker at {bootstrap}")
+    workers = cluster.workers = [Worker(n, kc, work, bootstrap, group="operator-test", overrides=OVERRIDES)
+                                 for n in (1, 2, 3)]
+    wait_healthy(workers)
+    say("workers healthy on ports " + ", ".join(str(w.port) for w in workers))
+    quickstart_workflow(workers, work)
+    join_rebalance(workers, kc, work, bootstrap)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main("kc-operator-", scenario))
