@@ -147,6 +147,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
 
   // ---- io-thread state
   bool io_accept_updates = false;
+  std::string kafka_cluster_id;  ///< set by start(), read-only afterwards (GET /)
   std::set<std::string> io_known_connectors;
   int32_t io_generation = -1;
   bool io_is_leader = false;
@@ -228,6 +229,8 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
 
   Status start() {
     if (auto st = open_stores(); !st) return st;
+    // Bounded: a broker that does not report one must not hold up startup.
+    kafka_cluster_id = config_store->kafka_cluster_id(std::min(cfg.request_timeout_ms, 5000));
     status_listener = std::make_unique<runtime::StatusStoreListener>(*status_store, cfg.worker_id);
     runtime::WorkerOptions wo;
     wo.worker_id = cfg.worker_id;
@@ -1211,7 +1214,7 @@ void DistributedHerder::health(rest::Callback<rest::Health> cb) {
 }
 
 void DistributedHerder::worker_info(rest::Callback<rest::WorkerInfo> cb) {
-  cb(rest::WorkerInfo{config_.worker_id, config_.advertised_url, ""});
+  cb(rest::WorkerInfo{config_.worker_id, config_.advertised_url, impl_->kafka_cluster_id});
 }
 
 // ------------------------------------------------------------------ HerderApi: writes

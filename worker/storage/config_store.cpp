@@ -242,4 +242,8 @@ Status ConfigBackingStore::put_target_state(const std::string& connector, Target
   return ok_status();
 }
 
+std::string ConfigBackingStore::kafka_cluster_id(int timeout_ms) const {
+  return cluster_id(producer_->handle(), timeout_ms);
+}
+
 }  // namespace kc::storage

@@ -120,6 +120,10 @@ class ConfigBackingStore {
   /// The topic name.
   const std::string& topic() const { return options_.topic; }
 
+  /// The id of the Kafka cluster this store talks to (GET / reports it), or
+  /// "" when the broker does not say within `timeout_ms`. Blocking.
+  std::string kafka_cluster_id(int timeout_ms) const;
+
  private:
   ConfigBackingStore(Options options, UpdateListener listener);
   Status write(const std::vector<std::pair<std::string, std::optional<std::string>>>& records, int timeout_ms);

@@ -308,6 +308,14 @@ Status TopicReader::read_to_end(int timeout_ms, const std::function<void(const R
   return ok_status();
 }
 
+std::string cluster_id(rd_kafka_t* rk, int timeout_ms) {
+  char* id = rd_kafka_clusterid(rk, timeout_ms);
+  if (id == nullptr) return {};
+  std::string out(id);
+  rd_kafka_mem_free(rk, id);
+  return out;
+}
+
 Result<InternalTopic> open_internal_topic(const ClientProps& client, const TopicSpec& spec,
                                           const std::string& client_id, ClientProps producer_overrides,
                                           ClientProps reader_overrides, int timeout_ms,

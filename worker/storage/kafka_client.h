@@ -141,6 +141,10 @@ Result<int> ensure_topic(const ClientProps& props, const TopicSpec& spec, int ti
 /// client, which costs about a second in librdkafka).
 Result<int> ensure_topic(rd_kafka_t* rk, const TopicSpec& spec, int timeout_ms);
 
+/// The Kafka cluster id the client's broker reports (Metadata v2+), or ""
+/// when it is unknown within `timeout_ms`. Blocking.
+std::string cluster_id(rd_kafka_t* rk, int timeout_ms);
+
 /// The producer and the whole-topic reader of one internal topic (config,
 /// offsets or status), and its partition count.
 struct InternalTopic {

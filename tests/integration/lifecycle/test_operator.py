@@ -73,7 +73,8 @@ def quickstart_workflow(workers, work):
     say(f"leader {leader.worker_id}; writes go to follower {followers[0].worker_id}")
 
     code, body = http("GET", f + "/")
-    check(code == 200 and has_keys(body, ["version", "commit", "kafka_cluster_id"]), f"GET / -> {code} {body}")
+    check(code == 200 and has_keys(body, ["version", "commit", "kafka_cluster_id"]) and body["kafka_cluster_id"],
+          f"GET / -> 200 with version, commit and the Kafka cluster id ({code} {body})")
 
     code, body = http("GET", f + "/connector-plugins")
     classes = [p.get("class") for p in body] if isinstance(body, list) else []
