@@ -154,13 +154,9 @@ class Worker:
         return len(re.findall(r"rebalance started", self.log()))
 
     def rebalances(self):
-        """GET /rebalances as a list of records, or None (no endpoint yet)."""
+        """GET /rebalances (a JSON array of records), or None when it does not answer 200."""
         code, body = http("GET", self.url + "/rebalances", timeout=2)
-        if code != 200:
-            return None
-        if isinstance(body, dict):
-            body = body.get("rebalances", body.get("history"))
-        return body if isinstance(body, list) else None
+        return body if code == 200 and isinstance(body, list) else None
 
     def healthy(self):
         code, _ = http("GET", self.url + "/health", timeout=2)

@@ -19,7 +19,7 @@ Then:
     - both peers see the departure at once: a rebalance starts on each
       < session.timeout.ms / 2 after the SIGTERM (without LeaveGroup the
       broker would wait session.timeout.ms); both complete it (a higher
-      generation applied, from their logs; GET /rebalances when present)
+      generation applied, from their logs and GET /rebalances)
       < session.timeout.ms, or < session.timeout.ms / 2 with
       KC_LIFECYCLE_STRICT=1: librdkafka's mock broker itself waits
       session.timeout.ms - 1 s after a LeaveGroup before electing a leader
