@@ -66,6 +66,9 @@ void StatusStoreListener::on_topic_active(const ConnectorTaskId& id, const std::
 struct Worker::TaskRunner {
   ConnectorTaskId id;
   std::atomic<bool> stop_requested{false};
+  /// The task missed its graceful stop: it is forgotten by the Worker and cut
+  /// off from Kafka; whatever it does later is discarded (no status, no
+  /// metrics, no produce, no offset commit).
   std::atomic<bool> cancelled{false};
   std::atomic<bool> paused{false};
   std::mutex mu;
@@ -73,6 +76,45 @@ struct Worker::TaskRunner {
   bool finished = false;
   std::mutex join_mu;
   std::thread thread;
+
+  // The task's Kafka client, reachable from the thread that cuts the task
+  // off. The task thread holds kafka_mu only around short client calls
+  // (consumer poll of at most 100 ms, subscribe, pause/resume, issuing an
+  // offset commit, a source offset commit) and checks `cancelled` under it
+  // first; it clears the pointers under it before it closes or destroys the
+  // client itself. So librdkafka never sees a close racing a consumer call.
+  std::mutex kafka_mu;
+  rd_kafka_t* consumer = nullptr;  ///< sink consumer until closed; guarded by kafka_mu
+  rd_kafka_t* producer = nullptr;  ///< source producer until destroyed; guarded by kafka_mu
+  bool kafka_cut = false;          ///< cut_off() already ran; guarded by kafka_mu
+
+  /// Cuts the task off from Kafka (Connect's KAFKA-15826 fix): marks it
+  /// cancelled and stopping, then closes its sink consumer (which leaves
+  /// group `connect-<connector>` at once; the revocation commits nothing for
+  /// a cancelled task) or purges its source producer's queued and in-flight
+  /// records (later sends are refused by the task loop). Blocks only for a
+  /// client call already under way on the task thread and for the
+  /// consumer's LeaveGroup. Idempotent: a second call waits for the first to
+  /// finish and returns "". Returns what it did, for the log ("" if the
+  /// client was already closed by the task itself).
+  std::string cut_off() {
+    stop_requested.store(true);
+    cancelled.store(true);
+    std::lock_guard lk(kafka_mu);
+    if (kafka_cut) return "";
+    kafka_cut = true;
+    std::string what;
+    if (consumer) {
+      rd_kafka_consumer_close(consumer);
+      consumer = nullptr;
+      what = "consumer closed, left group connect-" + id.connector;
+    }
+    if (producer) {
+      rd_kafka_purge(producer, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+      what = "producer purged";
+    }
+    return what;
+  }
 
   bool wait_until(Clock::time_point deadline) {
     std::unique_lock lk(mu);
@@ -194,6 +236,13 @@ void report_startup(const TaskEnv& env, bool& reported, bool ok) {
   if (env.options.metrics) env.options.metrics->task_startup_result(ok);
 }
 
+/// The task's metrics, or null once it was cancelled (late results of an
+/// abandoned task change no metrics).
+template <typename Runner>
+metrics::TaskMetrics* live_metrics(const TaskEnv& env, const Runner& r) {
+  return r.cancelled.load() ? nullptr : env.tm.get();
+}
+
 template <typename Runner>
 void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, Runner& r) {
   const auto& id = r.id;
@@ -205,22 +254,30 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
   std::map<std::string, std::pair<storage::SourcePartition, storage::SourceOffset>> pending;
   std::unique_ptr<storage::Producer> producer;
 
-  auto commit_pending = [&]() -> Status {
+  // Commits `pending` once the producer acknowledged every record. nullopt
+  // when skipped because the task was cut off.
+  auto commit_pending = [&]() -> std::optional<Status> {
     auto st = producer->flush(env.options.offset_flush_timeout_ms);
+    if (r.cancelled.load()) return std::nullopt;  // purged under us: nothing to commit
     if (!st) return st;
     if (delivery_failed->load()) return Error{"produce", "a record failed to be delivered"};
     if (!env.offsets) return ok_status();
     std::vector<std::pair<storage::SourcePartition, std::optional<storage::SourceOffset>>> batch;
     for (const auto& [_, po] : pending) batch.emplace_back(po.first, po.second);
+    // Checked and written under kafka_mu: once cut_off() returned, no commit
+    // of this task can land (a cut-off waits for one already under way).
+    std::lock_guard lk(r.kafka_mu);
+    if (r.cancelled.load()) return std::nullopt;
     st = env.offsets->commit(id.connector, batch, env.options.offset_flush_timeout_ms);
     if (st) pending.clear();
     return st;
   };
   auto commit = [&]() -> Status {
-    if (pending.empty()) return ok_status();
+    if (pending.empty() || r.cancelled.load()) return ok_status();
     auto st = commit_pending();
-    if (env.tm) env.tm->offset_commit(st.ok());
-    return st;
+    if (!st) return ok_status();
+    if (auto* tm = live_metrics(env, r)) tm->offset_commit(st->ok());
+    return *st;
   };
   bool startup_reported = false;
 
@@ -233,6 +290,11 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
     auto p = storage::Producer::create(env.options.client, overrides);
     if (!p) throw connectors::ConnectError("could not create producer: " + p.error().to_string());
     producer = std::move(p).value();
+    {
+      std::lock_guard lk(r.kafka_mu);
+      if (r.cancelled.load()) throw connectors::ConnectError("cut off before it started");
+      r.producer = producer->handle();
+    }
     // Offsets may have been committed by the previous owner on another worker.
     if (env.offsets) {
       auto st = env.offsets->read_to_end(std::max(env.options.offset_flush_timeout_ms, 10000));
@@ -252,7 +314,8 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
       }
       if (!paused) {
         auto records = task->poll();
-        if (env.tm && !records.empty()) env.tm->source_polled(records.size());
+        if (r.cancelled.load()) break;  // cut off while in poll(): its records are dropped
+        if (auto* tm = live_metrics(env, r); tm && !records.empty()) tm->source_polled(records.size());
         for (auto& rec : records) {
           auto k = env.key_conv->from_connect(rec.topic, rec.key);
           if (!k) throw connectors::ConnectError("key conversion failed: " + k.error().to_string());
@@ -267,8 +330,16 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
               },
               rec.kafka_partition.value_or(-1));
           if (!st) throw connectors::ConnectError(st.error().to_string());
+          // cut_off() sets `cancelled` before it purges. If it is not set
+          // yet, the purge comes after this send and removes the record if
+          // it is still queued; if it is set, the purge may have run
+          // before the send, so purge again here.
+          if (r.cancelled.load()) {
+            rd_kafka_purge(producer->handle(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+            break;
+          }
           active_topics.record(env, id, rec.topic);
-          if (env.tm) env.tm->source_written(1);
+          if (auto* tm = live_metrics(env, r)) tm->source_written(1);
           pending[storage::encode_offset_key(id.connector, rec.source_partition)] = {rec.source_partition,
                                                                                      rec.source_offset};
         }
@@ -292,8 +363,8 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
   }
   // Final commit: the next owner resumes from here. Skipped when records
   // failed delivery (their offsets must not be committed) or the task was
-  // cancelled after its graceful timeout.
-  if (producer && !delivery_failed_flag && !r.cancelled.load()) {
+  // cut off after its graceful timeout (commit() checks that under kafka_mu).
+  if (producer && !delivery_failed_flag) {
     auto st = commit();
     if (!st) spdlog::error("{}: final offset commit failed: {}", id.to_string(), st.error().to_string());
   }
@@ -302,8 +373,16 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
   } catch (const std::exception& e) {
     if (!failure) failure = trace_of(e, "stop of source task " + id.to_string());
   }
+  if (producer) {
+    std::lock_guard lk(r.kafka_mu);
+    r.producer = nullptr;
+  }
   producer.reset();
-  if (failure) {
+  if (r.cancelled.load()) {
+    // Late end of an abandoned task: its failure (often the purge's delivery
+    // errors) is nobody's business any more.
+    spdlog::info("abandoned task {} ended{}", id.to_string(), failure ? " (failed)" : "");
+  } else if (failure) {
     spdlog::error("task {} failed: {}", id.to_string(), *failure);
     report_task(env, r, StatusState::Failed, failure);
   } else {
@@ -312,19 +391,33 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
   if (env.observer) env.observer->on_task_stop(env.options.worker_id, id);
 }
 
-/// Sink consumer state shared with librdkafka's rebalance callback (which
-/// runs inside rd_kafka_consumer_poll / close, i.e. on the task thread).
+/// Sink consumer state shared with librdkafka's rebalance callback. The
+/// callback runs inside rd_kafka_consumer_poll / close: on the task thread,
+/// or on the thread that cuts the task off (its consumer close). In the
+/// latter case it only reads the atomics and touches no other member.
 struct SinkState {
   connectors::SinkTask* task = nullptr;
   ConnectorTaskId id;
   connectors::TopicPartitionOffsets consumed;   ///< next offset per partition, written to the plugin
   connectors::TopicPartitionOffsets committed;  ///< what the group has
   std::optional<std::string> failure;
-  bool cancelled = false;
+  /// No more commits: set by the task thread before its own close.
+  std::atomic<bool> cancelled{false};
+  /// The runner's flag, set by the thread that cuts the task off.
+  const std::atomic<bool>* abandoned = nullptr;
+  std::mutex* kafka_mu = nullptr;      ///< the runner's kafka_mu
+  int commit_timeout_ms = 5000;        ///< offset.flush.timeout.ms
   metrics::TaskMetrics* tm = nullptr;  ///< offset-commit counts; may be null
 
+  /// True once nothing may be committed any more.
+  bool discarded() const { return cancelled.load() || (abandoned && abandoned->load()); }
+
   /// Flushes the plugin and commits `consumed` for `only` (all if null).
-  Status commit(rd_kafka_t* rk, const rd_kafka_topic_partition_list_t* only) {
+  /// `locked`: the caller already holds kafka_mu (the rebalance callback,
+  /// inside a consumer call); otherwise it is taken just to issue the commit,
+  /// and the reply is awaited without it, so a cut-off never waits for a
+  /// slow broker. A commit is issued only if the task was not cut off.
+  Status commit(rd_kafka_t* rk, const rd_kafka_topic_partition_list_t* only, bool locked) {
     connectors::TopicPartitionOffsets todo;
     for (const auto& [tp, off] : consumed) {
       bool in = !only;
@@ -333,19 +426,41 @@ struct SinkState {
       auto c = committed.find(tp);
       if (in && (c == committed.end() || c->second != off)) todo[tp] = off;
     }
-    if (todo.empty() || cancelled) return ok_status();
+    if (todo.empty() || discarded()) return ok_status();
     try {
       task->flush(todo);
     } catch (const std::exception& e) {
-      if (tm) tm->offset_commit(false);
+      if (tm && !discarded()) tm->offset_commit(false);
       return Error{"flush", e.what()};
     }
     auto* list = rd_kafka_topic_partition_list_new(static_cast<int>(todo.size()));
     for (const auto& [tp, off] : todo) rd_kafka_topic_partition_list_add(list, tp.first.c_str(), tp.second)->offset = off;
-    auto err = rd_kafka_commit(rk, list, 0);
+    rd_kafka_queue_t* replies = rd_kafka_queue_new(rk);
+    rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR;
+    bool issued = false;
+    {
+      std::unique_lock<std::mutex> lk;
+      if (!locked && kafka_mu) lk = std::unique_lock(*kafka_mu);
+      if (!discarded()) {
+        err = rd_kafka_commit_queue(rk, list, replies, nullptr, nullptr);
+        issued = true;
+      }
+    }
     rd_kafka_topic_partition_list_destroy(list);
+    if (issued && !err) {
+      err = RD_KAFKA_RESP_ERR__TIMED_OUT;
+      const auto deadline = Clock::now() + std::chrono::milliseconds(commit_timeout_ms);
+      while (rd_kafka_event_t* ev = rd_kafka_queue_poll(replies, remaining_ms(deadline))) {
+        const bool done = rd_kafka_event_type(ev) == RD_KAFKA_EVENT_OFFSET_COMMIT;
+        if (done) err = rd_kafka_event_error(ev);
+        rd_kafka_event_destroy(ev);
+        if (done) break;
+      }
+    }
+    rd_kafka_queue_destroy(replies);
+    if (!issued) return ok_status();  // cut off during the plugin's flush()
     const bool failed = err && err != RD_KAFKA_RESP_ERR__NO_OFFSET;
-    if (tm) tm->offset_commit(!failed);
+    if (tm && !discarded()) tm->offset_commit(!failed);
     if (failed) return Error{"commit", rd_kafka_err2str(err)};
     for (const auto& [tp, off] : todo) committed[tp] = off;
     return ok_status();
@@ -360,10 +475,18 @@ void sink_rebalance_cb(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_p
     else rd_kafka_assign(rk, parts);
     return;
   }
+  if (s->abandoned && s->abandoned->load()) {
+    // Cut off (maybe called from the cutting thread's close while the task
+    // thread is still in the plugin): give the partitions up, commit nothing
+    // and leave the task thread's maps alone.
+    if (cooperative) rd_kafka_error_destroy(rd_kafka_incremental_unassign(rk, parts));
+    else rd_kafka_assign(rk, nullptr);
+    return;
+  }
   // Revoked (or lost): commit what was written for those partitions first,
   // so their next owner starts after it.
   if (!rd_kafka_assignment_lost(rk)) {
-    auto st = s->commit(rk, parts);
+    auto st = s->commit(rk, parts, /*locked=*/true);
     if (!st) spdlog::warn("{}: commit on revocation failed: {}", s->id.to_string(), st.error().to_string());
   }
   for (int i = 0; i < parts->cnt; ++i) {
@@ -382,9 +505,13 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
   SinkState state;
   state.task = task.get();
   state.id = id;
+  state.abandoned = &r.cancelled;
+  state.kafka_mu = &r.kafka_mu;
+  state.commit_timeout_ms = env.options.offset_flush_timeout_ms;
   state.tm = env.tm.get();
   bool startup_reported = false;
   storage::RdKafkaPtr consumer;
+  bool registered = false;  ///< r.consumer was set: cut_off() may close it
   bool started = false;
 
   if (env.observer) env.observer->on_task_start(env.options.worker_id, id);
@@ -403,6 +530,12 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
     if (!c) throw connectors::ConnectError("could not create consumer: " + c.error().to_string());
     consumer = std::move(c).value();
     rd_kafka_poll_set_consumer(consumer.get());
+    {
+      std::lock_guard lk(r.kafka_mu);
+      if (r.cancelled.load()) throw connectors::ConnectError("cut off before it started");
+      r.consumer = consumer.get();
+      registered = true;
+    }
 
     task->start(env.task_config);
     started = true;
@@ -414,7 +547,11 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
       topics = {rx->second.rfind('^', 0) == 0 ? rx->second : "^" + rx->second};
     auto* sub = rd_kafka_topic_partition_list_new(static_cast<int>(topics.size()));
     for (const auto& t : topics) rd_kafka_topic_partition_list_add(sub, t.c_str(), RD_KAFKA_PARTITION_UA);
-    auto err = rd_kafka_subscribe(consumer.get(), sub);
+    rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR;
+    {
+      std::lock_guard lk(r.kafka_mu);
+      if (!r.cancelled.load()) err = rd_kafka_subscribe(consumer.get(), sub);
+    }
     rd_kafka_topic_partition_list_destroy(sub);
     if (err) throw connectors::ConnectError(std::string("subscribe failed: ") + rd_kafka_err2str(err));
 
@@ -425,11 +562,15 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
     while (!r.stop_requested.load()) {
       bool paused = r.paused.load();
       if (paused != was_paused) {
-        rd_kafka_topic_partition_list_t* assigned = nullptr;
-        if (rd_kafka_assignment(consumer.get(), &assigned) == RD_KAFKA_RESP_ERR_NO_ERROR && assigned) {
-          if (paused) rd_kafka_pause_partitions(consumer.get(), assigned);
-          else rd_kafka_resume_partitions(consumer.get(), assigned);
-          rd_kafka_topic_partition_list_destroy(assigned);
+        {
+          std::lock_guard lk(r.kafka_mu);
+          rd_kafka_topic_partition_list_t* assigned = nullptr;
+          if (!r.cancelled.load() && rd_kafka_assignment(consumer.get(), &assigned) == RD_KAFKA_RESP_ERR_NO_ERROR &&
+              assigned) {
+            if (paused) rd_kafka_pause_partitions(consumer.get(), assigned);
+            else rd_kafka_resume_partitions(consumer.get(), assigned);
+            rd_kafka_topic_partition_list_destroy(assigned);
+          }
         }
         report_task(env, r, paused ? StatusState::Paused : StatusState::Running);
         was_paused = paused;
@@ -437,7 +578,13 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
       std::vector<connectors::SinkRecord> batch;
       int wait = 100;
       while (static_cast<int>(batch.size()) < env.options.sink_max_batch) {
-        rd_kafka_message_t* m = rd_kafka_consumer_poll(consumer.get(), wait);
+        rd_kafka_message_t* m = nullptr;
+        {
+          // One short call per lock: a cut-off waits at most this poll.
+          std::lock_guard lk(r.kafka_mu);
+          if (r.cancelled.load()) break;
+          m = rd_kafka_consumer_poll(consumer.get(), wait);
+        }
         wait = 0;
         if (!m) break;
         if (m->err) {
@@ -464,17 +611,17 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
         rec.value = std::move(v).value();
         batch.push_back(std::move(rec));
       }
-      if (!batch.empty()) {
-        if (env.tm) env.tm->sink_read(batch.size());
+      if (!batch.empty() && !r.cancelled.load()) {
+        if (auto* tm = live_metrics(env, r)) tm->sink_read(batch.size());
         task->put(batch);
-        if (env.tm) env.tm->sink_sent(batch.size());
+        if (auto* tm = live_metrics(env, r)) tm->sink_sent(batch.size());
         for (const auto& rec : batch) {
           state.consumed[{rec.topic, rec.kafka_partition}] = rec.kafka_offset + 1;
           active_topics.record(env, id, rec.topic);
         }
       }
       if (Clock::now() - last_commit >= std::chrono::milliseconds(env.options.offset_flush_interval_ms)) {
-        auto st = state.commit(consumer.get(), nullptr);
+        auto st = state.commit(consumer.get(), nullptr, /*locked=*/false);
         if (!st) spdlog::error("{}: offset commit failed: {}", id.to_string(), st.error().to_string());
         last_commit = Clock::now();
       }
@@ -483,14 +630,20 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
     failure = trace_of(e, "sink task " + id.to_string());
     report_startup(env, startup_reported, false);
   }
-  state.cancelled = r.cancelled.load();
   if (consumer) {
+    // Skipped (inside commit) when the task was cut off.
     if (started && !failure) {
-      auto st = state.commit(consumer.get(), nullptr);
+      auto st = state.commit(consumer.get(), nullptr, /*locked=*/false);
       if (!st) spdlog::error("{}: final offset commit failed: {}", id.to_string(), st.error().to_string());
     }
-    state.cancelled = true;  // close() revokes everything; nothing more to write
-    rd_kafka_consumer_close(consumer.get());
+    bool close_here;
+    {
+      std::lock_guard lk(r.kafka_mu);
+      state.cancelled.store(true);  // close() revokes everything; nothing more to write
+      close_here = !registered || r.consumer != nullptr;  // else cut_off() already closed it
+      r.consumer = nullptr;
+    }
+    if (close_here) rd_kafka_consumer_close(consumer.get());
     consumer.reset();
   }
   if (started) {
@@ -500,7 +653,9 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
       if (!failure) failure = trace_of(e, "stop of sink task " + id.to_string());
     }
   }
-  if (failure) {
+  if (r.cancelled.load()) {
+    spdlog::info("abandoned task {} ended{}", id.to_string(), failure ? " (failed)" : "");
+  } else if (failure) {
     spdlog::error("task {} failed: {}", id.to_string(), *failure);
     report_task(env, r, StatusState::Failed, failure);
   } else {
@@ -659,21 +814,33 @@ Result<std::vector<ConfigMap>> Worker::connector_task_configs(const std::string&
 bool Worker::stop_connector(const std::string& name) { return stop_connectors({name}).empty(); }
 
 std::vector<std::string> Worker::stop_connectors(const std::vector<std::string>& names) {
+  signal_connectors(names);
+  return await_connectors(names,
+                          Clock::now() + std::chrono::milliseconds(options_.task_shutdown_graceful_timeout_ms));
+}
+
+void Worker::signal_connectors(const std::vector<std::string>& names) {
   std::vector<std::shared_ptr<ConnectorRunner>> runners;
   {
     std::lock_guard lk(mu_);
-    for (const auto& n : names) {
-      auto it = connectors_.find(n);
-      if (it == connectors_.end()) continue;
-      runners.push_back(it->second);
-    }
+    for (const auto& n : names)
+      if (auto it = connectors_.find(n); it != connectors_.end()) runners.push_back(it->second);
   }
   for (auto& r : runners) {
     std::lock_guard lk(r->mu);
     r->stop_requested = true;
     r->cv.notify_all();
   }
-  auto deadline = Clock::now() + std::chrono::milliseconds(options_.task_shutdown_graceful_timeout_ms);
+}
+
+std::vector<std::string> Worker::await_connectors(const std::vector<std::string>& names,
+                                                  std::chrono::steady_clock::time_point deadline) {
+  std::vector<std::shared_ptr<ConnectorRunner>> runners;
+  {
+    std::lock_guard lk(mu_);
+    for (const auto& n : names)
+      if (auto it = connectors_.find(n); it != connectors_.end()) runners.push_back(it->second);
+  }
   std::vector<std::string> timed_out;
   for (auto& r : runners) {
     bool ok = r->wait_until(deadline);
@@ -686,9 +853,9 @@ std::vector<std::string> Worker::stop_connectors(const std::vector<std::string>&
       update_running_metrics_locked();
     }
     if (!ok) {
-      r->cancelled.store(true);
-      cancelled_connectors_.push_back(r);
       timed_out.push_back(r->name);
+      if (r->cancelled.exchange(true)) continue;  // another caller abandoned it already
+      cancelled_connectors_.push_back(r);
       spdlog::warn("connector {} did not stop within {} ms; abandoning it", r->name,
                    options_.task_shutdown_graceful_timeout_ms);
     }
@@ -809,17 +976,28 @@ bool Worker::await_task_stopped(const ConnectorTaskId& id, int timeout_ms) {
     r = it->second;
   }
   bool ok = r->wait_until(Clock::now() + std::chrono::milliseconds(timeout_ms));
-  std::lock_guard lk(mu_);
-  auto it = tasks_.find(id);
-  if (it != tasks_.end() && it->second == r) {
-    tasks_.erase(it);
-    if (options_.metrics) options_.metrics->remove_task(id.connector, id.task);
-    update_running_metrics_locked();
+  bool first_to_abandon = false;
+  {
+    std::lock_guard lk(mu_);
+    // Cancelled before it is forgotten, so that no late status or metrics
+    // state of it follows the removal.
+    if (!ok) first_to_abandon = !r->cancelled.exchange(true);
+    auto it = tasks_.find(id);
+    if (it != tasks_.end() && it->second == r) {
+      tasks_.erase(it);
+      if (options_.metrics) options_.metrics->remove_task(id.connector, id.task);
+      update_running_metrics_locked();
+    }
+    if (first_to_abandon) cancelled_tasks_.push_back(r);
   }
   if (!ok) {
-    r->cancelled.store(true);
-    cancelled_tasks_.push_back(r);
-    spdlog::warn("task {} did not stop within {} ms; abandoning it", id.to_string(), timeout_ms);
+    // Outside mu_: closing the consumer waits for its LeaveGroup. Every
+    // caller that timed out returns only after the cut-off is done.
+    auto what = r->cut_off();
+    if (first_to_abandon || !what.empty())
+      spdlog::warn("task {} did not stop within the graceful timeout ({} ms); abandoned and cut off from Kafka ({})",
+                   id.to_string(), options_.task_shutdown_graceful_timeout_ms,
+                   what.empty() ? "its client was already closing" : what);
   }
   return ok;
 }
@@ -888,8 +1066,22 @@ void Worker::stop_all() {
     for (const auto& [id, _] : tasks_) ids.push_back(id);
     for (const auto& [n, _] : connectors_) names.push_back(n);
   }
-  stop_tasks(ids);
-  stop_connectors(names);
+  // Tasks and connectors are signalled together and awaited against one
+  // graceful-timeout deadline, so stop_all takes about one timeout at most.
+  for (const auto& id : ids) request_stop_task(id);
+  signal_connectors(names);
+  const auto deadline = Clock::now() + std::chrono::milliseconds(options_.task_shutdown_graceful_timeout_ms);
+  for (const auto& id : ids) await_task_stopped(id, remaining_ms(deadline));
+  await_connectors(names, deadline);
+  // Tasks abandoned earlier (stop_tasks / stop_tasks_async that timed out)
+  // were cut off by the call that abandoned them; if such a call is still
+  // cutting, wait for it so that every task is stopped or cut off now.
+  std::vector<std::shared_ptr<TaskRunner>> abandoned;
+  {
+    std::lock_guard lk(mu_);
+    abandoned = cancelled_tasks_;
+  }
+  for (auto& r : abandoned) r->cut_off();
 }
 
 }  // namespace kc::runtime

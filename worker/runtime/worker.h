@@ -9,6 +9,13 @@
 //   cooperative-sticky assignment, hands records to its plugin, and commits
 //   consumer offsets after the plugin's flush(), every interval, on
 //   partition revocation and on stop.
+// * a task that misses `task.shutdown.graceful.timeout.ms` is abandoned and
+//   cut off from Kafka at once (Connect's KAFKA-15826 fix): its consumer is
+//   closed (it leaves group `connect-<connector>`, so the task's next owner
+//   gets the partitions without waiting for a session timeout) or its
+//   producer purged, and whatever it does when its plugin call finally
+//   returns is discarded: no produce, no offset commit, no status, no
+//   metrics. Only the observer's on_task_stop still fires when it ends.
 //
 // Threads: every public method is thread-safe. Methods marked non-blocking
 // only spawn or signal threads and may run on the herder's io_context thread.
@@ -49,8 +56,9 @@ using storage::TargetState;
 /// the at-most-one-owner invariant across workers. Called on the task's
 /// thread: on_task_start just before the plugin's start(), on_task_stop
 /// after the plugin's stop() returned and its offsets were committed (also
-/// when the task failed, or was cancelled after the graceful timeout and
-/// then finally ended). Implementations must be thread-safe and quick.
+/// when the task failed, or was abandoned and cut off from Kafka after the
+/// graceful timeout and then finally ended; such a task committed nothing
+/// after the cut-off). Implementations must be thread-safe and quick.
 class TaskObserver {
  public:
   virtual ~TaskObserver() = default;
@@ -176,38 +184,66 @@ class Worker {
   void request_stop_task(const ConnectorTaskId& id);
 
   /// Waits until the task's thread ended, up to `timeout_ms`. Returns true
-  /// when it ended (it is then forgotten); on false the task is cancelled:
-  /// it is forgotten, its later output is ignored (no status, no offset
-  /// commit), and its thread is joined when the Worker is destroyed. Blocking.
+  /// when it ended (it is then forgotten). On false the task is abandoned
+  /// and, before this returns, cut off from Kafka from the calling thread:
+  /// a sink task's consumer is closed (it leaves group
+  /// `connect-<connector>`; nothing is committed on the way out) and a
+  /// source task's producer has its queued and in-flight records purged.
+  /// Its later output is discarded (no produce, no offset commit, no status,
+  /// no metrics; the observer's on_task_stop still fires when its thread
+  /// ends), and the thread is joined when the Worker is destroyed. One warn
+  /// line names the task and what was cut. The cut-off waits only for a
+  /// client call under way on the task thread (a consumer poll of at most
+  /// 100 ms, issuing an offset commit, or a source offset commit of at most
+  /// `offset.flush.timeout.ms` that started before it) and for the
+  /// consumer's LeaveGroup. Unknown ids return true. Blocking.
   bool await_task_stopped(const ConnectorTaskId& id, int timeout_ms);
 
   /// request_stop_task + await_task_stopped with the graceful timeout.
-  /// Returns when the task stopped and its offsets were committed, or the
-  /// timeout passed (false). Blocking.
+  /// Returns true when the task stopped and its offsets were committed;
+  /// false when the timeout passed, in which case the task has been cut off
+  /// from Kafka (see await_task_stopped). Blocking.
   bool stop_task(const ConnectorTaskId& id);
 
   /// Stops many tasks in parallel (signal all, then await all against one
   /// graceful-timeout deadline, like Connect's stopAndAwaitTasks). Returns
-  /// the ids that timed out. Blocking.
+  /// the ids that timed out; each of them has been cut off from Kafka
+  /// before this returns. Blocking.
   std::vector<ConnectorTaskId> stop_tasks(const std::vector<ConnectorTaskId>& ids);
 
   /// Non-blocking form of stop_tasks for the herder's io_context: signals
   /// every task now and calls `done(timed_out_ids)` on a helper thread when
-  /// all stopped or the graceful timeout passed. Post back to your executor
-  /// from `done`.
+  /// all stopped or the graceful timeout passed (the timed-out ones are cut
+  /// off from Kafka before `done` runs). Post back to your executor from
+  /// `done`.
   void stop_tasks_async(std::vector<ConnectorTaskId> ids,
                         std::function<void(std::vector<ConnectorTaskId> timed_out)> done);
 
   /// Ids of the tasks running (or failed but not stopped) here.
   std::set<ConnectorTaskId> task_ids() const;
 
-  /// Stops every task and connector (parallel, graceful timeout). Blocking.
+  /// Stops every task and connector: all are signalled at once and awaited
+  /// against one `task.shutdown.graceful.timeout.ms` deadline, so it returns
+  /// after about one graceful timeout at most (plus the cut-offs). When it
+  /// returns, every task that ran here is either stopped (offsets
+  /// committed) or abandoned and cut off from Kafka, including tasks
+  /// abandoned earlier by stop_tasks / stop_tasks_async; connectors that
+  /// missed the timeout are abandoned (left to finish in the background).
+  /// Nothing runs here any more that could produce or commit. The herder
+  /// calls it when it finds it has left the group, before it rejoins.
+  /// Blocking: call it from a worker pool thread, not the io_context.
   void stop_all();
 
  private:
   struct TaskRunner;
   struct ConnectorRunner;
   void reap_helpers();
+  /// Asks the named connectors' threads to stop. Non-blocking.
+  void signal_connectors(const std::vector<std::string>& names);
+  /// Waits for the named connectors until `deadline`, forgets them and
+  /// abandons those still running. Returns the abandoned names. Blocking.
+  std::vector<std::string> await_connectors(const std::vector<std::string>& names,
+                                            std::chrono::steady_clock::time_point deadline);
   void update_running_metrics_locked();  ///< running counts → metrics; mu_ held
 
   WorkerOptions options_;
@@ -221,7 +257,7 @@ class Worker {
   std::map<std::string, std::shared_ptr<ConnectorRunner>> connectors_;
   std::map<std::string, std::shared_ptr<connectors::Connector>> connector_instances_;
   std::map<std::string, ConfigMap> connector_configs_;
-  std::vector<std::shared_ptr<TaskRunner>> cancelled_tasks_;
+  std::vector<std::shared_ptr<TaskRunner>> cancelled_tasks_;  ///< abandoned (cut off); joined in ~Worker
   std::vector<std::shared_ptr<ConnectorRunner>> cancelled_connectors_;
   std::vector<std::thread> helpers_;                           ///< stop_tasks_async helpers
   std::vector<std::shared_ptr<std::atomic<bool>>> helper_done_;  ///< parallel to helpers_

@@ -1,0 +1,482 @@
+// A task that misses task.shutdown.graceful.timeout.ms is cut off from Kafka
+// at once (KAFKA-15826, issue 9 scenario 7): a sink task's consumer leaves
+// group connect-<connector> while the plugin's put() is still blocked, and a
+// source task's producer is purged; the late results of either reach neither
+// the topic, the group's committed offsets nor the offsets topic.
+// Runs the Worker against librdkafka's in-process mock cluster with test
+// plugins whose put() / poll() block on a gate the test opens.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <librdkafka/rdkafka.h>
+
+#include "worker/connectors/registry.h"
+#include "worker/runtime/worker.h"
+#include "worker/storage/mock_cluster.h"
+#include "worker/storage/offset_store.h"
+
+using namespace kc::storage;
+using kc::connect::ConnectorTaskId;
+using kc::runtime::Worker;
+using kc::runtime::WorkerOptions;
+namespace kconn = kc::connectors;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kGracefulMs = 1000;
+
+int64_t ms_since(Clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count();
+}
+
+template <typename F>
+bool eventually(F f, int timeout_ms) {
+  auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (Clock::now() < deadline) {
+    if (f()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return f();
+}
+
+/// A gate a plugin call blocks on once armed, until the test opens it.
+struct Gate {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool armed = false;
+  bool blocked = false;  ///< a plugin call is waiting at the gate now
+  bool open = false;
+
+  void reset() {
+    std::lock_guard lk(mu);
+    armed = blocked = open = false;
+  }
+  void arm() {
+    std::lock_guard lk(mu);
+    armed = true;
+  }
+  /// Called by the plugin; returns true when it blocked (and was let through).
+  bool pass() {
+    std::unique_lock lk(mu);
+    if (!armed) return false;
+    blocked = true;
+    cv.notify_all();
+    cv.wait(lk, [&] { return open; });
+    blocked = false;
+    return true;
+  }
+  bool wait_blocked(int timeout_ms) {
+    std::unique_lock lk(mu);
+    return cv.wait_for(lk, std::chrono::milliseconds(timeout_ms), [&] { return blocked; });
+  }
+  void release() {
+    std::lock_guard lk(mu);
+    open = true;
+    cv.notify_all();
+  }
+};
+
+Gate& sink_gate() {
+  static Gate g;
+  return g;
+}
+Gate& source_gate() {
+  static Gate g;
+  return g;
+}
+std::atomic<int64_t> g_sink_records{0};   ///< records put by the blocking sink
+std::atomic<int64_t> g_source_polls{0};   ///< polls of the blocking source that returned records
+std::atomic<int64_t> g_late_polls{0};     ///< polls of the blocking source after its gate opened
+
+/// Opens the gates when a test leaves (also on a failed REQUIRE), so the
+/// Worker's destructor can join the abandoned task threads. Declare it after
+/// the Worker so it runs first.
+struct OpenGatesOnExit {
+  ~OpenGatesOnExit() {
+    sink_gate().release();
+    source_gate().release();
+  }
+};
+
+class BlockingSinkTask : public kconn::SinkTask {
+ public:
+  void start(const kconn::ConfigMap&) override {}
+  void put(const std::vector<kconn::SinkRecord>& records) override {
+    sink_gate().pass();
+    g_sink_records += static_cast<int64_t>(records.size());
+  }
+  void flush(const kconn::TopicPartitionOffsets&) override {}
+  void stop() override {}
+};
+
+class BlockingSinkConnector : public kconn::Connector {
+ public:
+  kconn::ConnectorType type() const override { return kconn::ConnectorType::Sink; }
+  void start(const kconn::ConfigMap& c) override { config_ = c; }
+  std::vector<kconn::ConfigMap> task_configs(int) override { return {config_}; }
+  void stop() override {}
+  std::unique_ptr<kconn::SinkTask> create_sink_task() override { return std::make_unique<BlockingSinkTask>(); }
+
+ private:
+  kconn::ConfigMap config_;
+};
+
+/// Writes "v-<n>" with source offset {"seq": n}; once its gate is armed,
+/// poll() blocks, and after the gate opens it returns "late-<n>" records.
+class BlockingSourceTask : public kconn::SourceTask {
+ public:
+  void start(const kconn::ConfigMap& c, kconn::SourceTaskContext&) override { topic_ = c.at("topic"); }
+  std::vector<kconn::SourceRecord> poll() override {
+    bool late = source_gate().pass();
+    if (late) ++g_late_polls;
+    else std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::vector<kconn::SourceRecord> out;
+    for (int i = 0; i < 10; ++i, ++next_) {
+      kconn::SourceRecord r;
+      r.topic = topic_;
+      r.source_partition = kconn::OrderedJson{{"task", 0}};
+      r.source_offset = kconn::OrderedJson{{"seq", next_}};
+      r.value = kconn::Data::string((late ? "late-" : "v-") + std::to_string(next_));
+      out.push_back(std::move(r));
+    }
+    ++g_source_polls;
+    return out;
+  }
+  void stop() override {}
+
+ private:
+  std::string topic_;
+  int64_t next_ = 0;
+};
+
+class BlockingSourceConnector : public kconn::Connector {
+ public:
+  kconn::ConnectorType type() const override { return kconn::ConnectorType::Source; }
+  void start(const kconn::ConfigMap& c) override { config_ = c; }
+  std::vector<kconn::ConfigMap> task_configs(int) override { return {config_}; }
+  void stop() override {}
+  std::unique_ptr<kconn::SourceTask> create_source_task() override {
+    return std::make_unique<BlockingSourceTask>();
+  }
+
+ private:
+  kconn::ConfigMap config_;
+};
+
+const kconn::PluginRegistry& test_registry() {
+  static kconn::PluginRegistry reg;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    kconn::PluginDesc sink;
+    sink.class_name = "test.BlockingSinkConnector";
+    sink.type = kconn::ConnectorType::Sink;
+    sink.factory = [] { return std::make_unique<BlockingSinkConnector>(); };
+    reg.add(sink);
+    kconn::PluginDesc source;
+    source.class_name = "test.BlockingSourceConnector";
+    source.type = kconn::ConnectorType::Source;
+    source.factory = [] { return std::make_unique<BlockingSourceConnector>(); };
+    reg.add(source);
+  });
+  return reg;
+}
+
+/// Counts task starts and stops (on_task_stop must still fire for a task
+/// that was cut off, once its thread ends).
+struct Observer : kc::runtime::TaskObserver {
+  std::mutex mu;
+  std::map<ConnectorTaskId, int> starts, stops;
+  void on_task_start(const std::string&, const ConnectorTaskId& id) override {
+    std::lock_guard lk(mu);
+    ++starts[id];
+  }
+  void on_task_stop(const std::string&, const ConnectorTaskId& id) override {
+    std::lock_guard lk(mu);
+    ++stops[id];
+  }
+  int stopped(const ConnectorTaskId& id) {
+    std::lock_guard lk(mu);
+    return stops[id];
+  }
+};
+
+std::unique_ptr<MockCluster> start_cluster() {
+  auto m = MockCluster::start(1);
+  REQUIRE(m);
+  REQUIRE((*m)->create_topic("connect-offsets", 5));
+  return std::move(m).value();
+}
+
+WorkerOptions worker_options(const MockCluster& m) {
+  WorkerOptions o;
+  o.worker_id = "w1:8083";
+  o.client = m.client_props();
+  o.offset_flush_interval_ms = 200;
+  o.consumer_overrides = {{"session.timeout.ms", "6000"}, {"heartbeat.interval.ms", "500"}};
+  o.task_shutdown_graceful_timeout_ms = kGracefulMs;
+  o.key_converter = "org.apache.kafka.connect.storage.StringConverter";
+  o.value_converter = "org.apache.kafka.connect.storage.StringConverter";
+  return o;
+}
+
+std::unique_ptr<OffsetBackingStore> open_offsets(const MockCluster& m) {
+  OffsetBackingStore::Options o;
+  o.client = m.client_props();
+  auto s = OffsetBackingStore::open(o);
+  REQUIRE(s);
+  return std::move(s).value();
+}
+
+void produce(const MockCluster& m, const std::string& topic, int from, int to) {
+  auto p = Producer::create(m.client_props());
+  REQUIRE(p);
+  std::vector<std::pair<std::string, std::optional<std::string>>> recs;
+  for (int i = from; i < to; ++i) recs.emplace_back("k" + std::to_string(i), "r-" + std::to_string(i));
+  REQUIRE((*p)->send_and_wait(topic, recs, 10000));
+}
+
+/// A consumer of group `group` (cooperative-sticky, like the sink tasks).
+RdKafkaPtr group_consumer(const MockCluster& m, const std::string& group) {
+  auto c = make_client(RD_KAFKA_CONSUMER, m.client_props(),
+                       {{"group.id", group},
+                        {"partition.assignment.strategy", "cooperative-sticky"},
+                        {"enable.auto.commit", "false"},
+                        {"auto.offset.reset", "earliest"},
+                        {"session.timeout.ms", "6000"},
+                        {"heartbeat.interval.ms", "500"}});
+  REQUIRE(c);
+  rd_kafka_poll_set_consumer(c->get());
+  return std::move(c).value();
+}
+
+/// Committed offsets of `group` for partitions 0..n-1 of `topic` (-1001 = none).
+std::vector<int64_t> committed(const MockCluster& m, const std::string& group, const std::string& topic, int n) {
+  auto c = make_client(RD_KAFKA_CONSUMER, m.client_props(), {{"group.id", group}, {"enable.auto.commit", "false"}});
+  REQUIRE(c);
+  auto* list = rd_kafka_topic_partition_list_new(n);
+  for (int p = 0; p < n; ++p) rd_kafka_topic_partition_list_add(list, topic.c_str(), p);
+  auto err = rd_kafka_committed(c->get(), list, 10000);
+  std::vector<int64_t> out;
+  for (int p = 0; p < n; ++p) out.push_back(list->elems[p].offset);
+  rd_kafka_topic_partition_list_destroy(list);
+  REQUIRE(err == RD_KAFKA_RESP_ERR_NO_ERROR);
+  rd_kafka_consumer_close(c->get());
+  return out;
+}
+
+/// Subscribes `c` to `topic` and polls until it owns `n` partitions;
+/// returns the milliseconds it took, or -1 after `timeout_ms`.
+int64_t time_to_own(rd_kafka_t* c, const std::string& topic, int n, int timeout_ms) {
+  auto start = Clock::now();
+  auto* sub = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(sub, topic.c_str(), RD_KAFKA_PARTITION_UA);
+  auto err = rd_kafka_subscribe(c, sub);
+  rd_kafka_topic_partition_list_destroy(sub);
+  if (err) return -1;
+  while (ms_since(start) < timeout_ms) {
+    // The default rebalance handling (no callback) assigns and revokes.
+    if (auto* msg = rd_kafka_consumer_poll(c, 100)) rd_kafka_message_destroy(msg);
+    rd_kafka_topic_partition_list_t* a = nullptr;
+    if (rd_kafka_assignment(c, &a) == RD_KAFKA_RESP_ERR_NO_ERROR && a) {
+      int cnt = a->cnt;
+      rd_kafka_topic_partition_list_destroy(a);
+      if (cnt == n) return ms_since(start);
+    }
+  }
+  return -1;
+}
+
+/// Values in a topic (all partitions, from the beginning).
+std::vector<std::string> topic_values(const MockCluster& m, const std::string& topic) {
+  auto r = TopicReader::open(m.client_props(), topic, 10000);
+  REQUIRE(r);
+  std::vector<std::string> out;
+  REQUIRE((*r)->read_to_end(20000, [&](const TopicReader::Record& rec) { out.push_back(rec.value.value_or("")); }));
+  return out;
+}
+
+size_t count_prefix(const std::vector<std::string>& values, const std::string& prefix) {
+  size_t n = 0;
+  for (const auto& v : values)
+    if (v.rfind(prefix, 0) == 0) ++n;
+  return n;
+}
+
+std::optional<int64_t> source_seq(const MockCluster& m, const std::string& connector) {
+  auto offsets = open_offsets(m);
+  auto off = offsets->get(connector, kconn::OrderedJson{{"task", 0}});
+  if (!off) return std::nullopt;
+  return off->at("seq").get<int64_t>();
+}
+
+void reset_plugins() {
+  sink_gate().reset();
+  source_gate().reset();
+  g_sink_records = 0;
+  g_source_polls = 0;
+  g_late_polls = 0;
+}
+
+const ConfigMap kSinkConfig{{"connector.class", "test.BlockingSinkConnector"}, {"topics", "in"}};
+const ConfigMap kSourceConfig{{"connector.class", "test.BlockingSourceConnector"}, {"topic", "out"}};
+
+}  // namespace
+
+TEST_CASE("a sink task blocked in put() past the graceful timeout leaves its group at once and commits nothing",
+          "[worker][cutoff]") {
+  reset_plugins();
+  auto m = start_cluster();
+  REQUIRE(m->create_topic("in", 3));
+  auto offsets = open_offsets(*m);
+  Observer obs;
+  Worker w(worker_options(*m), offsets.get(), nullptr, &test_registry());
+  OpenGatesOnExit open_gates;
+  w.set_observer(&obs);
+  const ConnectorTaskId id{"snk", 0};
+
+  produce(*m, "in", 0, 30);
+  REQUIRE(w.start_task(id, kSinkConfig, kSinkConfig, TargetState::Started));
+  REQUIRE(eventually([] { return g_sink_records.load() >= 30; }, 20000));
+  // The interval commit has stored what was put.
+  REQUIRE(eventually(
+      [&] {
+        auto c = committed(*m, "connect-snk", "in", 3);
+        return c[0] + c[1] + c[2] == 30;
+      },
+      10000));
+
+  sink_gate().arm();
+  produce(*m, "in", 30, 60);
+  REQUIRE(sink_gate().wait_blocked(20000));
+
+  auto t0 = Clock::now();
+  CHECK_FALSE(w.stop_task(id));
+  auto stop_ms = ms_since(t0);
+  CHECK(stop_ms >= kGracefulMs);
+  CHECK(stop_ms < kGracefulMs + 3000);
+  CHECK(w.task_ids().empty());
+  const auto before = committed(*m, "connect-snk", "in", 3);
+  CHECK(before[0] + before[1] + before[2] == 30);
+
+  // The next owner of the task (here a plain consumer of the same group)
+  // gets every partition without waiting for the abandoned consumer's
+  // session or max.poll.interval.ms to expire. The mock coordinator delays
+  // the first join of an empty group by 3 s.
+  auto next_owner = group_consumer(*m, "connect-snk");
+  auto took_ms = time_to_own(next_owner.get(), "in", 3, 20000);
+  INFO("next owner got the partitions after " << took_ms << " ms");
+  CHECK(took_ms >= 0);
+  CHECK(took_ms < 8000);
+
+  // The blocked put() returns: its records must not be committed.
+  sink_gate().release();
+  REQUIRE(eventually([&] { return obs.stopped(id) == 1; }, 20000));
+  CHECK(g_sink_records.load() > 30);  // the blocked put() did finish its batch
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  CHECK(committed(*m, "connect-snk", "in", 3) == before);
+  rd_kafka_consumer_close(next_owner.get());
+}
+
+TEST_CASE("a source task blocked in poll() past the graceful timeout produces and commits nothing after it",
+          "[worker][cutoff]") {
+  reset_plugins();
+  auto m = start_cluster();
+  REQUIRE(m->create_topic("out", 2));
+  auto offsets = open_offsets(*m);
+  Observer obs;
+  Worker w(worker_options(*m), offsets.get(), nullptr, &test_registry());
+  OpenGatesOnExit open_gates;
+  w.set_observer(&obs);
+  const ConnectorTaskId id{"src", 0};
+
+  REQUIRE(w.start_task(id, kSourceConfig, kSourceConfig, TargetState::Started));
+  REQUIRE(eventually([] { return g_source_polls.load() >= 5; }, 20000));
+  REQUIRE(eventually([&] { return source_seq(*m, "src").has_value(); }, 10000));
+  source_gate().arm();
+  REQUIRE(source_gate().wait_blocked(20000));
+
+  auto t0 = Clock::now();
+  CHECK_FALSE(w.stop_task(id));
+  auto stop_ms = ms_since(t0);
+  CHECK(stop_ms >= kGracefulMs);
+  CHECK(stop_ms < kGracefulMs + 3000);
+  const auto seq_before = source_seq(*m, "src");
+  REQUIRE(seq_before);
+  const auto values_before = topic_values(*m, "out");
+  CHECK(count_prefix(values_before, "v-") > 0);
+
+  // Wait at least one offset.flush.interval.ms so that an interval commit
+  // would be due when poll() returns.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  source_gate().release();
+  REQUIRE(eventually([&] { return obs.stopped(id) == 1; }, 20000));
+  CHECK(g_late_polls.load() == 1);  // the late records were handed to the runtime...
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  auto values_after = topic_values(*m, "out");
+  CHECK(count_prefix(values_after, "late-") == 0);  // ...and none reached the topic
+  CHECK(values_after.size() == values_before.size());
+  CHECK(source_seq(*m, "src") == seq_before);  // nor the offsets topic
+}
+
+TEST_CASE("stop_all returns within about the graceful timeout and cuts off blocked tasks", "[worker][cutoff]") {
+  reset_plugins();
+  auto m = start_cluster();
+  REQUIRE(m->create_topic("in", 2));
+  REQUIRE(m->create_topic("out", 1));
+  auto offsets = open_offsets(*m);
+  Observer obs;
+  Worker w(worker_options(*m), offsets.get(), nullptr, &test_registry());
+  OpenGatesOnExit open_gates;
+  w.set_observer(&obs);
+  const ConnectorTaskId snk{"snk", 0}, src{"src", 0};
+
+  REQUIRE(w.start_connector("snk", kSinkConfig, TargetState::Started));
+  REQUIRE(w.start_task(snk, kSinkConfig, kSinkConfig, TargetState::Started));
+  REQUIRE(w.start_task(src, kSourceConfig, kSourceConfig, TargetState::Started));
+  REQUIRE(eventually([] { return g_source_polls.load() >= 3; }, 20000));
+  produce(*m, "in", 0, 10);
+  REQUIRE(eventually([] { return g_sink_records.load() >= 10; }, 20000));
+  sink_gate().arm();
+  source_gate().arm();
+  produce(*m, "in", 10, 20);
+  REQUIRE(sink_gate().wait_blocked(20000));
+  REQUIRE(source_gate().wait_blocked(20000));
+
+  auto t0 = Clock::now();
+  w.stop_all();
+  auto stop_ms = ms_since(t0);
+  INFO("stop_all took " << stop_ms << " ms");
+  CHECK(stop_ms < kGracefulMs + 3000);
+  CHECK(w.task_ids().empty());
+  CHECK(w.connector_names().empty());
+
+  // Both tasks are cut off by the time stop_all returned.
+  auto next_owner = group_consumer(*m, "connect-snk");
+  auto took_ms = time_to_own(next_owner.get(), "in", 2, 20000);
+  INFO("next owner got the partitions after " << took_ms << " ms");
+  CHECK(took_ms >= 0);
+  CHECK(took_ms < 8000);
+  const auto before = committed(*m, "connect-snk", "in", 2);
+  const auto values_before = topic_values(*m, "out");
+
+  sink_gate().release();
+  source_gate().release();
+  REQUIRE(eventually([&] { return obs.stopped(snk) == 1 && obs.stopped(src) == 1; }, 20000));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  CHECK(committed(*m, "connect-snk", "in", 2) == before);
+  auto values_after = topic_values(*m, "out");
+  CHECK(count_prefix(values_after, "late-") == 0);
+  CHECK(values_after.size() == values_before.size());
+  rd_kafka_consumer_close(next_owner.get());
+}
