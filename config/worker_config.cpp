@@ -73,8 +73,10 @@ const std::array kOptions = {
     opt_partitions("status.storage.partitions", "5", "Partitions of the status topic; -1 = broker default."),
     opt_replication("status.storage.replication.factor", "Replication factor of the status topic; -1 = broker default."),
     opt_bool("topic.creation.enable", "true", "Allow source connectors to create topics (topic.creation.* settings)."),
-    opt_bool("topic.tracking.enable", "true", "Track the topics each connector uses (/connectors/{name}/topics)."),
-    opt_bool("topic.tracking.allow.reset", "true", "Allow resetting tracked topics through the REST API."),
+    opt_bool("topic.tracking.enable", "true",
+             "Track the topics each connector uses (/connectors/{name}/topics); false answers 403 there."),
+    opt_bool("topic.tracking.allow.reset", "true",
+             "Allow PUT /connectors/{name}/topics/reset; false answers 403 there."),
     // Tasks and offsets.
     opt_long("offset.flush.interval.ms", "60000", 0, kLongMax, "ms", "How often source task offsets are committed."),
     opt_long("offset.flush.timeout.ms", "5000", 0, kLongMax, "ms", "Time allowed for one offset flush."),

@@ -153,6 +153,13 @@ class WorkerConfig {
   [[nodiscard]] const std::string& client_id() const { return get_string("client.id"); }
   [[nodiscard]] int32_t request_timeout_ms() const { return get_int("request.timeout.ms"); }
   [[nodiscard]] int64_t retry_backoff_ms() const { return get_long("retry.backoff.ms"); }
+  /// topic.tracking.enable (WorkerConfig.TOPIC_TRACKING_ENABLE_CONFIG,
+  /// default true): record the topics each connector uses; when false, GET
+  /// /connectors/{c}/topics and PUT .../topics/reset answer 403.
+  [[nodiscard]] bool topic_tracking_enable() const { return get_bool("topic.tracking.enable"); }
+  /// topic.tracking.allow.reset (WorkerConfig.TOPIC_TRACKING_ALLOW_RESET_CONFIG,
+  /// default true): when false, PUT /connectors/{c}/topics/reset answers 403.
+  [[nodiscard]] bool topic_tracking_allow_reset() const { return get_bool("topic.tracking.allow.reset"); }
   [[nodiscard]] const std::string& log_level() const { return get_string("log.level"); }
   [[nodiscard]] const std::string& log_format() const { return get_string("log.format"); }
 

@@ -87,6 +87,13 @@ struct HerderConfig {
   std::string value_converter = "org.apache.kafka.connect.json.JsonConverter";  ///< value.converter
   storage::ConfigMap key_converter_config;    ///< key.converter.* (prefix stripped)
   storage::ConfigMap value_converter_config;  ///< value.converter.* (prefix stripped)
+  /// topic.tracking.enable: when false the herder answers GET
+  /// /connectors/{c}/topics and PUT .../topics/reset with
+  /// rest::RestError::topic_tracking_disabled() (403, Connect's text).
+  bool topic_tracking_enable = true;
+  /// topic.tracking.allow.reset: when false PUT /connectors/{c}/topics/reset
+  /// answers rest::RestError::topic_tracking_reset_disabled() (403).
+  bool topic_tracking_allow_reset = true;
   /// Advertised REST URL with trailing '/', e.g. "http://w1:8083/" (4.1).
   std::string advertised_url = "http://localhost:8083/";
   /// Worker id, "<advertised host>:<port>" (4.1); written in status records.

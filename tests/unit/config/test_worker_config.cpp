@@ -235,3 +235,29 @@ TEST_CASE("worker config: from_file", "[config]") {
   CHECK(c.status_storage_topic() == "status");
   CHECK(c.warnings().size() == 1);
 }
+
+TEST_CASE("worker config: topic tracking keys (Connect's WorkerConfig)", "[config]") {
+  auto c = WorkerConfig::from_properties(base());
+  CHECK(c.topic_tracking_enable());
+  CHECK(c.topic_tracking_allow_reset());
+
+  auto p = base();
+  p["topic.tracking.enable"] = " False ";
+  p["topic.tracking.allow.reset"] = "FALSE";
+  c = WorkerConfig::from_properties(p);
+  CHECK_FALSE(c.topic_tracking_enable());
+  CHECK_FALSE(c.topic_tracking_allow_reset());
+
+  // Reset may be disallowed while tracking stays on (Connect checks them apart).
+  p["topic.tracking.enable"] = "true";
+  c = WorkerConfig::from_properties(p);
+  CHECK(c.topic_tracking_enable());
+  CHECK_FALSE(c.topic_tracking_allow_reset());
+
+  CHECK(error_with("topic.tracking.enable", "off") ==
+        "topic.tracking.enable: 'off' is not a boolean (expected boolean, true|false)");
+  CHECK(error_with("topic.tracking.allow.reset", "1") ==
+        "topic.tracking.allow.reset: '1' is not a boolean (expected boolean, true|false)");
+  CHECK(error_with("topic.tracking.allow.reset", "") ==
+        "topic.tracking.allow.reset: '' is not a boolean (expected boolean, true|false)");
+}
