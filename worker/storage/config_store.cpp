@@ -61,6 +61,28 @@ void ConfigBackingStore::apply(const TopicReader::Record& r) {
   state_.offset = r.offset + 1;
   if (!r.key) return;
   auto key = parse_config_key(*r.key);
+  switch (key.kind) {
+    case ConfigKeyKind::Connector:
+    case ConfigKeyKind::Task:
+    case ConfigKeyKind::Commit:
+    case ConfigKeyKind::TargetState:
+    case ConfigKeyKind::RestartConnector:
+    case ConfigKeyKind::TasksFencing:
+      // Skipped here, before any state changes, so the snapshot, the update
+      // listener (herder), the assignor and GET /connectors all agree that
+      // such a connector does not exist.
+      if (!addressable_connector_name(key.name)) {
+        spdlog::warn("config topic: skipping record {} at offset {}: connector name '{}' cannot be addressed over "
+                     "REST",
+                     *r.key, r.offset, key.name);
+        return;
+      }
+      break;
+    case ConfigKeyKind::SessionKey:
+    case ConfigKeyKind::LoggerCluster:
+    case ConfigKeyKind::Unknown:
+      break;
+  }
   // Delivered by read_to_end once the snapshot that holds the change is
   // published, so a listener that reads snapshot() sees it.
   auto notify = [&](ConfigUpdate::Kind kind) {

@@ -93,6 +93,8 @@ ConfigKey parse_config_key(std::string_view key) {
   return k;
 }
 
+bool addressable_connector_name(std::string_view name) { return !name.empty() && name != "." && name != ".."; }
+
 std::string connector_config_key(std::string_view c) { return std::string(kConnectorPrefix) + std::string(c); }
 std::string task_config_key(const connect::ConnectorTaskId& id) {
   return std::string(kTaskPrefix) + id.connector + "-" + std::to_string(id.task);

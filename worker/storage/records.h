@@ -60,6 +60,19 @@ struct ConfigKey {
 /// names may contain dashes. A task key whose number does not parse is Unknown.
 ConfigKey parse_config_key(std::string_view key);
 
+/// False for a connector name that no REST request can address, so the
+/// config-topic reader skips every record that carries it (issue 9): the empty
+/// name (keys `connector-`, `target-state-`, `commit-`, ...; a REST path has
+/// no empty segment to match; `task--0` has no name and parses as Unknown), and "." and ".." (HTTP clients and Connect's
+/// Jetty collapse such dot segments, so `/connectors/../status` never reaches
+/// the connector). The REST layer refuses to create any of them (400), so a
+/// skipped name only comes from a hand-written or foreign record. Connect's
+/// reader keeps them, but then lists a connector nobody can manage; its POST
+/// already refuses the empty name. Names with '/' or spaces stay
+/// addressable here: a percent-encoded segment ("a%2Fb", "%20") is decoded
+/// after the path is split.
+bool addressable_connector_name(std::string_view name);
+
 /// "connector-<name>".
 std::string connector_config_key(std::string_view connector);
 /// "task-<name>-<n>".

@@ -2,8 +2,11 @@
 // librdkafka mock cluster.
 #include <catch2/catch.hpp>
 
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -236,6 +239,95 @@ TEST_CASE("a config update is announced after the snapshot holding it is publish
   const auto conn = std::to_string(static_cast<int>(ConfigUpdate::Kind::ConnectorConfig));
   const auto tasks = std::to_string(static_cast<int>(ConfigUpdate::Kind::TasksCommitted));
   CHECK(seen == std::vector<std::string>{conn + ":c:yes", tasks + ":c:yes"});
+}
+
+// Issue 9: a connector name no REST request can address (the empty name of
+// `connector-`, ".", "..") is skipped with a warning when the topic is read,
+// so no consumer of the snapshot lists, assigns or reports it; a good
+// connector written after such records is read normally.
+TEST_CASE("records of unaddressable connector names are skipped with a warning", "[storage][config]") {
+  auto m = start_cluster();
+  auto warnings = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(64);
+  spdlog::default_logger()->sinks().push_back(warnings);
+  struct Unhook {
+    std::shared_ptr<spdlog::sinks::sink> sink;
+    ~Unhook() {
+      auto& sinks = spdlog::default_logger()->sinks();
+      sinks.erase(std::remove(sinks.begin(), sinks.end(), sink), sinks.end());
+    }
+  } unhook{warnings};
+
+  const ConfigMap cfg{{"connector.class", "FileStreamSource"}, {"topic", "t"}, {"file", "/tmp/x"}};
+  auto producer = Producer::create(m->client_props());
+  REQUIRE(producer);
+  REQUIRE((*producer)->send_and_wait("connect-configs",
+                                     {{"target-state-", encode_target_state(TargetState::Paused)},
+                                      {"connector-", encode_properties(cfg)},
+                                      {"task--0", encode_properties({{"a", "0"}})},
+                                      {"commit-", encode_commit(1)},
+                                      {"connector-.", encode_properties(cfg)},
+                                      {"target-state-..", encode_target_state(TargetState::Stopped)},
+                                      {"connector-..", encode_properties(cfg)},
+                                      {"restart-connector-", R"({"include-tasks":true,"only-failed":false})"},
+                                      {"connector-good", encode_properties(cfg)},
+                                      {"task-good-0", encode_properties({{"a", "0"}})},
+                                      {"commit-good", encode_commit(1)},
+                                      {"target-state-good", encode_target_state(TargetState::Paused)}},
+                                     10000));
+
+  ConfigBackingStore::Options opts;
+  opts.client = m->client_props();
+  std::vector<std::string> updates;  // connectors named by the update listener
+  auto store = ConfigBackingStore::open(opts, [&](const ConfigUpdate& u) { updates.push_back(u.connector); });
+  REQUIRE(store);
+  auto snap = (*store)->snapshot();
+  CHECK(snap.offset == 12);  // every record consumed, skipped ones included
+  CHECK(snap.connectors() == std::vector<std::string>{"good"});
+  CHECK(snap.connector_configs.at("good") == cfg);
+  CHECK(snap.tasks("good") == std::vector<ConnectorTaskId>{{"good", 0}});
+  CHECK(snap.target_state("good") == TargetState::Paused);
+  CHECK(snap.target_states == std::map<std::string, TargetState>{{"good", TargetState::Paused}});
+  CHECK(snap.task_counts == std::map<std::string, int32_t>{{"good", 1}});
+  CHECK(snap.task_configs.size() == 1);
+  CHECK(snap.inconsistent.empty());
+  CHECK_FALSE(updates.empty());
+  CHECK(std::all_of(updates.begin(), updates.end(), [](const std::string& c) { return c == "good"; }));
+
+  // One warning per skipped record, naming the key. (`task--0` has no
+  // connector name at all, so it is dropped as an unknown key.)
+  auto logged = warnings->last_formatted();
+  auto skipped = [&](const std::string& key) {
+    return std::count_if(logged.begin(), logged.end(), [&](const std::string& line) {
+      return line.find("skipping record " + key + " at offset") != std::string::npos &&
+             line.find("cannot be addressed over REST") != std::string::npos;
+    });
+  };
+  CHECK(skipped("target-state-") == 1);
+  CHECK(skipped("connector-") == 1);
+  CHECK(skipped("commit-") == 1);
+  CHECK(skipped("connector-.") == 1);
+  CHECK(skipped("connector-..") == 1);
+  CHECK(skipped("target-state-..") == 1);
+  CHECK(skipped("restart-connector-") == 1);
+  CHECK(skipped("connector-good") == 0);
+  CHECK(std::count_if(logged.begin(), logged.end(), [](const std::string& line) {
+          return line.find("unknown key task--0") != std::string::npos;
+        }) == 1);
+
+  // A delete of the empty name is skipped too and leaves the good connector.
+  REQUIRE((*producer)->send_and_wait("connect-configs", {{"connector-", std::nullopt}}, 10000));
+  auto again = (*store)->read_to_end(10000);
+  REQUIRE(again);
+  CHECK(again->offset == 13);
+  CHECK(again->connectors() == std::vector<std::string>{"good"});
+
+  // Another worker reading from the start builds the same snapshot.
+  auto other = ConfigBackingStore::open(opts);
+  REQUIRE(other);
+  auto osnap = (*other)->snapshot();
+  CHECK(osnap.connectors() == std::vector<std::string>{"good"});
+  CHECK(osnap.target_states == again->target_states);
+  CHECK(osnap.task_configs == again->task_configs);
 }
 
 TEST_CASE("config topic with more than one partition is refused", "[storage][config]") {

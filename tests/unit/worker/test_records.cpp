@@ -23,6 +23,24 @@ TEST_CASE("config keys parse by prefix, task numbers after the last dash", "[wor
   CHECK(task_config_key({"c-1", 3}) == "task-c-1-3");
 }
 
+TEST_CASE("connector names a REST path cannot address", "[worker][records]") {
+  CHECK_FALSE(addressable_connector_name(""));
+  CHECK_FALSE(addressable_connector_name("."));
+  CHECK_FALSE(addressable_connector_name(".."));
+  // Percent-encoding reaches these, so they stay.
+  CHECK(addressable_connector_name("c"));
+  CHECK(addressable_connector_name("..."));
+  CHECK(addressable_connector_name(".c"));
+  CHECK(addressable_connector_name("a/b"));
+  CHECK(addressable_connector_name(" "));
+  CHECK(addressable_connector_name("my conn"));
+  // The empty name is what the bare prefixes carry.
+  CHECK(parse_config_key("connector-").kind == ConfigKeyKind::Connector);
+  CHECK(parse_config_key("connector-").name.empty());
+  CHECK(parse_config_key("target-state-").name.empty());
+  CHECK(parse_config_key("task--0").kind == ConfigKeyKind::Unknown);
+}
+
 TEST_CASE("config values have Connect's JSON shapes", "[worker][records]") {
   CHECK(encode_properties({{"b", "2"}, {"a", "1"}}) == R"({"properties":{"a":"1","b":"2"}})");
   auto p = decode_properties(R"({"properties":{"x":"y","n":5}})");
