@@ -27,8 +27,9 @@
 //
 // JSON shapes are the REST layer's business: the herder deals only in the C++
 // value types below. Syntax and shape checks (bad JSON, missing name, config
-// not an object, name mismatch between the path and config) are done by the
-// REST layer before the herder is called; semantic validation of a connector
+// not an object, name mismatch between the path and config, no
+// connector.class → RestError::no_connector_type) are done by the REST layer
+// before the herder is called; semantic validation of a connector
 // config (unknown connector.class, invalid values) is the herder's job and is
 // reported as RestError::bad_request with Connect's message
 // ("Connector configuration is invalid and contains the following N error(s): ...").
@@ -54,6 +55,7 @@ namespace kc::rest {
 /// (see RestError::http_status()).
 enum class ErrorKind {
   BadRequest,        ///< 400: invalid input (bad config, unknown class, bad state name, ...)
+  Forbidden,         ///< 403: the feature is turned off by worker config (topic tracking)
   NotFound,          ///< 404: unknown connector, task or plugin
   Conflict,          ///< 409: already exists, stale config, rebalance in progress
   NotLeader,         ///< this worker is not the leader: forward to forward_url (409 if empty)
@@ -73,12 +75,13 @@ struct RestError {
   std::string message;
   std::string forward_url;
 
-  /// The HTTP status for `kind`: 400, 404, 409, 500, 501 or 503. NotLeader /
+  /// The HTTP status for `kind`: 400, 403, 404, 409, 500, 501 or 503. NotLeader /
   /// NotOwner map to 409, which is what the client sees when the request
   /// cannot be forwarded (no URL known, or the forwarding budget is spent).
   [[nodiscard]] int http_status() const {
     switch (kind) {
       case ErrorKind::BadRequest: return 400;
+      case ErrorKind::Forbidden: return 403;
       case ErrorKind::NotFound: return 404;
       case ErrorKind::Conflict: return 409;
       case ErrorKind::NotLeader: return 409;
@@ -95,6 +98,28 @@ struct RestError {
   static RestError bad_request(std::string message) {
     return {ErrorKind::BadRequest, std::move(message), {}};
   }
+  /// 400 "Connector config {k1=v1, k2=v2} contains no connector type":
+  /// Connect's AbstractHerder.validateConnectorConfig wording when a config
+  /// has no connector.class (create, update and .../config/validate alike).
+  /// The map is printed like Java's Map.toString, keys in sorted order.
+  static RestError no_connector_type(const std::map<std::string, std::string>& config) {
+    std::string text = "{";
+    for (const auto& [k, v] : config) text += (text.size() > 1 ? ", " : "") + k + "=" + v;
+    return bad_request("Connector config " + text + "} contains no connector type");
+  }
+  /// 403 with `message`: the request is valid but the worker's config turns
+  /// the feature off.
+  static RestError forbidden(std::string message) {
+    return {ErrorKind::Forbidden, std::move(message), {}};
+  }
+  /// 403 "Topic tracking is disabled." (Connect's ConnectorsResource text,
+  /// verbatim): GET /connectors/{c}/topics and PUT .../topics/reset when
+  /// topic.tracking.enable=false.
+  static RestError topic_tracking_disabled() { return forbidden("Topic tracking is disabled."); }
+  /// 403 "Topic tracking reset is disabled." (Connect's text, verbatim): PUT
+  /// /connectors/{c}/topics/reset when topic.tracking.allow.reset=false (and
+  /// tracking is on; disabled tracking answers topic_tracking_disabled()).
+  static RestError topic_tracking_reset_disabled() { return forbidden("Topic tracking reset is disabled."); }
   /// 404 with `message`, e.g. "Connector c1 not found".
   static RestError not_found(std::string message) {
     return {ErrorKind::NotFound, std::move(message), {}};
@@ -150,6 +175,17 @@ struct RestError {
   /// 500 "Request timed out" style failures inside the herder.
   static RestError timeout(std::string message) {
     return {ErrorKind::Timeout, std::move(message), {}};
+  }
+  /// 500 for a config-topic write (create, update, delete, stop, ...) whose
+  /// send or read-back did not finish in time: the record may still reach
+  /// the topic, so the message says so and the client should re-read before
+  /// retrying. `what` names the write ("connector config" → "Request timed
+  /// out while writing the connector config; the change may still be
+  /// applied: <detail>"); `detail` is the store's error text (may be empty).
+  static RestError write_timeout(const std::string& what, const std::string& detail) {
+    std::string m = "Request timed out while writing the " + what + "; the change may still be applied";
+    if (!detail.empty()) m += ": " + detail;
+    return timeout(std::move(m));
   }
   /// 503: the worker cannot serve yet (still starting).
   static RestError unavailable(std::string message) {
@@ -334,8 +370,8 @@ struct ConnectorOffset {
 };
 
 /// POST /connectors (allow_replace = false) and PUT /connectors/{c}/config
-/// (allow_replace = true). `config["name"] == name` is guaranteed by the REST
-/// layer. Errors: 409 already_exists when !allow_replace and the connector
+/// (allow_replace = true). `config["name"] == name` and the presence of
+/// `config["connector.class"]` are guaranteed by the REST layer. Errors: 409 already_exists when !allow_replace and the connector
 /// exists; 400 for an invalid config; not_leader on followers.
 struct PutConnectorRequest {
   std::string name;
@@ -478,7 +514,8 @@ class HerderApi {
   virtual void connector_plugin_config(const std::string& plugin, Callback<std::vector<ConfigKeyInfo>> cb) = 0;
 
   /// PUT /connector-plugins/{plugin}/config/validate: validates `config` (its
-  /// connector.class already checked against the path by the REST layer) with
+  /// connector.class present and already checked against the path by the
+  /// REST layer) with
   /// the same validator as create/update, so invalid values are 200 with
   /// errors in the body, not a failure. Any worker; writes nothing.
   virtual void validate_connector_config(ConnectorConfig config, Callback<ConfigInfos> cb) = 0;

@@ -232,6 +232,12 @@ std::string trim(std::string_view s) {
 
 std::optional<RestError> check_name(const std::string& name) {
   if (name.empty()) return RestError::bad_request("Connector name must not be empty");
+  // Clients and proxies collapse dot segments, so such a connector could
+  // never be addressed again; the config-topic reader skips these names too
+  // (storage::addressable_connector_name).
+  if (name == "." || name == "..") {
+    return RestError::bad_request("Connector name must not be '" + name + "': it cannot be addressed in a URL path");
+  }
   for (char c : name) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
       return RestError::bad_request("Connector name must not contain control characters");
@@ -353,7 +359,9 @@ Reply<ConnectorConfig> parse_validate_request(const std::string& plugin, std::st
   if (!config) return config.error();
   auto it = config.value().find("connector.class");
   if (it == config.value().end()) {
-    config.value()["connector.class"] = plugin;
+    // Connect does not take the class from the path: its herder refuses a
+    // config without one.
+    return RestError::no_connector_type(config.value());
   } else {
     const std::string included = without_connector_suffix(it->second);
     const std::string requested = without_connector_suffix(plugin);

@@ -58,8 +58,9 @@ nlohmann::json to_json(const ConfigInfos& c);
 /// config object (as config_from_json). A connector.class that does not name
 /// `plugin` → 400 "Included connector type X does not match request type Y"
 /// (Connect's check: both without a trailing "Connector", the included one
-/// must end with the requested one); an absent one is filled in from the
-/// path (Connect would answer 400 "... contains no connector type").
+/// must end with the requested one); an absent one → 400 "Connector config
+/// {...} contains no connector type" (RestError::no_connector_type), as
+/// Connect's herder answers: the path does not supply the class.
 Reply<ConnectorConfig> parse_validate_request(const std::string& plugin, std::string_view body);
 
 /// Parses a request body as JSON. 400 "Invalid JSON in request body: ..." on
@@ -83,12 +84,14 @@ Reply<std::vector<ConnectorOffset>> parse_offsets_request(std::string_view body)
 Reply<ConnectorConfig> config_from_json(const nlohmann::json& j);
 
 /// Validates POST /connectors {"name":..,"config":{..},"initial_state":..}.
-/// The name is trimmed; missing/empty name, a non-object config, a
+/// The name is trimmed; a missing, empty, "." or ".." name (these cannot
+/// be addressed in a URL path), control characters, a non-object config, a
 /// config.name that differs from name, or a bad initial_state → 400.
 /// config["name"] is filled in. allow_replace = false.
 Reply<PutConnectorRequest> parse_create_request(std::string_view body);
 
-/// Validates PUT /connectors/{name}/config: the body is the config object;
+/// Validates PUT /connectors/{name}/config: `name` as for POST (a "%2E"
+/// segment decodes to "."); the body is the config object;
 /// config.name (if present) must equal `name` (else 400), and is filled in.
 /// allow_replace = true.
 Reply<PutConnectorRequest> parse_put_config_request(const std::string& name, std::string_view body);

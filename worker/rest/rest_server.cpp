@@ -850,6 +850,13 @@ std::optional<int32_t> parse_task_id(const std::string& s) {
 }  // namespace
 
 void RestServer::Impl::put_config(const RestRequest& req, const Responder& r, PutConnectorRequest put) {
+  // Connect's herder validates before anything else, on the worker that got
+  // the request (AbstractHerder.validateConnectorConfig): no connector.class
+  // is a 400 naming the whole config, not a per-key validation error.
+  if (!put.config.count("connector.class")) {
+    const RestError e = RestError::no_connector_type(put.config);
+    return r(RestResponse::error(e.http_status(), e.message));
+  }
   herder_.put_connector_config(std::move(put), on_io<PutConnectorResult>([this, req, r](Reply<PutConnectorResult> res) {
                                  if (!res) return fail(req, r, res.error());
                                  r(created_or_ok(res.value()));
@@ -926,6 +933,14 @@ void RestServer::Impl::register_builtin_routes() {
   auto add = [&](Method m, const char* pattern, RouteHandler h) {
     add_route(m, pattern, std::move(h), t, timed_out, true);
   };
+  // A write that times out here may still land in the config (or offsets)
+  // topic: the herder keeps going after we stop waiting. Say so, so that a
+  // client re-reads before it retries (issue 9; Connect only says "Request
+  // timed out").
+  const RestResponse write_timed_out = RestResponse::error(500, kWriteTimeoutMessage);
+  auto add_write = [&](Method m, const char* pattern, RouteHandler h) {
+    add_route(m, pattern, std::move(h), t, write_timed_out, true);
+  };
 
   add(Method::Get, "/", [this](const RestRequest& req, Responder r) {
     herder_.worker_info(on_io<WorkerInfo>([this, req, r](Reply<WorkerInfo> w) {
@@ -959,7 +974,7 @@ void RestServer::Impl::register_builtin_routes() {
 
   add(Method::Get, "/connectors", [this](const RestRequest& req, Responder r) { list_connectors(req, r); });
 
-  add(Method::Post, "/connectors", [this](const RestRequest& req, Responder r) {
+  add_write(Method::Post, "/connectors", [this](const RestRequest& req, Responder r) {
     auto parsed = parse_create_request(req.body);
     if (!parsed) return r(RestResponse::error(parsed.error().http_status(), parsed.error().message));
     put_config(req, r, std::move(parsed.value()));
@@ -973,7 +988,7 @@ void RestServer::Impl::register_builtin_routes() {
                            }));
   });
 
-  add(Method::Delete, "/connectors/{connector}", [this](const RestRequest& req, Responder r) {
+  add_write(Method::Delete, "/connectors/{connector}", [this](const RestRequest& req, Responder r) {
     herder_.delete_connector(req.params.at("connector"), on_io<Done>([this, req, r](Reply<Done> d) {
                                if (!d) return fail(req, r, d.error());
                                r(RestResponse::empty(204));
@@ -988,7 +1003,7 @@ void RestServer::Impl::register_builtin_routes() {
                              }));
   });
 
-  add(Method::Put, "/connectors/{connector}/config", [this](const RestRequest& req, Responder r) {
+  add_write(Method::Put, "/connectors/{connector}/config", [this](const RestRequest& req, Responder r) {
     auto parsed = parse_put_config_request(req.params.at("connector"), req.body);
     if (!parsed) return r(RestResponse::error(parsed.error().http_status(), parsed.error().message));
     put_config(req, r, std::move(parsed.value()));
@@ -997,7 +1012,7 @@ void RestServer::Impl::register_builtin_routes() {
   // PATCH = read the stored config here, merge, then the same leader write as
   // PUT. A follower's write fails with not_leader and the whole PATCH is
   // forwarded, so the leader re-reads and merges against its own snapshot.
-  add(Method::Patch, "/connectors/{connector}/config", [this](const RestRequest& req, Responder r) {
+  add_write(Method::Patch, "/connectors/{connector}/config", [this](const RestRequest& req, Responder r) {
     const std::string& name = req.params.at("connector");
     auto patch = parse_config_patch(name, req.body);
     if (!patch) return r(RestResponse::error(patch.error().http_status(), patch.error().message));
@@ -1036,7 +1051,7 @@ void RestServer::Impl::register_builtin_routes() {
                         }));
   });
 
-  add(Method::Post, "/connectors/{connector}/restart", [this](const RestRequest& req, Responder r) {
+  add_write(Method::Post, "/connectors/{connector}/restart", [this](const RestRequest& req, Responder r) {
     RestartRequest rr{bool_param(req, "includeTasks", false), bool_param(req, "onlyFailed", false)};
     herder_.restart_connector(
         req.params.at("connector"), rr,
@@ -1048,7 +1063,7 @@ void RestServer::Impl::register_builtin_routes() {
         }));
   });
 
-  add(Method::Post, "/connectors/{connector}/tasks/{task}/restart", [this](const RestRequest& req, Responder r) {
+  add_write(Method::Post, "/connectors/{connector}/tasks/{task}/restart", [this](const RestRequest& req, Responder r) {
     auto task = parse_task_id(req.params.at("task"));
     if (!task) return r(RestResponse::error(404, "HTTP 404 Not Found"));
     herder_.restart_task(TaskId{req.params.at("connector"), *task}, on_io<Done>([this, req, r](Reply<Done> d) {
@@ -1065,7 +1080,7 @@ void RestServer::Impl::register_builtin_routes() {
   for (const StateRoute& sr : {StateRoute{"/connectors/{connector}/pause", TargetState::Paused, 202},
                                StateRoute{"/connectors/{connector}/resume", TargetState::Started, 202},
                                StateRoute{"/connectors/{connector}/stop", TargetState::Stopped, 204}}) {
-    add(Method::Put, sr.pattern, [this, sr](const RestRequest& req, Responder r) {
+    add_write(Method::Put, sr.pattern, [this, sr](const RestRequest& req, Responder r) {
       herder_.set_target_state(req.params.at("connector"), sr.state,
                                on_io<Done>([this, req, r, sr](Reply<Done> d) {
                                  if (!d) return fail(req, r, d.error());
@@ -1083,7 +1098,7 @@ void RestServer::Impl::register_builtin_routes() {
         }));
   });
 
-  add(Method::Put, "/connectors/{connector}/topics/reset", [this](const RestRequest& req, Responder r) {
+  add_write(Method::Put, "/connectors/{connector}/topics/reset", [this](const RestRequest& req, Responder r) {
     herder_.reset_connector_active_topics(req.params.at("connector"), on_io<Done>([this, req, r](Reply<Done> d) {
                                             if (!d) return fail(req, r, d.error());
                                             r(RestResponse::empty(202));
@@ -1108,12 +1123,12 @@ void RestServer::Impl::register_builtin_routes() {
                                        r(ok_json(200, json{{"message", m.value()}}));
                                      }));
   };
-  add(Method::Patch, "/connectors/{connector}/offsets", [modify_offsets](const RestRequest& req, Responder r) {
+  add_write(Method::Patch, "/connectors/{connector}/offsets", [modify_offsets](const RestRequest& req, Responder r) {
     auto offsets = parse_offsets_request(req.body);
     if (!offsets) return r(RestResponse::error(offsets.error().http_status(), offsets.error().message));
     modify_offsets(req, r, std::move(offsets.value()));
   });
-  add(Method::Delete, "/connectors/{connector}/offsets",
+  add_write(Method::Delete, "/connectors/{connector}/offsets",
       [modify_offsets](const RestRequest& req, Responder r) { modify_offsets(req, r, std::nullopt); });
 
   add(Method::Get, "/connector-plugins/{plugin}/config", [this](const RestRequest& req, Responder r) {

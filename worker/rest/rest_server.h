@@ -14,7 +14,8 @@
 // `body_limit`, 431 for oversized headers), a bound on pipelined requests
 // awaiting their response (`pipeline_limit`; reading pauses while full),
 // keep-alive per HTTP/1.1, and a deadline per request (`request_timeout`,
-// 500 "Request timed out", as Connect's 90 s herder timeout).
+// 500 "Request timed out", as Connect's 90 s herder timeout; for writes the
+// message adds that the change may still be applied, kWriteTimeoutMessage).
 //
 // Forwarding (reference 4.5, 6.3): when the herder answers NotLeader or
 // NotOwner with a URL, the request (method, raw path, query, body,
@@ -43,6 +44,13 @@
 #include "worker/rest/herder_api.h"
 
 namespace kc::rest {
+
+/// The 500 message when a write (create, update, patch, delete, pause,
+/// resume, stop, restart, offsets, topics reset) gets no herder answer within
+/// `request_timeout`: the herder may still apply it. Reads keep Connect's
+/// plain "Request timed out".
+inline constexpr const char* kWriteTimeoutMessage =
+    "Request timed out; the change may still be applied, so read the current state before retrying";
 
 /// HTTP methods the router knows. Anything else is `Other` (→ 405 / 404).
 enum class Method { Get, Head, Post, Put, Patch, Delete, Options, Other };

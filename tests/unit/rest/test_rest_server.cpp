@@ -20,6 +20,7 @@
 #include <set>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <tuple>
 
 #include "worker/herder/plugin_config.h"
 #include "worker/rest/herder_api.h"
@@ -54,6 +55,10 @@ class FakeHerder : public HerderApi {
   std::atomic<int> delay_ms{0};      // delay every reply by this much
   Health health_value{HealthStatus::Healthy, "Worker has completed startup and is ready to handle requests."};
   bool hang_health = false;
+  // Topic tracking as HerderConfig::topic_tracking_enable / _allow_reset
+  // (the real herder answers these 403s; the REST layer relays them).
+  bool tracking_enabled = true;
+  bool tracking_reset_allowed = true;
 
   // --- state ---
   std::map<std::string, ConnectorInfo> connectors;
@@ -198,12 +203,15 @@ class FakeHerder : public HerderApi {
   // Active topics: per-connector set; any name answers (as Connect).
   void connector_active_topics(const std::string& name, Callback<std::vector<std::string>> cb) override {
     run([this, name, cb] {
+      if (!tracking_enabled) return cb(RestError::topic_tracking_disabled());
       auto& t = topics[name];
       cb(std::vector<std::string>(t.begin(), t.end()));
     });
   }
   void reset_connector_active_topics(const std::string& name, Callback<Done> cb) override {
     run([this, name, cb] {
+      if (!tracking_enabled) return cb(RestError::topic_tracking_disabled());
+      if (!tracking_reset_allowed) return cb(RestError::topic_tracking_reset_disabled());
       calls.push_back("reset-topics " + name);
       topics.erase(name);
       cb(Done{});
@@ -517,10 +525,14 @@ TEST_CASE("PATCH config merges, null removes a key, and goes through the leader 
   CHECK(empty.status == 200);
   CHECK(empty.j()["config"] == removed.j()["config"]);
 
-  // Removing connector.class reaches the herder's config validation.
+  // Removing connector.class: Connect's herder refuses the merged config
+  // before anything else, naming it whole.
   auto invalid = request(s.port(), "PATCH", "/connectors/c1/config", R"({"connector.class":null})");
   check_error_body(invalid, 400);
-  CHECK(invalid.j()["message"].get<std::string>().rfind("Connector configuration is invalid", 0) == 0);
+  CHECK(invalid.j()["message"] == "Connector config {name=c1, tasks.max=5} contains no connector type");
+  auto bad_class = request(s.port(), "PATCH", "/connectors/c1/config", R"({"connector.class":"NoSuchClass"})");
+  check_error_body(bad_class, 400);
+  CHECK(bad_class.j()["message"].get<std::string>().rfind("Connector configuration is invalid", 0) == 0);
 
   auto unknown = request(s.port(), "PATCH", "/connectors/nope/config", R"({"a":"b"})");
   check_error_body(unknown, 404);
@@ -544,7 +556,8 @@ TEST_CASE("PATCH config merges, null removes a key, and goes through the leader 
   check_error_body(null_name, 400);
   CHECK(null_name.j()["message"] == "Connector name configuration (null) doesn't match connector name in the URL (c1)");
 
-  // create + three good patches + the one the herder refused; bad bodies never reach it.
+  // create + three good patches + the unknown class the herder refused; bad
+  // bodies and the config without connector.class never reach it.
   auto calls = s.herder.calls_snapshot();
   CHECK(std::count(calls.begin(), calls.end(), "put c1") == 5);
   CHECK(calls.size() == 5);
@@ -860,14 +873,14 @@ TEST_CASE("validate reports per-field errors as 200 ConfigInfos", "[rest]") {
   CHECK(validate_value(j, "key.converter")["value"].is_null());
 
   auto bad_int = request(s.port(), "PUT", "/connector-plugins/SequenceSource/config/validate",
-                         R"({"tasks.max":"many","throughput":"fast","topic":"t","name":"s"})");
+                         R"({"connector.class":"SequenceSource","tasks.max":"many","throughput":"fast","topic":"t",
+                             "name":"s"})");
   CHECK(bad_int.status == 200);
   CHECK(bad_int.j()["error_count"] == 2);
   CHECK(validate_value(bad_int.j(), "tasks.max")["errors"] ==
         json::array({"Invalid value many for configuration tasks.max: Not a number of type INT"}));
   CHECK(validate_value(bad_int.j(), "throughput")["errors"] ==
         json::array({"Invalid value fast for configuration throughput: Not a number of type DOUBLE"}));
-  // connector.class was filled in from the path.
   CHECK(validate_value(bad_int.j(), "connector.class")["value"] == "SequenceSource");
 
   auto sink = request(s.port(), "PUT", "/connector-plugins/FileStreamSinkConnector/config/validate",
@@ -898,7 +911,8 @@ TEST_CASE("validate answers 400 for a class mismatch and bad bodies", "[rest]") 
   check_error_body(not_object, 400);
   CHECK(not_object.j()["message"] == "Connector configuration must be a JSON object of string values");
   // An unknown plugin validates the common keys and flags connector.class.
-  auto unknown = request(s.port(), "PUT", "/connector-plugins/com.example.Nope/config/validate", R"({"name":"x"})");
+  auto unknown = request(s.port(), "PUT", "/connector-plugins/com.example.Nope/config/validate",
+                         R"({"name":"x","connector.class":"com.example.Nope"})");
   CHECK(unknown.status == 200);
   CHECK(unknown.j()["error_count"] == 1);
   CHECK(validate_value(unknown.j(), "connector.class")["errors"] ==
@@ -1139,4 +1153,137 @@ TEST_CASE("start fails cleanly on bad listeners", "[rest]") {
     auto st = s.start();
     CHECK_FALSE(st.ok());
   }
+}
+
+TEST_CASE("no connector.class is 400 'contains no connector type' on create, update and validate", "[rest]") {
+  Server s;
+  // Connect's AbstractHerder.validateConnectorConfig: the config printed as
+  // a Java map; the class is not taken from the validate path either.
+  auto create = request(s.port(), "POST", "/connectors", R"({"name":"c1","config":{"tasks.max":"1"}})");
+  check_error_body(create, 400);
+  CHECK(create.j()["message"] == "Connector config {name=c1, tasks.max=1} contains no connector type");
+
+  auto put = request(s.port(), "PUT", "/connectors/c2/config", R"({"topic":"t"})");
+  check_error_body(put, 400);
+  CHECK(put.j()["message"] == "Connector config {name=c2, topic=t} contains no connector type");
+
+  auto validate = request(s.port(), "PUT", "/connector-plugins/FileStreamSource/config/validate",
+                          R"({"file":"/tmp/x","topic":"t"})");
+  check_error_body(validate, 400);
+  CHECK(validate.j()["message"] == "Connector config {file=/tmp/x, topic=t} contains no connector type");
+  auto validate_empty = request(s.port(), "PUT", "/connector-plugins/FileStreamSource/config/validate", "{}");
+  check_error_body(validate_empty, 400);
+  CHECK(validate_empty.j()["message"] == "Connector config {} contains no connector type");
+
+  // On a follower too: the check is made where the request lands, before forwarding.
+  s.herder.not_leader_url = "http://127.0.0.1:1/";
+  auto follower = request(s.port(), "PUT", "/connectors/c3/config", R"({"name":"c3"})");
+  check_error_body(follower, 400);
+  CHECK(follower.j()["message"] == "Connector config {name=c3} contains no connector type");
+
+  CHECK(s.herder.calls_snapshot().empty());
+  CHECK_FALSE(s.herder.has_connector("c1"));
+  CHECK_FALSE(s.herder.has_connector("c2"));
+
+  // An empty class is present, so Connect's path check applies: "" does not
+  // name FileStreamSource.
+  s.herder.not_leader_url.clear();
+  auto empty_class = request(s.port(), "PUT", "/connector-plugins/FileStreamSource/config/validate",
+                             R"({"connector.class":"","name":"x"})");
+  check_error_body(empty_class, 400);
+  CHECK(empty_class.j()["message"] == "Included connector type  does not match request type FileStreamSource");
+}
+
+TEST_CASE("unaddressable connector names are refused on create", "[rest]") {
+  Server s;
+  for (const char* body : {R"({"name":"","config":{"connector.class":"kc.FileStreamSource"}})",
+                           R"({"name":"   ","config":{"connector.class":"kc.FileStreamSource"}})",
+                           R"({"config":{"connector.class":"kc.FileStreamSource"}})",
+                           R"({"name":null,"config":{"connector.class":"kc.FileStreamSource"}})"}) {
+    INFO(body);
+    auto r = request(s.port(), "POST", "/connectors", body);
+    check_error_body(r, 400);
+    CHECK(r.j()["message"] == "Connector name must not be empty");
+  }
+  for (const char* name : {".", ".."}) {
+    INFO(name);
+    auto r = request(s.port(), "POST", "/connectors",
+                     json{{"name", name}, {"config", {{"connector.class", "kc.FileStreamSource"}}}}.dump());
+    check_error_body(r, 400);
+    CHECK(r.j()["message"] ==
+          std::string("Connector name must not be '") + name + "': it cannot be addressed in a URL path");
+  }
+  auto dot = request(s.port(), "PUT", "/connectors/%2E/config", R"({"connector.class":"kc.FileStreamSource"})");
+  check_error_body(dot, 400);
+  CHECK(dot.j()["message"] == "Connector name must not be '.': it cannot be addressed in a URL path");
+  // The empty name has no path segment to match: /connectors//config is not a connector route.
+  CHECK(request(s.port(), "PUT", "/connectors//config", R"({"connector.class":"kc.FileStreamSource"})").status != 200);
+  CHECK(s.herder.calls_snapshot().empty());
+
+  // Names with '/' or inner spaces stay addressable, percent-encoded.
+  auto slash = request(s.port(), "POST", "/connectors",
+                       R"({"name":"a/b","config":{"connector.class":"kc.FileStreamSource"}})");
+  CHECK(slash.status == 201);
+  CHECK(slash.header("location") == "/connectors/a%2Fb");
+  CHECK(request(s.port(), "GET", "/connectors/a%2Fb").j()["name"] == "a/b");
+}
+
+TEST_CASE("topic tracking turned off answers 403 with Connect's messages", "[rest]") {
+  Server s;
+  s.herder.topics["c1"] = {"t"};
+  s.herder.tracking_reset_allowed = false;
+  CHECK(request(s.port(), "GET", "/connectors/c1/topics").j() == json::parse(R"({"c1":{"topics":["t"]}})"));
+  auto no_reset = request(s.port(), "PUT", "/connectors/c1/topics/reset");
+  check_error_body(no_reset, 403);
+  CHECK(no_reset.j()["message"] == "Topic tracking reset is disabled.");
+
+  s.herder.tracking_enabled = false;
+  auto get = request(s.port(), "GET", "/connectors/c1/topics");
+  check_error_body(get, 403);
+  CHECK(get.j()["message"] == "Topic tracking is disabled.");
+  auto reset = request(s.port(), "PUT", "/connectors/c1/topics/reset");
+  check_error_body(reset, 403);
+  CHECK(reset.j()["message"] == "Topic tracking is disabled.");
+  CHECK(s.herder.calls_snapshot().empty());
+}
+
+TEST_CASE("error factories: write timeout, forbidden, no connector type", "[rest]") {
+  auto w = RestError::write_timeout("connector config", "Timed out waiting for the config topic");
+  CHECK(w.http_status() == 500);
+  CHECK(w.kind == ErrorKind::Timeout);
+  CHECK(w.message ==
+        "Request timed out while writing the connector config; the change may still be applied: "
+        "Timed out waiting for the config topic");
+  CHECK(RestError::write_timeout("target state", "").message ==
+        "Request timed out while writing the target state; the change may still be applied");
+  CHECK(RestError::forbidden("x").http_status() == 403);
+  CHECK(RestError::topic_tracking_disabled().http_status() == 403);
+  CHECK(RestError::topic_tracking_reset_disabled().message == "Topic tracking reset is disabled.");
+  CHECK(RestError::no_connector_type({}).message == "Connector config {} contains no connector type");
+  CHECK(RestError::no_connector_type({{"b", "2"}, {"a", "1"}}).http_status() == 400);
+  CHECK(RestError::no_connector_type({{"b", "2"}, {"a", "1"}}).message ==
+        "Connector config {a=1, b=2} contains no connector type");
+}
+
+TEST_CASE("a write that outlives the request deadline says it may still be applied", "[rest]") {
+  auto o = test_options();
+  o.request_timeout = 300ms;
+  Server s(o);
+  s.herder.hang = true;
+  for (auto [method, target, body] :
+       {std::tuple{"POST", "/connectors", kCreateC1},
+        std::tuple{"PUT", "/connectors/c1/config", std::string(R"({"connector.class":"kc.FileStreamSource"})")},
+        std::tuple{"DELETE", "/connectors/c1", std::string()}, std::tuple{"PUT", "/connectors/c1/pause", std::string()},
+        std::tuple{"PUT", "/connectors/c1/stop", std::string()},
+        std::tuple{"POST", "/connectors/c1/restart?includeTasks=true", std::string()}}) {
+    INFO(method << " " << target);
+    auto r = request(s.port(), method, target, body);
+    check_error_body(r, 500);
+    CHECK(r.j()["message"] == kWriteTimeoutMessage);
+    CHECK(r.j()["message"].get<std::string>().find("may still be applied") != std::string::npos);
+  }
+  // Reads keep Connect's plain message.
+  auto read = request(s.port(), "GET", "/connectors/c1/config");
+  check_error_body(read, 500);
+  CHECK(read.j()["message"] == "Request timed out");
 }
