@@ -23,12 +23,12 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
-#include <boost/asio/thread_pool.hpp>
 #include <spdlog/spdlog.h>
 
 #include "assignor/assignor.h"
 #include "worker/connectors/registry.h"
 #include "worker/herder/plugin_config.h"
+#include "worker/herder/reconciler.h"
 #include "worker/metrics/log_context.h"
 #include "worker/coordinator/worker_coordinator.h"
 #include "worker/storage/config_store.h"
@@ -108,7 +108,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       : cfg(std::move(c)),
         registry(reg ? reg : &connectors::PluginRegistry::builtin()),
         work(asio::make_work_guard(io)),
-        pool(4),
+        pool_work(asio::make_work_guard(pool)),
         apply_strand(asio::make_strand(pool)),
         scheduled_timer(io),
         config_poll_timer(io),
@@ -124,8 +124,13 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   asio::io_context io;
   asio::executor_work_guard<asio::io_context::executor_type> work;
   std::thread io_thread;
-  asio::thread_pool pool;
-  asio::strand<asio::thread_pool::executor_type> apply_strand;
+  // The blocking pool: kPoolThreads threads of our own running `pool`, so
+  // that each carries this worker's log context ([worker gen N] prefix).
+  static constexpr int kPoolThreads = 4;
+  asio::io_context pool;
+  asio::executor_work_guard<asio::io_context::executor_type> pool_work;
+  std::vector<std::thread> pool_threads;
+  asio::strand<asio::io_context::executor_type> apply_strand;
 
   std::unique_ptr<storage::ConfigBackingStore> config_store;
   std::unique_ptr<storage::OffsetBackingStore> offset_store;
@@ -172,6 +177,19 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   // Revocation stops queued or running; JoinGroup waits until it is 0.
   int io_pending_stops = 0;
   std::vector<std::function<void()>> io_join_waiters;
+  std::set<std::string> io_reconfiguring;  // leader: task-config generation in flight
+
+  // ---- apply-strand state: the reconciler's actual state (what this worker
+  // started, with which configs and target states)
+  std::map<std::string, RunningConnector> strand_connectors;
+  std::map<ConnectorTaskId, RunningTask> strand_tasks;
+  std::set<std::string> strand_failed_c;        // start failed; kept so it is not retried in a loop
+  std::set<ConnectorTaskId> strand_failed_t;
+  std::vector<RestartRequest> strand_restarts;  // KIP-745 requests not yet reconciled
+  std::atomic<bool> reconcile_queued{false};
+  // The apply sequence number whose start step was reached: the reconciler
+  // starts nothing new while it lags latest_apply_seq.
+  std::atomic<uint64_t> applied_apply_seq{0};
 
   // ---- shared with other threads
   mutable std::mutex mu;
@@ -180,8 +198,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   bool coord_fatal = false;
   std::string coord_fatal_message;
 
-  // ------------------------------------------------------------------ logging
-  std::string tag() const { return "[" + cfg.worker_id + " gen " + std::to_string(io_generation) + "]"; }
+  // Log lines carry "[worker gen N]" from the log pattern (worker/metrics/log_context.h).
 
   // ------------------------------------------------------------------ startup
   Status open_stores() {
@@ -283,7 +300,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       if (auto s = w.lock()) {
         s->io_rebalance_started_ms = wall_ms();
         s->io_rebalance_reason = r.reason;
-        spdlog::info("{} rebalance started: {}", s->tag(), r.reason);
+        spdlog::info("rebalance started: {}", r.reason);
       }
     };
     cb.on_request_timing = [m = cfg.metrics](const kafka::RequestTiming& t) {
@@ -322,18 +339,23 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       s->schedule_status_poll();
     });
     metrics::set_default_log_context(log_ctx, true);
+    for (int i = 0; i < kPoolThreads; ++i)
+      pool_threads.emplace_back([this] {
+        metrics::set_thread_log_context(log_ctx);
+        pool.run();
+      });
     io_thread = std::thread([this] {
       metrics::set_thread_log_context(log_ctx);
       try {
         io.run();
       } catch (const std::exception& e) {
-        spdlog::critical("[{}] herder io thread died: {}", cfg.worker_id, e.what());
+        spdlog::critical("herder io thread died: {}", e.what());
       }
     });
     coord->start();
     started = true;
     admitting = true;
-    spdlog::info("[{}] herder started: group {}, protocol {}, url {}", cfg.worker_id, cfg.group_id,
+    spdlog::info("herder started: group {}, protocol {}, url {}", cfg.group_id,
                  connect::protocol_name(cfg.protocol), cfg.advertised_url);
     return ok_status();
   }
@@ -350,13 +372,18 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
           auto s2 = w.lock();
           if (!s2) return;
           auto r = s2->config_store->read_to_end(s2->cfg.worker_sync_timeout_ms);
-          if (!r) spdlog::debug("[{}] config poll: {}", s2->cfg.worker_id, r.error().to_string());
+          if (!r) spdlog::debug("config poll: {}", r.error().to_string());
           {
             std::lock_guard lk(s2->mu);
             s2->config_read_error = r ? std::string() : r.error().to_string();
           }
           asio::post(s2->io, [w] {
-            if (auto s3 = w.lock()) s3->io_config_polling = false;
+            auto s3 = w.lock();
+            if (!s3) return;
+            s3->io_config_polling = false;
+            // Periodic convergence: whatever an update missed is caught here.
+            s3->io_leader_duties();
+            s3->request_reconcile();
           });
         });
       }
@@ -406,7 +433,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   // ------------------------------------------------------------------ rejoin
   void io_request_rejoin(const std::string& reason) {
     if (stopping) return;
-    spdlog::info("{} requesting rejoin: {}", tag(), reason);
+    spdlog::info("requesting rejoin: {}", reason);
     coord->request_rejoin(reason);
   }
 
@@ -416,84 +443,255 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   }
 
   // Config-topic changes, in topic order (reference 4.4 rebalance triggers).
+  // Everything else a change implies (restart a changed connector, stop a
+  // removed task, apply a target state to every local instance) is the
+  // reconciler's job, on every worker alike.
   void on_config_update(const storage::ConfigUpdate& u) {
     if (!io_accept_updates || stopping) return;
     using K = storage::ConfigUpdate::Kind;
     switch (u.kind) {
       case K::ConnectorConfig: {
-        const bool is_new = io_known_connectors.insert(u.connector).second;
-        if (is_new) {
+        if (io_known_connectors.insert(u.connector).second) {
           rebalance_pending = true;
           io_request_rejoin("connector " + u.connector + " added");
-        } else if (io_owns_connector(u.connector)) {
-          // Config change of an existing connector: applied locally, no rebalance.
-          restart_connector_local(u.connector);
         }
         if (io_is_leader) leader_reconfigure(u.connector);
-        return;
+        break;
       }
       case K::ConnectorRemoved:
         if (io_known_connectors.erase(u.connector)) {
           rebalance_pending = true;
           io_request_rejoin("connector " + u.connector + " removed");
         }
-        return;
-      case K::TasksCommitted: {
-        // Cooperative: stop our tasks of that connector first; they restart
-        // after the rebalance if they are still ours (reference 4.4).
-        if (io_assignment) {
-          std::vector<ConnectorTaskId> mine;
-          for (const auto& t : io_assignment->tasks)
-            if (t.connector == u.connector) mine.push_back(t);
-          if (!mine.empty()) {
-            io_stop_begin();
-            asio::post(apply_strand, [w = weak_from_this(), mine] {
-              if (auto s = w.lock()) {
-                spdlog::info("[{}] task configs of a connector changed: stopping {}", s->cfg.worker_id,
-                             ids_to_string(mine));
-                (void)s->worker->stop_tasks(mine);
-                s->post_stop_end();
-              }
-            });
-          }
-        }
+        break;
+      case K::TasksCommitted:
+        // The task set may have changed: the leader places it in a new round.
         rebalance_pending = true;
         io_request_rejoin("task configs of " + u.connector + " committed");
-        return;
-      }
-      case K::TargetState: {
-        if (!io_owns_connector(u.connector)) return;
-        asio::post(apply_strand, [w = weak_from_this(), c = u.connector] {
+        break;
+      case K::TargetState:
+        io_leader_duties();  // a resumed STOPPED connector needs task configs again
+        break;
+      case K::RestartRequested:
+        asio::post(apply_strand, [w = weak_from_this(), r = RestartRequest{u.connector, u.restart.include_tasks,
+                                                                           u.restart.only_failed}] {
           auto s = w.lock();
           if (!s || s->stopping) return;
-          auto snap = s->config_store->snapshot();
-          if (!snap.contains(c)) return;
-          auto target = snap.target_state(c);
-          auto running = s->worker->connector_names();
-          if (target == storage::TargetState::Stopped) {
-            if (running.count(c)) s->worker->stop_connector(c);
-            return;
-          }
-          if (!running.count(c)) {
-            (void)s->worker->start_connector(c, snap.connector_configs.at(c), target);
-          }
-          s->worker->set_target_state(c, target);
+          spdlog::info("restart request for connector {} (includeTasks={}, onlyFailed={})", r.connector,
+                       r.include_tasks, r.only_failed);
+          s->strand_restarts.push_back(r);
+          s->job_reconcile();
         });
         return;
+    }
+    request_reconcile();
+  }
+
+  // ------------------------------------------------------------------ reconciler
+  /// Queues one reconcile pass on the apply strand (coalesced). Any thread.
+  void request_reconcile() {
+    if (stopping || reconcile_queued.exchange(true)) return;
+    asio::post(apply_strand, [w = weak_from_this()] {
+      auto s = w.lock();
+      if (!s) return;
+      s->reconcile_queued = false;
+      s->job_reconcile();
+    });
+  }
+
+  /// Desired state: the config snapshot plus this worker's current assignment.
+  DesiredState desired_state(int32_t& generation) {
+    DesiredState d;
+    d.worker_id = cfg.worker_id;
+    {
+      std::lock_guard lk(mu);
+      d.is_leader = pub.is_leader && pub.in_group;
+      d.assigned_connectors.insert(pub.assigned_connectors.begin(), pub.assigned_connectors.end());
+      d.assigned_tasks.insert(pub.assigned_tasks.begin(), pub.assigned_tasks.end());
+      generation = pub.generation;
+    }
+    d.may_start = applied_apply_seq.load() == latest_apply_seq.load();
+    auto snap = config_store->snapshot();
+    for (const auto& [name, conf] : snap.connector_configs) {
+      DesiredConnector dc;
+      dc.config = conf;
+      dc.target = snap.target_state(name);
+      for (const auto& t : snap.tasks(name))
+        if (auto tc = snap.task_config(t)) dc.tasks[t.task] = *tc;
+      d.connectors.emplace(name, std::move(dc));
+    }
+    return d;
+  }
+
+  /// Actual state: what the runtime runs, with what the herder started it
+  /// with, plus the status topic's view. Apply strand only.
+  ActualState actual_state() {
+    ActualState a;
+    const auto running_c = worker->connector_names();
+    const auto running_t = worker->task_ids();
+    // What ended on its own (abandoned after a graceful timeout) is forgotten;
+    // a failed start is kept so that it is not retried in a loop.
+    std::erase_if(strand_connectors,
+                  [&](const auto& e) { return !running_c.count(e.first) && !strand_failed_c.count(e.first); });
+    std::erase_if(strand_tasks,
+                  [&](const auto& e) { return !running_t.count(e.first) && !strand_failed_t.count(e.first); });
+    for (const auto& c : running_c) strand_connectors.try_emplace(c);  // unknown config: restarted if assigned
+    for (const auto& t : running_t) strand_tasks.try_emplace(t);
+    a.connectors = strand_connectors;
+    a.tasks = strand_tasks;
+    a.connector_statuses = status_store->all_connectors();
+    a.task_statuses = status_store->all_tasks();
+    return a;
+  }
+
+  void forget_connector(const std::string& c) {
+    strand_connectors.erase(c);
+    strand_failed_c.erase(c);
+  }
+  void forget_task(const ConnectorTaskId& t) {
+    strand_tasks.erase(t);
+    strand_failed_t.erase(t);
+  }
+  void forget_all() {
+    strand_connectors.clear();
+    strand_failed_c.clear();
+    strand_tasks.clear();
+    strand_failed_t.clear();
+  }
+
+  StatusValue status_of(StatusState state, int32_t generation, std::optional<std::string> trace = std::nullopt) const {
+    return StatusValue{state, std::move(trace), cfg.worker_id, generation};
+  }
+
+  void start_connector_now(const std::string& c, const ConfigMap& conf, TargetState target, int32_t gen) {
+    auto st = worker->start_connector(c, conf, target);
+    strand_connectors[c] = RunningConnector{conf, target};
+    if (st) {
+      strand_failed_c.erase(c);
+      return;
+    }
+    spdlog::warn("cannot start connector {}: {}", c, st.error().to_string());
+    strand_failed_c.insert(c);
+    status_store->put_connector(c, status_of(StatusState::Failed, gen, st.error().to_string()));
+  }
+
+  void start_task_now(const ConnectorTaskId& t, const ConfigMap& connector_conf, const ConfigMap& task_conf,
+                      TargetState target, int32_t gen) {
+    auto st = worker->start_task(t, connector_conf, task_conf, target);
+    strand_tasks[t] = RunningTask{task_conf, target};
+    if (st) {
+      strand_failed_t.erase(t);
+      return;
+    }
+    spdlog::warn("cannot start task {}: {}", t.to_string(), st.error().to_string());
+    strand_failed_t.insert(t);
+    status_store->put_task(t, status_of(StatusState::Failed, gen, st.error().to_string()));
+  }
+
+  /// Carries out the reconciler's actions in order. Apply strand only.
+  void execute(const std::vector<Action>& actions, const DesiredState& d, int32_t gen) {
+    using K = Action::Kind;
+    if (actions.empty()) return;
+    std::string text;
+    for (const auto& a : actions) text += (text.empty() ? "" : ", ") + to_string(a);
+    spdlog::info("reconcile: {}", text);
+    // Stops first, all in parallel against one graceful deadline.
+    std::vector<std::string> stop_c;
+    std::vector<ConnectorTaskId> stop_t;
+    for (const auto& a : actions) {
+      if (a.kind == K::StopConnector) stop_c.push_back(a.connector);
+      if (a.kind == K::StopTask) stop_t.push_back(*a.task);
+    }
+    if (!stop_c.empty() || !stop_t.empty()) {
+      auto fc = std::async(std::launch::async, [&] { return worker->stop_connectors(stop_c); });
+      (void)worker->stop_tasks(stop_t);
+      (void)fc.get();
+      for (const auto& c : stop_c) forget_connector(c);
+      for (const auto& t : stop_t) forget_task(t);
+    }
+    std::set<std::string> targets_applied;
+    for (const auto& a : actions) {
+      const auto* dc = d.connectors.count(a.connector) ? &d.connectors.at(a.connector) : nullptr;
+      switch (a.kind) {
+        case K::StopConnector:
+        case K::RemoveConnectorStatus:
+          if (a.kind == K::RemoveConnectorStatus || a.remove_status)
+            status_store->put_connector(a.connector, status_of(StatusState::Destroyed, gen));
+          break;
+        case K::StopTask:
+        case K::RemoveTaskStatus:
+          if (a.kind == K::RemoveTaskStatus || a.remove_status)
+            status_store->put_task(*a.task, status_of(StatusState::Destroyed, gen));
+          break;
+        case K::WriteConnectorStatus:
+          status_store->put_connector(a.connector, status_of(a.status, gen));
+          break;
+        case K::RestartConnector:
+        case K::StartConnector:
+          if (!dc) break;
+          if (a.kind == K::RestartConnector) {
+            (void)worker->stop_connector(a.connector);
+            forget_connector(a.connector);
+            if (a.restarting) status_store->put_connector(a.connector, status_of(StatusState::Restarting, gen));
+          }
+          start_connector_now(a.connector, dc->config, a.target, gen);
+          break;
+        case K::RestartTask:
+        case K::StartTask: {
+          if (!dc || !dc->tasks.count(a.task->task)) break;
+          if (a.kind == K::RestartTask) {
+            (void)worker->stop_task(*a.task);
+            forget_task(*a.task);
+            if (a.restarting) status_store->put_task(*a.task, status_of(StatusState::Restarting, gen));
+          }
+          start_task_now(*a.task, dc->config, dc->tasks.at(a.task->task), a.target, gen);
+          break;
+        }
+        case K::SetConnectorTarget:
+        case K::SetTaskTarget:
+          // One call pauses or resumes the connector and all its local tasks.
+          if (targets_applied.insert(a.connector).second) worker->set_target_state(a.connector, a.target);
+          if (auto it = strand_connectors.find(a.connector); it != strand_connectors.end()) it->second.target = a.target;
+          for (auto& [t, run] : strand_tasks)
+            if (t.connector == a.connector) run.target = a.target;
+          break;
       }
     }
   }
 
-  void restart_connector_local(const std::string& c) {
-    asio::post(apply_strand, [w = weak_from_this(), c] {
+  /// One reconcile pass (DESIGN "The herder as a reconciler"). Apply strand only.
+  void job_reconcile() {
+    if (stopping) return;
+    int32_t gen = -1;
+    DesiredState d = desired_state(gen);
+    d.restarts = std::move(strand_restarts);
+    strand_restarts.clear();
+    execute(reconcile(d, actual_state()), d, gen);
+  }
+
+  /// Leader only: every connector that should run but has no task configs
+  /// (new, resumed after STOPPED, or inconsistent) gets them generated.
+  void io_leader_duties() {
+    if (!io_is_leader || stopping) return;
+    auto snap = config_store->snapshot();
+    for (const auto& name : snap.connectors()) {
+      if (snap.target_state(name) == storage::TargetState::Stopped) continue;
+      auto tc = snap.task_counts.find(name);
+      if (tc != snap.task_counts.end() && tc->second > 0 && !snap.inconsistent.count(name)) continue;
+      if (io_reconfiguring.count(name)) continue;
+      leader_reconfigure(name);
+    }
+  }
+
+  // Plain restarts (REST, on the owner): the same path as the reconciler's.
+  void restart_local(Action a, std::function<void()> done = {}) {
+    asio::post(apply_strand, [w = weak_from_this(), a = std::move(a), done = std::move(done)] {
       auto s = w.lock();
       if (!s || s->stopping) return;
-      auto snap = s->config_store->snapshot();
-      if (!snap.contains(c)) return;
-      if (s->worker->connector_names().count(c)) s->worker->stop_connector(c);
-      if (snap.target_state(c) == storage::TargetState::Stopped) return;
-      auto st = s->worker->start_connector(c, snap.connector_configs.at(c), snap.target_state(c));
-      if (!st) spdlog::warn("[{}] restart of connector {} failed: {}", s->cfg.worker_id, c, st.error().to_string());
+      int32_t gen = -1;
+      DesiredState d = s->desired_state(gen);
+      s->execute({a}, d, gen);
+      if (done) done();
     });
   }
 
@@ -503,16 +701,26 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   // A failed write is retried with back-off (250 ms doubling to 10 s) while
   // this worker is the leader, as Connect's reconfigureConnectorTasksWithRetry.
   void leader_reconfigure(const std::string& c, int backoff_ms = 250) {
+    io_reconfiguring.insert(c);
     asio::post(pool, [w = weak_from_this(), c, backoff_ms] {
       auto s = w.lock();
-      if (!s || s->stopping || s->job_reconfigure(c)) return;
-      asio::post(s->io, [w, c, backoff_ms] {
+      if (!s || s->stopping) return;
+      const bool done = s->job_reconfigure(c);
+      asio::post(s->io, [w, c, backoff_ms, done] {
         auto s2 = w.lock();
         if (!s2) return;
+        if (done) {
+          s2->io_reconfiguring.erase(c);
+          return;
+        }
         auto timer = std::make_shared<asio::steady_timer>(s2->io, std::chrono::milliseconds(backoff_ms));
         timer->async_wait([w, c, backoff_ms, timer](const boost::system::error_code& ec) {
           auto s3 = w.lock();
-          if (ec || !s3 || s3->stopping || !s3->io_is_leader) return;
+          if (!s3) return;
+          if (ec || s3->stopping || !s3->io_is_leader) {
+            s3->io_reconfiguring.erase(c);
+            return;
+          }
           s3->leader_reconfigure(c, std::min(backoff_ms * 2, 10000));
         });
       });
@@ -531,7 +739,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       if (cls == conf.end()) return true;
       auto plugin = registry->create(cls->second);
       if (!plugin) {
-        spdlog::warn("[{}] leader cannot create connector {}: {}", cfg.worker_id, c, plugin.error().to_string());
+        spdlog::warn("leader cannot create connector {}: {}", c, plugin.error().to_string());
         return true;
       }
       int max_tasks = 1;
@@ -547,7 +755,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
         configs = plugin.value()->task_configs(max_tasks);
         plugin.value()->stop();
       } catch (const std::exception& e) {
-        spdlog::warn("[{}] leader: connector {} failed to generate task configs: {}", cfg.worker_id, c, e.what());
+        spdlog::warn("leader: connector {} failed to generate task configs: {}", c, e.what());
         return true;
       }
     }
@@ -560,10 +768,10 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       same = tc && *tc == configs[i];
     }
     if (same) return true;
-    spdlog::info("[{}] leader writes {} task configs for connector {}", cfg.worker_id, configs.size(), c);
+    spdlog::info("leader writes {} task configs for connector {}", configs.size(), c);
     auto st = config_store->put_task_configs(c, configs, cfg.worker_sync_timeout_ms * 3);
     if (st) return true;
-    spdlog::warn("[{}] writing task configs of {} failed (will retry): {}", cfg.worker_id, c, st.error().to_string());
+    spdlog::warn("writing task configs of {} failed (will retry): {}", c, st.error().to_string());
     return false;
   }
 
@@ -581,12 +789,15 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     }
     if (bj.revoke_all) {
       io_assignment.reset();
+      {
+        std::lock_guard lk(mu);
+        pub.assigned_connectors.clear();
+        pub.assigned_tasks.clear();
+      }
       asio::post(apply_strand, [w = weak_from_this(), proceed = std::move(proceed)] {
         if (auto s = w.lock()) {
-          spdlog::info("[{}] revoking everything before JoinGroup (eager rebalance or generation reset)",
-                       s->cfg.worker_id);
-          s->worker->stop_all();
-          (void)s->status_store->flush(s->cfg.worker_sync_timeout_ms);
+          spdlog::info("revoking everything before JoinGroup (eager rebalance or generation reset)");
+          s->job_stop_everything();
         }
         proceed();
       });
@@ -606,7 +817,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       auto s = w.lock();
       if (!s) return;
       auto r = s->config_store->read_to_end(s->cfg.worker_sync_timeout_ms);
-      if (!r) spdlog::warn("[{}] leader: config read failed: {}", s->cfg.worker_id, r.error().to_string());
+      if (!r) spdlog::warn("leader: config read failed: {}", r.error().to_string());
       asio::post(s->io, [w, round = std::move(round), ready = std::move(ready)]() mutable {
         if (auto s2 = w.lock()) s2->io_assign(round, std::move(ready));
       });
@@ -650,7 +861,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
                                                                                                  reports, cs, ctx);
     }
     io_leader_state = res.state;
-    spdlog::info("{} leader assigned generation {} over {} members (protocol {}, config offset {}{})", tag(),
+    spdlog::info("leader assigned generation {} over {} members (protocol {}, config offset {}{})",
                  round.generation, reports.size(), connect::protocol_name(round.protocol), cs.offset,
                  res.config_mismatch ? ", CONFIG_MISMATCH" : "");
     std::vector<std::pair<std::string, Assignment>> out;
@@ -719,7 +930,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     const uint64_t seq = ++io_apply_seq;
     if (ev.received.error != 0) {
       // CONFIG_MISMATCH: catch up, then rejoin; start nothing (4.4 step 1).
-      spdlog::warn("{} assignment failed (error {}), leader config offset {}; reading configs and rejoining", tag(),
+      spdlog::warn("assignment failed (error {}), leader config offset {}; reading configs and rejoining",
                    ev.received.error, ev.received.config_offset);
       asio::post(pool, [w = weak_from_this()] {
         auto s = w.lock();
@@ -751,7 +962,6 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       if (gates_join) post_stop_end();
     };
     if (stopping) return stops_done();
-    const std::string tg = "[" + cfg.worker_id + " gen " + std::to_string(ev.generation) + "]";
     const Assignment& owned = ev.snapshot;
     // 1. Stop what was revoked, plus anything running that we no longer own.
     std::set<std::string> owned_c(owned.connectors.begin(), owned.connectors.end());
@@ -763,7 +973,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     for (const auto& t : worker->task_ids())
       if (!owned_t.count(t)) stop_t.push_back(t);
     if (!stop_c.empty() || !stop_t.empty()) {
-      spdlog::info("{} stopping revoked connectors {} and tasks {}", tg, names_to_string(stop_c),
+      spdlog::info("stopping revoked connectors {} and tasks {}", names_to_string(stop_c),
                    ids_to_string(stop_t));
       auto fc = std::async(std::launch::async, [&] { return worker->stop_connectors(stop_c); });
       // Each revoked task is awaited on its own thread so that its own stop
@@ -794,17 +1004,19 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       }
       auto timed_out_c = fc.get();
       if (!timed_out.empty() || !timed_out_c.empty())
-        spdlog::warn("{} graceful stop timed out for connectors {} tasks {}", tg, names_to_string(timed_out_c),
+        spdlog::warn("graceful stop timed out for connectors {} tasks {}", names_to_string(timed_out_c),
                      ids_to_string(timed_out));
+      for (const auto& c : stop_c) forget_connector(c);
+      for (const auto& t : stop_t) forget_task(t);
       auto fl = status_store->flush(cfg.worker_sync_timeout_ms);
-      if (!fl) spdlog::warn("{} status flush: {}", tg, fl.error().to_string());
+      if (!fl) spdlog::warn("status flush: {}", fl.error().to_string());
     }
     stops_done();  // revocations done: a JoinGroup may go out now
     const bool had_revocations = !ev.received.revoked_connectors.empty() || !ev.received.revoked_tasks.empty();
     // A newer assignment is queued: it catches up, reads offsets and starts.
     auto superseded = [&] {
       if (seq == latest_apply_seq.load()) return false;
-      spdlog::info("{} apply superseded by a newer assignment; leaving starts to it", tg);
+      spdlog::info("apply superseded by a newer assignment; leaving starts to it");
       if (had_revocations)
         asio::post(io, [w = weak_from_this()] {
           if (auto s = w.lock()) s->io_request_rejoin("revocations completed");
@@ -817,11 +1029,11 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     if (snap.offset < ev.received.config_offset) {
       auto r = config_store->read_to_end(cfg.worker_sync_timeout_ms);
       if (r) snap = r.value();
-      else spdlog::warn("{} config catch-up failed: {}", tg, r.error().to_string());
+      else spdlog::warn("config catch-up failed: {}", r.error().to_string());
     }
     if (snap.offset != ev.received.config_offset) {
       const bool lagging = snap.offset < ev.received.config_offset;
-      spdlog::warn("{} config offset {} {} assignment offset {}; rejoining without starting anything", tg,
+      spdlog::warn("config offset {} {} assignment offset {}; rejoining without starting anything",
                    snap.offset, lagging ? "below" : "above", ev.received.config_offset);
       auto w = weak_from_this();
       // A lagging read is retried after a short back-off (Connect leaves the
@@ -845,41 +1057,11 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     // the offsets topic to the end on its own thread before it starts
     // (runtime::Worker), so the apply strand does not read it again.
     if (stopping || superseded()) return;
-    auto running_c = worker->connector_names();
-    auto running_t = worker->task_ids();
-    // 4. Start what we own and do not run.
-    std::vector<std::string> started_c;
-    std::vector<ConnectorTaskId> started_t;
-    for (const auto& c : owned.connectors) {
-      if (running_c.count(c) || !snap.contains(c)) continue;
-      if (snap.target_state(c) == storage::TargetState::Stopped) continue;
-      auto st = worker->start_connector(c, snap.connector_configs.at(c), snap.target_state(c));
-      if (!st) {
-        spdlog::warn("{} cannot start connector {}: {}", tg, c, st.error().to_string());
-        status_store->put_connector(c, StatusValue{StatusState::Failed, st.error().to_string(), cfg.worker_id,
-                                                   ev.generation});
-        continue;
-      }
-      started_c.push_back(c);
-    }
-    for (const auto& t : owned.tasks) {
-      if (running_t.count(t)) continue;
-      auto tc = snap.task_config(t);
-      if (!snap.contains(t.connector) || !tc) {
-        spdlog::warn("{} no committed config for task {}; not started", tg, t.to_string());
-        continue;
-      }
-      auto st = worker->start_task(t, snap.connector_configs.at(t.connector), *tc, snap.target_state(t.connector));
-      if (!st) {
-        spdlog::warn("{} cannot start task {}: {}", tg, t.to_string(), st.error().to_string());
-        status_store->put_task(t, StatusValue{StatusState::Failed, st.error().to_string(), cfg.worker_id,
-                                              ev.generation});
-        continue;
-      }
-      started_t.push_back(t);
-    }
-    spdlog::info("{} assignment applied: started connectors {} tasks {}; owns {} connectors, {} tasks", tg,
-                 names_to_string(started_c), ids_to_string(started_t), owned.connectors.size(), owned.tasks.size());
+    // 4. Start what we own and do not run, apply target states and status
+    // rules: one reconcile pass, now allowed to start.
+    applied_apply_seq = seq;
+    job_reconcile();
+    spdlog::info("assignment applied: owns {} connectors, {} tasks", owned.connectors.size(), owned.tasks.size());
     asio::post(io, [w = weak_from_this(), seq, had_revocations, became_leader] {
       auto s = w.lock();
       if (!s) return;
@@ -895,6 +1077,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       if (became_leader && s->io_is_leader) {
         for (const auto& c : s->config_store->snapshot().connectors()) s->leader_reconfigure(c);
       }
+      s->request_reconcile();  // the leader's status tombstones (reference 4.4 onAssigned)
       // The follow-up round that places what was revoked (4.4 step 5).
       if (had_revocations) s->io_request_rejoin("revocations completed");
     });
@@ -911,14 +1094,26 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       pub.applied = false;
       pub.in_group = false;
     }
+    // Out of the group: everything stops (or is cut off from Kafka) before
+    // the next JoinGroup goes out, so no task runs twice.
+    io_stop_begin();
     asio::post(apply_strand, [w = weak_from_this(), connectors, tasks] {
       if (auto s = w.lock()) {
-        spdlog::warn("[{}] coordinator lost: stopping connectors {} and tasks {}", s->cfg.worker_id,
+        spdlog::warn("coordinator lost: stopping connectors {} and tasks {}",
                      names_to_string(connectors), ids_to_string(tasks));
-        s->worker->stop_all();
-        (void)s->status_store->flush(s->cfg.worker_sync_timeout_ms);
+        s->job_stop_everything();
+        s->post_stop_end();
       }
     });
+  }
+
+  /// Stops every connector and task here (tasks past the graceful timeout
+  /// are cut off from Kafka by the runtime), forgets them and flushes the
+  /// status store. Apply strand only.
+  void job_stop_everything() {
+    worker->stop_all();
+    forget_all();
+    (void)status_store->flush(cfg.worker_sync_timeout_ms);
   }
 
   // ------------------------------------------------------------------ shutdown
@@ -932,7 +1127,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   void shutdown(bool leave) {
     if (!started || stopping.exchange(true)) return;
     admitting = false;
-    spdlog::info("[{}] herder stopping ({})", cfg.worker_id, leave ? "clean" : "crash");
+    spdlog::info("herder stopping ({})", leave ? "clean" : "crash");
     asio::post(io, [w = weak_from_this()] {
       if (auto s = w.lock()) {
         s->scheduled_timer.cancel();
@@ -949,21 +1144,23 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     worker->stop_all();  // graceful timeout per task; offsets committed on stop
     // Operators (and tests/integration/lifecycle) read this line; a failed
     // final commit or a task past its graceful timeout logs its own line.
-    spdlog::info("[{}] stopped {} connectors and {} tasks in {} ms; final offsets committed", cfg.worker_id,
+    spdlog::info("stopped {} connectors and {} tasks in {} ms; final offsets committed",
                  stopping_connectors, stopping_tasks,
                  std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - stop_began)
                      .count());
     if (auto fl = status_store->flush(cfg.worker_sync_timeout_ms); !fl)
-      spdlog::warn("[{}] status flush on stop: {}", cfg.worker_id, fl.error().to_string());
+      spdlog::warn("status flush on stop: {}", fl.error().to_string());
     if (leave) {
       auto p = std::make_shared<std::promise<void>>();
       auto f = p->get_future();
       coord->leave("the worker is shutting down", [p] { p->set_value(); });
       if (f.wait_for(std::chrono::milliseconds(cfg.request_timeout_ms + 1000)) != std::future_status::ready)
-        spdlog::warn("[{}] LeaveGroup did not complete in time", cfg.worker_id);
+        spdlog::warn("LeaveGroup did not complete in time");
     }
     coord->stop();
-    pool.join();
+    pool_work.reset();
+    for (auto& t : pool_threads)
+      if (t.joinable()) t.join();
     work.reset();
     io.stop();
     if (io_thread.joinable()) io_thread.join();
@@ -972,7 +1169,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       pub.in_group = false;
       pub.applied = false;
     }
-    spdlog::info("[{}] herder stopped", cfg.worker_id);
+    spdlog::info("herder stopped");
   }
 
   // ------------------------------------------------------------------ REST helpers
@@ -996,6 +1193,21 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     info.config = snap.connector_configs.at(name);
     for (const auto& t : snap.tasks(name)) info.tasks.push_back(rest::TaskId{t.connector, t.task});
     info.type = type_of(info.config);
+    return info;
+  }
+
+  /// GET /connectors/{c}/status from the status cache; nullopt when the
+  /// connector has no status record.
+  std::optional<rest::ConnectorStateInfo> status_info(const std::string& name) const {
+    auto cs = status_store->get_connector(name);
+    if (!cs) return std::nullopt;
+    rest::ConnectorStateInfo info;
+    info.name = name;
+    info.connector = rest::ConnectorStatus{to_rest(cs->state), cs->worker_id, cs->trace.value_or("")};
+    for (const auto& [id, ts] : status_store->get_tasks(name))
+      info.tasks.push_back(rest::TaskStatus{id, to_rest(ts.state), ts.worker_id, ts.trace.value_or("")});
+    auto snap = config_store->snapshot();
+    if (snap.contains(name)) info.type = type_of(snap.connector_configs.at(name));
     return info;
   }
 
@@ -1117,16 +1329,9 @@ void DistributedHerder::task_configs(const std::string& name, rest::Callback<std
 
 void DistributedHerder::connector_status(const std::string& name, rest::Callback<rest::ConnectorStateInfo> cb) {
   if (auto e = impl_->not_ready()) return cb(*e);
-  auto cs = impl_->status_store->get_connector(name);
-  if (!cs) return cb(rest::RestError::not_found("No status found for connector " + name));
-  rest::ConnectorStateInfo info;
-  info.name = name;
-  info.connector = rest::ConnectorStatus{to_rest(cs->state), cs->worker_id, cs->trace.value_or("")};
-  for (const auto& [id, ts] : impl_->status_store->get_tasks(name))
-    info.tasks.push_back(rest::TaskStatus{id, to_rest(ts.state), ts.worker_id, ts.trace.value_or("")});
-  auto snap = impl_->config_store->snapshot();
-  if (snap.contains(name)) info.type = impl_->type_of(snap.connector_configs.at(name));
-  cb(std::move(info));
+  auto info = impl_->status_info(name);
+  if (!info) return cb(rest::RestError::not_found("No status found for connector " + name));
+  cb(std::move(*info));
 }
 
 void DistributedHerder::task_status(const rest::TaskId& id, rest::Callback<rest::TaskStatus> cb) {
@@ -1234,7 +1439,7 @@ void DistributedHerder::put_connector_config(rest::PutConnectorRequest req, rest
         if (!st) return rest::RestError::internal("Failed to write connector config: " + st.error().to_string());
         auto after = impl->config_store->snapshot();
         if (!after.contains(req.name)) return rest::RestError::internal("Connector config not visible after write");
-        spdlog::info("[{}] leader wrote connector config {} ({})", impl->cfg.worker_id, req.name,
+        spdlog::info("leader wrote connector config {} ({})", req.name,
                      exists ? "updated" : "created");
         return rest::PutConnectorResult{!exists, impl->info_of(after, req.name)};
       });
@@ -1281,7 +1486,7 @@ void DistributedHerder::modify_connector_offsets(const std::string& name,
           auto st = impl->offset_store->commit(name, batch, timeout_ms);
           if (!st) return rest::RestError::internal("Failed to write offsets: " + st.error().to_string());
         }
-        spdlog::info("[{}] leader {} {} offset(s) of connector {}", impl->cfg.worker_id,
+        spdlog::info("leader {} {} offset(s) of connector {}",
                      offsets ? "altered" : "reset", batch.size(), name);
         // Built-in connectors keep no offsets outside the framework, so the
         // short message (Connect's, for a connector that confirmed) applies.
@@ -1309,15 +1514,10 @@ void DistributedHerder::set_target_state(const std::string& name, rest::TargetSt
   asio::post(impl_->pool, [impl, name, state, cb = std::move(cb)] {
     auto snap = impl->config_store->snapshot();
     if (!snap.contains(name)) return cb(rest::RestError::connector_not_found(name));
-    const bool was_stopped = snap.target_state(name) == storage::TargetState::Stopped;
+    // Every worker applies it when it reads the record; the leader also
+    // regenerates task configs of a resumed STOPPED connector.
     auto st = impl->config_store->put_target_state(name, to_storage(state), impl->cfg.worker_sync_timeout_ms * 3);
     if (!st) return cb(rest::RestError::internal("Failed to write target state: " + st.error().to_string()));
-    // Resuming a STOPPED connector needs new task configs: the leader makes them.
-    if (was_stopped && state == rest::TargetState::Started) {
-      asio::post(impl->io, [impl, name] {
-        if (impl->io_is_leader) impl->leader_reconfigure(name);
-      });
-    }
     cb(rest::Done{});
   });
 }
@@ -1326,19 +1526,38 @@ void DistributedHerder::restart_connector(const std::string& name, rest::Restart
                                           rest::Callback<std::optional<rest::ConnectorStateInfo>> cb) {
   if (auto e = impl_->not_ready()) return cb(*e);
   auto impl = impl_;
-  asio::post(impl_->io, [impl, name, req, cb = std::move(cb)]() mutable {
+  if (!req.plain()) {
+    // KIP-745: the leader records the request; every worker restarts the
+    // selected instances it owns when it reads the record. The answer shows
+    // the plan: the selected instances as RESTARTING.
+    impl_->leader_write<std::optional<rest::ConnectorStateInfo>>(
+        std::move(cb), [impl, name, req]() -> rest::Reply<std::optional<rest::ConnectorStateInfo>> {
+          if (!impl->config_store->snapshot().contains(name)) return rest::RestError::connector_not_found(name);
+          auto plan = impl->status_info(name);
+          if (!plan) return rest::RestError::not_found("Status for connector " + name + " not found");
+          auto st = impl->config_store->put_restart_request(name, storage::RestartFlags{req.include_tasks, req.only_failed},
+                                                            impl->cfg.worker_sync_timeout_ms * 3);
+          if (!st) return rest::RestError::internal("Failed to write the restart request: " + st.error().to_string());
+          auto selected = [&](rest::ConnectState s) { return !req.only_failed || s == rest::ConnectState::Failed; };
+          if (selected(plan->connector.state)) plan->connector.state = rest::ConnectState::Restarting;
+          if (req.include_tasks)
+            for (auto& t : plan->tasks)
+              if (selected(t.state)) t.state = rest::ConnectState::Restarting;
+          return std::optional<rest::ConnectorStateInfo>(std::move(*plan));
+        });
+    return;
+  }
+  asio::post(impl_->io, [impl, name, cb = std::move(cb)]() mutable {
     auto snap = impl->config_store->snapshot();
     if (!snap.contains(name)) return cb(rest::RestError::connector_not_found(name));
-    if (!req.plain()) {
-      // Deviation: restarts with includeTasks/onlyFailed (restart-connector
-      // records) are not implemented.
-      return cb(rest::RestError::bad_request("includeTasks/onlyFailed restarts are not supported by kconnectd yet"));
-    }
     if (!impl->io_owns_connector(name)) {
       auto st = impl->status_store->get_connector(name);
       return cb(rest::RestError::not_owner(st ? url_of_worker_id(st->worker_id) : ""));
     }
-    impl->restart_connector_local(name);
+    Action a{Action::Kind::RestartConnector, name};
+    a.target = snap.target_state(name);
+    if (a.target == storage::TargetState::Stopped) return cb(std::optional<rest::ConnectorStateInfo>{});
+    impl->restart_local(a);
     cb(std::optional<rest::ConnectorStateInfo>{});
   });
 }
@@ -1358,15 +1577,9 @@ void DistributedHerder::restart_task(const rest::TaskId& id, rest::Callback<rest
       auto st = impl->status_store->get_task(t);
       return cb(rest::RestError::not_owner(st ? url_of_worker_id(st->worker_id) : ""));
     }
-    asio::post(impl->apply_strand, [impl, t, cb = std::move(cb)] {
-      impl->worker->stop_task(t);
-      auto snap2 = impl->config_store->snapshot();
-      auto tc = snap2.task_config(t);
-      if (!tc || !snap2.contains(t.connector)) return cb(rest::RestError::not_found("Task " + t.to_string() + " not found"));
-      auto st = impl->worker->start_task(t, snap2.connector_configs.at(t.connector), *tc, snap2.target_state(t.connector));
-      if (!st) return cb(rest::RestError::internal("Failed to restart task: " + st.error().to_string()));
-      cb(rest::Done{});
-    });
+    Action a{Action::Kind::RestartTask, t.connector, t};
+    a.target = snap.target_state(t.connector);
+    impl->restart_local(a, [cb = std::move(cb)] { cb(rest::Done{}); });
   });
 }
 

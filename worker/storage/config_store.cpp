@@ -173,8 +173,17 @@ void ConfigBackingStore::apply(const TopicReader::Record& r) {
       notify(ConfigUpdate::Kind::TargetState);
       return;
     }
+    case ConfigKeyKind::RestartConnector: {
+      if (!r.value || !state_.connector_configs.count(key.name)) return;
+      auto f = decode_restart(*r.value);
+      if (!f) {
+        spdlog::error("config topic: bad value for {}: {}", *r.key, f.error().to_string());
+        return;
+      }
+      if (listener_) unpublished_updates_.push_back(ConfigUpdate{ConfigUpdate::Kind::RestartRequested, key.name, *f});
+      return;
+    }
     case ConfigKeyKind::SessionKey:
-    case ConfigKeyKind::RestartConnector:
     case ConfigKeyKind::TasksFencing:
     case ConfigKeyKind::LoggerCluster:
       return;  // understood but not used by this store yet
@@ -252,6 +261,15 @@ Status ConfigBackingStore::put_task_configs(const std::string& connector, const 
   auto st = write({{commit_key(connector), encode_commit(static_cast<int32_t>(configs.size()))}}, timeout_ms);
   if (!st) return st;
   r = read_to_end(timeout_ms);
+  if (!r) return r.error();
+  return ok_status();
+}
+
+Status ConfigBackingStore::put_restart_request(const std::string& connector, const RestartFlags& flags,
+                                               int timeout_ms) {
+  auto st = write({{restart_key(connector), encode_restart(flags)}}, timeout_ms);
+  if (!st) return st;
+  auto r = read_to_end(timeout_ms);
   if (!r) return r.error();
   return ok_status();
 }

@@ -59,9 +59,11 @@ struct ConfigUpdate {
     ConnectorRemoved, ///< `connector-<name>` tombstone
     TasksCommitted,   ///< a `commit-<name>` record was applied (good or inconsistent)
     TargetState,      ///< target state changed
+    RestartRequested, ///< a `restart-connector-<name>` record (KIP-745); see `restart`
   };
   Kind kind;
   std::string connector;
+  RestartFlags restart;  ///< the request's flags (RestartRequested only)
 };
 
 /// Config topic reader/writer. Thread-safe: every method may be called from
@@ -113,6 +115,11 @@ class ConfigBackingStore {
   /// `commit-<name>` = {"tasks":N}, reads to the end (5.1). Blocking.
   Status put_task_configs(const std::string& connector, const std::vector<ConfigMap>& configs,
                           int timeout_ms);
+
+  /// Writes `restart-connector-<name>` (KIP-745; leader-only in Connect) and
+  /// reads to the end, so every worker that reads it restarts what it owns.
+  /// Blocking.
+  Status put_restart_request(const std::string& connector, const RestartFlags& flags, int timeout_ms);
 
   /// Writes `target-state-<name>` and reads to the end. Blocking.
   Status put_target_state(const std::string& connector, TargetState state, int timeout_ms);

@@ -101,6 +101,7 @@ std::string task_config_key(const connect::ConnectorTaskId& id) {
 }
 std::string commit_key(std::string_view c) { return std::string(kCommitPrefix) + std::string(c); }
 std::string target_state_key(std::string_view c) { return std::string(kTargetStatePrefix) + std::string(c); }
+std::string restart_key(std::string_view c) { return std::string(kRestartPrefix) + std::string(c); }
 
 std::string encode_properties(const ConfigMap& props) {
   OrderedJson p = OrderedJson::object();
@@ -134,6 +135,24 @@ Result<int32_t> decode_commit(std::string_view value) {
   auto n = (*j)["tasks"].get<int64_t>();
   if (n < 0 || n > INT32_MAX) return Error{"tasks", "task count out of range"};
   return static_cast<int32_t>(n);
+}
+
+std::string encode_restart(const RestartFlags& f) {
+  return std::string("{\"include-tasks\":") + (f.include_tasks ? "true" : "false") +
+         ",\"only-failed\":" + (f.only_failed ? "true" : "false") + "}";
+}
+
+Result<RestartFlags> decode_restart(std::string_view value) {
+  auto j = parse(value, "restart");
+  if (!j) return j.error();
+  if (!j->is_object()) return Error{"restart", "expected an object"};
+  RestartFlags f;
+  for (auto [field, out] : {std::pair{"include-tasks", &f.include_tasks}, std::pair{"only-failed", &f.only_failed}}) {
+    if (!j->contains(field)) continue;
+    if (!(*j)[field].is_boolean()) return Error{"restart", std::string(field) + " must be a boolean"};
+    *out = (*j)[field].get<bool>();
+  }
+  return f;
 }
 
 std::string encode_target_state(TargetState s) {

@@ -81,6 +81,8 @@ std::string task_config_key(const connect::ConnectorTaskId& id);
 std::string commit_key(std::string_view connector);
 /// "target-state-<name>".
 std::string target_state_key(std::string_view connector);
+/// "restart-connector-<name>" (KIP-745).
+std::string restart_key(std::string_view connector);
 
 /// `{"properties":{...}}`, used for both connector and task configs.
 std::string encode_properties(const ConfigMap& props);
@@ -99,6 +101,17 @@ Result<int32_t> decode_commit(std::string_view value);
 std::string encode_target_state(TargetState s);
 /// Reads a target-state value: `state.v2` wins over `state` when present.
 Result<TargetState> decode_target_state(std::string_view value);
+
+/// A restart request (KIP-745): POST /connectors/{c}/restart?includeTasks=&onlyFailed=.
+struct RestartFlags {
+  bool include_tasks = false;  ///< also restart the connector's tasks
+  bool only_failed = false;    ///< restart only instances whose status is FAILED
+};
+/// `{"include-tasks":<bool>,"only-failed":<bool>}` (value of `restart-connector-<name>`).
+std::string encode_restart(const RestartFlags& flags);
+/// Reads a restart value; a missing field is false. Errors on malformed JSON,
+/// a non-object or a non-boolean field.
+Result<RestartFlags> decode_restart(std::string_view value);
 
 // ---------------------------------------------------------------- offsets topic
 

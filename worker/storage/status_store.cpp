@@ -154,8 +154,8 @@ void StatusBackingStore::apply(const std::string& key, const std::optional<std::
     }
     auto it = tasks_.find(*k->task);
     if (v->state == StatusState::Unassigned && it != tasks_.end() && it->second.state == StatusState::Running &&
-        it->second.generation >= v->generation)
-      return;  // a late UNASSIGNED from an older generation
+        it->second.worker_id != v->worker_id && it->second.generation >= v->generation)
+      return;  // the previous owner's late UNASSIGNED
     tasks_[*k->task] = *v;
   }
 }
@@ -192,6 +192,11 @@ std::map<int32_t, StatusValue> StatusBackingStore::get_tasks(const std::string& 
 std::map<std::string, StatusValue> StatusBackingStore::all_connectors() const {
   std::lock_guard lk(mu_);
   return connectors_;
+}
+
+std::map<connect::ConnectorTaskId, StatusValue> StatusBackingStore::all_tasks() const {
+  std::lock_guard lk(mu_);
+  return tasks_;
 }
 
 }  // namespace kc::storage

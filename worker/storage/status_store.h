@@ -53,8 +53,10 @@ class StatusBackingStore {
   Status flush(int timeout_ms);
 
   /// Reads records written by other workers. Applies Connect's rule: an
-  /// UNASSIGNED task status does not replace a cached RUNNING one with a
-  /// generation >= its own. Blocking.
+  /// UNASSIGNED task status from another worker does not replace a cached
+  /// RUNNING one with a generation >= its own (a late stop report of the
+  /// previous owner). The same worker's UNASSIGNED always applies: it
+  /// stopped the task after it reported RUNNING (topic order). Blocking.
   Status read_to_end(int timeout_ms);
 
   /// Cached status of one connector / task. Non-blocking.
@@ -74,6 +76,8 @@ class StatusBackingStore {
 
   /// Every cached connector status. Non-blocking.
   std::map<std::string, StatusValue> all_connectors() const;
+  /// Every cached task status. Non-blocking.
+  std::map<connect::ConnectorTaskId, StatusValue> all_tasks() const;
 
   /// The topic name.
   const std::string& topic() const { return options_.topic; }
