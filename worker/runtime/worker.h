@@ -196,7 +196,10 @@ class Worker {
   /// client call under way on the task thread (a consumer poll of at most
   /// 100 ms, issuing an offset commit, or a source offset commit of at most
   /// `offset.flush.timeout.ms` that started before it) and for the
-  /// consumer's LeaveGroup. Unknown ids return true. Blocking.
+  /// consumer's LeaveGroup. One exception: a partition revocation runs the
+  /// plugin's flush() and its commit inside the consumer poll, so a sink
+  /// task stuck in flush() during a revocation delays its cut-off until
+  /// flush() returns. Unknown ids return true. Blocking.
   bool await_task_stopped(const ConnectorTaskId& id, int timeout_ms);
 
   /// request_stop_task + await_task_stopped with the graceful timeout.

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>  // must follow rdkafka.h
 
 #include "worker/connectors/registry.h"
 #include "worker/runtime/worker.h"
@@ -478,5 +479,44 @@ TEST_CASE("stop_all returns within about the graceful timeout and cuts off block
   auto values_after = topic_values(*m, "out");
   CHECK(count_prefix(values_after, "late-") == 0);
   CHECK(values_after.size() == values_before.size());
+  rd_kafka_consumer_close(next_owner.get());
+}
+
+TEST_CASE("a blocked sink task is cut off promptly while the broker is down", "[worker][cutoff]") {
+  reset_plugins();
+  auto m = start_cluster();
+  REQUIRE(m->create_topic("in", 2));
+  auto offsets = open_offsets(*m);
+  Observer obs;
+  Worker w(worker_options(*m), offsets.get(), nullptr, &test_registry());
+  OpenGatesOnExit open_gates;
+  w.set_observer(&obs);
+  const ConnectorTaskId id{"snk", 0};
+
+  produce(*m, "in", 0, 10);
+  REQUIRE(w.start_task(id, kSinkConfig, kSinkConfig, TargetState::Started));
+  REQUIRE(eventually([] { return g_sink_records.load() >= 10; }, 20000));
+  sink_gate().arm();
+  produce(*m, "in", 10, 20);
+  REQUIRE(sink_gate().wait_blocked(20000));
+
+  rd_kafka_mock_broker_set_down(m->handle(), 1);
+  auto t0 = Clock::now();
+  CHECK_FALSE(w.stop_task(id));
+  auto stop_ms = ms_since(t0);
+  INFO("stop_task took " << stop_ms << " ms");
+  CHECK(stop_ms < kGracefulMs + 3000);
+  rd_kafka_mock_broker_set_up(m->handle(), 1);
+
+  // The LeaveGroup could not reach the broker, but the closed consumer no
+  // longer heartbeats: the coordinator drops it after session.timeout.ms
+  // (6 s here) instead of keeping it until max.poll.interval.ms (300 s).
+  auto next_owner = group_consumer(*m, "connect-snk");
+  auto took_ms = time_to_own(next_owner.get(), "in", 2, 30000);
+  INFO("next owner got the partitions after " << took_ms << " ms");
+  CHECK(took_ms >= 0);
+  CHECK(took_ms < 20000);
+  sink_gate().release();
+  REQUIRE(eventually([&] { return obs.stopped(id) == 1; }, 20000));
   rd_kafka_consumer_close(next_owner.get());
 }
