@@ -617,7 +617,8 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
         if (auto* tm = live_metrics(env, r)) tm->sink_sent(batch.size());
         for (const auto& rec : batch) {
           state.consumed[{rec.topic, rec.kafka_partition}] = rec.kafka_offset + 1;
-          active_topics.record(env, id, rec.topic);
+          // No topic-status write either once cut off during put().
+          if (!r.cancelled.load()) active_topics.record(env, id, rec.topic);
         }
       }
       if (Clock::now() - last_commit >= std::chrono::milliseconds(env.options.offset_flush_interval_ms)) {

@@ -194,10 +194,20 @@ const kconn::PluginRegistry& test_registry() {
 }
 
 /// Counts task starts and stops (on_task_stop must still fire for a task
-/// that was cut off, once its thread ends).
-struct Observer : kc::runtime::TaskObserver {
+/// that was cut off, once its thread ends) and task status reports (none
+/// may follow the cut-off).
+struct Observer : kc::runtime::TaskObserver, kc::runtime::StatusListener {
   std::mutex mu;
-  std::map<ConnectorTaskId, int> starts, stops;
+  std::map<ConnectorTaskId, int> starts, stops, statuses;
+  void on_connector_status(const std::string&, StatusState, const std::optional<std::string>&) override {}
+  void on_task_status(const ConnectorTaskId& id, StatusState, const std::optional<std::string>&) override {
+    std::lock_guard lk(mu);
+    ++statuses[id];
+  }
+  int status_reports(const ConnectorTaskId& id) {
+    std::lock_guard lk(mu);
+    return statuses[id];
+  }
   void on_task_start(const std::string&, const ConnectorTaskId& id) override {
     std::lock_guard lk(mu);
     ++starts[id];
@@ -341,7 +351,7 @@ TEST_CASE("a sink task blocked in put() past the graceful timeout leaves its gro
   REQUIRE(m->create_topic("in", 3));
   auto offsets = open_offsets(*m);
   Observer obs;
-  Worker w(worker_options(*m), offsets.get(), nullptr, &test_registry());
+  Worker w(worker_options(*m), offsets.get(), &obs, &test_registry());
   OpenGatesOnExit open_gates;
   w.set_observer(&obs);
   const ConnectorTaskId id{"snk", 0};
@@ -367,6 +377,8 @@ TEST_CASE("a sink task blocked in put() past the graceful timeout leaves its gro
   CHECK(stop_ms >= kGracefulMs);
   CHECK(stop_ms < kGracefulMs + 3000);
   CHECK(w.task_ids().empty());
+  const int statuses_at_cutoff = obs.status_reports(id);
+  CHECK(statuses_at_cutoff == 1);  // RUNNING
   const auto before = committed(*m, "connect-snk", "in", 3);
   CHECK(before[0] + before[1] + before[2] == 30);
 
@@ -386,6 +398,7 @@ TEST_CASE("a sink task blocked in put() past the graceful timeout leaves its gro
   CHECK(g_sink_records.load() > 30);  // the blocked put() did finish its batch
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   CHECK(committed(*m, "connect-snk", "in", 3) == before);
+  CHECK(obs.status_reports(id) == statuses_at_cutoff);  // no UNASSIGNED from the abandoned task
   rd_kafka_consumer_close(next_owner.get());
 }
 
@@ -396,7 +409,7 @@ TEST_CASE("a source task blocked in poll() past the graceful timeout produces an
   REQUIRE(m->create_topic("out", 2));
   auto offsets = open_offsets(*m);
   Observer obs;
-  Worker w(worker_options(*m), offsets.get(), nullptr, &test_registry());
+  Worker w(worker_options(*m), offsets.get(), &obs, &test_registry());
   OpenGatesOnExit open_gates;
   w.set_observer(&obs);
   const ConnectorTaskId id{"src", 0};
@@ -412,6 +425,7 @@ TEST_CASE("a source task blocked in poll() past the graceful timeout produces an
   auto stop_ms = ms_since(t0);
   CHECK(stop_ms >= kGracefulMs);
   CHECK(stop_ms < kGracefulMs + 3000);
+  const int statuses_at_cutoff = obs.status_reports(id);
   const auto seq_before = source_seq(*m, "src");
   REQUIRE(seq_before);
   const auto values_before = topic_values(*m, "out");
@@ -428,6 +442,7 @@ TEST_CASE("a source task blocked in poll() past the graceful timeout produces an
   CHECK(count_prefix(values_after, "late-") == 0);  // ...and none reached the topic
   CHECK(values_after.size() == values_before.size());
   CHECK(source_seq(*m, "src") == seq_before);  // nor the offsets topic
+  CHECK(obs.status_reports(id) == statuses_at_cutoff);  // nor a status
 }
 
 TEST_CASE("stop_all returns within about the graceful timeout and cuts off blocked tasks", "[worker][cutoff]") {
@@ -437,7 +452,7 @@ TEST_CASE("stop_all returns within about the graceful timeout and cuts off block
   REQUIRE(m->create_topic("out", 1));
   auto offsets = open_offsets(*m);
   Observer obs;
-  Worker w(worker_options(*m), offsets.get(), nullptr, &test_registry());
+  Worker w(worker_options(*m), offsets.get(), &obs, &test_registry());
   OpenGatesOnExit open_gates;
   w.set_observer(&obs);
   const ConnectorTaskId snk{"snk", 0}, src{"src", 0};
@@ -488,7 +503,7 @@ TEST_CASE("a blocked sink task is cut off promptly while the broker is down", "[
   REQUIRE(m->create_topic("in", 2));
   auto offsets = open_offsets(*m);
   Observer obs;
-  Worker w(worker_options(*m), offsets.get(), nullptr, &test_registry());
+  Worker w(worker_options(*m), offsets.get(), &obs, &test_registry());
   OpenGatesOnExit open_gates;
   w.set_observer(&obs);
   const ConnectorTaskId id{"snk", 0};
