@@ -126,6 +126,11 @@ class Node:
             "rest.advertised.port": str(self.port),
             "offset.flush.interval.ms": "1000",
             "task.shutdown.graceful.timeout.ms": str(GRACEFUL_MS),
+            # Sink consumers: the mock broker waits session timeout - 1 s in
+            # each consumer-group rebalance that a member joins, and the
+            # consumer default (45 s) would stall every sink hand-over.
+            "consumer.session.timeout.ms": str(SESSION_TIMEOUT_MS),
+            "consumer.heartbeat.interval.ms": str(HEARTBEAT_MS),
             "key.converter": "org.apache.kafka.connect.storage.StringConverter",
             "value.converter": "org.apache.kafka.connect.storage.StringConverter",
         }
@@ -303,10 +308,11 @@ class Cluster:
     """A broker and `n` workers (up to `max_workers` slots; the others are
     started by join). `model` maps connector name -> ConnectorModel."""
 
-    def __init__(self, kc, work, n=3, max_workers=4, overrides=None, brokers=3):
+    def __init__(self, kc, work, n=3, max_workers=4, overrides=None, brokers=3,
+                 topics=(f"{SEQ_TOPIC}:4", f"{PIPE_TOPIC}:2")):
         self.kc = kc
         self.work = work
-        self.broker = Broker(kc, work, brokers=brokers)
+        self.broker = Broker(kc, work, brokers=brokers, topics=topics)
         self.brokers = brokers
         # A fixed coordinator, so that a move is a real move.
         self.coordinator = 1
