@@ -552,6 +552,18 @@ def settle(cluster, timeout_s, interval=0.7, stable_looks=2):
 
 # ------------------------------------------------------------------ invariants
 
+def get_tasks(worker, name, retry_s=15):
+    """GET /connectors/{name}/tasks on `worker`. Connect answers 500 "...
+    because a rebalance is expected" while a rebalance is pending (reference
+    6.2); like a client, retry that for `retry_s`. Returns (code, body)."""
+    deadline = time.monotonic() + retry_s
+    while True:
+        code, body = http("GET", f"{worker.url}/connectors/{name}/tasks", timeout=5)
+        if not (code == 500 and "rebalance" in json.dumps(body)) or time.monotonic() > deadline:
+            return code, body
+        time.sleep(0.5)
+
+
 class Checker:
     """Checks issue 9's invariants on a settled cluster. `counts` has the
     number of checks that passed per invariant, `failures` the messages of
@@ -633,7 +645,7 @@ class Checker:
         for name, cm in sorted(model.items()):
             st = base.get(name)
             via = s1.workers[hash(name) % len(s1.workers)]
-            code, tasks = http("GET", f"{via.url}/connectors/{name}/tasks", timeout=5)
+            code, tasks = get_tasks(via, name)
             configured = sorted(t["id"]["task"] for t in tasks) if code == 200 and isinstance(tasks, list) else None
             status_ids = [t["id"] for t in st["tasks"]] if st else None
             want = list(range(cm.expected_tasks()))

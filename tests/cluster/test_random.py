@@ -262,6 +262,9 @@ class Run:
             raise ValueError(kind)
         if pl:
             pl.append(20)
+        # A config write reaches the workers through the config topic and
+        # may start a rebalance a moment later: do not call the old state quiet.
+        time.sleep(1.0)
         self.settle_and_check(kind, timeout)
         if kind == "group_error":
             for api in GROUP_ERRORS:

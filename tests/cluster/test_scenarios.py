@@ -193,7 +193,7 @@ def resume_after_stop_via_follower(kc, work):
         code, _ = c.rest("PUT", "/connectors/c/stop")
         check(code == 204, f"PUT stop -> {code} (want 204)")
         # The stop took effect (case 2 checks how the status shows it).
-        stopped = wait_for(lambda: all(cl.http("GET", f"{w.url}/connectors/c/tasks", timeout=5) == (200, [])
+        stopped = wait_for(lambda: all(cl.get_tasks(w, "c") == (200, [])
                                        for w in c.up()) and not any(k[0] == "c" for k in task_owners(c)), 20)
         require(stopped, f"stop took effect before the resume: GET /tasks [] on every worker, no task of c "
                          f"running (metrics {task_owners(c)})")
@@ -207,7 +207,7 @@ def resume_after_stop_via_follower(kc, work):
         ok, _ = wait_all(c, "c", all_in("RUNNING", 2), 30)
         check(ok, f"connector RUNNING with tasks 0 and 1 RUNNING on every worker within 30s; got {show(c, 'c')}")
         for w in c.up():
-            code, tasks = cl.http("GET", f"{w.url}/connectors/c/tasks", timeout=5)
+            code, tasks = cl.get_tasks(w, "c")
             ids = sorted(t["id"]["task"] for t in tasks) if code == 200 and isinstance(tasks, list) else tasks
             check(ids == [0, 1], f"worker {w.n}: GET /connectors/c/tasks ids {ids} (want [0, 1])")
         r = rising(c, "c")
@@ -261,10 +261,13 @@ def shrink_tasks_no_stale_status(kc, work):
 
         def ids_ok(s):
             return [t["id"] for t in s["tasks"]] == [0, 1] and all(t["state"] == "RUNNING" for t in s["tasks"])
-        ok, _ = wait_all(c, "c", ids_ok, 30)
-        check(ok, f"every worker's status shows exactly tasks 0, 1 RUNNING within 30s; got {show(c, 'c')}")
+        # The shrink moves tasks (a rebalance), during which a moving task
+        # may show UNASSIGNED; the point is what stays once it is over.
+        settle_or_note(c, 40)
+        ok, _ = wait_all(c, "c", ids_ok, 10)
+        check(ok, f"once quiet, every worker's status shows exactly tasks 0, 1 RUNNING; got {show(c, 'c')}")
         for w in c.up():
-            code, tasks = cl.http("GET", f"{w.url}/connectors/c/tasks", timeout=5)
+            code, tasks = cl.get_tasks(w, "c")
             ids = sorted(t["id"]["task"] for t in tasks) if code == 200 and isinstance(tasks, list) else tasks
             check(ids == [0, 1], f"worker {w.n}: GET /tasks ids {ids} (want [0, 1])")
         time.sleep(4)
