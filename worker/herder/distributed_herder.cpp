@@ -91,6 +91,14 @@ std::string names_to_string(const std::vector<std::string>& names) {
   return "[" + s + "]";
 }
 
+/// The status listener when topic.tracking.enable=false: task and connector
+/// statuses as usual, no `status-topic-` records (Connect's WorkerConfig).
+class UntrackedStatusListener : public runtime::StatusStoreListener {
+ public:
+  using StatusStoreListener::StatusStoreListener;
+  void on_topic_active(const ConnectorTaskId&, const std::string&) override {}
+};
+
 /// "w1:8083" → "http://w1:8083/" (owner URL from a status record's worker id).
 std::string url_of_worker_id(const std::string& worker_id) {
   if (worker_id.empty()) return {};
@@ -248,7 +256,10 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     if (auto st = open_stores(); !st) return st;
     // Bounded: a broker that does not report one must not hold up startup.
     kafka_cluster_id = config_store->kafka_cluster_id(std::min(cfg.request_timeout_ms, 5000));
-    status_listener = std::make_unique<runtime::StatusStoreListener>(*status_store, cfg.worker_id);
+    if (cfg.topic_tracking_enable)
+      status_listener = std::make_unique<runtime::StatusStoreListener>(*status_store, cfg.worker_id);
+    else
+      status_listener = std::make_unique<UntrackedStatusListener>(*status_store, cfg.worker_id);
     runtime::WorkerOptions wo;
     wo.worker_id = cfg.worker_id;
     wo.client = cfg.client_props;
@@ -1362,11 +1373,14 @@ void DistributedHerder::validate_connector_config(rest::ConnectorConfig config, 
 
 void DistributedHerder::connector_active_topics(const std::string& name,
                                                 rest::Callback<std::vector<std::string>> cb) {
+  if (!config_.topic_tracking_enable) return cb(rest::RestError::topic_tracking_disabled());
   if (auto e = impl_->not_ready()) return cb(*e);
   cb(impl_->status_store->get_topics(name));
 }
 
 void DistributedHerder::reset_connector_active_topics(const std::string& name, rest::Callback<rest::Done> cb) {
+  if (!config_.topic_tracking_enable) return cb(rest::RestError::topic_tracking_disabled());
+  if (!config_.topic_tracking_allow_reset) return cb(rest::RestError::topic_tracking_reset_disabled());
   if (auto e = impl_->not_ready()) return cb(*e);
   impl_->status_store->delete_topics(name);
   cb(rest::Done{});
@@ -1436,9 +1450,9 @@ void DistributedHerder::put_connector_config(rest::PutConnectorRequest req, rest
         if (req.initial_state) initial = to_storage(*req.initial_state);
         auto st = impl->config_store->put_connector_config(req.name, req.config, exists ? std::nullopt : initial,
                                                            impl->cfg.worker_sync_timeout_ms * 3);
-        if (!st) return rest::RestError::internal("Failed to write connector config: " + st.error().to_string());
+        if (!st) return rest::RestError::write_timeout("connector config", st.error().to_string());
         auto after = impl->config_store->snapshot();
-        if (!after.contains(req.name)) return rest::RestError::internal("Connector config not visible after write");
+        if (!after.contains(req.name)) return rest::RestError::write_timeout("connector config", "not visible after the write");
         spdlog::info("leader wrote connector config {} ({})", req.name,
                      exists ? "updated" : "created");
         return rest::PutConnectorResult{!exists, impl->info_of(after, req.name)};
@@ -1451,7 +1465,7 @@ void DistributedHerder::delete_connector(const std::string& name, rest::Callback
     auto snap = impl->config_store->snapshot();
     if (!snap.contains(name)) return rest::RestError::connector_not_found(name);
     auto st = impl->config_store->remove_connector(name, impl->cfg.worker_sync_timeout_ms * 3);
-    if (!st) return rest::RestError::internal("Failed to delete connector: " + st.error().to_string());
+    if (!st) return rest::RestError::write_timeout("connector deletion", st.error().to_string());
     // Leader writes tombstone statuses for the deleted connector and its tasks (4.4).
     int32_t gen = -1;
     {
@@ -1459,6 +1473,8 @@ void DistributedHerder::delete_connector(const std::string& name, rest::Callback
       gen = impl->pub.generation;
     }
     impl->status_store->put_connector(name, StatusValue{StatusState::Destroyed, std::nullopt, impl->cfg.worker_id, gen});
+    // Active topics of a deleted connector are reset (KIP-558, reference 4.4).
+    if (impl->cfg.topic_tracking_enable) impl->status_store->delete_topics(name);
     for (const auto& [id, _] : impl->status_store->get_tasks(name))
       impl->status_store->put_task(ConnectorTaskId{name, id},
                                    StatusValue{StatusState::Destroyed, std::nullopt, impl->cfg.worker_id, gen});
@@ -1504,7 +1520,7 @@ void DistributedHerder::set_target_state(const std::string& name, rest::TargetSt
       if (!snap.contains(name)) return rest::RestError::connector_not_found(name);
       auto st = impl->config_store->put_task_configs(name, {}, impl->cfg.worker_sync_timeout_ms * 3);
       if (st) st = impl->config_store->put_target_state(name, storage::TargetState::Stopped, impl->cfg.worker_sync_timeout_ms * 3);
-      if (!st) return rest::RestError::internal("Failed to stop connector: " + st.error().to_string());
+      if (!st) return rest::RestError::write_timeout("STOPPED target state", st.error().to_string());
       return rest::Done{};
     });
     return;
@@ -1517,7 +1533,7 @@ void DistributedHerder::set_target_state(const std::string& name, rest::TargetSt
     // Every worker applies it when it reads the record; the leader also
     // regenerates task configs of a resumed STOPPED connector.
     auto st = impl->config_store->put_target_state(name, to_storage(state), impl->cfg.worker_sync_timeout_ms * 3);
-    if (!st) return cb(rest::RestError::internal("Failed to write target state: " + st.error().to_string()));
+    if (!st) return cb(rest::RestError::write_timeout("target state", st.error().to_string()));
     cb(rest::Done{});
   });
 }
@@ -1537,7 +1553,7 @@ void DistributedHerder::restart_connector(const std::string& name, rest::Restart
           if (!plan) return rest::RestError::not_found("Status for connector " + name + " not found");
           auto st = impl->config_store->put_restart_request(name, storage::RestartFlags{req.include_tasks, req.only_failed},
                                                             impl->cfg.worker_sync_timeout_ms * 3);
-          if (!st) return rest::RestError::internal("Failed to write the restart request: " + st.error().to_string());
+          if (!st) return rest::RestError::write_timeout("restart request", st.error().to_string());
           auto selected = [&](rest::ConnectState s) { return !req.only_failed || s == rest::ConnectState::Failed; };
           if (selected(plan->connector.state)) plan->connector.state = rest::ConnectState::Restarting;
           if (req.include_tasks)

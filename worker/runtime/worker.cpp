@@ -43,14 +43,24 @@ ConfigMap with_prefix(const ConfigMap& m, const std::string& prefix) {
 StatusStoreListener::StatusStoreListener(storage::StatusBackingStore& store, std::string worker_id)
     : store_(store), worker_id_(std::move(worker_id)) {}
 
+namespace {
+/// Connect's AbstractHerder writes shutdown (UNASSIGNED) and failure reports
+/// with putSafe: a newer owner's status from a later generation is kept.
+bool written_safely(StatusState s) { return s == StatusState::Unassigned || s == StatusState::Failed; }
+}  // namespace
+
 void StatusStoreListener::on_connector_status(const std::string& connector, StatusState state,
                                               const std::optional<std::string>& trace) {
-  store_.put_connector(connector, storage::StatusValue{state, trace, worker_id_, generation_.load()});
+  storage::StatusValue v{state, trace, worker_id_, generation_.load()};
+  if (written_safely(state)) (void)store_.put_connector_safe(connector, v);
+  else store_.put_connector(connector, v);
 }
 
 void StatusStoreListener::on_task_status(const ConnectorTaskId& id, StatusState state,
                                          const std::optional<std::string>& trace) {
-  store_.put_task(id, storage::StatusValue{state, trace, worker_id_, generation_.load()});
+  storage::StatusValue v{state, trace, worker_id_, generation_.load()};
+  if (written_safely(state)) (void)store_.put_task_safe(id, v);
+  else store_.put_task(id, v);
 }
 
 void StatusStoreListener::on_topic_active(const ConnectorTaskId& id, const std::string& topic) {

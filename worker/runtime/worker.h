@@ -85,7 +85,9 @@ class StatusListener {
 
 /// A StatusListener that writes to the status topic with this worker's id
 /// and the current group generation (set by the herder after each
-/// rebalance). put_*() on the store are non-blocking.
+/// rebalance). UNASSIGNED and FAILED go through the store's put*_safe
+/// (Connect's putSafe: skipped when another worker wrote a newer
+/// generation); the other states are plain puts. Non-blocking.
 class StatusStoreListener : public StatusListener {
  public:
   StatusStoreListener(storage::StatusBackingStore& store, std::string worker_id);
