@@ -10,6 +10,7 @@ Environment:
   KC_CLUSTER_STEPS   steps per seed (default 8)
   KC_CLUSTER_MINIMIZE_S  seconds to spend shrinking a failing sequence
                      (default 120; 0 = do not shrink)
+  KC_CLUSTER_SKIP    comma-separated op kinds not to generate (e.g. freeze_long)
   KC_CLUSTER_REPLAY  a JSON list of ops (as printed on failure) to replay
                      instead of generating one
   KC_KEEP=1          keep the work directories
@@ -59,7 +60,8 @@ def gen_ops(seed, steps):
     [0, 1) that choose its target when it runs, so that any subsequence can
     be replayed."""
     rng = random.Random(seed)
-    kinds = list(WEIGHTS)
+    skip = set(filter(None, os.environ.get("KC_CLUSTER_SKIP", "").split(",")))
+    kinds = [k for k in WEIGHTS if k not in skip]
     ops = []
     for _ in range(steps):
         kind = rng.choices(kinds, weights=[WEIGHTS[k] for k in kinds])[0]
@@ -235,13 +237,16 @@ class Run:
             node.thaw()
             timeout = 60
         elif kind == "group_error":
+            before = self.epochs()
             codes = ",".join(op["codes"])
             r = c.broker.control(f"errors {op['api']} {codes}")
             self.checker.ok("rest_answer", r.startswith("ok"), f"control 'errors {op['api']} {codes}' -> {r}")
             if op["api"] != "Heartbeat":
                 # Make a worker rejoin, so that the group meets the pushed errors.
                 c.broker.control("errors Heartbeat REBALANCE_IN_PROGRESS")
-            time.sleep(2)
+            # Settle only once the errors made the group rebalance.
+            seen = cl.wait_for(lambda: self.rebalance_seen(before), 12, step=0.3)
+            say(f"  rebalance {'seen' if seen else 'NOT seen within 12s'} after the pushed errors")
             timeout = 60
         elif kind == "coord_move":
             c.coordinator = c.coordinator % c.brokers + 1
@@ -269,6 +274,22 @@ class Run:
         if kind == "group_error":
             for api in GROUP_ERRORS:
                 c.broker.control(f"clear {api}")
+
+    def epochs(self):
+        """{worker n: generation} of the up workers (metrics)."""
+        out = {}
+        for w in self.c.up():
+            m = w.metrics()
+            out[w.n] = m.epoch() if m else None
+        return out
+
+    def rebalance_seen(self, before):
+        """True once a worker is rebalancing or has a newer generation than in `before`."""
+        for w in self.c.up():
+            m = w.metrics()
+            if m and (m.rebalancing() or (before.get(w.n) is not None and m.epoch() > before[w.n])):
+                return True
+        return False
 
     def skip(self, op):
         say(f"  (no target for {op['op']}; skipped)")
