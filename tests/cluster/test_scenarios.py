@@ -503,6 +503,9 @@ def abandoned_task_cut_off(kc, work):
         delivered = wait_for(lambda: not pl.missing(), 40, step=0.5)
         check(bool(delivered), f"no input line lost: {len(pl.missing())} of {pl.written} missing "
                                f"(first {pl.missing()[:5]})")
+        settle_or_note(c, 30)
+        chk = cl.Checker()
+        check(chk.check_all(c), f"all invariants hold once quiet after the thaw: {chk.failures}")
         log = open(sink_owner.out_path, errors="replace").read()
         say("returning worker's log mentions: " + ", ".join(
             k for k in ("abandon", "did not stop", "cut off", "fenced", "commit") if k in log.lower()))
