@@ -415,6 +415,9 @@ struct SinkState {
   std::atomic<bool> cancelled{false};
   /// The runner's flag, set by the thread that cuts the task off.
   const std::atomic<bool>* abandoned = nullptr;
+  /// The task's pause request (Worker::set_target_state): newly assigned
+  /// partitions of a paused task are paused at once, so it fetches nothing.
+  const std::atomic<bool>* paused = nullptr;
   std::mutex* kafka_mu = nullptr;      ///< the runner's kafka_mu
   int commit_timeout_ms = 5000;        ///< offset.flush.timeout.ms
   metrics::TaskMetrics* tm = nullptr;  ///< offset-commit counts; may be null
@@ -483,6 +486,8 @@ void sink_rebalance_cb(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_p
   if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
     if (cooperative) rd_kafka_error_destroy(rd_kafka_incremental_assign(rk, parts));
     else rd_kafka_assign(rk, parts);
+    // Eager (range) reassigns every partition on each group rebalance.
+    if (s->paused && s->paused->load()) rd_kafka_pause_partitions(rk, parts);
     return;
   }
   if (s->abandoned && s->abandoned->load()) {
@@ -516,6 +521,7 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
   state.task = task.get();
   state.id = id;
   state.abandoned = &r.cancelled;
+  state.paused = &r.paused;
   state.kafka_mu = &r.kafka_mu;
   state.commit_timeout_ms = env.options.offset_flush_timeout_ms;
   state.tm = env.tm.get();
@@ -528,7 +534,11 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
   try {
     storage::ClientProps overrides = env.options.consumer_overrides;
     overrides["group.id"] = "connect-" + id.connector;
-    overrides["partition.assignment.strategy"] = "cooperative-sticky";
+    // Range, as Connect's sink consumers effectively use. Not
+    // cooperative-sticky: librdkafka < 2.3 aborts when such a consumer is
+    // closed before its first assignment (librdkafka #4312), which a task
+    // stopped right after it started hits. `consumer.` may override it.
+    overrides.emplace("partition.assignment.strategy", "range");
     overrides["enable.auto.commit"] = "false";
     overrides["enable.auto.offset.store"] = "false";
     overrides.emplace("auto.offset.reset", "earliest");

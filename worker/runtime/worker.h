@@ -6,7 +6,7 @@
 //   `offset.flush.interval.ms` and when it stops (after every produced record
 //   is acknowledged), so the next owner resumes where it stopped;
 // * a sink task consumes with group `connect-<connector>` using
-//   cooperative-sticky assignment, hands records to its plugin, and commits
+//   range assignment (not cooperative-sticky: librdkafka #4312), hands records to its plugin, and commits
 //   consumer offsets after the plugin's flush(), every interval, on
 //   partition revocation and on stop.
 // * a task that misses `task.shutdown.graceful.timeout.ms` is abandoned and

@@ -60,6 +60,17 @@ void StatusBackingStore::put_task(const connect::ConnectorTaskId& id, const Stat
 }
 
 namespace {
+/// Read rule for an UNASSIGNED (stop) report from one worker while another
+/// worker's status is cached: it is the previous owner's late report, and is
+/// dropped, when the cached status is RUNNING of a generation >= its own
+/// (Connect's rule) or of any state from a strictly later generation (a
+/// worker that was frozen reports after the new owner took over).
+bool stale_stop_report(const StatusValue& cached, const StatusValue& next) {
+  if (next.state != StatusState::Unassigned || cached.worker_id == next.worker_id) return false;
+  if (cached.state == StatusState::Running && cached.generation >= next.generation) return true;
+  return cached.generation > next.generation;
+}
+
 bool safe_to_write(const std::optional<StatusValue>& cached, const StatusValue& next) {
   return !cached || cached->worker_id == next.worker_id || cached->generation <= next.generation;
 }
@@ -145,18 +156,13 @@ void StatusBackingStore::apply(const std::string& key, const std::optional<std::
   }
   std::lock_guard lk(mu_);
   if (k->connector) {
-    if (v) connectors_[*k->connector] = *v;
-    else connectors_.erase(*k->connector);
+    if (!v) connectors_.erase(*k->connector);
+    else if (auto it = connectors_.find(*k->connector); it == connectors_.end() || !stale_stop_report(it->second, *v))
+      connectors_[*k->connector] = *v;
   } else if (k->task) {
-    if (!v) {
-      tasks_.erase(*k->task);
-      return;
-    }
-    auto it = tasks_.find(*k->task);
-    if (v->state == StatusState::Unassigned && it != tasks_.end() && it->second.state == StatusState::Running &&
-        it->second.worker_id != v->worker_id && it->second.generation >= v->generation)
-      return;  // the previous owner's late UNASSIGNED
-    tasks_[*k->task] = *v;
+    if (!v) tasks_.erase(*k->task);
+    else if (auto it = tasks_.find(*k->task); it == tasks_.end() || !stale_stop_report(it->second, *v))
+      tasks_[*k->task] = *v;
   }
 }
 

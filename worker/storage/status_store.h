@@ -52,11 +52,13 @@ class StatusBackingStore {
   /// Waits until every queued status record is acknowledged. Blocking.
   Status flush(int timeout_ms);
 
-  /// Reads records written by other workers. Applies Connect's rule: an
-  /// UNASSIGNED task status from another worker does not replace a cached
-  /// RUNNING one with a generation >= its own (a late stop report of the
-  /// previous owner). The same worker's UNASSIGNED always applies: it
-  /// stopped the task after it reported RUNNING (topic order). Blocking.
+  /// Reads records written by other workers. Applies Connect's rule,
+  /// to connectors and tasks alike: an UNASSIGNED status from one worker does
+  /// not replace another worker's cached RUNNING of a generation >= its own,
+  /// nor another worker's status of any state from a later generation (a late
+  /// stop report of the previous owner, e.g. one that was frozen). The same
+  /// worker's UNASSIGNED always applies: it stopped the instance after it
+  /// reported it running (topic order). Blocking.
   Status read_to_end(int timeout_ms);
 
   /// Cached status of one connector / task. Non-blocking.

@@ -257,11 +257,11 @@ void produce(const MockCluster& m, const std::string& topic, int from, int to) {
   REQUIRE((*p)->send_and_wait(topic, recs, 10000));
 }
 
-/// A consumer of group `group` (cooperative-sticky, like the sink tasks).
+/// A consumer of group `group` (range, like the sink tasks).
 RdKafkaPtr group_consumer(const MockCluster& m, const std::string& group) {
   auto c = make_client(RD_KAFKA_CONSUMER, m.client_props(),
                        {{"group.id", group},
-                        {"partition.assignment.strategy", "cooperative-sticky"},
+                        {"partition.assignment.strategy", "range"},
                         {"enable.auto.commit", "false"},
                         {"auto.offset.reset", "earliest"},
                         {"session.timeout.ms", "6000"},
