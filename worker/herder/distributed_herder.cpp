@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <deque>
 #include <future>
 #include <set>
@@ -198,6 +199,14 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   // The apply sequence number whose start step was reached: the reconciler
   // starts nothing new while it lags latest_apply_seq.
   std::atomic<uint64_t> applied_apply_seq{0};
+  // Set when the freeze watchdog cut everything off; nothing new starts
+  // until the next assignment (we are out of the group).
+  std::atomic<bool> frozen_hold{false};
+
+  // ---- freeze watchdog (its own thread)
+  std::thread watchdog;
+  std::mutex watchdog_mu;
+  std::condition_variable watchdog_cv;
 
   // ---- shared with other threads
   mutable std::mutex mu;
@@ -363,12 +372,51 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
         spdlog::critical("herder io thread died: {}", e.what());
       }
     });
+    watchdog = std::thread([this] { watchdog_loop(); });
     coord->start();
     started = true;
     admitting = true;
     spdlog::info("herder started: group {}, protocol {}, url {}", cfg.group_id,
                  connect::protocol_name(cfg.protocol), cfg.advertised_url);
     return ok_status();
+  }
+
+  // ------------------------------------------------------------------ freeze watchdog
+  // A worker frozen (SIGSTOP, VM pause) for longer than session.timeout.ms
+  // has lost its group membership, and so have its sink consumers. When its
+  // threads run again, librdkafka would rejoin those consumers to their
+  // groups and take partitions back from the new owners before the herder
+  // learns it is out of the group. So a 200 ms tick that finds a gap longer
+  // than the session cuts every task off from Kafka at once (KAFKA-15826),
+  // holds starts until the next assignment and rejoins.
+  void watchdog_loop() {
+    metrics::set_thread_log_context(log_ctx);
+    const auto session = std::chrono::milliseconds(cfg.session_timeout_ms);
+    auto last = std::chrono::steady_clock::now();
+    std::unique_lock lk(watchdog_mu);
+    while (!stopping) {
+      watchdog_cv.wait_for(lk, std::chrono::milliseconds(200), [this] { return stopping.load(); });
+      const auto now = std::chrono::steady_clock::now();
+      const auto gap = now - last;
+      last = now;
+      if (stopping || gap < session) continue;
+      lk.unlock();
+      on_frozen(std::chrono::duration_cast<std::chrono::milliseconds>(gap).count());
+      lk.lock();
+      last = std::chrono::steady_clock::now();
+    }
+  }
+
+  void on_frozen(int64_t gap_ms) {
+    frozen_hold = true;
+    spdlog::warn("this worker was frozen for {} ms, longer than session.timeout.ms ({} ms): its group membership is "
+                 "gone; cutting every task off from Kafka before rejoining",
+                 gap_ms, cfg.session_timeout_ms);
+    auto ids = worker->cut_off_all();
+    spdlog::warn("cut off {} tasks after the freeze: {}", ids.size(), ids_to_string(ids));
+    asio::post(io, [w = weak_from_this(), gap_ms] {
+      if (auto s = w.lock()) s->io_request_rejoin("worker was frozen for " + std::to_string(gap_ms) + " ms");
+    });
   }
 
   // ------------------------------------------------------------------ polls
@@ -521,7 +569,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       d.assigned_tasks.insert(pub.assigned_tasks.begin(), pub.assigned_tasks.end());
       generation = pub.generation;
     }
-    d.may_start = applied_apply_seq.load() == latest_apply_seq.load();
+    d.may_start = applied_apply_seq.load() == latest_apply_seq.load() && !frozen_hold.load();
     auto snap = config_store->snapshot();
     for (const auto& [name, conf] : snap.connector_configs) {
       DesiredConnector dc;
@@ -954,6 +1002,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       return;
     }
     rebalance_pending = false;
+    frozen_hold = false;
     latest_apply_seq = seq;
     // Only an assignment that revokes something holds the next JoinGroup
     // until its stops are done: an apply queued behind a slow one (offsets
@@ -1138,6 +1187,11 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   void shutdown(bool leave) {
     if (!started || stopping.exchange(true)) return;
     admitting = false;
+    {
+      std::lock_guard lk(watchdog_mu);
+      watchdog_cv.notify_all();
+    }
+    if (watchdog.joinable()) watchdog.join();
     spdlog::info("herder stopping ({})", leave ? "clean" : "crash");
     asio::post(io, [w = weak_from_this()] {
       if (auto s = w.lock()) {

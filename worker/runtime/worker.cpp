@@ -1079,6 +1079,28 @@ std::set<ConnectorTaskId> Worker::task_ids() const {
   return out;
 }
 
+std::vector<ConnectorTaskId> Worker::cut_off_all() {
+  std::vector<std::shared_ptr<TaskRunner>> runners;
+  {
+    std::lock_guard lk(mu_);
+    for (auto& [id, r] : tasks_) {
+      // Cancelled before it is forgotten: nothing of it follows (status, metrics).
+      if (!r->cancelled.exchange(true)) cancelled_tasks_.push_back(r);
+      runners.push_back(r);
+      if (options_.metrics) options_.metrics->remove_task(id.connector, id.task);
+    }
+    tasks_.clear();
+    update_running_metrics_locked();
+  }
+  std::vector<ConnectorTaskId> ids;
+  for (auto& r : runners) {
+    auto what = r->cut_off();
+    spdlog::warn("task {} cut off from Kafka ({})", r->id.to_string(), what.empty() ? "its client was already closing" : what);
+    ids.push_back(r->id);
+  }
+  return ids;
+}
+
 void Worker::stop_all() {
   std::vector<ConnectorTaskId> ids;
   std::vector<std::string> names;

@@ -239,6 +239,16 @@ class Worker {
   /// Blocking: call it from a worker pool thread, not the io_context.
   void stop_all();
 
+  /// Cuts every task off from Kafka at once, without a graceful stop, and
+  /// forgets it, as a task that missed its graceful stop (no commit, no
+  /// status, its sink consumer closed, its producer purged). For a worker
+  /// that finds it was frozen (SIGSTOP, a VM pause) longer than the group
+  /// session: its membership and its consumers' are gone, and their
+  /// clients must leave before they rejoin and take partitions back from
+  /// the new owners (KAFKA-15826). Connectors are left alone (they hold no
+  /// Kafka client). Returns the ids cut off. Blocking (consumer LeaveGroups).
+  std::vector<ConnectorTaskId> cut_off_all();
+
  private:
   struct TaskRunner;
   struct ConnectorRunner;

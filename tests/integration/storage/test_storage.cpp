@@ -410,6 +410,22 @@ TEST_CASE("status records round trip", "[storage][status]") {
   // putSafe refuses to overwrite a newer generation from another worker.
   CHECK_FALSE((*store)->put_task_safe({"c", 1}, StatusValue{StatusState::Running, std::nullopt, "w9", 2}));
 
+  // The same worker's UNASSIGNED of the same generation applies: it stopped
+  // the task after reporting it RUNNING (the shrink case of issue 9).
+  (*store)->put_task({"c", 0}, StatusValue{StatusState::Unassigned, std::nullopt, "w1:8083", 4});
+  REQUIRE((*store)->flush(10000));
+  REQUIRE((*other)->read_to_end(10000));
+  CHECK((*other)->get_task({"c", 0})->state == StatusState::Unassigned);
+
+  // Connectors follow the same rule; a frozen worker's late UNASSIGNED of an
+  // older generation does not hide the new owner's PAUSED either.
+  (*store)->put_connector("c", StatusValue{StatusState::Paused, std::nullopt, "w2:8083", 9});
+  (*store)->put_connector("c", StatusValue{StatusState::Unassigned, std::nullopt, "w1:8083", 7});
+  REQUIRE((*store)->flush(10000));
+  REQUIRE((*other)->read_to_end(10000));
+  CHECK((*other)->get_connector("c")->state == StatusState::Paused);
+  CHECK((*other)->get_connector("c")->worker_id == "w2:8083");
+
   (*store)->put_connector("c", StatusValue{StatusState::Destroyed, std::nullopt, "w1", 5});
   REQUIRE((*store)->flush(10000));
   REQUIRE((*other)->read_to_end(10000));

@@ -535,3 +535,47 @@ TEST_CASE("a blocked sink task is cut off promptly while the broker is down", "[
   REQUIRE(eventually([&] { return obs.stopped(id) == 1; }, 20000));
   rd_kafka_consumer_close(next_owner.get());
 }
+
+TEST_CASE("cut_off_all (a frozen worker) closes every sink consumer at once and nothing commits later",
+          "[worker][cutoff]") {
+  reset_plugins();
+  auto m = start_cluster();
+  REQUIRE(m->create_topic("in", 3));
+  auto offsets = open_offsets(*m);
+  Observer obs;
+  Worker w(worker_options(*m), offsets.get(), &obs, &test_registry());
+  OpenGatesOnExit open_gates;
+  w.set_observer(&obs);
+  const ConnectorTaskId id{"snk", 0};
+
+  produce(*m, "in", 0, 30);
+  REQUIRE(w.start_task(id, kSinkConfig, kSinkConfig, TargetState::Started));
+  REQUIRE(eventually([] { return g_sink_records.load() >= 30; }, 20000));
+  REQUIRE(eventually(
+      [&] {
+        auto c = committed(*m, "connect-snk", "in", 3);
+        return c[0] + c[1] + c[2] == 30;
+      },
+      10000));
+
+  // No graceful stop: the task is running normally when it is cut off.
+  auto t0 = Clock::now();
+  auto ids = w.cut_off_all();
+  CHECK(ms_since(t0) < 3000);
+  CHECK(ids == std::vector<ConnectorTaskId>{id});
+  CHECK(w.task_ids().empty());
+  const int statuses_at_cutoff = obs.status_reports(id);
+  const auto before = committed(*m, "connect-snk", "in", 3);
+
+  auto next_owner = group_consumer(*m, "connect-snk");
+  auto took_ms = time_to_own(next_owner.get(), "in", 3, 20000);
+  INFO("next owner got the partitions after " << took_ms << " ms");
+  CHECK(took_ms >= 0);
+  CHECK(took_ms < 8000);
+  produce(*m, "in", 30, 60);
+  REQUIRE(eventually([&] { return obs.stopped(id) == 1; }, 20000));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  CHECK(committed(*m, "connect-snk", "in", 3) == before);
+  CHECK(obs.status_reports(id) == statuses_at_cutoff);  // no UNASSIGNED from the cut-off task
+  rd_kafka_consumer_close(next_owner.get());
+}
