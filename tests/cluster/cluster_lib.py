@@ -19,7 +19,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration", "lifecycle"))
-from kc_harness import free_port, http, wait_for  # noqa: E402
+from kc_harness import free_port, http, wait_for, worker_properties  # noqa: E402
 
 # Worker timings, small for speed. The mock broker waits about
 # session.timeout - 1 s in each rebalance before it elects a leader.
@@ -106,34 +106,14 @@ class Node:
         self.url = f"http://127.0.0.1:{self.port}"
         self.worker_id = f"127.0.0.1:{self.port}"
         self.out_path = os.path.join(work, f"worker{n}.out")
-        props = {
-            "bootstrap.servers": bootstrap,
-            "group.id": GROUP,
-            "config.storage.topic": "connect-configs",
-            "config.storage.replication.factor": "1",
-            "offset.storage.topic": "connect-offsets",
-            "offset.storage.replication.factor": "1",
-            "offset.storage.partitions": "25",
-            "status.storage.topic": "connect-status",
-            "status.storage.replication.factor": "1",
-            "status.storage.partitions": "5",
-            "connect.protocol": "sessioned",
-            "session.timeout.ms": str(SESSION_TIMEOUT_MS),
-            "heartbeat.interval.ms": str(HEARTBEAT_MS),
-            "scheduled.rebalance.max.delay.ms": str(REBALANCE_DELAY_MS),
-            "listeners": self.url,
-            "rest.advertised.host.name": "127.0.0.1",
-            "rest.advertised.port": str(self.port),
-            "offset.flush.interval.ms": "1000",
-            "task.shutdown.graceful.timeout.ms": str(GRACEFUL_MS),
-            # Sink consumers: the mock broker waits session timeout - 1 s in
-            # each consumer-group rebalance that a member joins, and the
-            # consumer default (45 s) would stall every sink hand-over.
-            "consumer.session.timeout.ms": str(SESSION_TIMEOUT_MS),
-            "consumer.heartbeat.interval.ms": str(HEARTBEAT_MS),
-            "key.converter": "org.apache.kafka.connect.storage.StringConverter",
-            "value.converter": "org.apache.kafka.connect.storage.StringConverter",
-        }
+        props = worker_properties(bootstrap, GROUP, self.url, SESSION_TIMEOUT_MS, HEARTBEAT_MS, REBALANCE_DELAY_MS,
+                                  GRACEFUL_MS)
+        props["rest.advertised.port"] = str(self.port)
+        # Sink consumers: the mock broker waits session timeout - 1 s in
+        # each consumer-group rebalance that a member joins, and the
+        # consumer default (45 s) would stall every sink hand-over.
+        props["consumer.session.timeout.ms"] = str(SESSION_TIMEOUT_MS)
+        props["consumer.heartbeat.interval.ms"] = str(HEARTBEAT_MS)
         props.update(overrides or {})
         self.props_path = os.path.join(work, f"worker{n}.properties")
         with open(self.props_path, "w") as f:

@@ -7,7 +7,6 @@ says why. KC_KEEP=1 keeps the work directory (logs, properties).
 """
 import json
 import os
-import shutil
 import signal
 import sys
 import tempfile
@@ -17,6 +16,7 @@ import traceback
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cluster_lib as cl  # noqa: E402
 from cluster_lib import say, wait_for  # noqa: E402
+from kc_harness import finish  # noqa: E402
 
 failures = []
 
@@ -541,17 +541,7 @@ def main():
     except Exception:  # noqa: BLE001 - a harness bug is a failure, with its trace
         traceback.print_exc()
         failures.append("harness exception")
-    if failures or os.environ.get("KC_KEEP") == "1":
-        print(f"logs kept in {work}")
-    else:
-        shutil.rmtree(work, ignore_errors=True)
-    if failures:
-        print(f"{len(failures)} check(s) failed:")
-        for f in failures:
-            print(f"  - {f}")
-        return 1
-    print("OK")
-    return 0
+    return finish(work, failures)
 
 
 if __name__ == "__main__":

@@ -441,7 +441,8 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
             if (!s3) return;
             s3->io_config_polling = false;
             // Periodic convergence: whatever an update missed is caught here.
-            s3->io_leader_duties();
+            // (Not the leader's task-config duty: between the two writes of
+            // a stop, 0 task configs then STOPPED, it would bring tasks back.)
             s3->request_reconcile();
           });
         });
@@ -729,7 +730,8 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   }
 
   /// Leader only: every connector that should run but has no task configs
-  /// (new, resumed after STOPPED, or inconsistent) gets them generated.
+  /// (resumed after STOPPED, or inconsistent) gets them generated. Called on
+  /// target-state changes, which come after a stop's 0-task commit.
   void io_leader_duties() {
     if (!io_is_leader || stopping) return;
     auto snap = config_store->snapshot();

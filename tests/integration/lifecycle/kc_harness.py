@@ -81,6 +81,50 @@ def wait_for(pred, timeout_s, step=0.1):
     return pred()
 
 
+def worker_properties(bootstrap, group, listener, session_ms, heartbeat_ms, delay_ms, graceful_ms):
+    """The worker properties every process-level test starts from: the three
+    internal topics with replication 1, the sessioned protocol, short group
+    timings (ms) and String converters."""
+    return {
+        "bootstrap.servers": bootstrap,
+        "group.id": group,
+        "config.storage.topic": "connect-configs",
+        "config.storage.replication.factor": "1",
+        "offset.storage.topic": "connect-offsets",
+        "offset.storage.replication.factor": "1",
+        "offset.storage.partitions": "25",
+        "status.storage.topic": "connect-status",
+        "status.storage.replication.factor": "1",
+        "status.storage.partitions": "5",
+        "connect.protocol": "sessioned",
+        "session.timeout.ms": str(session_ms),
+        "heartbeat.interval.ms": str(heartbeat_ms),
+        "scheduled.rebalance.max.delay.ms": str(delay_ms),
+        "listeners": listener,
+        "rest.advertised.host.name": "127.0.0.1",
+        "offset.flush.interval.ms": "1000",
+        "task.shutdown.graceful.timeout.ms": str(graceful_ms),
+        "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+    }
+
+
+def finish(work, failures):
+    """Keeps `work` on failure or with KC_KEEP=1 (else removes it), prints
+    the failed checks and returns the exit status (0 = passed)."""
+    if failures or os.environ.get("KC_KEEP") == "1":
+        print(f"logs kept in {work}")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+    if failures:
+        print(f"{len(failures)} check(s) failed:")
+        for f in failures:
+            print(f"  - {f}")
+        return 1
+    print("OK")
+    return 0
+
+
 class Worker:
     def __init__(self, n, kc, work, bootstrap, log_file=False, group="lifecycle-test", overrides=None):
         self.n = n
@@ -89,28 +133,8 @@ class Worker:
         self.worker_id = f"127.0.0.1:{self.port}"
         self.out_path = os.path.join(work, f"worker{n}.out")  # stdout + stderr
         self.log_file = os.path.join(work, f"worker{n}.log") if log_file else None
-        props = {
-            "bootstrap.servers": "127.0.0.1:1",  # replaced from the environment
-            "group.id": group,
-            "config.storage.topic": "connect-configs",
-            "config.storage.replication.factor": "1",
-            "offset.storage.topic": "connect-offsets",
-            "offset.storage.replication.factor": "1",
-            "offset.storage.partitions": "25",
-            "status.storage.topic": "connect-status",
-            "status.storage.replication.factor": "1",
-            "status.storage.partitions": "5",
-            "connect.protocol": "sessioned",
-            "session.timeout.ms": str(SESSION_TIMEOUT_MS),
-            "heartbeat.interval.ms": str(HEARTBEAT_MS),
-            "scheduled.rebalance.max.delay.ms": str(REBALANCE_DELAY_MS),
-            "listeners": "http://127.0.0.1:1",  # replaced from the environment
-            "rest.advertised.host.name": "127.0.0.1",
-            "offset.flush.interval.ms": "1000",
-            "task.shutdown.graceful.timeout.ms": str(GRACEFUL_MS),
-            "key.converter": "org.apache.kafka.connect.storage.StringConverter",
-            "value.converter": "org.apache.kafka.connect.storage.StringConverter",
-        }
+        props = worker_properties("127.0.0.1:1", group, "http://127.0.0.1:1", SESSION_TIMEOUT_MS, HEARTBEAT_MS,
+                                  REBALANCE_DELAY_MS, GRACEFUL_MS)  # address and port: from the environment
         if self.log_file:
             props["log.file"] = self.log_file
         props.update(overrides or {})
@@ -273,14 +297,4 @@ def run_main(prefix, scenario):
         failures.append(str(e))
     finally:
         stop_all(cluster.workers, cluster.broker)
-        if failures or os.environ.get("KC_KEEP") == "1":
-            print(f"logs kept in {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
-    if failures:
-        print(f"{len(failures)} check(s) failed:")
-        for f in failures:
-            print(f"  - {f}")
-        return 1
-    print("OK")
-    return 0
+    return finish(work, failures)

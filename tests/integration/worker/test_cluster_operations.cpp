@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "tests/integration/worker/cluster_harness.h"
+#include "worker/rest/json_codec.h"
 #include "worker/connectors/builtin.h"
 
 namespace kc::test {
@@ -48,25 +49,12 @@ rest::Reply<T> call(F&& f) {
   return fut.get();
 }
 
-const char* name(ConnectState s) {
-  switch (s) {
-    case ConnectState::Unassigned: return "UNASSIGNED";
-    case ConnectState::Running: return "RUNNING";
-    case ConnectState::Paused: return "PAUSED";
-    case ConnectState::Stopped: return "STOPPED";
-    case ConnectState::Failed: return "FAILED";
-    case ConnectState::Restarting: return "RESTARTING";
-    case ConnectState::Destroyed: return "DESTROYED";
-  }
-  return "?";
-}
-
 /// "CONNECTOR_STATE tasks 0=STATE@worker,1=..." from one worker's view.
 std::string status_text(DistributedHerder& h, const std::string& c) {
   auto r = call<rest::ConnectorStateInfo>([&](auto cb) { h.connector_status(c, cb); });
   if (!r) return "error: " + r.error().message;
-  std::string s = std::string(name(r.value().connector.state)) + " tasks";
-  for (const auto& t : r.value().tasks) s += " " + std::to_string(t.id) + "=" + name(t.state);
+  std::string s = std::string(rest::to_string(r.value().connector.state)) + " tasks";
+  for (const auto& t : r.value().tasks) s += " " + std::to_string(t.id) + "=" + rest::to_string(t.state);
   return s;
 }
 

@@ -344,53 +344,72 @@ const ConfigMap kSourceConfig{{"connector.class", "test.BlockingSourceConnector"
 
 }  // namespace
 
-TEST_CASE("a sink task blocked in put() past the graceful timeout leaves its group at once and commits nothing",
-          "[worker][cutoff]") {
-  reset_plugins();
-  auto m = start_cluster();
-  REQUIRE(m->create_topic("in", 3));
-  auto offsets = open_offsets(*m);
+/// Sink task snk-0 running on a Worker over topic "in" (3 partitions),
+/// after 30 records were put and committed by its interval commit.
+struct RunningSink {
+  std::unique_ptr<MockCluster> m = start_cluster();
+  std::unique_ptr<OffsetBackingStore> offsets;
   Observer obs;
-  Worker w(worker_options(*m), offsets.get(), &obs, &test_registry());
+  std::unique_ptr<Worker> w;
   OpenGatesOnExit open_gates;
-  w.set_observer(&obs);
   const ConnectorTaskId id{"snk", 0};
 
-  produce(*m, "in", 0, 30);
-  REQUIRE(w.start_task(id, kSinkConfig, kSinkConfig, TargetState::Started));
-  REQUIRE(eventually([] { return g_sink_records.load() >= 30; }, 20000));
-  // The interval commit has stored what was put.
-  REQUIRE(eventually(
-      [&] {
-        auto c = committed(*m, "connect-snk", "in", 3);
-        return c[0] + c[1] + c[2] == 30;
-      },
-      10000));
+  RunningSink() {
+    reset_plugins();
+    REQUIRE(m->create_topic("in", 3));
+    offsets = open_offsets(*m);
+    w = std::make_unique<Worker>(worker_options(*m), offsets.get(), &obs, &test_registry());
+    w->set_observer(&obs);
+    produce(*m, "in", 0, 30);
+    REQUIRE(w->start_task(id, kSinkConfig, kSinkConfig, TargetState::Started));
+    REQUIRE(eventually([] { return g_sink_records.load() >= 30; }, 20000));
+    REQUIRE(eventually(
+        [&] {
+          auto c = committed(*m, "connect-snk", "in", 3);
+          return c[0] + c[1] + c[2] == 30;
+        },
+        10000));
+  }
+  // Members go in reverse order: the gates open before the Worker joins its
+  // task threads, and the Worker goes before the cluster.
 
+  /// The next owner (a plain consumer of the group) gets every partition
+  /// promptly: the cut-off task left the group. Returns it, to close later.
+  RdKafkaPtr next_owner_takes_over() {
+    auto next_owner = group_consumer(*m, "connect-snk");
+    auto took_ms = time_to_own(next_owner.get(), "in", 3, 20000);
+    INFO("next owner got the partitions after " << took_ms << " ms");
+    CHECK(took_ms >= 0);
+    CHECK(took_ms < 8000);
+    return next_owner;
+  }
+};
+
+TEST_CASE("a sink task blocked in put() past the graceful timeout leaves its group at once and commits nothing",
+          "[worker][cutoff]") {
+  RunningSink run;
+  auto& m = run.m;
+  auto& obs = run.obs;
+  const auto& id = run.id;
   sink_gate().arm();
   produce(*m, "in", 30, 60);
   REQUIRE(sink_gate().wait_blocked(20000));
 
   auto t0 = Clock::now();
-  CHECK_FALSE(w.stop_task(id));
+  CHECK_FALSE(run.w->stop_task(id));
   auto stop_ms = ms_since(t0);
   CHECK(stop_ms >= kGracefulMs);
   CHECK(stop_ms < kGracefulMs + 3000);
-  CHECK(w.task_ids().empty());
+  CHECK(run.w->task_ids().empty());
   const int statuses_at_cutoff = obs.status_reports(id);
   CHECK(statuses_at_cutoff == 1);  // RUNNING
   const auto before = committed(*m, "connect-snk", "in", 3);
   CHECK(before[0] + before[1] + before[2] == 30);
 
-  // The next owner of the task (here a plain consumer of the same group)
-  // gets every partition without waiting for the abandoned consumer's
-  // session or max.poll.interval.ms to expire. The mock coordinator delays
-  // the first join of an empty group by 3 s.
-  auto next_owner = group_consumer(*m, "connect-snk");
-  auto took_ms = time_to_own(next_owner.get(), "in", 3, 20000);
-  INFO("next owner got the partitions after " << took_ms << " ms");
-  CHECK(took_ms >= 0);
-  CHECK(took_ms < 8000);
+  // The next owner of the task gets every partition without waiting for the
+  // abandoned consumer's session or max.poll.interval.ms to expire (the mock
+  // coordinator delays the first join of an empty group by 3 s).
+  auto next_owner = run.next_owner_takes_over();
 
   // The blocked put() returns: its records must not be committed.
   sink_gate().release();
@@ -538,44 +557,21 @@ TEST_CASE("a blocked sink task is cut off promptly while the broker is down", "[
 
 TEST_CASE("cut_off_all (a frozen worker) closes every sink consumer at once and nothing commits later",
           "[worker][cutoff]") {
-  reset_plugins();
-  auto m = start_cluster();
-  REQUIRE(m->create_topic("in", 3));
-  auto offsets = open_offsets(*m);
-  Observer obs;
-  Worker w(worker_options(*m), offsets.get(), &obs, &test_registry());
-  OpenGatesOnExit open_gates;
-  w.set_observer(&obs);
-  const ConnectorTaskId id{"snk", 0};
-
-  produce(*m, "in", 0, 30);
-  REQUIRE(w.start_task(id, kSinkConfig, kSinkConfig, TargetState::Started));
-  REQUIRE(eventually([] { return g_sink_records.load() >= 30; }, 20000));
-  REQUIRE(eventually(
-      [&] {
-        auto c = committed(*m, "connect-snk", "in", 3);
-        return c[0] + c[1] + c[2] == 30;
-      },
-      10000));
-
+  RunningSink run;
   // No graceful stop: the task is running normally when it is cut off.
   auto t0 = Clock::now();
-  auto ids = w.cut_off_all();
+  auto ids = run.w->cut_off_all();
   CHECK(ms_since(t0) < 3000);
-  CHECK(ids == std::vector<ConnectorTaskId>{id});
-  CHECK(w.task_ids().empty());
-  const int statuses_at_cutoff = obs.status_reports(id);
-  const auto before = committed(*m, "connect-snk", "in", 3);
+  CHECK(ids == std::vector<ConnectorTaskId>{run.id});
+  CHECK(run.w->task_ids().empty());
+  const int statuses_at_cutoff = run.obs.status_reports(run.id);
+  const auto before = committed(*run.m, "connect-snk", "in", 3);
 
-  auto next_owner = group_consumer(*m, "connect-snk");
-  auto took_ms = time_to_own(next_owner.get(), "in", 3, 20000);
-  INFO("next owner got the partitions after " << took_ms << " ms");
-  CHECK(took_ms >= 0);
-  CHECK(took_ms < 8000);
-  produce(*m, "in", 30, 60);
-  REQUIRE(eventually([&] { return obs.stopped(id) == 1; }, 20000));
+  auto next_owner = run.next_owner_takes_over();
+  produce(*run.m, "in", 30, 60);
+  REQUIRE(eventually([&] { return run.obs.stopped(run.id) == 1; }, 20000));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  CHECK(committed(*m, "connect-snk", "in", 3) == before);
-  CHECK(obs.status_reports(id) == statuses_at_cutoff);  // no UNASSIGNED from the cut-off task
+  CHECK(committed(*run.m, "connect-snk", "in", 3) == before);
+  CHECK(run.obs.status_reports(run.id) == statuses_at_cutoff);  // no UNASSIGNED from the cut-off task
   rd_kafka_consumer_close(next_owner.get());
 }
