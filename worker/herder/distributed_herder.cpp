@@ -102,6 +102,15 @@ class UntrackedStatusListener : public runtime::StatusStoreListener {
   void on_topic_active(const ConnectorTaskId&, const std::string&) override {}
 };
 
+/// Merges `add` into `to`: sorted, without duplicates.
+template <typename T>
+void add_sorted(std::vector<T>& to, const std::vector<T>& add) {
+  if (add.empty()) return;
+  std::set<T> all(to.begin(), to.end());
+  all.insert(add.begin(), add.end());
+  to.assign(all.begin(), all.end());
+}
+
 /// "w1:8083" → "http://w1:8083/" (owner URL from a status record's worker id).
 std::string url_of_worker_id(const std::string& worker_id) {
   if (worker_id.empty()) return {};
@@ -190,6 +199,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   int io_pending_stops = 0;
   std::vector<std::function<void()>> io_join_waiters;
   std::set<std::string> io_reconfiguring;  // leader: task-config generation in flight
+  assignor::ConnectorsAndTasks io_revoked_before_join;  // stopped by a revoke-all JoinGroup, for the history
   // ---- drain (io thread): this worker's own drain, and as leader the
   // members draining and the members of the last round it assigned.
   bool io_draining = false;
@@ -954,6 +964,11 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       pub.in_group = false;
     }
     if (bj.revoke_all) {
+      // What an eager round stops: GET /rebalances lists it as revoked.
+      if (io_assignment) {
+        io_revoked_before_join.connectors = io_assignment->connectors;
+        io_revoked_before_join.tasks = io_assignment->tasks;
+      }
       io_assignment.reset();
       {
         std::lock_guard lk(mu);
@@ -1054,6 +1069,11 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     r.assigned_tasks = ev.received.tasks;
     r.revoked_connectors = ev.received.revoked_connectors;
     r.revoked_tasks = ev.received.revoked_tasks;
+    // Everything stopped before the JoinGroup (eager, or a generation
+    // reset) was revoked by this rebalance too.
+    add_sorted(r.revoked_connectors, io_revoked_before_join.connectors);
+    add_sorted(r.revoked_tasks, io_revoked_before_join.tasks);
+    io_revoked_before_join = {};
     r.delay_ms = ev.received.delay_ms;
     r.config_offset = ev.received.config_offset;
     r.started_ms = io_rebalance_started_ms;
