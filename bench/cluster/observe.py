@@ -105,7 +105,8 @@ class StatusPoller:
 
     def stop(self):
         self.stopping.set()
-        self.thread.join(timeout=10)
+        if self.thread.is_alive():
+            self.thread.join(timeout=10)
 
     def _look(self, w):
         m = w.metrics()
