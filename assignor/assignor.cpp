@@ -414,7 +414,15 @@ AssignmentResult IncrementalCooperativeAssignor::assign(const LeaderState& state
   const int16_t version = version_for(ctx.protocol);
   if (config.offset < max_config_offset(members))
     return config_mismatch(state, members, ctx, version, max_config_offset(members));
-  return merge_drained(assign_core(state, split->members, config, split->ctx), members, *split, config, ctx,
+  // A draining member that stopped its work before joining (it owns nothing)
+  // is left out of the round. The work it ran is then unowned, and leaving it
+  // among the previous members would make the core see a departed worker and
+  // hold that work for the scheduled delay. Without it, the core's rule for
+  // "every previous member is still here" places the work now.
+  LeaderState core_state = state;
+  for (size_t i = 0; i < members.size(); ++i)
+    if (split->index[i] < 0) std::erase(core_state.previous_members, members[i].member_id);
+  return merge_drained(assign_core(core_state, split->members, config, split->ctx), members, *split, config, ctx,
                        version);
 }
 

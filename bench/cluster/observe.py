@@ -21,13 +21,18 @@ def task_key(connector, task):
 
 class RecordReader:
     """`kcat -C` on the sequence topic from the beginning, unbuffered, one
-    line per record: CreateTime (ms, set by the producer when the task hands
-    the record over) and the value "connector-task:seq". Keeps, per task,
-    [(timestamp s, seq)] in offset order, and the raw lines in `raw_path`."""
+    line per record: partition, offset, CreateTime (ms, set by the producer
+    when the task hands the record over) and the value "connector-task:seq".
+    Keeps, per task, [(timestamp s, seq)] in offset order, and the raw lines
+    in `raw_path`. kcat exits when it loses its broker connection for a
+    moment (ALL_BROKERS_DOWN is fatal to it; seen under load in the
+    full-size blog test), so start() may be called again: the new kcat reads
+    from the beginning and records already seen (by partition and offset)
+    are skipped."""
 
     def __init__(self, kcat, bootstrap, topic, raw_path, kafka_props=()):
         self.args = [kcat, "-C", "-b", bootstrap, "-t", topic, "-o", "beginning", "-u", "-q",
-                     "-f", "%T %s\\n"]
+                     "-f", "%p %o %T %s\\n"]
         for p in kafka_props:
             self.args += ["-X", p]
         self.raw_path = raw_path
@@ -35,10 +40,13 @@ class RecordReader:
         self.tasks = {}
         self.last = {}
         self.count = 0
+        self.next_offset = {}  # partition -> next offset not yet seen
+        self.starts = 0
         self.proc = None
         self.thread = None
 
     def start(self):
+        self.starts += 1
         self.err = open(self.raw_path + ".stderr", "ab")
         self.proc = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=self.err, text=True, bufsize=1)
         self.thread = threading.Thread(target=self._read, daemon=True)
@@ -48,12 +56,18 @@ class RecordReader:
         with open(self.raw_path, "a") as raw:
             for line in self.proc.stdout:
                 raw.write(line)
-                ts, _, value = line.strip().partition(" ")
+                fields = line.strip().split(" ", 3)
+                if len(fields) != 4:
+                    continue
+                part, off, ts, value = fields
                 task, _, seq = value.rpartition(":")
                 try:
-                    t, s = int(ts) / 1000.0, int(seq)
+                    p, o, t, s = int(part), int(off), int(ts) / 1000.0, int(seq)
                 except ValueError:
                     continue
+                if o < self.next_offset.get(p, 0):
+                    continue  # read before this kcat was (re)started
+                self.next_offset[p] = o + 1
                 with self.lock:
                     self.tasks.setdefault(task, []).append((t, s))
                     self.last[task] = max(self.last.get(task, 0.0), t)

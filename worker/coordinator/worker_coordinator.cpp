@@ -172,28 +172,29 @@ void WorkerCoordinator::on_prepare_join(const kafka::JoinPrepare& prep, kafka::J
   BeforeJoin bj;
   bj.new_rebalance = prep.new_rebalance;
   bj.reason = prep.reason;
-  // Eager: stop everything before JoinGroup (Connect's onJoinPrepare). A
-  // failed snapshot (CONFIG_MISMATCH) holds nothing to stop.
+  const bool owns_work = snapshot_ && (!snapshot_->connectors.empty() || !snapshot_->tasks.empty());
+  const char* revoke_why = nullptr;  // set when everything stops before this JoinGroup
   if (current_protocol_ == ConnectProtocol::Eager && prep.new_rebalance && snapshot_ && snapshot_->error == 0) {
-    bj.revoke_all = true;
-    bj.connectors = snapshot_->connectors;
-    bj.tasks = snapshot_->tasks;
-    spdlog::info("worker {}: eager rebalance: revoking all {} connectors and {} tasks before JoinGroup",
-                 config_.url, bj.connectors.size(), bj.tasks.size());
-    // The next JoinGroup reports nothing owned.
-    snapshot_.reset();
-  } else if (cooperative(current_protocol_) && prep.generation < 0 && last_completed_generation_ >= 0 &&
-             snapshot_ && (!snapshot_->connectors.empty() || !snapshot_->tasks.empty())) {
+    // Eager: Connect's onJoinPrepare. A failed snapshot (CONFIG_MISMATCH)
+    // holds nothing to stop.
+    revoke_why = "eager rebalance";
+  } else if (cooperative(current_protocol_) && prep.generation < 0 && last_completed_generation_ >= 0 && owns_work) {
     // The member's generation was reset (UNKNOWN_MEMBER_ID / ILLEGAL_GENERATION
     // / session expired): the group may already have given our work to
-    // others. Stop everything before rejoining so no task runs twice (same
-    // safety as the coordinator-loss rule of reference 4.2).
+    // others, so no task may run twice (the coordinator-loss rule of 4.2).
+    revoke_why = "generation reset";
+  } else if (cooperative(current_protocol_) && hand_over_before_join_ && owns_work) {
+    // Draining: the leader places the work we no longer own on the others
+    // in this very round.
+    revoke_why = "draining";
+  }
+  if (revoke_why) {
     bj.revoke_all = true;
     bj.connectors = snapshot_->connectors;
     bj.tasks = snapshot_->tasks;
-    spdlog::warn("worker {}: generation reset ({}); revoking all {} connectors and {} tasks before rejoining",
-                 config_.url, prep.reason, bj.connectors.size(), bj.tasks.size());
-    snapshot_.reset();
+    spdlog::info("worker {}: {} ({}): stopping all {} connectors and {} tasks before JoinGroup", config_.url,
+                 revoke_why, prep.reason, bj.connectors.size(), bj.tasks.size());
+    snapshot_.reset();  // the JoinGroup reports nothing owned
   }
   auto proceed = [w = weak_from_this(), ready = std::move(ready), &io = io_]() mutable {
     asio::post(io, [w, ready = std::move(ready)]() mutable {

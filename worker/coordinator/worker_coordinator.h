@@ -181,6 +181,14 @@ class WorkerCoordinator : public std::enable_shared_from_this<WorkerCoordinator>
   void start();
   /// Asks for a new rebalance (Connect's requestRejoin). Any thread.
   void request_rejoin(std::string reason);
+
+  /// Drain hand-over (kconnectd's zero-downtime drain, not in Connect): while
+  /// set, a cooperative member stops everything it runs before each
+  /// JoinGroup (as an eager member does) and reports nothing owned, so the
+  /// leader, which knows it drains, places that work on the others in the
+  /// same round instead of revoking it first and placing it one round later.
+  /// Set once the leader accepted this worker's drain request. io thread only.
+  void set_hand_over_before_join(bool on) { hand_over_before_join_ = on; }
   /// Sends LeaveGroup and closes; `done` runs on the io thread when finished
   /// (bounded by request.timeout.ms). Any thread; `done` may be empty.
   void leave(std::string reason, std::function<void()> done);
@@ -221,6 +229,7 @@ class WorkerCoordinator : public std::enable_shared_from_this<WorkerCoordinator>
   std::optional<Assignment> snapshot_;
   ConnectProtocol current_protocol_;
   int32_t last_completed_generation_ = -1;
+  bool hand_over_before_join_ = false;  ///< see set_hand_over_before_join
   std::string member_id_;
   std::string leader_id_;
   std::optional<ConnectProtocol> selected_;

@@ -558,8 +558,12 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     }
     if (me.empty()) return;  // not in the group yet: asked after the first assignment
     if (io_is_leader) {
+      coord->set_hand_over_before_join(true);  // before the rejoin io_accept_drain requests
       auto [status, why] = io_accept_drain(me);
-      if (status != 202) io_drain_finish(false, why);
+      if (status != 202) {
+        coord->set_hand_over_before_join(false);
+        io_drain_finish(false, why);
+      }
       return;
     }
     if (io_leader_url.empty()) return;
@@ -576,7 +580,8 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
           spdlog::warn("drain: asking the leader {} failed: {}; asking again after the next assignment", url,
                        r.error().to_string());
         } else if (r->status == 202) {
-          spdlog::info("drain: the leader {} accepted; waiting for the revocation", url);
+          spdlog::info("drain: the leader {} accepted; stopping everything before the next JoinGroup", url);
+          s2->coord->set_hand_over_before_join(true);
         } else {
           auto j = nlohmann::json::parse(r->body, nullptr, false);
           std::string why = j.is_object() && j.contains("message") && j["message"].is_string()

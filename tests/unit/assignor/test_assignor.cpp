@@ -488,6 +488,45 @@ TEST_CASE("a draining worker revokes all its work in one round and the others ta
   check_each_task_once(g);
 }
 
+TEST_CASE("a draining worker that stopped its work before joining has it placed on the others in that round",
+          "[assignor][drain]") {
+  Group g;
+  g.connector("a", 6);
+  g.connector("b", 3);
+  g.running["w1"] = g.running["w2"] = g.running["w3"] = {};
+  g.round();
+  g.round();
+  const auto w3_work = g.running["w3"];
+  REQUIRE_FALSE(w3_work.tasks.empty());
+  const auto w1_before = g.running["w1"], w2_before = g.running["w2"];
+
+  // w3 stopped everything before its JoinGroup, so it reports nothing owned.
+  g.draining = {"w3"};
+  g.running["w3"] = {};
+  g.round();
+  CHECK(g.of("w3").tasks.empty());
+  CHECK(g.of("w3").connectors.empty());
+  CHECK(g.of("w3").revoked_tasks.empty());
+  CHECK(g.of("w1").delay_ms == 0);
+  CHECK(g.of("w2").delay_ms == 0);
+  CHECK(g.state.scheduled_rebalance_ms == 0);
+  CHECK(g.running["w3"].empty());
+  // One round: all of w3's work already runs on w1 and w2, and nothing else moved.
+  check_each_task_once(g);
+  CHECK(g.tasks("w1") + g.tasks("w2") == 9);
+  CHECK(g.conns("w1") + g.conns("w2") == 2);
+  for (const char* w : {"w1", "w2"}) CHECK(g.of(w).revoked_tasks.empty());
+  for (const auto& t : w1_before.tasks) CHECK(std::count(g.running["w1"].tasks.begin(), g.running["w1"].tasks.end(), t) == 1);
+  for (const auto& t : w2_before.tasks) CHECK(std::count(g.running["w2"].tasks.begin(), g.running["w2"].tasks.end(), t) == 1);
+
+  // w3 leaves: it ran nothing, so nothing is lost and nothing moves.
+  g.running.erase("w3");
+  g.draining.clear();
+  g.round();
+  CHECK(g.of("w1").delay_ms == 0);
+  check_each_task_once(g);
+}
+
 TEST_CASE("a draining worker is given no new work, and work placed while it drains waits one round",
           "[assignor][drain]") {
   Group g;
