@@ -132,3 +132,20 @@ TEST_CASE("SequenceSource makes tasks.max task configs", "[worker][connectors]")
   auto f = kc::connectors::make_file_stream_source();
   CHECK_THROWS(f->start({{"file", "/tmp/x"}}));  // no topic
 }
+
+TEST_CASE("SharedJson: copies share one value, and it reads and compares as the JSON", "[worker][records]") {
+  using kc::connectors::OrderedJson;
+  using kc::connectors::SharedJson;
+  using kc::connectors::SourceRecord;
+  SourceRecord r;
+  CHECK(r.source_partition.get() == OrderedJson::object());  // default: {} as before
+  r.source_partition = OrderedJson{{"filename", "/tmp/in.txt"}};
+  SharedJson copy = r.source_partition;
+  CHECK(&copy.get() == &r.source_partition.get());  // shared, not copied
+  CHECK(copy == r.source_partition);
+  CHECK(copy == OrderedJson{{"filename", "/tmp/in.txt"}});
+  CHECK_FALSE(copy == OrderedJson{{"filename", "/tmp/other.txt"}});
+  const OrderedJson& j = copy;  // where the API wants JSON
+  CHECK(j.at("filename") == "/tmp/in.txt");
+  CHECK(copy->dump() == R"({"filename":"/tmp/in.txt"})");
+}
