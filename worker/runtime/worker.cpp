@@ -253,38 +253,86 @@ metrics::TaskMetrics* live_metrics(const TaskEnv& env, const Runner& r) {
   return r.cancelled.load() ? nullptr : env.tm.get();
 }
 
+/// Delivery failures of one source task's records, shared by its batches.
+struct DeliveryErrors {
+  std::atomic<bool> failed{false};
+  std::mutex mu;
+  std::string first;  ///< guarded by mu
+  void record(rd_kafka_resp_err_t err) {
+    std::lock_guard lk(mu);
+    if (!failed.exchange(true)) first = std::string("produce: ") + rd_kafka_err2str(err);
+  }
+};
+
+/// The records of one poll() on their way to Kafka: how many the producer
+/// has not reported on yet, and the last source offset per source partition
+/// among them. Delivery reports count down on the producer's poll thread
+/// (a failure is recorded before its count-down). A batch's offsets become
+/// committable once it and every batch before it are fully reported and no
+/// record failed (Connect's SubmittedRecords), so a periodic commit never
+/// waits for the producer and never covers a record not yet acknowledged.
+struct InFlightBatch final : storage::Producer::Delivery {
+  explicit InFlightBatch(DeliveryErrors& e) : errors(e) {}
+  void delivered(rd_kafka_resp_err_t err) override {
+    if (err) errors.record(err);
+    unreported.fetch_sub(1, std::memory_order_acq_rel);
+  }
+  bool done() const { return sealed && unreported.load(std::memory_order_acquire) == 0; }
+
+  DeliveryErrors& errors;
+  std::atomic<int64_t> unreported{0};
+  bool sealed = false;  ///< every record of the poll was handed to the producer (task thread only)
+  /// Offset key (storage::encode_offset_key) -> the last partition/offset.
+  std::map<std::string, std::pair<storage::SourcePartition, storage::SourceOffset>> offsets;
+};
+
 template <typename Runner>
 void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, Runner& r) {
   const auto& id = r.id;
   std::optional<std::string> failure;
   bool delivery_failed_flag = false;
-  auto delivery_failed = std::make_shared<std::atomic<bool>>(false);
-  auto delivery_error = std::make_shared<std::string>();
-  auto delivery_mu = std::make_shared<std::mutex>();
+  // Declared before the producer, so destroyed after it: the producer's
+  // last delivery reports still reach the batches.
+  DeliveryErrors delivery;
+  std::deque<std::unique_ptr<InFlightBatch>> in_flight;
+  /// Acknowledged offsets not committed yet.
   std::map<std::string, std::pair<storage::SourcePartition, storage::SourceOffset>> pending;
   std::unique_ptr<storage::Producer> producer;
 
-  // Commits `pending` once the producer acknowledged every record. nullopt
-  // when skipped because the task was cut off.
-  auto commit_pending = [&]() -> std::optional<Status> {
-    auto st = producer->flush(env.options.offset_flush_timeout_ms);
-    if (r.cancelled.load()) return std::nullopt;  // purged under us: nothing to commit
-    if (!st) return st;
-    if (delivery_failed->load()) return Error{"produce", "a record failed to be delivered"};
+  // Moves the offsets of the acknowledged prefix of `in_flight` to `pending`.
+  auto collect_acked = [&] {
+    while (!in_flight.empty() && in_flight.front()->done()) {
+      for (auto& [key, po] : in_flight.front()->offsets) pending[key] = std::move(po);
+      in_flight.pop_front();
+    }
+  };
+  // Commits the offsets of acknowledged records. `drain` (the final commit)
+  // first waits until the producer reported on every record. nullopt when
+  // there was nothing to commit or the task was cut off.
+  auto commit_acked = [&](bool drain) -> std::optional<Status> {
+    if (r.cancelled.load() || (pending.empty() && in_flight.empty())) return std::nullopt;
+    if (drain) {
+      auto st = producer->flush(env.options.offset_flush_timeout_ms);
+      if (r.cancelled.load()) return std::nullopt;  // purged under us: nothing to commit
+      if (!st) spdlog::warn("{}: {}; committing the acknowledged records only", id.to_string(), st.error().to_string());
+    }
+    if (delivery.failed.load()) return Error{"produce", "a record failed to be delivered"};
+    collect_acked();
+    if (pending.empty()) return std::nullopt;
     if (!env.offsets) return ok_status();
     std::vector<std::pair<storage::SourcePartition, std::optional<storage::SourceOffset>>> batch;
+    batch.reserve(pending.size());
     for (const auto& [_, po] : pending) batch.emplace_back(po.first, po.second);
     // Checked and written under kafka_mu: once cut_off() returned, no commit
     // of this task can land (a cut-off waits for one already under way).
     std::lock_guard lk(r.kafka_mu);
     if (r.cancelled.load()) return std::nullopt;
-    st = env.offsets->commit(id.connector, batch, env.options.offset_flush_timeout_ms);
+    auto st = env.offsets->commit(id.connector, batch, env.options.offset_flush_timeout_ms);
     if (st) pending.clear();
     return st;
   };
-  auto commit = [&]() -> Status {
-    if (pending.empty() || r.cancelled.load()) return ok_status();
-    auto st = commit_pending();
+  auto commit = [&](bool drain) -> Status {
+    auto st = commit_acked(drain);
     if (!st) return ok_status();
     if (auto* tm = live_metrics(env, r)) tm->offset_commit(st->ok());
     return *st;
@@ -325,44 +373,79 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
       if (!paused) {
         auto records = task->poll();
         if (r.cancelled.load()) break;  // cut off while in poll(): its records are dropped
-        if (auto* tm = live_metrics(env, r); tm && !records.empty()) tm->source_polled(records.size());
-        for (auto& rec : records) {
-          auto k = env.key_conv->from_connect(rec.topic, rec.key);
-          if (!k) throw connectors::ConnectError("key conversion failed: " + k.error().to_string());
-          auto v = env.value_conv->from_connect(rec.topic, rec.value);
-          if (!v) throw connectors::ConnectError("value conversion failed: " + v.error().to_string());
-          auto st = producer->send(
-              rec.topic, *k, *v,
-              [delivery_failed, delivery_error, delivery_mu](std::optional<Error> e) {
-                if (!e) return;
-                std::lock_guard lk(*delivery_mu);
-                if (!delivery_failed->exchange(true)) *delivery_error = e->to_string();
-              },
-              rec.kafka_partition.value_or(-1));
-          if (!st) throw connectors::ConnectError(st.error().to_string());
-          // cut_off() sets `cancelled` before it purges. If it is not set
-          // yet, the purge comes after this send and removes the record if
-          // it is still queued; if it is set, the purge may have run
-          // before the send, so purge again here.
-          if (r.cancelled.load()) {
-            rd_kafka_purge(producer->handle(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
-            break;
+        if (!records.empty()) {
+          if (auto* tm = live_metrics(env, r)) tm->source_polled(records.size());
+          // In the deque before the first send: a failure below leaves it
+          // there until the producer is gone.
+          auto& batch = *in_flight.emplace_back(std::make_unique<InFlightBatch>(delivery));
+          const std::string* topic_name = nullptr;  // of rkt
+          rd_kafka_topic_t* rkt = nullptr;
+          auto slot = batch.offsets.end();          // of the previous record's partition
+          const storage::SourcePartition* slot_partition = nullptr;  // the previous record's partition object
+          size_t sent = 0;
+          for (auto& rec : records) {
+            std::optional<std::string_view> kv, vv;
+            std::optional<std::string> kb, vb;  // converted bytes, when not a view into the record
+            if (!env.key_conv->from_connect_view(rec.key, kv)) {
+              auto k = env.key_conv->from_connect(rec.topic, rec.key);
+              if (!k) throw connectors::ConnectError("key conversion failed: " + k.error().to_string());
+              kb = std::move(k).value();
+              if (kb) kv = *kb;
+            }
+            if (!env.value_conv->from_connect_view(rec.value, vv)) {
+              auto v = env.value_conv->from_connect(rec.topic, rec.value);
+              if (!v) throw connectors::ConnectError("value conversion failed: " + v.error().to_string());
+              vb = std::move(v).value();
+              if (vb) vv = *vb;
+            }
+            if (!topic_name || *topic_name != rec.topic) {
+              rkt = producer->topic(rec.topic);
+              topic_name = &rec.topic;
+              active_topics.record(env, id, rec.topic);
+            }
+            batch.unreported.fetch_add(1, std::memory_order_relaxed);
+            auto st = producer->send_view(rkt, kv, vv, &batch, rec.kafka_partition.value_or(-1));
+            if (!st) {
+              batch.unreported.fetch_sub(1, std::memory_order_relaxed);
+              throw connectors::ConnectError(st.error().to_string());
+            }
+            // cut_off() sets `cancelled` before it purges. If it is not set
+            // yet, the purge comes after this send and removes the record if
+            // it is still queued; if it is set, the purge may have run
+            // before the send, so purge again here.
+            if (r.cancelled.load()) {
+              rd_kafka_purge(producer->handle(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+              break;
+            }
+            ++sent;
+            // The last record of each source partition in the poll wins.
+            // Records of one partition usually come in runs, most often
+            // sharing one partition object: the key is encoded only when
+            // the partition changes.
+            const auto& part = rec.source_partition.get();
+            if (&part != slot_partition && (slot == batch.offsets.end() || slot->second.first != part)) {
+              auto key = storage::encode_offset_key(id.connector, part);
+              slot = batch.offsets.find(key);
+              if (slot == batch.offsets.end())
+                slot = batch.offsets.emplace(std::move(key), std::pair{part, storage::SourceOffset()}).first;
+            }
+            slot_partition = &part;
+            slot->second.second = std::move(rec.source_offset);
           }
-          active_topics.record(env, id, rec.topic);
-          if (auto* tm = live_metrics(env, r)) tm->source_written(1);
-          pending[storage::encode_offset_key(id.connector, rec.source_partition)] = {rec.source_partition,
-                                                                                     rec.source_offset};
+          batch.sealed = true;
+          if (auto* tm = live_metrics(env, r); tm && sent) tm->source_written(sent);
+          producer->serve_deliveries();
         }
       } else {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
-      if (delivery_failed->load()) {
+      if (delivery.failed.load()) {
         delivery_failed_flag = true;
-        std::lock_guard lk(*delivery_mu);
-        throw connectors::ConnectError("Unrecoverable exception from producer send callback: " + *delivery_error);
+        std::lock_guard lk(delivery.mu);
+        throw connectors::ConnectError("Unrecoverable exception from producer send callback: " + delivery.first);
       }
       if (Clock::now() - last_commit >= std::chrono::milliseconds(env.options.offset_flush_interval_ms)) {
-        auto st = commit();
+        auto st = commit(/*drain=*/false);
         if (!st) spdlog::error("{}: offset commit failed: {}", id.to_string(), st.error().to_string());
         last_commit = Clock::now();
       }
@@ -375,7 +458,7 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
   // failed delivery (their offsets must not be committed) or the task was
   // cut off after its graceful timeout (commit() checks that under kafka_mu).
   if (producer && !delivery_failed_flag) {
-    auto st = commit();
+    auto st = commit(/*drain=*/true);
     if (!st) spdlog::error("{}: final offset commit failed: {}", id.to_string(), st.error().to_string());
   }
   try {
