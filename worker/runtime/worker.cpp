@@ -610,6 +610,7 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
   state.tm = env.tm.get();
   bool startup_reported = false;
   storage::RdKafkaPtr consumer;
+  rd_kafka_queue_t* consumer_queue = nullptr;  ///< the consumer's queue (batch reads); released before close
   bool registered = false;  ///< r.consumer was set: cut_off() may close it
   bool started = false;
 
@@ -633,6 +634,7 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
     if (!c) throw connectors::ConnectError("could not create consumer: " + c.error().to_string());
     consumer = std::move(c).value();
     rd_kafka_poll_set_consumer(consumer.get());
+    consumer_queue = rd_kafka_queue_get_consumer(consumer.get());
     {
       std::lock_guard lk(r.kafka_mu);
       if (r.cancelled.load()) throw connectors::ConnectError("cut off before it started");
@@ -662,6 +664,11 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
     bool was_paused = false;
     auto last_commit = Clock::now();
     ActiveTopics active_topics;
+    std::vector<rd_kafka_message_t*> msgs(static_cast<size_t>(std::max(1, env.options.sink_max_batch)));
+    std::vector<connectors::SinkRecord> batch;
+    batch.reserve(msgs.size());
+    const rd_kafka_topic_t* topic_rkt = nullptr;  ///< the topic handle `topic` was read from
+    std::string topic;
     while (!r.stop_requested.load()) {
       bool paused = r.paused.load();
       if (paused != was_paused) {
@@ -678,47 +685,67 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
         report_task(env, r, paused ? StatusState::Paused : StatusState::Running);
         was_paused = paused;
       }
-      std::vector<connectors::SinkRecord> batch;
-      int wait = 100;
-      while (static_cast<int>(batch.size()) < env.options.sink_max_batch) {
-        rd_kafka_message_t* m = nullptr;
-        {
-          // One short call per lock: a cut-off waits at most this poll.
-          std::lock_guard lk(r.kafka_mu);
-          if (r.cancelled.load()) break;
-          m = rd_kafka_consumer_poll(consumer.get(), wait);
+      // One lock and two client calls per batch (a cut-off waits at most
+      // for them): the first message waits up to 100 ms (and serves
+      // rebalances); the rest of the batch is what is already fetched.
+      size_t got = 0;
+      {
+        std::lock_guard lk(r.kafka_mu);
+        if (!r.cancelled.load()) {
+          if (rd_kafka_message_t* m = rd_kafka_consumer_poll(consumer.get(), 100)) {
+            msgs[0] = m;
+            got = 1;
+            if (msgs.size() > 1) {
+              const ssize_t more = rd_kafka_consume_batch_queue(consumer_queue, 0, msgs.data() + 1, msgs.size() - 1);
+              if (more > 0) got += static_cast<size_t>(more);
+            }
+          }
         }
-        wait = 0;
-        if (!m) break;
-        if (m->err) {
-          if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF)
-            spdlog::warn("{}: consumer: {}", id.to_string(), rd_kafka_message_errstr(m));
-          rd_kafka_message_destroy(m);
-          continue;
-        }
-        std::string topic = rd_kafka_topic_name(m->rkt);
-        std::optional<std::string> kb, vb;
-        if (m->key) kb = std::string(static_cast<const char*>(m->key), m->key_len);
-        if (m->payload) vb = std::string(static_cast<const char*>(m->payload), m->len);
-        connectors::SinkRecord rec;
-        rec.topic = topic;
-        rec.kafka_partition = m->partition;
-        rec.kafka_offset = m->offset;
-        rec.timestamp_ms = rd_kafka_message_timestamp(m, nullptr);
-        rd_kafka_message_destroy(m);
-        auto k = env.key_conv->to_connect(topic, kb);
-        if (!k) throw connectors::ConnectError("key conversion failed: " + k.error().to_string());
-        auto v = env.value_conv->to_connect(topic, vb);
-        if (!v) throw connectors::ConnectError("value conversion failed: " + v.error().to_string());
-        rec.key = std::move(k).value();
-        rec.value = std::move(v).value();
-        batch.push_back(std::move(rec));
       }
+      batch.clear();
+      try {
+        for (size_t i = 0; i < got; ++i) {
+          rd_kafka_message_t* m = msgs[i];
+          if (m->err) {
+            if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF)
+              spdlog::warn("{}: consumer: {}", id.to_string(), rd_kafka_message_errstr(m));
+            continue;
+          }
+          if (m->rkt != topic_rkt) {
+            topic_rkt = m->rkt;
+            topic = rd_kafka_topic_name(m->rkt);
+          }
+          std::optional<std::string> kb, vb;
+          if (m->key) kb.emplace(static_cast<const char*>(m->key), m->key_len);
+          if (m->payload) vb.emplace(static_cast<const char*>(m->payload), m->len);
+          auto& rec = batch.emplace_back();
+          rec.topic = topic;
+          rec.kafka_partition = m->partition;
+          rec.kafka_offset = m->offset;
+          rec.timestamp_ms = rd_kafka_message_timestamp(m, nullptr);
+          auto k = env.key_conv->to_connect_owned(topic, std::move(kb));
+          if (!k) throw connectors::ConnectError("key conversion failed: " + k.error().to_string());
+          auto v = env.value_conv->to_connect_owned(topic, std::move(vb));
+          if (!v) throw connectors::ConnectError("value conversion failed: " + v.error().to_string());
+          rec.key = std::move(k).value();
+          rec.value = std::move(v).value();
+        }
+      } catch (...) {
+        for (size_t i = 0; i < got; ++i) rd_kafka_message_destroy(msgs[i]);
+        throw;
+      }
+      for (size_t i = 0; i < got; ++i) rd_kafka_message_destroy(msgs[i]);
       if (!batch.empty() && !r.cancelled.load()) {
         if (auto* tm = live_metrics(env, r)) tm->sink_read(batch.size());
         task->put(batch);
         if (auto* tm = live_metrics(env, r)) tm->sink_sent(batch.size());
-        for (const auto& rec : batch) {
+        // The next offset per partition: records of a partition come in
+        // runs, so the map is touched once per run, not per record.
+        for (size_t i = 0; i < batch.size(); ++i) {
+          const auto& rec = batch[i];
+          const bool run_ends = i + 1 == batch.size() || batch[i + 1].kafka_partition != rec.kafka_partition ||
+                                batch[i + 1].topic != rec.topic;
+          if (!run_ends) continue;
           state.consumed[{rec.topic, rec.kafka_partition}] = rec.kafka_offset + 1;
           // No topic-status write either once cut off during put().
           if (!r.cancelled.load()) active_topics.record(env, id, rec.topic);
@@ -747,6 +774,7 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
       close_here = !registered || r.consumer != nullptr;  // else cut_off() already closed it
       r.consumer = nullptr;
     }
+    if (consumer_queue) rd_kafka_queue_destroy(consumer_queue);
     if (close_here) rd_kafka_consumer_close(consumer.get());
     consumer.reset();
   }
