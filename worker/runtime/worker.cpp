@@ -345,7 +345,9 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
     storage::ClientProps overrides = env.options.producer_overrides;
     overrides.emplace("acks", "all");
     overrides.emplace("client.id", "connector-producer-" + id.to_string());
-    auto p = storage::Producer::create(env.options.client, overrides);
+    // The task thread serves its delivery reports (between polls, while the
+    // queue is full, in flushes): it frees the records it allocated.
+    auto p = storage::Producer::create(env.options.client, overrides, storage::Producer::Deliveries::Caller);
     if (!p) throw connectors::ConnectError("could not create producer: " + p.error().to_string());
     producer = std::move(p).value();
     {
@@ -434,11 +436,11 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
           }
           batch.sealed = true;
           if (auto* tm = live_metrics(env, r); tm && sent) tm->source_written(sent);
-          producer->serve_deliveries();
         }
       } else {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
+      producer->serve_deliveries();
       if (delivery.failed.load()) {
         delivery_failed_flag = true;
         std::lock_guard lk(delivery.mu);

@@ -48,10 +48,12 @@ Result<RdKafkaPtr> make_client(rd_kafka_type_t type, const ClientProps& props, c
 
 // ------------------------------------------------------------------ Producer
 
-Producer::Producer(RdKafkaPtr rk) : rk_(std::move(rk)) {
-  poller_ = std::thread([this] {
-    while (!stop_.load()) rd_kafka_poll(rk_.get(), 50);
-  });
+Producer::Producer(RdKafkaPtr rk, Deliveries deliveries) : rk_(std::move(rk)) {
+  if (deliveries == Deliveries::PollThread) {
+    poller_ = std::thread([this] {
+      while (!stop_.load()) rd_kafka_poll(rk_.get(), 50);
+    });
+  }
 }
 
 Producer::~Producer() {
@@ -59,7 +61,7 @@ Producer::~Producer() {
   rd_kafka_purge(rk_.get(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
   rd_kafka_flush(rk_.get(), 500);  // serves the purged records' callbacks
   stop_.store(true);
-  poller_.join();
+  if (poller_.joinable()) poller_.join();
   for (auto& [_, rkt] : topics_) rd_kafka_topic_destroy(rkt);
 }
 
@@ -86,11 +88,12 @@ void Producer::on_delivery(rd_kafka_t*, const rd_kafka_message_t* msg, void*) {
   if (auto* d = static_cast<Delivery*>(msg->_private)) d->delivered(msg->err);
 }
 
-Result<std::unique_ptr<Producer>> Producer::create(const ClientProps& props, const ClientProps& overrides) {
+Result<std::unique_ptr<Producer>> Producer::create(const ClientProps& props, const ClientProps& overrides,
+                                                   Deliveries deliveries) {
   auto rk = make_client(RD_KAFKA_PRODUCER, props, overrides,
                         [](rd_kafka_conf_t* conf) { rd_kafka_conf_set_dr_msg_cb(conf, &Producer::on_delivery); });
   if (!rk) return rk.error();
-  return std::unique_ptr<Producer>(new Producer(std::move(rk).value()));
+  return std::unique_ptr<Producer>(new Producer(std::move(rk).value(), deliveries));
 }
 
 Status Producer::send(const std::string& topic, const std::optional<std::string>& key,
@@ -135,7 +138,7 @@ Status Producer::send_view(rd_kafka_topic_t* topic, std::optional<std::string_vi
         RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_OPAQUE(delivery), RD_KAFKA_V_END);
     if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return ok_status();
     if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL && attempt < 5000) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));  // the poll thread drains the queue
+      rd_kafka_poll(rk_.get(), 1);  // delivered records leave the queue once their reports are served
       continue;
     }
     return kafka_error(std::string("produce ") + rd_kafka_topic_name(topic), err);

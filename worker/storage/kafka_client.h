@@ -62,9 +62,22 @@ class Producer {
     ~Delivery() = default;
   };
 
+  /// Who serves the delivery reports (and so runs the callbacks and frees
+  /// the delivered records).
+  enum class Deliveries {
+    PollThread,  ///< the producer's own poll thread
+    /// The thread that sends, through serve_deliveries() and flush(), as
+    /// kcat does: a data-plane sender frees its own records (no arena lock
+    /// contention with a poll thread) and has no extra thread. The owner
+    /// must call serve_deliveries() regularly; send_view serves them while
+    /// librdkafka's queue is full.
+    Caller,
+  };
+
   /// Creates the producer. Non-blocking (no network round trip).
   static Result<std::unique_ptr<Producer>> create(const ClientProps& props,
-                                                  const ClientProps& overrides = {});
+                                                  const ClientProps& overrides = {},
+                                                  Deliveries deliveries = Deliveries::PollThread);
   ~Producer();
   Producer(const Producer&) = delete;
   Producer& operator=(const Producer&) = delete;
@@ -78,16 +91,13 @@ class Producer {
 
   /// The data-plane form of send(): the topic as a handle from topic(), key
   /// and value as views (nullopt = null; the bytes are copied), and a
-  /// Delivery instead of a Callback. When librdkafka's queue is full it waits
-  /// in 1 ms steps, for at most 5 s as send() does.
+  /// Delivery instead of a Callback. While librdkafka's queue is full it
+  /// serves delivery reports, 1 ms at a time, for at most 5 s as send() waits.
   Status send_view(rd_kafka_topic_t* topic, std::optional<std::string_view> key,
                    std::optional<std::string_view> value, Delivery* delivery, int32_t partition = -1);
 
   /// Serves the delivery reports that are ready, on the calling thread,
-  /// without waiting (the poll thread serves them otherwise). A sending
-  /// thread that calls it after its sends frees the records it allocated
-  /// itself, instead of having the poll thread free them (cheaper for the
-  /// allocator, as kcat does).
+  /// without waiting. Required regularly with Deliveries::Caller.
   void serve_deliveries() { rd_kafka_poll(rk_.get(), 0); }
 
   /// The handle of `topic` for send_view, created on first use and kept
@@ -109,11 +119,11 @@ class Producer {
   rd_kafka_t* handle() const { return rk_.get(); }
 
  private:
-  explicit Producer(RdKafkaPtr rk);
+  Producer(RdKafkaPtr rk, Deliveries deliveries);
   static void on_delivery(rd_kafka_t* rk, const rd_kafka_message_t* msg, void* opaque);
   RdKafkaPtr rk_;
   std::atomic<bool> stop_{false};
-  std::thread poller_;
+  std::thread poller_;  ///< Deliveries::PollThread only
   std::mutex topics_mu_;
   std::unordered_map<std::string, rd_kafka_topic_t*> topics_;  ///< guarded by topics_mu_
 };
