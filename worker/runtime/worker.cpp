@@ -629,6 +629,14 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
     overrides["enable.auto.offset.store"] = "false";
     overrides.emplace("auto.offset.reset", "earliest");
     overrides.emplace("client.id", "connector-consumer-" + id.to_string());
+    // librdkafka < 2.1 stops fetching a partition for fetch.error.backoff.ms
+    // (500 ms) once the local queue holds queued.min.messages (100,000)
+    // records or queued.max.messages.kbytes: a sink that drains the queue
+    // faster starves for half a second each time (0.5-0.8 s gaps in
+    // bench/dataplane). The queue stays bounded by the kbytes limit (64 MB);
+    // 100 ms is the Java consumer's retry.backoff.ms. `consumer.` overrides.
+    overrides.emplace("queued.min.messages", "1000000");
+    overrides.emplace("fetch.error.backoff.ms", "100");
     auto c = storage::make_client(RD_KAFKA_CONSUMER, env.options.client, overrides, [&](rd_kafka_conf_t* conf) {
       rd_kafka_conf_set_rebalance_cb(conf, &sink_rebalance_cb);
       rd_kafka_conf_set_opaque(conf, &state);
