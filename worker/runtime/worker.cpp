@@ -385,6 +385,9 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
           auto slot = batch.offsets.end();          // of the previous record's partition
           const storage::SourcePartition* slot_partition = nullptr;  // the previous record's partition object
           size_t sent = 0;
+          // Counted for the whole poll up front (one atomic operation), the
+          // unsent rest taken off below; reports cannot bring it below zero.
+          batch.unreported.store(static_cast<int64_t>(records.size()), std::memory_order_relaxed);
           for (auto& rec : records) {
             std::optional<std::string_view> kv, vv;
             std::optional<std::string> kb, vb;  // converted bytes, when not a view into the record
@@ -405,12 +408,10 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
               topic_name = &rec.topic;
               active_topics.record(env, id, rec.topic);
             }
-            batch.unreported.fetch_add(1, std::memory_order_relaxed);
-            auto st = producer->send_view(rkt, kv, vv, &batch, rec.kafka_partition.value_or(-1));
-            if (!st) {
-              batch.unreported.fetch_sub(1, std::memory_order_relaxed);
-              throw connectors::ConnectError(st.error().to_string());
-            }
+            // A record's own timestamp, else the producer's time (as Connect).
+            auto st = producer->send_view(rkt, kv, vv, &batch, rec.kafka_partition.value_or(-1),
+                                          rec.timestamp_ms.value_or(0));
+            if (!st) throw connectors::ConnectError(st.error().to_string());
             // cut_off() sets `cancelled` before it purges. If it is not set
             // yet, the purge comes after this send and removes the record if
             // it is still queued; if it is set, the purge may have run
@@ -434,6 +435,7 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
             slot_partition = &part;
             slot->second.second = std::move(rec.source_offset);
           }
+          batch.unreported.fetch_sub(static_cast<int64_t>(records.size() - sent), std::memory_order_acq_rel);
           batch.sealed = true;
           if (auto* tm = live_metrics(env, r); tm && sent) tm->source_written(sent);
         }

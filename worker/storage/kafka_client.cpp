@@ -126,7 +126,8 @@ rd_kafka_topic_t* Producer::topic(const std::string& name) {
 }
 
 Status Producer::send_view(rd_kafka_topic_t* topic, std::optional<std::string_view> key,
-                           std::optional<std::string_view> value, Delivery* delivery, int32_t partition) {
+                           std::optional<std::string_view> value, Delivery* delivery, int32_t partition,
+                           int64_t timestamp_ms) {
   void* key_ptr = key ? const_cast<char*>(key->data()) : nullptr;
   void* val_ptr = value ? const_cast<char*>(value->data()) : nullptr;
   const size_t key_len = key ? key->size() : 0;
@@ -135,7 +136,8 @@ Status Producer::send_view(rd_kafka_topic_t* topic, std::optional<std::string_vi
     rd_kafka_resp_err_t err = rd_kafka_producev(
         rk_.get(), RD_KAFKA_V_RKT(topic), RD_KAFKA_V_PARTITION(partition),
         RD_KAFKA_V_KEY(key_ptr, key_len), RD_KAFKA_V_VALUE(val_ptr, val_len),
-        RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_OPAQUE(delivery), RD_KAFKA_V_END);
+        RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_TIMESTAMP(timestamp_ms), RD_KAFKA_V_OPAQUE(delivery),
+        RD_KAFKA_V_END);
     if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return ok_status();
     if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL && attempt < 5000) {
       rd_kafka_poll(rk_.get(), 1);  // delivered records leave the queue once their reports are served

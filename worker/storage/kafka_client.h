@@ -93,8 +93,10 @@ class Producer {
   /// and value as views (nullopt = null; the bytes are copied), and a
   /// Delivery instead of a Callback. While librdkafka's queue is full it
   /// serves delivery reports, 1 ms at a time, for at most 5 s as send() waits.
+  /// `timestamp_ms` 0 = the producer's time (CreateTime now).
   Status send_view(rd_kafka_topic_t* topic, std::optional<std::string_view> key,
-                   std::optional<std::string_view> value, Delivery* delivery, int32_t partition = -1);
+                   std::optional<std::string_view> value, Delivery* delivery, int32_t partition = -1,
+                   int64_t timestamp_ms = 0);
 
   /// Serves the delivery reports that are ready, on the calling thread,
   /// without waiting. Required regularly with Deliveries::Caller.

@@ -44,11 +44,17 @@ bool eventually(F f, int timeout_ms) {
 
 std::atomic<int64_t> g_polls{0};  ///< polls of the counting source
 
+constexpr int64_t kStampBase = 1600000000000;  ///< 2020-09-13, far from the producer's "now"
+
 /// Writes "v-<n>" with source partition {"task": 0} and offset {"seq": n},
-/// 10 records per poll, one poll every 20 ms.
+/// 10 records per poll, one poll every 20 ms. With `stamp`, even records
+/// carry the timestamp kStampBase + n, odd ones none.
 class CountingSourceTask : public kconn::SourceTask {
  public:
-  void start(const kconn::ConfigMap& c, kconn::SourceTaskContext&) override { topic_ = c.at("topic"); }
+  void start(const kconn::ConfigMap& c, kconn::SourceTaskContext&) override {
+    topic_ = c.at("topic");
+    stamp_ = c.count("stamp") > 0;
+  }
   std::vector<kconn::SourceRecord> poll() override {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     std::vector<kconn::SourceRecord> out;
@@ -58,6 +64,7 @@ class CountingSourceTask : public kconn::SourceTask {
       r.source_partition = kconn::OrderedJson{{"task", 0}};
       r.source_offset = kconn::OrderedJson{{"seq", next_}};
       r.value = kconn::Data::string("v-" + std::to_string(next_));
+      if (stamp_ && next_ % 2 == 0) r.timestamp_ms = kStampBase + next_;
       out.push_back(std::move(r));
     }
     ++g_polls;
@@ -67,6 +74,7 @@ class CountingSourceTask : public kconn::SourceTask {
 
  private:
   std::string topic_;
+  bool stamp_ = false;
   int64_t next_ = 0;
 };
 
@@ -238,4 +246,51 @@ TEST_CASE("a record that fails delivery fails the source task and no offset at o
   int64_t first_missing = 0;
   while (in_topic.count(first_missing)) ++first_missing;
   CHECK(*last < first_missing);
+}
+
+TEST_CASE("a source record's timestamp is the Kafka record's timestamp; without one the producer's time",
+          "[worker][dataplane]") {
+  auto started = MockCluster::start(1);
+  REQUIRE(started);
+  auto m = std::move(started).value();
+  REQUIRE(m->create_topic("connect-offsets", 5));
+  REQUIRE(m->create_topic("out", 1));
+  auto offsets = open_offsets(*m);
+  States states;
+  ConfigMap cfg = kSource;
+  cfg["stamp"] = "yes";
+  const int64_t before_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                std::chrono::system_clock::now().time_since_epoch())
+                                .count();
+  {
+    Worker w(worker_options(*m), offsets.get(), &states, &registry());
+    const ConnectorTaskId id{"src", 0};
+    REQUIRE(w.start_task(id, cfg, cfg, TargetState::Started));
+    REQUIRE(eventually([&] { return committed_seq(*offsets).value_or(-1) >= 19; }, 20000));
+    REQUIRE(w.stop_task(id));
+  }
+  // Read the first 20 records with their timestamps.
+  auto c = make_client(RD_KAFKA_CONSUMER, m->client_props(), {{"group.id", "ts-check"}});
+  REQUIRE(c);
+  auto* parts = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(parts, "out", 0)->offset = RD_KAFKA_OFFSET_BEGINNING;
+  REQUIRE(rd_kafka_assign(c->get(), parts) == RD_KAFKA_RESP_ERR_NO_ERROR);
+  rd_kafka_topic_partition_list_destroy(parts);
+  int seen = 0;
+  for (auto deadline = Clock::now() + std::chrono::seconds(20); seen < 20 && Clock::now() < deadline;) {
+    rd_kafka_message_t* msg = rd_kafka_consumer_poll(c->get(), 200);
+    if (!msg) continue;
+    if (!msg->err) {
+      const std::string v(static_cast<const char*>(msg->payload), msg->len);
+      const int64_t n = std::stoll(v.substr(2));
+      const int64_t ts = rd_kafka_message_timestamp(msg, nullptr);
+      INFO(v << " has timestamp " << ts);
+      if (n % 2 == 0) CHECK(ts == kStampBase + n);
+      else CHECK(ts >= before_ms);
+      ++seen;
+    }
+    rd_kafka_message_destroy(msg);
+  }
+  CHECK(seen == 20);
+  rd_kafka_consumer_close(c->get());
 }
