@@ -12,6 +12,7 @@
 #include <deque>
 #include <cstdint>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string_view>
@@ -302,12 +303,125 @@ std::vector<int64_t> water_fill_quota(const std::vector<int64_t>& load, int64_t 
   return quota;
 }
 
+// ------------------------------------------------------------------ drain
+
+// A round with draining members, split: the members that take part in the
+// assignor's round, and for every input member its index there (-1 = left
+// out). A draining member is left out when it runs nothing, or always when
+// `keep_running` is false (eager: every member stops everything anyway).
+struct DrainSplit {
+  std::vector<MemberReport> members;
+  RoundContext ctx;               // draining_members cleared, leader_url resolved
+  std::vector<int32_t> index;     // input member -> index in `members`, or -1
+  std::vector<bool> draining;     // per input member
+};
+
+std::optional<DrainSplit> split_draining(const std::vector<MemberReport>& members, const RoundContext& ctx,
+                                         bool keep_running) {
+  if (ctx.draining_members.empty()) return std::nullopt;
+  const std::set<std::string> ids(ctx.draining_members.begin(), ctx.draining_members.end());
+  DrainSplit split;
+  bool any_staying = false;
+  for (const auto& m : members) {
+    split.draining.push_back(ids.count(m.member_id) > 0);
+    any_staying = any_staying || !split.draining.back();
+  }
+  if (!any_staying || std::find(split.draining.begin(), split.draining.end(), true) == split.draining.end())
+    return std::nullopt;
+  split.ctx = ctx;
+  split.ctx.draining_members.clear();
+  split.ctx.leader_url = leader_url_of(members, ctx);
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (split.draining[i] && (!keep_running || members[i].owned.empty())) {
+      split.index.push_back(-1);
+      continue;
+    }
+    split.index.push_back(static_cast<int32_t>(split.members.size()));
+    split.members.push_back(members[i]);
+  }
+  return split;
+}
+
+template <typename T>
+void remove_all(std::vector<T>& from, const std::vector<T>& items) {
+  const std::set<T> gone(items.begin(), items.end());
+  from.erase(std::remove_if(from.begin(), from.end(), [&](const T& x) { return gone.count(x) > 0; }), from.end());
+}
+
+template <typename T>
+void add_all(std::vector<T>& to, const std::vector<T>& items) {
+  std::set<T> all(to.begin(), to.end());
+  all.insert(items.begin(), items.end());
+  to.assign(all.begin(), all.end());
+}
+
+// Back to one assignment per input member. A draining member that still
+// runs work revokes all of it; whatever the round placed on a draining
+// member is withheld (not running anywhere, it is placed on the others in
+// the next round). Both leave the leader state's previous assignment, so
+// the next round sees them as unassigned, not lost (no scheduled delay);
+// the revoked work joins previous_revocation, so a revocation that failed is
+// still detected.
+AssignmentResult merge_drained(AssignmentResult core, const std::vector<MemberReport>& members,
+                               const DrainSplit& split, const ConfigSnapshot& config, const RoundContext& ctx,
+                               int16_t version) {
+  if (core.config_mismatch) return config_mismatch(core.state, members, ctx, version, max_config_offset(members));
+  AssignmentResult out;
+  out.state = std::move(core.state);
+  for (size_t i = 0; i < members.size(); ++i) {
+    const int32_t at = split.index[i];
+    MemberAssignment ma;
+    if (at >= 0) {
+      ma = std::move(core.assignments[static_cast<size_t>(at)]);
+    } else {
+      ma.member_id = members[i].member_id;
+      ma.assignment.version = version;
+      ma.assignment.leader = ctx.leader_id;
+      ma.assignment.leader_url = split.ctx.leader_url;
+      ma.assignment.config_offset = config.offset;
+    }
+    if (split.draining[i]) {
+      Assignment& a = ma.assignment;
+      auto& prev = out.state.previous_assignment;
+      remove_all(prev.connectors, a.connectors);
+      remove_all(prev.tasks, a.tasks);
+      a.connectors.clear();
+      a.tasks.clear();
+      a.delay_ms = 0;
+      if (version > 0) {
+        const auto& owned = members[i].owned;
+        add_all(a.revoked_connectors, owned.connectors);
+        add_all(a.revoked_tasks, owned.tasks);
+        remove_all(prev.connectors, owned.connectors);
+        remove_all(prev.tasks, owned.tasks);
+        add_all(out.state.previous_revocation.connectors, owned.connectors);
+        add_all(out.state.previous_revocation.tasks, owned.tasks);
+      }
+    }
+    out.assignments.push_back(std::move(ma));
+  }
+  return out;
+}
+
 }  // namespace
 
 AssignmentResult IncrementalCooperativeAssignor::assign(const LeaderState& state,
                                                         const std::vector<MemberReport>& members,
                                                         const ConfigSnapshot& config,
                                                         const RoundContext& ctx) const {
+  auto split = split_draining(members, ctx, true);
+  if (!split) return assign_core(state, members, config, ctx);
+  const int16_t version = version_for(ctx.protocol);
+  if (config.offset < max_config_offset(members))
+    return config_mismatch(state, members, ctx, version, max_config_offset(members));
+  return merge_drained(assign_core(state, split->members, config, split->ctx), members, *split, config, ctx,
+                       version);
+}
+
+AssignmentResult IncrementalCooperativeAssignor::assign_core(const LeaderState& state,
+                                                             const std::vector<MemberReport>& members,
+                                                             const ConfigSnapshot& config,
+                                                             const RoundContext& ctx) const {
   const int16_t version = version_for(ctx.protocol);
   const int64_t max_offset = max_config_offset(members);
   if (config.offset < max_offset) return config_mismatch(state, members, ctx, version, max_offset);
@@ -1131,6 +1245,10 @@ AssignmentResult IncrementalCooperativeAssignor::assign(const LeaderState& state
 
 AssignmentResult EagerAssignor::assign(const LeaderState& state, const std::vector<MemberReport>& members,
                                        const ConfigSnapshot& config, const RoundContext& ctx) const {
+  if (auto split = split_draining(members, ctx, false)) {
+    AssignmentResult out = assign(state, split->members, config, split->ctx);
+    return merge_drained(std::move(out), members, *split, config, ctx, 0);
+  }
   const int64_t max_offset = max_config_offset(members);
   if (config.offset < max_offset) return config_mismatch(state, members, ctx, 0, max_offset);
   AssignmentResult out;

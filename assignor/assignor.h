@@ -75,6 +75,13 @@ struct RoundContext {
   /// Negotiated protocol: decides the version written (Eager→0, Compatible→1,
   /// Sessioned→2). The incremental assignor treats Eager like Compatible.
   connect::ConnectProtocol protocol = connect::ConnectProtocol::Sessioned;
+  /// Member ids of members that are draining (kconnectd's zero-downtime
+  /// drain, not in Connect): they are handed no new work, a draining member
+  /// that still runs work is told to revoke all of it in this round (a
+  /// balance revocation: the work is placed on the others in the follow-up
+  /// round, with no scheduled delay), and one that runs nothing is left out
+  /// of the round. Ignored when every member is draining.
+  std::vector<std::string> draining_members;
 };
 
 /// What the incremental assignor remembers between rounds while its worker is
@@ -160,6 +167,7 @@ class IncrementalCooperativeAssignor {
   /// max_config_offset(members), every member gets error CONFIG_MISMATCH with
   /// that max offset and empty lists, and the state is returned unchanged.
   /// Complexity: O(W log W + N log N) for W members and N connectors + tasks.
+  /// With ctx.draining_members, see RoundContext::draining_members.
   [[nodiscard]] AssignmentResult assign(const LeaderState& state, const std::vector<MemberReport>& members,
                                         const ConfigSnapshot& config, const RoundContext& ctx) const;
 
@@ -167,6 +175,9 @@ class IncrementalCooperativeAssignor {
   [[nodiscard]] int32_t max_delay_ms() const { return max_delay_ms_; }
 
  private:
+  /// Connect's round, without draining members.
+  [[nodiscard]] AssignmentResult assign_core(const LeaderState& state, const std::vector<MemberReport>& members,
+                                             const ConfigSnapshot& config, const RoundContext& ctx) const;
   int32_t max_delay_ms_;
 };
 
@@ -180,6 +191,9 @@ class IncrementalCooperativeAssignor {
 class EagerAssignor {
  public:
   /// One round; same inputs and CONFIG_MISMATCH rule as the incremental one.
+  /// Draining members (ctx.draining_members) get an empty assignment: under
+  /// eager every member stops everything before it rejoins, so leaving them
+  /// out hands their work over in this one round.
   [[nodiscard]] AssignmentResult assign(const LeaderState& state, const std::vector<MemberReport>& members,
                                         const ConfigSnapshot& config, const RoundContext& ctx) const;
 };

@@ -82,6 +82,11 @@ const std::array kOptions = {
     opt_long("offset.flush.timeout.ms", "5000", 0, kLongMax, "ms", "Time allowed for one offset flush."),
     opt_long("task.shutdown.graceful.timeout.ms", "5000", 0, kLongMax, "ms",
              "Time allowed for one connector or task to stop during a revocation or shutdown."),
+    opt_bool("shutdown.drain.enable", "false",
+             "On SIGTERM/SIGINT, hand this worker's connectors and tasks to the other workers before leaving the "
+             "group, as POST /admin/drain does (ours)."),
+    opt_int("shutdown.drain.timeout.ms", "60000", 0, kIntMax, "ms",
+            "Longest a drain waits for the hand-over before the worker stops anyway (ours)."),
     opt_string("key.converter", "org.apache.kafka.connect.json.JsonConverter",
                "Converter class for record keys (Kafka requires it; we default to JsonConverter). "
                "key.converter.* settings go to the converter."),

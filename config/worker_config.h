@@ -160,6 +160,11 @@ class WorkerConfig {
   /// topic.tracking.allow.reset (WorkerConfig.TOPIC_TRACKING_ALLOW_RESET_CONFIG,
   /// default true): when false, PUT /connectors/{c}/topics/reset answers 403.
   [[nodiscard]] bool topic_tracking_allow_reset() const { return get_bool("topic.tracking.allow.reset"); }
+  /// shutdown.drain.enable (ours, default false): SIGTERM/SIGINT drain the
+  /// worker (hand its work to the others) before it leaves the group.
+  [[nodiscard]] bool shutdown_drain_enable() const { return get_bool("shutdown.drain.enable"); }
+  /// shutdown.drain.timeout.ms (ours, default 60000): bound of a drain, ms.
+  [[nodiscard]] int32_t shutdown_drain_timeout_ms() const { return get_int("shutdown.drain.timeout.ms"); }
   [[nodiscard]] const std::string& log_level() const { return get_string("log.level"); }
   [[nodiscard]] const std::string& log_format() const { return get_string("log.format"); }
 

@@ -9,12 +9,17 @@
 // stops connectors and tasks within task.shutdown.graceful.timeout.ms
 // (offsets committed), flushes statuses, sends LeaveGroup, stops the REST
 // server and exits 0. A second signal while that runs exits at once with
-// 128 + signal (130 for SIGINT, 143 for SIGTERM).
+// 128 + signal (130 for SIGINT, 143 for SIGTERM). With
+// shutdown.drain.enable=true, and on POST /admin/drain, the worker first
+// drains: its connectors and tasks move to the other workers (bounded by
+// shutdown.drain.timeout.ms), then it shuts down as above.
 #include <algorithm>
 #include <cctype>
 #include <csignal>
 #include <cstdlib>
+#include <chrono>
 #include <functional>
+#include <future>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -31,6 +36,7 @@
 #include "config/env_overrides.h"
 #include "config/properties.h"
 #include "config/worker_config.h"
+#include "worker/herder/admin_routes.h"
 #include "worker/herder/distributed_herder.h"
 #include "worker/herder/herder_config.h"
 #include "worker/herder/observability.h"
@@ -96,6 +102,13 @@ int run_worker(const std::string& path) {
 #endif
   auto server = std::make_unique<rest::RestServer>(ro, *herder);
   kc::herder::add_observability_routes(*server, *herder, hc.metrics);  // GET /metrics, GET /rebalances
+  // Shutdown, from a signal or POST /admin/drain; runs on sig_io. A drain
+  // first hands every connector and task to the other workers.
+  boost::asio::io_context sig_io;
+  std::function<void(bool drain)> begin_shutdown;
+  kc::herder::add_drain_routes(*server, *herder, hc.worker_id, [&] {
+    boost::asio::post(sig_io, [&] { begin_shutdown(true); });
+  });
   if (auto st = server->start(); !st) {
     std::cerr << "kconnectd run: cannot start the REST server: " << st.error().to_string() << "\n";
     herder->stop();
@@ -104,7 +117,6 @@ int run_worker(const std::string& path) {
   spdlog::info("[{}] worker running; REST on {} (advertised {})", hc.worker_id, server->url(), hc.advertised_url);
 
   // 3. Signals.
-  boost::asio::io_context sig_io;
   boost::asio::signal_set signals(sig_io, SIGINT, SIGTERM);
   // SIGHUP (logrotate): reopen log.file; never a shutdown.
   boost::asio::signal_set hup(sig_io, SIGHUP);
@@ -126,6 +138,27 @@ int run_worker(const std::string& path) {
   hup.async_wait(on_hup);
   std::thread stopper;
   bool stopping = false;
+  const int drain_timeout_ms = wc->shutdown_drain_timeout_ms();
+  begin_shutdown = [&](bool drain) {
+    if (stopping) return;
+    stopping = true;
+    stopper = std::thread([&, drain] {
+      if (drain) {
+        // Hand the work over first (bounded by shutdown.drain.timeout.ms;
+        // the herder always answers, the wait bound is a safety net).
+        auto over = std::make_shared<std::promise<void>>();
+        herder->drain(drain_timeout_ms, [over](bool, const std::string&) { over->set_value(); });
+        over->get_future().wait_for(std::chrono::milliseconds(drain_timeout_ms + 5000));
+      }
+      herder->stop();  // stops admitting writes, stops tasks, commits offsets, LeaveGroup
+      server->stop();
+      boost::asio::post(sig_io, [&] {
+        signals.cancel();
+        hup.cancel();
+        sig_io.stop();
+      });
+    });
+  };
   std::function<void(const boost::system::error_code&, int)> on_signal =
       [&](const boost::system::error_code& ec, int signo) {
         if (ec) return;
@@ -133,18 +166,11 @@ int run_worker(const std::string& path) {
           spdlog::warn("second signal {}: exiting now", signo);
           std::_Exit(128 + signo);
         }
-        stopping = true;
-        spdlog::info("signal {}: shutting down (send again to force)", signo);
+        const bool drain = wc->shutdown_drain_enable();
+        spdlog::info("signal {}: shutting down{} (send again to force)", signo,
+                     drain ? " after a drain (shutdown.drain.enable)" : "");
         signals.async_wait(on_signal);
-        stopper = std::thread([&] {
-          herder->stop();  // stops admitting writes, stops tasks, commits offsets, LeaveGroup
-          server->stop();
-          boost::asio::post(sig_io, [&] {
-            signals.cancel();
-            hup.cancel();
-            sig_io.stop();
-          });
-        });
+        begin_shutdown(drain);
       };
   signals.async_wait(on_signal);
   sig_io.run();

@@ -269,7 +269,12 @@ void GroupMember::do_request_rejoin(const std::string& reason) {
       return;
     case GroupState::AwaitingAssignment:
     case GroupState::Syncing:
-      prepare_join(reason);
+      if (!rejoin_after_sync_) {
+        spdlog::info("group {} member '{}': rejoin requested during the sync ({}); rejoining once the assignment "
+                     "arrives",
+                     config_.group_id, member_id_, reason);
+        rejoin_after_sync_ = reason;
+      }
       return;
     case GroupState::Unjoined:
     case GroupState::Discovering:
@@ -454,6 +459,7 @@ void GroupMember::prepare_join(const std::string& reason) {
   // otherwise the session expires and the member is expelled.
   if (generation_ < 0) impl_->heartbeat_timer.cancel();
   const uint64_t round = ++round_;
+  rejoin_after_sync_.reset();  // this join carries any deferred request
   set_state(GroupState::PreparingJoin);
   JoinPrepare prep{rebalance_pending_, generation_, member_id_, reason};
   prep_reason_ = reason;
@@ -692,6 +698,11 @@ void GroupMember::on_sync_response(uint64_t round, NetResult<SyncGroupResponse> 
   if (callbacks_.on_joined) {
     callbacks_.on_joined(JoinedGroup{generation_, member_id_, leader_id_, protocol_,
                                      member_id_ == leader_id_, std::move(resp.assignment)});
+  }
+  if (rejoin_after_sync_ && state_ == GroupState::Stable) {
+    const std::string reason = *rejoin_after_sync_;
+    rejoin_after_sync_.reset();
+    do_request_rejoin(reason);
   }
 }
 

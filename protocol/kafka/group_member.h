@@ -227,10 +227,14 @@ class GroupMember : public std::enable_shared_from_this<GroupMember> {
   void start();
 
   /// Asks for a new rebalance (Java requestRejoin). While Stable the member
-  /// reports on_rebalance_started and goes back to on_prepare_join; while the
-  /// assignment is computed or synced it abandons that round and goes back to
-  /// on_prepare_join. Ignored while a join is already being prepared or sent,
-  /// and once Leaving/Closed. Any thread.
+  /// reports on_rebalance_started and goes back to on_prepare_join. While
+  /// the assignment is computed or synced the request is kept and carried
+  /// out as soon as the assignment arrives (as Java's rejoinNeeded is
+  /// checked after SyncGroup): abandoning the round would fail every other
+  /// member's SyncGroup with REBALANCE_IN_PROGRESS, so a stream of requests
+  /// (config changes) would starve them. Satisfied by any join that starts
+  /// meanwhile. Ignored while a join is already being prepared or sent, and
+  /// once Leaving/Closed. Any thread.
   void request_rejoin(std::string reason);
 
   /// Leaves the group: sends LeaveGroup (member id + reason; source:
@@ -325,6 +329,9 @@ class GroupMember : public std::enable_shared_from_this<GroupMember> {
   bool rebalance_pending_ = true;
   // Reason of the current join (JoinGroup Reason, v8+).
   std::string prep_reason_;
+  // A rejoin requested while the assignment was computed or synced: carried
+  // out once the assignment arrives; cleared by any join that starts.
+  std::optional<std::string> rejoin_after_sync_;
 };
 
 }  // namespace kc::kafka

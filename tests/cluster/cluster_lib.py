@@ -286,19 +286,29 @@ def seq_config(tasks, throughput=20):
 
 class Cluster:
     """A broker and `n` workers (up to `max_workers` slots; the others are
-    started by join). `model` maps connector name -> ConnectorModel."""
+    started by join). `model` maps connector name -> ConnectorModel.
+
+    With `bootstrap` the workers use that broker instead of a `kconnectd
+    mock-broker` of their own; `broker` is then None (no fault injection,
+    no topics created: the broker must create them)."""
 
     def __init__(self, kc, work, n=3, max_workers=4, overrides=None, brokers=3,
-                 topics=(f"{SEQ_TOPIC}:4", f"{PIPE_TOPIC}:2")):
+                 topics=(f"{SEQ_TOPIC}:4", f"{PIPE_TOPIC}:2"), bootstrap=None):
         self.kc = kc
         self.work = work
-        self.broker = Broker(kc, work, brokers=brokers, topics=topics)
         self.brokers = brokers
-        # A fixed coordinator, so that a move is a real move.
         self.coordinator = 1
-        say(f"broker {self.broker.bootstrap}, control port {self.broker.control_port}: "
-            f"{self.broker.control(f'coordinator {GROUP} 1')}")
-        self.nodes = [Node(i, kc, work, self.broker.bootstrap, overrides) for i in range(max_workers)]
+        if bootstrap:
+            self.broker = None
+            self.bootstrap = bootstrap
+            say(f"external broker {bootstrap}")
+        else:
+            self.broker = Broker(kc, work, brokers=brokers, topics=topics)
+            self.bootstrap = self.broker.bootstrap
+            # A fixed coordinator, so that a move is a real move.
+            say(f"broker {self.broker.bootstrap}, control port {self.broker.control_port}: "
+                f"{self.broker.control(f'coordinator {GROUP} 1')}")
+        self.nodes = [Node(i, kc, work, self.bootstrap, overrides) for i in range(max_workers)]
         for node in self.nodes[:n]:
             node.start()
         self.model = {}
@@ -347,7 +357,8 @@ class Cluster:
                     w.proc.wait(timeout=15)
                 except subprocess.TimeoutExpired:
                     w.proc.kill()
-        self.broker.stop()
+        if self.broker is not None:
+            self.broker.stop()
         if self.pipeline:
             self.pipeline.stop()
 

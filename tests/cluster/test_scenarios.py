@@ -513,6 +513,107 @@ def abandoned_task_cut_off(kc, work):
         c.stop()
 
 
+# ------------------------------------------------------------------ drain (issue 10)
+
+def rebalances_since(node, generation):
+    code, body = cl.http("GET", node.url + "/rebalances?limit=20", timeout=5)
+    return [r for r in (body if code == 200 else []) if r["generation"] > generation]
+
+
+def watch_owners(c, stop_when, timeout_s, samples):
+    """Samples task_owners() every 0.1 s until stop_when() or timeout;
+    appends (t, owners) to `samples`; returns whether stop_when() held."""
+    t_end = time.monotonic() + timeout_s
+    while time.monotonic() < t_end:
+        samples.append((time.monotonic(), task_owners(c)))
+        if stop_when():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def hand_over_report(samples, leaving_n, name):
+    """Per moved task: seconds from its last sample on the leaving worker to
+    its first sample RUNNING elsewhere (printed, not asserted: timings are
+    the benchmark's business)."""
+    last_on, first_after = {}, {}
+    for t, owners in samples:
+        for key, holders in owners.items():
+            if key[0] != name:
+                continue
+            for n, state in holders:
+                if n == leaving_n:
+                    last_on[key] = t
+                elif state == "RUNNING" and key in last_on and t > last_on[key]:
+                    first_after.setdefault(key, t)
+    return {k[1]: round(first_after[k] - last_on[k], 2) if k in first_after else None for k in sorted(last_on)}
+
+
+def drain_one(c, node, how, name):
+    """Drains `node` (POST /admin/drain or SIGTERM with shutdown.drain.enable)
+    and checks: it exits 0, no task is in two workers' metrics at any
+    sample, its tasks end RUNNING on the others, the others revoke nothing
+    and get no scheduled delay, and each of them starts only the tasks it
+    received."""
+    gen = max(w.metrics().epoch() for w in c.up())
+    before = task_owners(c)
+    moving = sorted(k for k, hs in before.items() if k[0] == name and any(n == node.n for n, _ in hs))
+    require(moving, f"w{node.n} runs tasks of {name} before the drain: {before}")
+    attempts_before = startup_attempts(c)
+    samples = []
+    if how == "rest":
+        code, body = cl.http("POST", node.url + "/admin/drain", None, timeout=10)
+        check(code == 202 and body.get("draining") is True, f"POST /admin/drain -> {code} {body} (want 202, draining)")
+    else:
+        node.signal(signal.SIGTERM)
+    exited = watch_owners(c, lambda: node.proc.poll() is not None, 60, samples)
+    check(exited and node.proc.returncode == 0, f"w{node.n} exits 0 after its drain (exit {node.proc.poll()})")
+    node.state = "down"
+    def moved(st):
+        return all_in("RUNNING", 6)(st) and all(t["worker_id"] != node.worker_id for t in st["tasks"])
+    on_others = watch_owners(c, lambda: all(s is not None and moved(s) for s in statuses(c, name).values()), 40,
+                             samples)
+    watch_owners(c, lambda: True, 1, samples)
+    check(on_others, f"every task RUNNING on the others after w{node.n} drained, on every worker: {show(c, name)}")
+    doubles = [(round(t, 1), k, hs) for t, owners in samples for k, hs in owners.items() if len(hs) > 1]
+    check(not doubles, f"no task in two workers' metrics in {len(samples)} samples (first doubles: {doubles[:3]})")
+    for w in c.up():
+        rbs = rebalances_since(w, gen)
+        revoked = [t for r in rbs for t in r["revoked"]["tasks"]]
+        delays = [r["delay_ms"] for r in rbs]
+        check(not revoked and all(d == 0 for d in delays),
+              f"w{w.n} revoked nothing and got no scheduled delay during the drain "
+              f"(revoked {revoked}, delays {delays})")
+        got = [t for r in rbs for t in r["assigned"]["tasks"]]
+        started = startup_attempts(c)[w.n][1] - attempts_before[w.n][1]
+        check(started == len(got), f"w{w.n} started only the tasks it received ({started} starts, received {got})")
+    say(f"hand-over of w{node.n}'s tasks (s from last seen there to RUNNING elsewhere, 0.1 s samples): "
+        f"{hand_over_report(samples, node.n, name)}")
+
+
+def drain_hands_over(kc, work):
+    """Issue 10, zero-downtime drain: POST /admin/drain on a follower, then
+    SIGTERM with shutdown.drain.enable on the leader: each hands its tasks
+    over with no scheduled delay and no task on two workers, and exits 0."""
+    c = start(kc, work, 3, max_workers=3,
+              overrides={"shutdown.drain.enable": "true", "shutdown.drain.timeout.ms": "30000"})
+    try:
+        create_seq(c, "d", 6)
+        lead = c.leader()
+        require(lead is not None, "a leader is known")
+        owners = task_owners(c)
+        follower = next((w for w in c.followers() if any(n == w.n for k, hs in owners.items() for n, _ in hs)), None)
+        require(follower is not None, f"a follower runs tasks: {owners}")
+        drain_one(c, follower, "rest", "d")
+        settle_or_note(c, 40)
+        drain_one(c, c.leader() or lead, "sigterm", "d")
+        settle_or_note(c, 40)
+        chk = cl.Checker()
+        check(chk.check_all(c), f"all invariants hold on the last worker: {chk.failures}")
+    finally:
+        c.stop()
+
+
 SCENARIOS = {
     "pause_reaches_all_workers": pause_reaches_all_workers,
     "stop_shows_stopped": stop_shows_stopped,
@@ -521,6 +622,7 @@ SCENARIOS = {
     "shrink_tasks_no_stale_status": shrink_tasks_no_stale_status,
     "restart_with_options": restart_with_options,
     "abandoned_task_cut_off": abandoned_task_cut_off,
+    "drain_hands_over": drain_hands_over,
 }
 
 

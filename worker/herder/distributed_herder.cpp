@@ -24,10 +24,12 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
+#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include "assignor/assignor.h"
 #include "worker/connectors/registry.h"
+#include "worker/herder/internal_client.h"
 #include "worker/herder/plugin_config.h"
 #include "worker/herder/reconciler.h"
 #include "worker/metrics/log_context.h"
@@ -100,6 +102,15 @@ class UntrackedStatusListener : public runtime::StatusStoreListener {
   void on_topic_active(const ConnectorTaskId&, const std::string&) override {}
 };
 
+/// Merges `add` into `to`: sorted, without duplicates.
+template <typename T>
+void add_sorted(std::vector<T>& to, const std::vector<T>& add) {
+  if (add.empty()) return;
+  std::set<T> all(to.begin(), to.end());
+  all.insert(add.begin(), add.end());
+  to.assign(all.begin(), all.end());
+}
+
 /// "w1:8083" → "http://w1:8083/" (owner URL from a status record's worker id).
 std::string url_of_worker_id(const std::string& worker_id) {
   if (worker_id.empty()) return {};
@@ -122,7 +133,8 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
         scheduled_timer(io),
         config_poll_timer(io),
         status_poll_timer(io),
-        retry_timer(io) {
+        retry_timer(io),
+        drain_timer(io) {
     if (!cfg.metrics) cfg.metrics = std::make_shared<metrics::WorkerMetrics>();
     log_ctx->worker_id = cfg.worker_id;
   }
@@ -187,6 +199,16 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   int io_pending_stops = 0;
   std::vector<std::function<void()>> io_join_waiters;
   std::set<std::string> io_reconfiguring;  // leader: task-config generation in flight
+  assignor::ConnectorsAndTasks io_revoked_before_join;  // stopped by a revoke-all JoinGroup, for the history
+  // ---- drain (io thread): this worker's own drain, and as leader the
+  // members draining and the members of the last round it assigned.
+  bool io_draining = false;
+  std::optional<std::pair<bool, std::string>> io_drain_result;  // set once the drain ended
+  std::vector<DistributedHerder::DrainDone> io_drain_done;
+  asio::steady_timer drain_timer;
+  std::set<std::string> io_drain_members;
+  std::vector<std::string> io_round_members;
+  std::atomic<bool> draining_flag{false};
 
   // ---- apply-strand state: the reconciler's actual state (what this worker
   // started, with which configs and target states)
@@ -491,6 +513,99 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   }
 
   // ------------------------------------------------------------------ rejoin
+  // ------------------------------------------------------------------ drain
+  void io_drain_start(int timeout_ms, DistributedHerder::DrainDone done) {
+    if (io_drain_result) return done(io_drain_result->first, io_drain_result->second);
+    io_drain_done.push_back(std::move(done));
+    if (io_draining) return;
+    io_draining = true;
+    draining_flag = true;
+    spdlog::info("drain: handing this worker's connectors and tasks to the others before it leaves (up to {} ms)",
+                 timeout_ms);
+    drain_timer.expires_after(std::chrono::milliseconds(timeout_ms));
+    drain_timer.async_wait([w = weak_from_this(), timeout_ms](const boost::system::error_code& ec) {
+      if (auto s = w.lock(); s && !ec)
+        s->io_drain_finish(false, "the drain did not finish within " + std::to_string(timeout_ms) + " ms");
+    });
+    bool applied;
+    {
+      std::lock_guard lk(mu);
+      applied = pub.applied || !io_assignment;
+    }
+    if (applied && (!io_assignment || (io_assignment->connectors.empty() && io_assignment->tasks.empty())))
+      return io_drain_finish(true, "this worker runs nothing");
+    io_ask_leader_to_drain();
+  }
+
+  void io_drain_finish(bool drained, const std::string& why) {
+    if (io_drain_result) return;
+    io_drain_result = {drained, why};
+    drain_timer.cancel();
+    if (drained) spdlog::info("drain: done ({})", why);
+    else spdlog::warn("drain: not completed ({}); stopping without it", why);
+    auto done = std::move(io_drain_done);
+    io_drain_done.clear();
+    for (auto& d : done) d(drained, why);
+  }
+
+  // Sends (again) this worker's drain request to the leader.
+  void io_ask_leader_to_drain() {
+    if (!io_draining || io_drain_result || stopping) return;
+    std::string me;
+    {
+      std::lock_guard lk(mu);
+      me = pub.member_id;
+    }
+    if (me.empty()) return;  // not in the group yet: asked after the first assignment
+    if (io_is_leader) {
+      auto [status, why] = io_accept_drain(me);
+      if (status != 202) io_drain_finish(false, why);
+      return;
+    }
+    if (io_leader_url.empty()) return;
+    nlohmann::json body = {{"member_id", me}, {"url", cfg.advertised_url}};
+    asio::post(pool, [w = weak_from_this(), url = io_leader_url, body = body.dump(),
+                      timeout = cfg.worker_sync_timeout_ms + 5000] {
+      auto r = post_internal(url, "/admin/drain/members", body, timeout);
+      auto s = w.lock();
+      if (!s) return;
+      asio::post(s->io, [w, url, r] {
+        auto s2 = w.lock();
+        if (!s2) return;
+        if (!r) {
+          spdlog::warn("drain: asking the leader {} failed: {}; asking again after the next assignment", url,
+                       r.error().to_string());
+        } else if (r->status == 202) {
+          spdlog::info("drain: the leader {} accepted; waiting for the revocation", url);
+        } else {
+          auto j = nlohmann::json::parse(r->body, nullptr, false);
+          std::string why = j.is_object() && j.contains("message") && j["message"].is_string()
+                                ? j["message"].get<std::string>()
+                                : r->body;
+          if (r->status == 409 && why.find(kNoOtherWorker) != std::string::npos) return s2->io_drain_finish(false, why);
+          spdlog::warn("drain: the leader {} answered {}: {}; asking again after the next assignment", url, r->status,
+                       why);
+        }
+      });
+    });
+  }
+
+  static constexpr const char* kNoOtherWorker = "no other worker in the group to take the work over";
+
+  // Leader: marks `member_id` as draining and rebalances (idempotent).
+  std::pair<int, std::string> io_accept_drain(const std::string& member_id) {
+    if (!io_is_leader)
+      return {409, "this worker is not the leader" + (io_leader_url.empty() ? "" : "; the leader is " + io_leader_url)};
+    bool other = false;
+    for (const auto& id : io_round_members) other = other || (id != member_id && !io_drain_members.count(id));
+    if (!other) return {409, kNoOtherWorker};
+    if (io_drain_members.insert(member_id).second) {
+      spdlog::info("drain: member {} hands its work over; rebalancing", member_id);
+      io_request_rejoin("drain of member " + member_id);
+    }
+    return {202, "draining"};
+  }
+
   void io_request_rejoin(const std::string& reason) {
     if (stopping) return;
     spdlog::info("requesting rejoin: {}", reason);
@@ -849,6 +964,11 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       pub.in_group = false;
     }
     if (bj.revoke_all) {
+      // What an eager round stops: GET /rebalances lists it as revoked.
+      if (io_assignment) {
+        io_revoked_before_join.connectors = io_assignment->connectors;
+        io_revoked_before_join.tasks = io_assignment->tasks;
+      }
       io_assignment.reset();
       {
         std::lock_guard lk(mu);
@@ -912,6 +1032,13 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     ctx.last_completed_generation = round.last_completed_generation;
     ctx.now_ms = mono_ms();
     ctx.protocol = round.protocol;
+    // Drain requests of members still in the group (kconnectd's drain).
+    io_round_members.clear();
+    for (const auto& m : round.members) io_round_members.push_back(m.member_id);
+    for (auto it = io_drain_members.begin(); it != io_drain_members.end();)
+      it = std::count(io_round_members.begin(), io_round_members.end(), *it) ? std::next(it)
+                                                                             : io_drain_members.erase(it);
+    ctx.draining_members.assign(io_drain_members.begin(), io_drain_members.end());
     // The leader state is kept only while this worker stays leader.
     if (!io_was_leader) io_leader_state = assignor::LeaderState{};
     assignor::AssignmentResult res;
@@ -942,6 +1069,11 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     r.assigned_tasks = ev.received.tasks;
     r.revoked_connectors = ev.received.revoked_connectors;
     r.revoked_tasks = ev.received.revoked_tasks;
+    // Everything stopped before the JoinGroup (eager, or a generation
+    // reset) was revoked by this rebalance too.
+    add_sorted(r.revoked_connectors, io_revoked_before_join.connectors);
+    add_sorted(r.revoked_tasks, io_revoked_before_join.tasks);
+    io_revoked_before_join = {};
     r.delay_ms = ev.received.delay_ms;
     r.config_offset = ev.received.config_offset;
     r.started_ms = io_rebalance_started_ms;
@@ -1074,6 +1206,14 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       if (!fl) spdlog::warn("status flush: {}", fl.error().to_string());
     }
     stops_done();  // revocations done: a JoinGroup may go out now
+    // A draining worker is done once it owns nothing (all stopped above);
+    // while it still owns work it asks the leader again (a new leader).
+    asio::post(io, [w = weak_from_this(), none = owned.connectors.empty() && owned.tasks.empty()] {
+      auto s = w.lock();
+      if (!s || !s->io_draining) return;
+      if (none) s->io_drain_finish(true, "every connector and task was handed over");
+      else s->io_ask_leader_to_drain();
+    });
     const bool had_revocations = !ev.received.revoked_connectors.empty() || !ev.received.revoked_tasks.empty();
     // A newer assignment is queued: it catches up, reads offsets and starts.
     auto superseded = [&] {
@@ -1633,6 +1773,22 @@ void DistributedHerder::restart_connector(const std::string& name, rest::Restart
     cb(std::optional<rest::ConnectorStateInfo>{});
   });
 }
+
+void DistributedHerder::drain(int timeout_ms, DrainDone done) {
+  asio::post(impl_->io, [impl = impl_, timeout_ms, done = std::move(done)]() mutable {
+    impl->io_drain_start(timeout_ms, std::move(done));
+  });
+}
+
+void DistributedHerder::accept_drain_request(const std::string& member_id,
+                                             std::function<void(int status, std::string)> done) {
+  asio::post(impl_->io, [impl = impl_, member_id, done = std::move(done)] {
+    auto [status, why] = impl->io_accept_drain(member_id);
+    done(status, why);
+  });
+}
+
+bool DistributedHerder::draining() const { return impl_->draining_flag.load(); }
 
 void DistributedHerder::restart_task(const rest::TaskId& id, rest::Callback<rest::Done> cb) {
   if (auto e = impl_->not_ready()) return cb(*e);

@@ -102,8 +102,11 @@ struct HerderConfig {
   /// made by other workers (Connect's KafkaBasedLog consumes continuously;
   /// our stores read on demand). Not a Connect key.
   int config_poll_interval_ms = 1000;
-  /// How often the status topic is re-read (statuses of other workers).
-  int status_poll_interval_ms = 2000;
+  /// How often the status topic is re-read (statuses of other workers), ms.
+  /// Short, so that a state change shows in every worker's /status within
+  /// about a second (Connect's status log is consumed continuously); a read
+  /// with nothing new costs one ListOffsets round.
+  int status_poll_interval_ms = 300;
   /// Timeout of the blocking opens in start() (topic creation, first reads).
   int startup_timeout_ms = 30000;
   /// Metrics the herder, its coordinator and its runtime update (GET
@@ -187,6 +190,33 @@ class DistributedHerder : public rest::HerderApi {
   /// runtime (tasks still commit offsets, which a real crash would not) and
   /// joins the threads. Blocking; idempotent (stop() afterwards is a no-op).
   void crash();
+
+  /// Outcome of a drain: `drained` true once this worker owns nothing and
+  /// has stopped everything; false with the reason otherwise.
+  using DrainDone = std::function<void(bool drained, const std::string& why)>;
+
+  /// Zero-downtime drain (kconnectd's, not in Connect): hands every
+  /// connector and task of this worker to the others before it leaves. It
+  /// asks the leader (internal request POST <leader>/admin/drain/members, or
+  /// itself when it leads) to revoke all of its work in one round and place
+  /// it on the other workers in the follow-up round, with no scheduled
+  /// delay; it asks again after any assignment that still gives it work
+  /// (e.g. a new leader). `done(true, ..)` runs once it owns nothing and has
+  /// stopped it all; `done(false, why)` after `timeout_ms`, or when the
+  /// leader refuses (no other worker could take the work). Either way the
+  /// caller then calls stop(), which sends LeaveGroup. Runs `done` on the
+  /// herder's io thread. Thread-safe; a second call joins the running drain.
+  void drain(int timeout_ms, DrainDone done);
+
+  /// Leader side of a drain request (POST /admin/drain/members): marks the
+  /// member as draining and starts a rebalance (idempotent). `done` gets
+  /// (202, "draining"), or (409, reason) when this worker is not the leader
+  /// (the reason names the leader) or no other member could take the work.
+  /// Thread-safe; `done` runs on the io thread.
+  void accept_drain_request(const std::string& member_id, std::function<void(int status, std::string)> done);
+
+  /// True once drain() was called.
+  [[nodiscard]] bool draining() const;
 
   /// Installs the TaskObserver told about every task start/stop of this
   /// worker (with its worker id). nullptr removes it. Thread-safe; takes

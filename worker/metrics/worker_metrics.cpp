@@ -110,7 +110,7 @@ WorkerMetrics::WorkerMetrics(NowMs now) : now_(now ? std::move(now) : NowMs(stea
   r.gauge("rebalance_leader_info", "REST URL of the group leader, as a label (leader-name).");
   // connect-worker-metrics
   connector_count_ = r.gauge("worker_connectors_running", "Connectors running on this worker (connector-count).");
-  task_count_ = r.gauge("worker_tasks_running", "Tasks running on this worker (task-count).");
+  task_count_ = r.gauge("worker_tasks_running", "Tasks started on this worker and not ended: RUNNING or PAUSED, not still starting (task-count).");
   conn_attempts_ = r.counter("worker_connector_startup_attempts_total",
                              "Connector starts attempted (connector-startup-attempts-total).");
   conn_success_ = r.counter("worker_connector_startup_success_total",

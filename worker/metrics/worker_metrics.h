@@ -98,7 +98,8 @@ class WorkerMetrics {
   void rebalance_completed(double duration_ms);
 
   // ---------------------------------------------------------------- worker
-  /// Connectors and tasks running on this worker now.
+  /// Connectors and tasks running on this worker now; `tasks` counts only
+  /// tasks that started (RUNNING or PAUSED), not those still starting.
   void set_running(size_t connectors, size_t tasks);
   /// A connector start was attempted.
   void connector_startup_attempt();

@@ -81,6 +81,9 @@ struct Worker::TaskRunner {
   /// metrics, no produce, no offset commit).
   std::atomic<bool> cancelled{false};
   std::atomic<bool> paused{false};
+  /// Started and not yet ended: the last state it reported is RUNNING or
+  /// PAUSED (kconnectd_worker_tasks_running counts these only).
+  std::atomic<bool> running{false};
   std::mutex mu;
   std::condition_variable cv;
   bool finished = false;
@@ -184,6 +187,9 @@ struct TaskEnv {
   std::unique_ptr<Converter> key_conv;
   std::unique_ptr<Converter> value_conv;
   std::shared_ptr<metrics::TaskMetrics> tm;  ///< null when the Worker has no metrics
+  /// Called on the task thread when the task starts or stops running (the
+  /// Worker recounts its running tasks); may be empty.
+  std::function<void()> on_running_changed;
 };
 
 class SourceContext : public connectors::SourceTaskContext {
@@ -223,6 +229,8 @@ metrics::TaskState to_metrics(StatusState s) {
 template <typename Runner>
 void report_task(const TaskEnv& env, Runner& r, StatusState s, const std::optional<std::string>& trace = {}) {
   if (r.cancelled.load()) return;
+  const bool running = s == StatusState::Running || s == StatusState::Paused;
+  if (r.running.exchange(running) != running && env.on_running_changed) env.on_running_changed();
   if (env.tm) env.tm->set_state(to_metrics(s));
   if (env.status) env.status->on_task_status(r.id, s, trace);
 }
@@ -1058,6 +1066,10 @@ Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_
   env.status = status_;
   env.observer = observer_.load();
   env.task_config = task_config;
+  env.on_running_changed = [this] {
+    std::lock_guard lk(mu_);
+    update_running_metrics_locked();
+  };
   auto kcls = connector_config.count("key.converter") ? connector_config.at("key.converter") : options_.key_converter;
   auto vcls =
       connector_config.count("value.converter") ? connector_config.at("value.converter") : options_.value_converter;
@@ -1192,7 +1204,10 @@ void Worker::reap_helpers() {
 }
 
 void Worker::update_running_metrics_locked() {
-  if (options_.metrics) options_.metrics->set_running(connectors_.size(), tasks_.size());
+  if (!options_.metrics) return;
+  // Tasks count once started (RUNNING or PAUSED), not while they start.
+  auto running = std::count_if(tasks_.begin(), tasks_.end(), [](const auto& t) { return t.second->running.load(); });
+  options_.metrics->set_running(connectors_.size(), static_cast<size_t>(running));
 }
 
 std::set<ConnectorTaskId> Worker::task_ids() const {

@@ -259,6 +259,40 @@ Result<int> ensure_topic(rd_kafka_t* handle, const TopicSpec& spec, int timeout_
   }
 }
 
+// ------------------------------------------------------------------ SharedReadToEnd
+
+Status SharedReadToEnd::run(int timeout_ms, const std::function<Status()>& read) {
+  const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  std::unique_lock lk(mu_);
+  const uint64_t wanted = started_ + 1;  // the first read that starts after this call
+  while (finished_ < wanted) {
+    if (!reading_) {
+      reading_ = true;
+      const uint64_t mine = ++started_;
+      lk.unlock();
+      Status st = ok_status();
+      try {
+        st = read();
+      } catch (...) {
+        lk.lock();
+        reading_ = false;
+        cv_.notify_all();
+        throw;
+      }
+      lk.lock();
+      reading_ = false;
+      finished_ = mine;
+      last_ = st;
+      cv_.notify_all();
+      continue;
+    }
+    if (cv_.wait_until(lk, deadline) == std::cv_status::timeout && finished_ < wanted && reading_)
+      return Error{"read to end", "timed out after " + std::to_string(timeout_ms) +
+                                      " ms waiting for another caller's read to the end"};
+  }
+  return last_;
+}
+
 // ------------------------------------------------------------------ TopicReader
 
 Result<std::unique_ptr<TopicReader>> TopicReader::open(const ClientProps& props, const std::string& topic,

@@ -166,6 +166,29 @@ class TopicReader {
   std::vector<int64_t> next_;  ///< next offset to read, per partition
 };
 
+/// Shares reads to the end of a topic among concurrent callers. A caller is
+/// answered by the first read that starts after its call, so it sees every
+/// record written before the call (what Connect's KafkaBasedLog::readToEnd
+/// promises); callers that arrive while a read is under way all wait for
+/// the next one and share it. So 100 tasks starting at once cost two reads,
+/// not 100 serialised ones. Thread-safe; one read runs at a time.
+class SharedReadToEnd {
+ public:
+  /// Runs `read` (or waits for a read that started after this call) and
+  /// returns that read's result. Waits at most `timeout_ms` for another
+  /// caller's read; `read` itself is given the caller's own timeout. Errors:
+  /// the read's, or a timeout while waiting for another caller's read.
+  Status run(int timeout_ms, const std::function<Status()>& read);
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool reading_ = false;
+  uint64_t started_ = 0;   ///< reads started so far
+  uint64_t finished_ = 0;  ///< number of the last read that finished
+  Status last_ = ok_status();  ///< result of read number finished_
+};
+
 /// Number of partitions of `topic`, or nullopt if the cluster does not know
 /// it. Blocking metadata request (all topics, so nothing is auto-created).
 Result<std::optional<int>> topic_partition_count(rd_kafka_t* rk, const std::string& topic, int timeout_ms);

@@ -49,9 +49,10 @@ void OffsetBackingStore::apply(const std::string& key, const std::optional<std::
 }
 
 Status OffsetBackingStore::read_to_end(int timeout_ms) {
-  std::lock_guard lk(read_mu_);
-  return reader_->read_to_end(timeout_ms, [this](const TopicReader::Record& r) {
-    if (r.key) apply(*r.key, r.value);
+  return shared_read_.run(timeout_ms, [this, timeout_ms] {
+    return reader_->read_to_end(timeout_ms, [this](const TopicReader::Record& r) {
+      if (r.key) apply(*r.key, r.value);
+    });
   });
 }
 

@@ -40,8 +40,9 @@ class OffsetBackingStore {
   static Result<std::unique_ptr<OffsetBackingStore>> open(Options options);
   ~OffsetBackingStore();
 
-  /// Reads records written since the last read (e.g. by other workers).
-  /// Blocking, up to `timeout_ms`.
+  /// Reads records written before this call (e.g. by other workers).
+  /// Blocking, up to `timeout_ms`. Concurrent callers (tasks starting at
+  /// once) share one read (SharedReadToEnd).
   Status read_to_end(int timeout_ms);
 
   /// The last known offset of (connector, partition); nullopt if none or
@@ -73,7 +74,7 @@ class OffsetBackingStore {
   };
   Options options_;
   std::unique_ptr<Producer> producer_;
-  std::mutex read_mu_;
+  SharedReadToEnd shared_read_;  ///< concurrent read_to_end calls share one read
   std::unique_ptr<TopicReader> reader_;
   mutable std::mutex mu_;
   std::map<std::string, Entry> cache_;  ///< key bytes -> entry

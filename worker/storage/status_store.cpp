@@ -167,9 +167,10 @@ void StatusBackingStore::apply(const std::string& key, const std::optional<std::
 }
 
 Status StatusBackingStore::read_to_end(int timeout_ms) {
-  std::lock_guard lk(read_mu_);
-  return reader_->read_to_end(timeout_ms, [this](const TopicReader::Record& r) {
-    if (r.key) apply(*r.key, r.value);
+  return shared_read_.run(timeout_ms, [this, timeout_ms] {
+    return reader_->read_to_end(timeout_ms, [this](const TopicReader::Record& r) {
+      if (r.key) apply(*r.key, r.value);
+    });
   });
 }
 

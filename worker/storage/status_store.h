@@ -92,7 +92,7 @@ class StatusBackingStore {
 
   Options options_;
   std::unique_ptr<Producer> producer_;
-  std::mutex read_mu_;
+  SharedReadToEnd shared_read_;  ///< concurrent read_to_end calls share one read
   std::unique_ptr<TopicReader> reader_;
   mutable std::mutex mu_;
   std::map<std::string, StatusValue> connectors_;

@@ -87,6 +87,8 @@ struct TestMember {
   std::vector<RebalanceStarted> rebalances;
   std::vector<GroupError> errors;
   std::unique_ptr<boost::asio::steady_timer> assign_timer;
+  /// When set, the next on_assign (the leader computing) requests a rejoin.
+  std::optional<std::string> rejoin_while_assigning;
 
   [[nodiscard]] std::string metadata() const { return "meta-" + name; }
   [[nodiscard]] int32_t last_generation() const { return joined.empty() ? -1 : joined.back().generation; }
@@ -124,6 +126,10 @@ std::unique_ptr<TestMember> make_member(boost::asio::io_context& io, GroupMember
   tm->assign_timer = std::make_unique<boost::asio::steady_timer>(io);
   cb.on_assign = [t](const LeaderAssignmentInput& in, AssignmentReady ready) {
     t->assigns.push_back(in);
+    if (t->rejoin_while_assigning) {
+      t->member->request_rejoin(*t->rejoin_while_assigning);
+      t->rejoin_while_assigning.reset();
+    }
     std::vector<SyncGroupAssignment> out;
     for (const auto& m : in.members) {
       out.push_back(SyncGroupAssignment{m.member_id, to_bytes("assign:" + to_string(m.metadata))});
@@ -380,6 +386,35 @@ TEST_CASE("the coordinator moves and members rediscover it and rejoin", "[group]
       CHECK(disconnected);
     }
   }
+  stop_all(io, ms);
+}
+
+TEST_CASE("request_rejoin during the sync waits for the assignment: the round completes for every member",
+          "[group][mock]") {
+  MockCluster cluster(1);
+  const std::string group = "kc-rejoin-sync";
+  boost::asio::io_context io;
+  auto ms = start_members(io, cluster, group, {"a", "b"});
+  REQUIRE(run_until(io, [&] { return stable_together(ms); }, milliseconds(30000)));
+  TestMember* leader = ms[0]->joined.back().is_leader ? ms[0].get() : ms[1].get();
+  TestMember* follower = leader == ms[0].get() ? ms[1].get() : ms[0].get();
+  const int32_t g0 = leader->last_generation();
+  leader->rejoin_while_assigning = "config changed during sync";
+  follower->member->request_rejoin("kick");
+  // Round g1: the leader asks to rejoin while it computes the assignment.
+  // The round still completes for both (no SyncGroup REBALANCE_IN_PROGRESS),
+  // then the deferred rejoin starts round g2.
+  const bool again = run_until(
+      io, [&] { return stable_together(ms, g0) && leader->last_generation() > g0 + 1; }, milliseconds(40000));
+  INFO(describe(ms));
+  REQUIRE(again);
+  const int32_t g1 = g0 + 1;
+  for (TestMember* m : {leader, follower})
+    CHECK(std::any_of(m->joined.begin(), m->joined.end(), [&](const JoinedGroup& j) { return j.generation == g1; }));
+  for (TestMember* m : {leader, follower})
+    CHECK(std::none_of(m->errors.begin(), m->errors.end(), [](const GroupError& e) { return e.api == ApiKey::SyncGroup; }));
+  REQUIRE_FALSE(leader->rebalances.empty());
+  CHECK(leader->rebalances.back().reason == "config changed during sync");
   stop_all(io, ms);
 }
 

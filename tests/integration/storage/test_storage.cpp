@@ -24,6 +24,9 @@
 
 using namespace kc::storage;
 using kc::connect::ConnectorTaskId;
+using kc::Error;
+using kc::ok_status;
+using kc::Status;
 using kc::runtime::Worker;
 using kc::runtime::WorkerOptions;
 namespace fs = std::filesystem;
@@ -413,6 +416,71 @@ TEST_CASE("offsets round trip with exact key bytes", "[storage][offsets]") {
   CHECK_FALSE(store->get("file-source", part));
   REQUIRE(other->read_to_end(10000));
   CHECK_FALSE(other->get("file-source", part));
+}
+
+TEST_CASE("concurrent reads to the end share one read and each sees what was written before its call",
+          "[storage][shared-read]") {
+  SharedReadToEnd shared;
+  std::atomic<int> written{0};     // "records" written so far
+  std::atomic<int> reads{0};       // reads actually run
+  std::atomic<int> visible{0};     // what the last finished read saw (monotonic)
+  auto read = [&]() -> Status {
+    ++reads;
+    int seen = written.load();  // a read sees what was written before it started
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    int prev = visible.load();
+    while (prev < seen && !visible.compare_exchange_weak(prev, seen)) {
+    }
+    return ok_status();
+  };
+  constexpr int kCallers = 40;
+  std::vector<std::thread> callers;
+  std::atomic<int> stale{0}, failed{0};
+  for (int i = 0; i < kCallers; ++i) {
+    callers.emplace_back([&] {
+      int mine = ++written;
+      if (!shared.run(10000, read)) ++failed;
+      if (visible.load() < mine) ++stale;
+    });
+  }
+  for (auto& t : callers) t.join();
+  CHECK(failed.load() == 0);
+  CHECK(stale.load() == 0);
+  // 40 callers within a few ms: far fewer reads than callers (serialised
+  // reads would be 40).
+  CHECK(reads.load() < kCallers / 4);
+
+  SECTION("a read's error reaches every caller it answers; the next call reads again") {
+    int before = reads.load();
+    auto failing = [&]() -> Status {
+      ++reads;
+      return Error{"connect-offsets", "broker down"};
+    };
+    auto st = shared.run(1000, failing);
+    REQUIRE_FALSE(st);
+    CHECK(st.error().to_string().find("broker down") != std::string::npos);
+    REQUIRE(shared.run(1000, read));
+    CHECK(reads.load() == before + 2);
+  }
+}
+
+TEST_CASE("tasks starting at once read the offsets topic together", "[storage][offsets][shared-read]") {
+  auto m = start_cluster();
+  auto writer = open_offsets(*m);
+  auto reader = open_offsets(*m);
+  OrderedJson part = {{"file", "x"}};
+  REQUIRE(writer->commit("c", {{part, OrderedJson{{"position", 7}}}}, 10000));
+  std::vector<std::thread> tasks;
+  std::atomic<int> ok{0}, saw{0};
+  for (int i = 0; i < 16; ++i) {
+    tasks.emplace_back([&] {
+      if (reader->read_to_end(10000)) ++ok;
+      if (auto o = reader->get("c", part); o && o->at("position") == 7) ++saw;
+    });
+  }
+  for (auto& t : tasks) t.join();
+  CHECK(ok.load() == 16);
+  CHECK(saw.load() == 16);
 }
 
 TEST_CASE("status records round trip", "[storage][status]") {

@@ -506,10 +506,18 @@ TEST_CASE("eager protocol: a clean leave moves the tasks and keeps one owner", "
   for (const auto& id : c.live()) CHECK(c.worker(id).assignment_state().protocol == "default");
 
   const size_t mark = c.observer().mark();
+  const std::string survivor = c.live().front();
+  const auto owned_before = c.worker(survivor).assignment_state().assigned_tasks;
+  const size_t hist_before = c.worker(survivor).rebalance_history().size();
   c.stop_worker(c.live().back());
   c.wait_stable(e);
   // Eager: every task of the survivors was stopped and restarted.
   CHECK(c.observer().stops_since(mark).size() == e.tasks.size());
+  // ... and the survivor's GET /rebalances lists what the round stopped.
+  std::set<ConnectorTaskId> listed;
+  const auto hist = c.worker(survivor).rebalance_history();
+  for (size_t i = hist_before; i < hist.size(); ++i) listed.insert(hist[i].revoked_tasks.begin(), hist[i].revoked_tasks.end());
+  for (const auto& t : owned_before) CHECK(listed.count(t) == 1);
   files.require_no_line_lost();
   c.check_invariant();
 }

@@ -32,6 +32,7 @@ struct Group {
   int32_t generation = 0;
   int32_t last_completed = -1;
   int64_t now = 1000;
+  std::vector<std::string> draining;  // member ids that drain
   AssignmentResult last;
 
   explicit Group(int32_t delay = D) : assignor(delay) {}
@@ -52,6 +53,7 @@ struct Group {
     ctx.generation = ++generation;
     ctx.last_completed_generation = last_completed;
     ctx.now_ms = now;
+    ctx.draining_members = draining;
     last = assignor.assign(state, reports(), config, ctx);
     state = last.state;
     if (deliver) {
@@ -420,4 +422,136 @@ TEST_CASE("the result does not depend on the order of the member reports", "[ass
   for (const auto& a : r1.assignments)
     for (const auto& b : r2.assignments)
       if (a.member_id == b.member_id) CHECK(a.assignment == b.assignment);
+}
+
+// ------------------------------------------------------------------ drain (kconnectd extension)
+
+namespace {
+// Every configured task runs on exactly one member; none twice.
+void check_each_task_once(Group& g) {
+  std::map<ConnectorTaskId, int> seen;
+  for (const auto& [id, run] : g.running)
+    for (const auto& t : run.tasks) ++seen[t];
+  for (const auto& [c, n] : g.config.connectors)
+    for (int32_t i = 0; i < n; ++i) CHECK(seen[ConnectorTaskId{c, i}] == 1);
+}
+}  // namespace
+
+TEST_CASE("a draining worker revokes all its work in one round and the others take it in the next, with no delay",
+          "[assignor][drain]") {
+  Group g;
+  g.connector("a", 6);
+  g.connector("b", 3);
+  g.running["w1"] = g.running["w2"] = g.running["w3"] = {};
+  g.round();
+  g.round();
+  check_each_task_once(g);
+  const auto w3_work = g.running["w3"];
+  REQUIRE_FALSE(w3_work.tasks.empty());
+  const auto w1_before = g.running["w1"], w2_before = g.running["w2"];
+
+  g.draining = {"w3"};
+  g.round();
+  // Round 1: w3 revokes everything it runs; nobody is given anything, and
+  // the others keep all they run.
+  CHECK(g.of("w3").revoked_tasks == w3_work.tasks);
+  CHECK(g.of("w3").revoked_connectors == w3_work.connectors);
+  CHECK(g.of("w3").tasks.empty());
+  for (const char* w : {"w1", "w2"}) {
+    CHECK(g.of(w).revoked_tasks.empty());
+    CHECK(g.of(w).tasks.empty());
+  }
+  CHECK(g.of("w1").delay_ms == 0);
+  CHECK(g.running["w3"].empty());
+
+  g.round();
+  // Round 2: w3's work goes to w1 and w2 at once, nothing to w3.
+  CHECK(g.of("w3").tasks.empty());
+  CHECK(g.of("w3").connectors.empty());
+  CHECK(g.of("w1").delay_ms == 0);
+  CHECK(g.of("w2").delay_ms == 0);
+  CHECK(g.running["w3"].empty());
+  check_each_task_once(g);
+  CHECK(g.tasks("w1") + g.tasks("w2") == 9);
+  CHECK(g.conns("w1") + g.conns("w2") == 2);
+  // What w1 and w2 ran before still runs there (only the drained work moved).
+  for (const auto& t : w1_before.tasks) CHECK(std::count(g.running["w1"].tasks.begin(), g.running["w1"].tasks.end(), t) == 1);
+  for (const auto& t : w2_before.tasks) CHECK(std::count(g.running["w2"].tasks.begin(), g.running["w2"].tasks.end(), t) == 1);
+
+  // w3 leaves: nothing is lost, so no delay and nothing moves.
+  g.running.erase("w3");
+  g.draining.clear();
+  g.round();
+  CHECK(g.of("w1").delay_ms == 0);
+  CHECK(g.of("w1").tasks.empty());
+  CHECK(g.of("w2").tasks.empty());
+  check_each_task_once(g);
+}
+
+TEST_CASE("a draining worker is given no new work, and work placed while it drains waits one round",
+          "[assignor][drain]") {
+  Group g;
+  g.connector("a", 4);
+  g.running["w1"] = g.running["w2"] = {};
+  g.round();
+  g.round();
+  g.draining = {"w2"};
+  g.connector("b", 4);  // new work in the same round as the drain starts
+  g.round();
+  CHECK(g.of("w2").tasks.empty());
+  CHECK(g.of("w2").connectors.empty());
+  g.round();
+  g.round();
+  CHECK(g.running["w2"].empty());
+  CHECK(g.tasks("w1") == 8);
+  CHECK(g.conns("w1") == 2);
+  check_each_task_once(g);
+}
+
+TEST_CASE("when every member drains, the drain is ignored (nobody to hand over to)", "[assignor][drain]") {
+  Group g;
+  g.connector("a", 2);
+  g.running["w1"] = {};
+  g.round();
+  g.round();
+  g.draining = {"w1"};
+  g.round();
+  CHECK(g.of("w1").revoked_tasks.empty());
+  CHECK(g.tasks("w1") == 2);
+}
+
+TEST_CASE("the leader itself can drain", "[assignor][drain]") {
+  Group g;  // the leader is the first member id, w1
+  g.connector("a", 4);
+  g.running["w1"] = g.running["w2"] = {};
+  g.round();
+  g.round();
+  g.draining = {"w1"};
+  g.round();
+  g.round();
+  CHECK(g.running["w1"].empty());
+  CHECK(g.tasks("w2") == 4);
+  CHECK(g.of("w1").leader == "w1");
+  check_each_task_once(g);
+}
+
+TEST_CASE("eager: draining members get nothing and the others get everything in one round", "[assignor][drain][eager]") {
+  EagerAssignor eager;
+  ConfigSnapshot config;
+  config.offset = 3;
+  config.connectors = {{"a", 3}};
+  std::vector<MemberReport> members = {{"m1", "http://m1/", 3, {}}, {"m2", "http://m2/", 3, {}}};
+  RoundContext ctx;
+  ctx.leader_id = "m1";
+  ctx.protocol = kc::connect::ConnectProtocol::Eager;
+  ctx.draining_members = {"m2"};
+  auto r = eager.assign(LeaderState{}, members, config, ctx);
+  REQUIRE(r.assignments.size() == 2);
+  CHECK(r.assignments[0].member_id == "m1");
+  CHECK(r.assignments[0].assignment.tasks.size() == 3);
+  CHECK(r.assignments[0].assignment.connectors.size() == 1);
+  CHECK(r.assignments[1].member_id == "m2");
+  CHECK(r.assignments[1].assignment.tasks.empty());
+  CHECK(r.assignments[1].assignment.leader == "m1");
+  CHECK(r.assignments[1].assignment.config_offset == 3);
 }

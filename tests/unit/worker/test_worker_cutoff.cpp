@@ -21,6 +21,7 @@
 #include <librdkafka/rdkafka_mock.h>  // must follow rdkafka.h
 
 #include "worker/connectors/registry.h"
+#include "worker/metrics/worker_metrics.h"
 #include "worker/runtime/worker.h"
 #include "worker/storage/mock_cluster.h"
 #include "worker/storage/offset_store.h"
@@ -96,6 +97,11 @@ Gate& source_gate() {
   static Gate g;
   return g;
 }
+/// Held by the blocking source task's start() once armed.
+Gate& start_gate() {
+  static Gate g;
+  return g;
+}
 std::atomic<int64_t> g_sink_records{0};   ///< records put by the blocking sink
 std::atomic<int64_t> g_source_polls{0};   ///< polls of the blocking source that returned records
 std::atomic<int64_t> g_late_polls{0};     ///< polls of the blocking source after its gate opened
@@ -107,6 +113,7 @@ struct OpenGatesOnExit {
   ~OpenGatesOnExit() {
     sink_gate().release();
     source_gate().release();
+    start_gate().release();
   }
 };
 
@@ -137,7 +144,10 @@ class BlockingSinkConnector : public kconn::Connector {
 /// poll() blocks, and after the gate opens it returns "late-<n>" records.
 class BlockingSourceTask : public kconn::SourceTask {
  public:
-  void start(const kconn::ConfigMap& c, kconn::SourceTaskContext&) override { topic_ = c.at("topic"); }
+  void start(const kconn::ConfigMap& c, kconn::SourceTaskContext&) override {
+    topic_ = c.at("topic");
+    start_gate().pass();
+  }
   std::vector<kconn::SourceRecord> poll() override {
     bool late = source_gate().pass();
     if (late) ++g_late_polls;
@@ -334,6 +344,7 @@ std::optional<int64_t> source_seq(const MockCluster& m, const std::string& conne
 void reset_plugins() {
   sink_gate().reset();
   source_gate().reset();
+  start_gate().reset();
   g_sink_records = 0;
   g_source_polls = 0;
   g_late_polls = 0;
@@ -574,4 +585,30 @@ TEST_CASE("cut_off_all (a frozen worker) closes every sink consumer at once and 
   CHECK(committed(*run.m, "connect-snk", "in", 3) == before);
   CHECK(run.obs.status_reports(run.id) == statuses_at_cutoff);  // no UNASSIGNED from the cut-off task
   rd_kafka_consumer_close(next_owner.get());
+}
+
+TEST_CASE("kconnectd_worker_tasks_running counts a task only once it has started", "[worker][metrics]") {
+  reset_plugins();
+  auto m = start_cluster();
+  REQUIRE(m->create_topic("out", 2));
+  auto offsets = open_offsets(*m);
+  auto opts = worker_options(*m);
+  opts.metrics = std::make_shared<kc::metrics::WorkerMetrics>();
+  auto running = [&] {
+    const std::string text = opts.metrics->render();
+    const std::string family = "kconnectd_worker_tasks_running ";
+    auto at = text.find("\n" + family);
+    return at == std::string::npos ? -1 : std::stoi(text.substr(at + 1 + family.size()));
+  };
+  Worker w(opts, offsets.get(), nullptr, &test_registry());
+  OpenGatesOnExit open_gates;
+  const ConnectorTaskId id{"src", 0};
+  start_gate().arm();
+  REQUIRE(w.start_task(id, kSourceConfig, kSourceConfig, TargetState::Started));
+  REQUIRE(start_gate().wait_blocked(20000));
+  CHECK(running() == 0);  // assigned and starting, not running yet
+  start_gate().release();
+  CHECK(eventually([&] { return running() == 1; }, 20000));
+  (void)w.stop_task(id);  // stopped or cut off: either way no longer running
+  CHECK(running() == 0);
 }

@@ -1,0 +1,30 @@
+#include "worker/herder/admin_routes.h"
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace kc::herder {
+
+void add_drain_routes(rest::RestServer& server, DistributedHerder& herder, std::string worker_id,
+                      std::function<void()> begin_drain_shutdown) {
+  server.add_route(rest::Method::Post, "/admin/drain",
+                   [worker_id, begin = std::move(begin_drain_shutdown)](const rest::RestRequest&, rest::Responder r) {
+                     begin();
+                     r(rest::RestResponse::json(202, nlohmann::json{{"worker_id", worker_id}, {"draining", true}}.dump()));
+                   });
+  DistributedHerder* h = &herder;
+  server.add_route(rest::Method::Post, "/admin/drain/members", [h](const rest::RestRequest& req, rest::Responder r) {
+    auto body = nlohmann::json::parse(req.body, nullptr, false);
+    if (!body.is_object() || !body.contains("member_id") || !body["member_id"].is_string() ||
+        body["member_id"].get<std::string>().empty())
+      return r(rest::RestResponse::error(400, "drain request needs a JSON object with a non-empty \"member_id\""));
+    const std::string member = body["member_id"].get<std::string>();
+    h->accept_drain_request(member, [r, member](int status, const std::string& why) {
+      if (status == 202)
+        return r(rest::RestResponse::json(202, nlohmann::json{{"member_id", member}, {"message", why}}.dump()));
+      r(rest::RestResponse::error(status, why));
+    });
+  });
+}
+
+}  // namespace kc::herder

@@ -1,0 +1,28 @@
+#pragma once
+// The drain endpoints (kconnectd's zero-downtime drain; not in Connect):
+//   POST /admin/drain          operator: hand this worker's connectors and
+//                              tasks to the others, then leave the group and
+//                              exit (as SIGTERM with shutdown.drain.enable).
+//                              202 {"worker_id":..,"draining":true}.
+//   POST /admin/drain/members  internal, worker to leader: body
+//                              {"member_id":"..","url":".."}; 202 when the
+//                              leader marked the member draining, 409 when it
+//                              is not the leader or no other worker could
+//                              take the work, 400 on a bad body.
+// Handlers run on the REST io thread and never block: the herder answers
+// through its io thread.
+
+#include <functional>
+
+#include "worker/herder/distributed_herder.h"
+#include "worker/rest/rest_server.h"
+
+namespace kc::herder {
+
+/// Adds both routes. `begin_drain_shutdown` is called (on the REST io
+/// thread, once per request) to start the process's drain-then-stop path;
+/// it must not block.
+void add_drain_routes(rest::RestServer& server, DistributedHerder& herder, std::string worker_id,
+                      std::function<void()> begin_drain_shutdown);
+
+}  // namespace kc::herder

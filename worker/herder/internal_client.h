@@ -1,0 +1,26 @@
+// A blocking HTTP client for requests one worker sends another (the drain
+// request to the leader). Run it on a pool thread, never on the io thread.
+#pragma once
+
+#include <string>
+
+#include "common/result.h"
+
+namespace kc::herder {
+
+/// The answer to an internal request.
+struct InternalResponse {
+  int status = 0;    ///< HTTP status code
+  std::string body;  ///< response body (JSON from a kconnectd worker)
+};
+
+/// POSTs `json_body` to `base_url` + `path` (base_url as in JoinGroup
+/// metadata, "http://host:port/") with Connect's internal-request habits
+/// (User-Agent kafka-connect, JSON, no keep-alive) and waits at most
+/// `timeout_ms` for the whole exchange. Errors: unparsable or non-http URL,
+/// resolve/connect/read/write failure or timeout (the message names the
+/// URL). KIP-507 signing is added here once request signing exists.
+Result<InternalResponse> post_internal(const std::string& base_url, const std::string& path,
+                                       const std::string& json_body, int timeout_ms);
+
+}  // namespace kc::herder
