@@ -53,11 +53,15 @@ class FileSourceTask : public SourceTask {
     topic_ = require(config, "topic", "FileStreamSource");
     batch_size_ = int_setting(config, "batch.size", 2000);
     if (batch_size_ < 1) throw ConnectError("batch.size must be at least 1");
-    auto off = ctx.offset(partition());
+    partition_ = OrderedJson{{"filename", file_}};
+    offset_ = OrderedJson{{"position", 0}};
+    auto off = ctx.offset(partition_);
     if (off && off->contains("position") && (*off)["position"].is_number_integer())
       position_ = (*off)["position"].get<int64_t>();
   }
 
+  // Up to batch.size lines per poll, reading on until the batch is full or
+  // the file has no more whole lines.
   std::vector<SourceRecord> poll() override {
     std::vector<SourceRecord> out;
     if (!fp_) {
@@ -69,12 +73,20 @@ class FileSourceTask : public SourceTask {
         return out;
       }
     }
+    out.reserve(static_cast<size_t>(std::min<int64_t>(batch_size_, 4096)));
     take_lines(out);
-    if (static_cast<int64_t>(out.size()) < batch_size_) {
-      char chunk[65536];
-      size_t n = std::fread(chunk, 1, sizeof chunk, fp_);
-      if (n > 0) buffer_.append(chunk, n);
-      else std::clearerr(fp_);
+    while (static_cast<int64_t>(out.size()) < batch_size_) {
+      // Keep the unread tail, then read behind it.
+      buffer_.erase(0, head_);
+      head_ = 0;
+      const size_t old = buffer_.size();
+      buffer_.resize(old + kChunk);
+      const size_t n = std::fread(buffer_.data() + old, 1, kChunk, fp_);
+      buffer_.resize(old + n);
+      if (n == 0) {
+        std::clearerr(fp_);
+        break;
+      }
       take_lines(out);
     }
     if (out.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -87,32 +99,37 @@ class FileSourceTask : public SourceTask {
   }
 
  private:
-  OrderedJson partition() const { return OrderedJson{{"filename", file_}}; }
+  static constexpr size_t kChunk = 65536;
 
   void take_lines(std::vector<SourceRecord>& out) {
-    size_t start = 0;
-    while (static_cast<int64_t>(out.size()) < batch_size_) {
-      auto nl = buffer_.find('\n', start);
-      if (nl == std::string::npos) break;
-      std::string line = buffer_.substr(start, nl - start);
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      position_ += static_cast<int64_t>(nl + 1 - start);
-      start = nl + 1;
-      SourceRecord r;
-      r.source_partition = partition();
-      r.source_offset = OrderedJson{{"position", position_}};
-      r.topic = topic_;
-      r.value = Data::string(std::move(line));
-      out.push_back(std::move(r));
+    const char* data = buffer_.data();
+    while (static_cast<int64_t>(out.size()) < batch_size_ && head_ < buffer_.size()) {
+      const void* found = std::memchr(data + head_, '\n', buffer_.size() - head_);
+      if (!found) break;
+      const size_t nl = static_cast<size_t>(static_cast<const char*>(found) - data);
+      size_t len = nl - head_;
+      if (len > 0 && data[nl - 1] == '\r') --len;
+      position_ += static_cast<int64_t>(nl + 1 - head_);
+      // Built in place from the task's partition and offset templates: no
+      // default-constructed JSON objects to throw away.
+      auto& r = out.emplace_back(SourceRecord{.source_partition = partition_,
+                                              .source_offset = offset_,
+                                              .topic = topic_,
+                                              .key = Data::null(),
+                                              .value = Data::string(std::string(data + head_, len))});
+      r.source_offset.front() = position_;
+      head_ = nl + 1;
     }
-    buffer_.erase(0, start);
   }
 
   std::string file_;
   std::string topic_;
+  SharedJson partition_;   ///< {"filename": file}, shared by the records
+  OrderedJson offset_;     ///< {"position": 0}: the template of each record's offset
   int64_t batch_size_ = 2000;
   int64_t position_ = 0;  ///< byte offset just after the last emitted line
-  std::string buffer_;    ///< bytes read past position_, not yet emitted
+  std::string buffer_;    ///< bytes read from the file; those from head_ on are not emitted yet
+  size_t head_ = 0;
   std::FILE* fp_ = nullptr;
 };
 
@@ -153,7 +170,8 @@ class FileSinkTask : public SinkTask {
   // whole lines behind, never a torn one that the next owner's lines would
   // continue (a buffered stream flushes at buffer boundaries, mid-line).
   void put(const std::vector<SinkRecord>& records) override {
-    std::string batch;
+    std::string& batch = batch_;
+    batch.clear();
     for (const auto& r : records) {
       if (r.value.value.is_string()) batch += r.value.value.get_ref<const std::string&>();
       else if (r.value.value.is_binary()) batch.append(r.value.value.get_binary().begin(), r.value.value.get_binary().end());
@@ -179,6 +197,7 @@ class FileSinkTask : public SinkTask {
  private:
   int fd_ = -1;
   bool owned_ = false;
+  std::string batch_;  ///< put()'s buffer, kept for its capacity
 };
 
 class FileSinkConnector : public Connector {
@@ -248,7 +267,7 @@ class SequenceTask : public SourceTask {
   std::string topic_;
   double throughput_ = 10.0;
   std::string prefix_;
-  OrderedJson partition_;
+  SharedJson partition_;  ///< shared by the records
   int64_t next_ = 0;
   int64_t emitted_ = 0;
   Clock::time_point started_;

@@ -2,6 +2,13 @@
 
 namespace kc::connectors {
 
+SharedJson::SharedJson() {
+  static const auto empty = std::make_shared<const OrderedJson>(OrderedJson::object());
+  value_ = empty;
+}
+
+SharedJson::SharedJson(OrderedJson value) : value_(std::make_shared<const OrderedJson>(std::move(value))) {}
+
 Data Data::string(std::optional<std::string> s) {
   Data d;
   if (s) {

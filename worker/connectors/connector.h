@@ -58,11 +58,34 @@ struct Data {
   bool operator==(const Data&) const = default;
 };
 
+/// An immutable JSON value whose copies share it: copying one copies a
+/// pointer. A source task gives every record the same source partition this
+/// way (Java's records share one partition Map the same way). Converts from
+/// an OrderedJson (then it owns a copy) and to `const OrderedJson&`.
+class SharedJson {
+ public:
+  /// An empty object.
+  SharedJson();
+  SharedJson(OrderedJson value);  // implicit: `record.source_partition = OrderedJson{...}`
+  const OrderedJson& get() const { return *value_; }
+  operator const OrderedJson&() const { return *value_; }
+  const OrderedJson& operator*() const { return *value_; }
+  const OrderedJson* operator->() const { return value_.get(); }
+  /// Equal values; cheap when both share one.
+  friend bool operator==(const SharedJson& a, const SharedJson& b) {
+    return a.value_ == b.value_ || *a.value_ == *b.value_;
+  }
+  friend bool operator==(const SharedJson& a, const OrderedJson& b) { return *a.value_ == b; }
+
+ private:
+  std::shared_ptr<const OrderedJson> value_;
+};
+
 /// A record produced by a source task. `source_partition` and
 /// `source_offset` are JSON objects; the runtime commits the offset of the
 /// last record it sent per partition.
 struct SourceRecord {
-  OrderedJson source_partition = OrderedJson::object();
+  SharedJson source_partition;
   OrderedJson source_offset = OrderedJson::object();
   std::string topic;
   std::optional<int32_t> kafka_partition;  ///< nullopt = default partitioner

@@ -40,6 +40,11 @@ std::string binary_to_string(const nlohmann::json& v) {
   return std::string(b.begin(), b.end());
 }
 
+std::string_view binary_view(const nlohmann::json& v) {
+  const auto& b = v.get_binary();
+  return {reinterpret_cast<const char*>(b.data()), b.size()};
+}
+
 class StringConverter : public Converter {
  public:
   Result<std::optional<std::string>> from_connect(const std::string&, const Data& d) const override {
@@ -54,6 +59,19 @@ class StringConverter : public Converter {
     d.value = bytes ? nlohmann::json(*bytes) : nlohmann::json(nullptr);
     return d;
   }
+  bool from_connect_view(const Data& d, std::optional<std::string_view>& out) const override {
+    if (d.value.is_null()) out.reset();
+    else if (d.value.is_string()) out = std::string_view(d.value.get_ref<const std::string&>());
+    else if (d.value.is_binary()) out = binary_view(d.value);
+    else return false;
+    return true;
+  }
+  Result<Data> to_connect_owned(const std::string&, std::optional<std::string>&& bytes) const override {
+    Data d;
+    d.schema = Schema{SchemaType::String, true};
+    d.value = bytes ? nlohmann::json(std::move(*bytes)) : nlohmann::json(nullptr);
+    return d;
+  }
 };
 
 class ByteArrayConverter : public Converter {
@@ -65,6 +83,13 @@ class ByteArrayConverter : public Converter {
     if (!d.value.is_binary())
       return Error{topic, std::string("ByteArrayConverter is not compatible with objects of type ") + d.value.type_name()};
     return std::optional<std::string>(binary_to_string(d.value));
+  }
+  bool from_connect_view(const Data& d, std::optional<std::string_view>& out) const override {
+    if (d.schema && d.schema->type != SchemaType::Bytes) return false;  // from_connect reports it
+    if (d.value.is_null()) out.reset();
+    else if (d.value.is_binary()) out = binary_view(d.value);
+    else return false;
+    return true;
   }
   Result<Data> to_connect(const std::string&, const std::optional<std::string>& bytes) const override {
     Data d;

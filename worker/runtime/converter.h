@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "common/result.h"
 #include "worker/connectors/connector.h"
@@ -27,6 +28,23 @@ class Converter {
   /// malformed input (e.g. bad JSON, missing envelope with schemas.enable).
   virtual Result<connectors::Data> to_connect(const std::string& topic,
                                               const std::optional<std::string>& bytes) const = 0;
+
+  /// The data plane's fast path of from_connect: when `data` already holds
+  /// the record bytes (a string through StringConverter, bytes through
+  /// ByteArrayConverter, or null), sets `out` to a view of them (nullopt =
+  /// null record key/value) and returns true; the view lives as long as
+  /// `data`. Returns false when from_connect must do the work (or report
+  /// the error).
+  virtual bool from_connect_view(const connectors::Data& data, std::optional<std::string_view>& out) const {
+    (void)data;
+    (void)out;
+    return false;
+  }
+  /// to_connect taking the bytes over (the sink path owns them): saves a
+  /// copy where the Connect value is the bytes themselves.
+  virtual Result<connectors::Data> to_connect_owned(const std::string& topic, std::optional<std::string>&& bytes) const {
+    return to_connect(topic, bytes);
+  }
 };
 
 /// Class names accepted by make_converter (full names; the simple names

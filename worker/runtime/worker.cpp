@@ -261,38 +261,86 @@ metrics::TaskMetrics* live_metrics(const TaskEnv& env, const Runner& r) {
   return r.cancelled.load() ? nullptr : env.tm.get();
 }
 
+/// Delivery failures of one source task's records, shared by its batches.
+struct DeliveryErrors {
+  std::atomic<bool> failed{false};
+  std::mutex mu;
+  std::string first;  ///< guarded by mu
+  void record(rd_kafka_resp_err_t err) {
+    std::lock_guard lk(mu);
+    if (!failed.exchange(true)) first = std::string("produce: ") + rd_kafka_err2str(err);
+  }
+};
+
+/// The records of one poll() on their way to Kafka: how many the producer
+/// has not reported on yet, and the last source offset per source partition
+/// among them. Delivery reports count down on the producer's poll thread
+/// (a failure is recorded before its count-down). A batch's offsets become
+/// committable once it and every batch before it are fully reported and no
+/// record failed (Connect's SubmittedRecords), so a periodic commit never
+/// waits for the producer and never covers a record not yet acknowledged.
+struct InFlightBatch final : storage::Producer::Delivery {
+  explicit InFlightBatch(DeliveryErrors& e) : errors(e) {}
+  void delivered(rd_kafka_resp_err_t err) override {
+    if (err) errors.record(err);
+    unreported.fetch_sub(1, std::memory_order_acq_rel);
+  }
+  bool done() const { return sealed && unreported.load(std::memory_order_acquire) == 0; }
+
+  DeliveryErrors& errors;
+  std::atomic<int64_t> unreported{0};
+  bool sealed = false;  ///< every record of the poll was handed to the producer (task thread only)
+  /// Offset key (storage::encode_offset_key) -> the last partition/offset.
+  std::map<std::string, std::pair<storage::SourcePartition, storage::SourceOffset>> offsets;
+};
+
 template <typename Runner>
 void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, Runner& r) {
   const auto& id = r.id;
   std::optional<std::string> failure;
   bool delivery_failed_flag = false;
-  auto delivery_failed = std::make_shared<std::atomic<bool>>(false);
-  auto delivery_error = std::make_shared<std::string>();
-  auto delivery_mu = std::make_shared<std::mutex>();
+  // Declared before the producer, so destroyed after it: the producer's
+  // last delivery reports still reach the batches.
+  DeliveryErrors delivery;
+  std::deque<std::unique_ptr<InFlightBatch>> in_flight;
+  /// Acknowledged offsets not committed yet.
   std::map<std::string, std::pair<storage::SourcePartition, storage::SourceOffset>> pending;
   std::unique_ptr<storage::Producer> producer;
 
-  // Commits `pending` once the producer acknowledged every record. nullopt
-  // when skipped because the task was cut off.
-  auto commit_pending = [&]() -> std::optional<Status> {
-    auto st = producer->flush(env.options.offset_flush_timeout_ms);
-    if (r.cancelled.load()) return std::nullopt;  // purged under us: nothing to commit
-    if (!st) return st;
-    if (delivery_failed->load()) return Error{"produce", "a record failed to be delivered"};
+  // Moves the offsets of the acknowledged prefix of `in_flight` to `pending`.
+  auto collect_acked = [&] {
+    while (!in_flight.empty() && in_flight.front()->done()) {
+      for (auto& [key, po] : in_flight.front()->offsets) pending[key] = std::move(po);
+      in_flight.pop_front();
+    }
+  };
+  // Commits the offsets of acknowledged records. `drain` (the final commit)
+  // first waits until the producer reported on every record. nullopt when
+  // there was nothing to commit or the task was cut off.
+  auto commit_acked = [&](bool drain) -> std::optional<Status> {
+    if (r.cancelled.load() || (pending.empty() && in_flight.empty())) return std::nullopt;
+    if (drain) {
+      auto st = producer->flush(env.options.offset_flush_timeout_ms);
+      if (r.cancelled.load()) return std::nullopt;  // purged under us: nothing to commit
+      if (!st) spdlog::warn("{}: {}; committing the acknowledged records only", id.to_string(), st.error().to_string());
+    }
+    if (delivery.failed.load()) return Error{"produce", "a record failed to be delivered"};
+    collect_acked();
+    if (pending.empty()) return std::nullopt;
     if (!env.offsets) return ok_status();
     std::vector<std::pair<storage::SourcePartition, std::optional<storage::SourceOffset>>> batch;
+    batch.reserve(pending.size());
     for (const auto& [_, po] : pending) batch.emplace_back(po.first, po.second);
     // Checked and written under kafka_mu: once cut_off() returned, no commit
     // of this task can land (a cut-off waits for one already under way).
     std::lock_guard lk(r.kafka_mu);
     if (r.cancelled.load()) return std::nullopt;
-    st = env.offsets->commit(id.connector, batch, env.options.offset_flush_timeout_ms);
+    auto st = env.offsets->commit(id.connector, batch, env.options.offset_flush_timeout_ms);
     if (st) pending.clear();
     return st;
   };
-  auto commit = [&]() -> Status {
-    if (pending.empty() || r.cancelled.load()) return ok_status();
-    auto st = commit_pending();
+  auto commit = [&](bool drain) -> Status {
+    auto st = commit_acked(drain);
     if (!st) return ok_status();
     if (auto* tm = live_metrics(env, r)) tm->offset_commit(st->ok());
     return *st;
@@ -305,7 +353,9 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
     storage::ClientProps overrides = env.options.producer_overrides;
     overrides.emplace("acks", "all");
     overrides.emplace("client.id", "connector-producer-" + id.to_string());
-    auto p = storage::Producer::create(env.options.client, overrides);
+    // The task thread serves its delivery reports (between polls, while the
+    // queue is full, in flushes): it frees the records it allocated.
+    auto p = storage::Producer::create(env.options.client, overrides, storage::Producer::Deliveries::Caller);
     if (!p) throw connectors::ConnectError("could not create producer: " + p.error().to_string());
     producer = std::move(p).value();
     {
@@ -333,44 +383,81 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
       if (!paused) {
         auto records = task->poll();
         if (r.cancelled.load()) break;  // cut off while in poll(): its records are dropped
-        if (auto* tm = live_metrics(env, r); tm && !records.empty()) tm->source_polled(records.size());
-        for (auto& rec : records) {
-          auto k = env.key_conv->from_connect(rec.topic, rec.key);
-          if (!k) throw connectors::ConnectError("key conversion failed: " + k.error().to_string());
-          auto v = env.value_conv->from_connect(rec.topic, rec.value);
-          if (!v) throw connectors::ConnectError("value conversion failed: " + v.error().to_string());
-          auto st = producer->send(
-              rec.topic, *k, *v,
-              [delivery_failed, delivery_error, delivery_mu](std::optional<Error> e) {
-                if (!e) return;
-                std::lock_guard lk(*delivery_mu);
-                if (!delivery_failed->exchange(true)) *delivery_error = e->to_string();
-              },
-              rec.kafka_partition.value_or(-1));
-          if (!st) throw connectors::ConnectError(st.error().to_string());
-          // cut_off() sets `cancelled` before it purges. If it is not set
-          // yet, the purge comes after this send and removes the record if
-          // it is still queued; if it is set, the purge may have run
-          // before the send, so purge again here.
-          if (r.cancelled.load()) {
-            rd_kafka_purge(producer->handle(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
-            break;
+        if (!records.empty()) {
+          if (auto* tm = live_metrics(env, r)) tm->source_polled(records.size());
+          // In the deque before the first send: a failure below leaves it
+          // there until the producer is gone.
+          auto& batch = *in_flight.emplace_back(std::make_unique<InFlightBatch>(delivery));
+          const std::string* topic_name = nullptr;  // of rkt
+          rd_kafka_topic_t* rkt = nullptr;
+          auto slot = batch.offsets.end();          // of the previous record's partition
+          const storage::SourcePartition* slot_partition = nullptr;  // the previous record's partition object
+          size_t sent = 0;
+          // Counted for the whole poll up front (one atomic operation), the
+          // unsent rest taken off below; reports cannot bring it below zero.
+          batch.unreported.store(static_cast<int64_t>(records.size()), std::memory_order_relaxed);
+          for (auto& rec : records) {
+            std::optional<std::string_view> kv, vv;
+            std::optional<std::string> kb, vb;  // converted bytes, when not a view into the record
+            if (!env.key_conv->from_connect_view(rec.key, kv)) {
+              auto k = env.key_conv->from_connect(rec.topic, rec.key);
+              if (!k) throw connectors::ConnectError("key conversion failed: " + k.error().to_string());
+              kb = std::move(k).value();
+              if (kb) kv = *kb;
+            }
+            if (!env.value_conv->from_connect_view(rec.value, vv)) {
+              auto v = env.value_conv->from_connect(rec.topic, rec.value);
+              if (!v) throw connectors::ConnectError("value conversion failed: " + v.error().to_string());
+              vb = std::move(v).value();
+              if (vb) vv = *vb;
+            }
+            if (!topic_name || *topic_name != rec.topic) {
+              rkt = producer->topic(rec.topic);
+              topic_name = &rec.topic;
+              active_topics.record(env, id, rec.topic);
+            }
+            // A record's own timestamp, else the producer's time (as Connect).
+            auto st = producer->send_view(rkt, kv, vv, &batch, rec.kafka_partition.value_or(-1),
+                                          rec.timestamp_ms.value_or(0));
+            if (!st) throw connectors::ConnectError(st.error().to_string());
+            // cut_off() sets `cancelled` before it purges. If it is not set
+            // yet, the purge comes after this send and removes the record if
+            // it is still queued; if it is set, the purge may have run
+            // before the send, so purge again here.
+            if (r.cancelled.load()) {
+              rd_kafka_purge(producer->handle(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+              break;
+            }
+            ++sent;
+            // The last record of each source partition in the poll wins.
+            // Records of one partition usually come in runs, most often
+            // sharing one partition object: the key is encoded only when
+            // the partition changes.
+            const auto& part = rec.source_partition.get();
+            if (&part != slot_partition && (slot == batch.offsets.end() || slot->second.first != part)) {
+              auto key = storage::encode_offset_key(id.connector, part);
+              slot = batch.offsets.find(key);
+              if (slot == batch.offsets.end())
+                slot = batch.offsets.emplace(std::move(key), std::pair{part, storage::SourceOffset()}).first;
+            }
+            slot_partition = &part;
+            slot->second.second = std::move(rec.source_offset);
           }
-          active_topics.record(env, id, rec.topic);
-          if (auto* tm = live_metrics(env, r)) tm->source_written(1);
-          pending[storage::encode_offset_key(id.connector, rec.source_partition)] = {rec.source_partition,
-                                                                                     rec.source_offset};
+          batch.unreported.fetch_sub(static_cast<int64_t>(records.size() - sent), std::memory_order_acq_rel);
+          batch.sealed = true;
+          if (auto* tm = live_metrics(env, r); tm && sent) tm->source_written(sent);
         }
       } else {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
-      if (delivery_failed->load()) {
+      producer->serve_deliveries();
+      if (delivery.failed.load()) {
         delivery_failed_flag = true;
-        std::lock_guard lk(*delivery_mu);
-        throw connectors::ConnectError("Unrecoverable exception from producer send callback: " + *delivery_error);
+        std::lock_guard lk(delivery.mu);
+        throw connectors::ConnectError("Unrecoverable exception from producer send callback: " + delivery.first);
       }
       if (Clock::now() - last_commit >= std::chrono::milliseconds(env.options.offset_flush_interval_ms)) {
-        auto st = commit();
+        auto st = commit(/*drain=*/false);
         if (!st) spdlog::error("{}: offset commit failed: {}", id.to_string(), st.error().to_string());
         last_commit = Clock::now();
       }
@@ -383,7 +470,7 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
   // failed delivery (their offsets must not be committed) or the task was
   // cut off after its graceful timeout (commit() checks that under kafka_mu).
   if (producer && !delivery_failed_flag) {
-    auto st = commit();
+    auto st = commit(/*drain=*/true);
     if (!st) spdlog::error("{}: final offset commit failed: {}", id.to_string(), st.error().to_string());
   }
   try {
@@ -535,6 +622,7 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
   state.tm = env.tm.get();
   bool startup_reported = false;
   storage::RdKafkaPtr consumer;
+  rd_kafka_queue_t* consumer_queue = nullptr;  ///< the consumer's queue (batch reads); released before close
   bool registered = false;  ///< r.consumer was set: cut_off() may close it
   bool started = false;
 
@@ -551,6 +639,14 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
     overrides["enable.auto.offset.store"] = "false";
     overrides.emplace("auto.offset.reset", "earliest");
     overrides.emplace("client.id", "connector-consumer-" + id.to_string());
+    // librdkafka < 2.1 stops fetching a partition for fetch.error.backoff.ms
+    // (500 ms) once the local queue holds queued.min.messages (100,000)
+    // records or queued.max.messages.kbytes: a sink that drains the queue
+    // faster starves for half a second each time (0.5-0.8 s gaps in
+    // bench/dataplane). The queue stays bounded by the kbytes limit (64 MB);
+    // 100 ms is the Java consumer's retry.backoff.ms. `consumer.` overrides.
+    overrides.emplace("queued.min.messages", "1000000");
+    overrides.emplace("fetch.error.backoff.ms", "100");
     auto c = storage::make_client(RD_KAFKA_CONSUMER, env.options.client, overrides, [&](rd_kafka_conf_t* conf) {
       rd_kafka_conf_set_rebalance_cb(conf, &sink_rebalance_cb);
       rd_kafka_conf_set_opaque(conf, &state);
@@ -558,6 +654,7 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
     if (!c) throw connectors::ConnectError("could not create consumer: " + c.error().to_string());
     consumer = std::move(c).value();
     rd_kafka_poll_set_consumer(consumer.get());
+    consumer_queue = rd_kafka_queue_get_consumer(consumer.get());
     {
       std::lock_guard lk(r.kafka_mu);
       if (r.cancelled.load()) throw connectors::ConnectError("cut off before it started");
@@ -587,6 +684,11 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
     bool was_paused = false;
     auto last_commit = Clock::now();
     ActiveTopics active_topics;
+    std::vector<rd_kafka_message_t*> msgs(static_cast<size_t>(std::max(1, env.options.sink_max_batch)));
+    std::vector<connectors::SinkRecord> batch;
+    batch.reserve(msgs.size());
+    const rd_kafka_topic_t* topic_rkt = nullptr;  ///< the topic handle `topic` was read from
+    std::string topic;
     while (!r.stop_requested.load()) {
       bool paused = r.paused.load();
       if (paused != was_paused) {
@@ -603,47 +705,67 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
         report_task(env, r, paused ? StatusState::Paused : StatusState::Running);
         was_paused = paused;
       }
-      std::vector<connectors::SinkRecord> batch;
-      int wait = 100;
-      while (static_cast<int>(batch.size()) < env.options.sink_max_batch) {
-        rd_kafka_message_t* m = nullptr;
-        {
-          // One short call per lock: a cut-off waits at most this poll.
-          std::lock_guard lk(r.kafka_mu);
-          if (r.cancelled.load()) break;
-          m = rd_kafka_consumer_poll(consumer.get(), wait);
+      // One lock and two client calls per batch (a cut-off waits at most
+      // for them): the first message waits up to 100 ms (and serves
+      // rebalances); the rest of the batch is what is already fetched.
+      size_t got = 0;
+      {
+        std::lock_guard lk(r.kafka_mu);
+        if (!r.cancelled.load()) {
+          if (rd_kafka_message_t* m = rd_kafka_consumer_poll(consumer.get(), 100)) {
+            msgs[0] = m;
+            got = 1;
+            if (msgs.size() > 1) {
+              const ssize_t more = rd_kafka_consume_batch_queue(consumer_queue, 0, msgs.data() + 1, msgs.size() - 1);
+              if (more > 0) got += static_cast<size_t>(more);
+            }
+          }
         }
-        wait = 0;
-        if (!m) break;
-        if (m->err) {
-          if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF)
-            spdlog::warn("{}: consumer: {}", id.to_string(), rd_kafka_message_errstr(m));
-          rd_kafka_message_destroy(m);
-          continue;
-        }
-        std::string topic = rd_kafka_topic_name(m->rkt);
-        std::optional<std::string> kb, vb;
-        if (m->key) kb = std::string(static_cast<const char*>(m->key), m->key_len);
-        if (m->payload) vb = std::string(static_cast<const char*>(m->payload), m->len);
-        connectors::SinkRecord rec;
-        rec.topic = topic;
-        rec.kafka_partition = m->partition;
-        rec.kafka_offset = m->offset;
-        rec.timestamp_ms = rd_kafka_message_timestamp(m, nullptr);
-        rd_kafka_message_destroy(m);
-        auto k = env.key_conv->to_connect(topic, kb);
-        if (!k) throw connectors::ConnectError("key conversion failed: " + k.error().to_string());
-        auto v = env.value_conv->to_connect(topic, vb);
-        if (!v) throw connectors::ConnectError("value conversion failed: " + v.error().to_string());
-        rec.key = std::move(k).value();
-        rec.value = std::move(v).value();
-        batch.push_back(std::move(rec));
       }
+      batch.clear();
+      try {
+        for (size_t i = 0; i < got; ++i) {
+          rd_kafka_message_t* m = msgs[i];
+          if (m->err) {
+            if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF)
+              spdlog::warn("{}: consumer: {}", id.to_string(), rd_kafka_message_errstr(m));
+            continue;
+          }
+          if (m->rkt != topic_rkt) {
+            topic_rkt = m->rkt;
+            topic = rd_kafka_topic_name(m->rkt);
+          }
+          std::optional<std::string> kb, vb;
+          if (m->key) kb.emplace(static_cast<const char*>(m->key), m->key_len);
+          if (m->payload) vb.emplace(static_cast<const char*>(m->payload), m->len);
+          auto& rec = batch.emplace_back();
+          rec.topic = topic;
+          rec.kafka_partition = m->partition;
+          rec.kafka_offset = m->offset;
+          rec.timestamp_ms = rd_kafka_message_timestamp(m, nullptr);
+          auto k = env.key_conv->to_connect_owned(topic, std::move(kb));
+          if (!k) throw connectors::ConnectError("key conversion failed: " + k.error().to_string());
+          auto v = env.value_conv->to_connect_owned(topic, std::move(vb));
+          if (!v) throw connectors::ConnectError("value conversion failed: " + v.error().to_string());
+          rec.key = std::move(k).value();
+          rec.value = std::move(v).value();
+        }
+      } catch (...) {
+        for (size_t i = 0; i < got; ++i) rd_kafka_message_destroy(msgs[i]);
+        throw;
+      }
+      for (size_t i = 0; i < got; ++i) rd_kafka_message_destroy(msgs[i]);
       if (!batch.empty() && !r.cancelled.load()) {
         if (auto* tm = live_metrics(env, r)) tm->sink_read(batch.size());
         task->put(batch);
         if (auto* tm = live_metrics(env, r)) tm->sink_sent(batch.size());
-        for (const auto& rec : batch) {
+        // The next offset per partition: records of a partition come in
+        // runs, so the map is touched once per run, not per record.
+        for (size_t i = 0; i < batch.size(); ++i) {
+          const auto& rec = batch[i];
+          const bool run_ends = i + 1 == batch.size() || batch[i + 1].kafka_partition != rec.kafka_partition ||
+                                batch[i + 1].topic != rec.topic;
+          if (!run_ends) continue;
           state.consumed[{rec.topic, rec.kafka_partition}] = rec.kafka_offset + 1;
           // No topic-status write either once cut off during put().
           if (!r.cancelled.load()) active_topics.record(env, id, rec.topic);
@@ -672,6 +794,7 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
       close_here = !registered || r.consumer != nullptr;  // else cut_off() already closed it
       r.consumer = nullptr;
     }
+    if (consumer_queue) rd_kafka_queue_destroy(consumer_queue);
     if (close_here) rd_kafka_consumer_close(consumer.get());
     consumer.reset();
   }

@@ -48,10 +48,12 @@ Result<RdKafkaPtr> make_client(rd_kafka_type_t type, const ClientProps& props, c
 
 // ------------------------------------------------------------------ Producer
 
-Producer::Producer(RdKafkaPtr rk) : rk_(std::move(rk)) {
-  poller_ = std::thread([this] {
-    while (!stop_.load()) rd_kafka_poll(rk_.get(), 50);
-  });
+Producer::Producer(RdKafkaPtr rk, Deliveries deliveries) : rk_(std::move(rk)) {
+  if (deliveries == Deliveries::PollThread) {
+    poller_ = std::thread([this] {
+      while (!stop_.load()) rd_kafka_poll(rk_.get(), 50);
+    });
+  }
 }
 
 Producer::~Producer() {
@@ -59,27 +61,44 @@ Producer::~Producer() {
   rd_kafka_purge(rk_.get(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
   rd_kafka_flush(rk_.get(), 500);  // serves the purged records' callbacks
   stop_.store(true);
-  poller_.join();
+  if (poller_.joinable()) poller_.join();
+  for (auto& [_, rkt] : topics_) rd_kafka_topic_destroy(rkt);
 }
+
+namespace {
+/// A send()'s Callback as a Delivery: runs it once, then deletes itself.
+class CallbackDelivery final : public Producer::Delivery {
+ public:
+  explicit CallbackDelivery(Producer::Callback cb) : cb_(std::move(cb)) {}
+  void delivered(rd_kafka_resp_err_t err) override {
+    if (err) cb_(Error{"produce", rd_kafka_err2str(err)});
+    else cb_(std::nullopt);
+    delete this;
+  }
+  /// Frees it without running the callback (the record was not queued).
+  void discard() { delete this; }
+
+ private:
+  ~CallbackDelivery() = default;
+  Producer::Callback cb_;
+};
+}  // namespace
 
 void Producer::on_delivery(rd_kafka_t*, const rd_kafka_message_t* msg, void*) {
-  auto* cb = static_cast<Callback*>(msg->_private);
-  if (!cb) return;
-  if (msg->err) (*cb)(Error{"produce", rd_kafka_err2str(msg->err)});
-  else (*cb)(std::nullopt);
-  delete cb;
+  if (auto* d = static_cast<Delivery*>(msg->_private)) d->delivered(msg->err);
 }
 
-Result<std::unique_ptr<Producer>> Producer::create(const ClientProps& props, const ClientProps& overrides) {
+Result<std::unique_ptr<Producer>> Producer::create(const ClientProps& props, const ClientProps& overrides,
+                                                   Deliveries deliveries) {
   auto rk = make_client(RD_KAFKA_PRODUCER, props, overrides,
                         [](rd_kafka_conf_t* conf) { rd_kafka_conf_set_dr_msg_cb(conf, &Producer::on_delivery); });
   if (!rk) return rk.error();
-  return std::unique_ptr<Producer>(new Producer(std::move(rk).value()));
+  return std::unique_ptr<Producer>(new Producer(std::move(rk).value(), deliveries));
 }
 
 Status Producer::send(const std::string& topic, const std::optional<std::string>& key,
                       const std::optional<std::string>& value, Callback cb, int32_t partition) {
-  auto* opaque = new Callback(std::move(cb));
+  auto* opaque = new CallbackDelivery(std::move(cb));
   void* key_ptr = key ? const_cast<char*>(key->data()) : nullptr;
   size_t key_len = key ? key->size() : 0;
   void* val_ptr = value ? const_cast<char*>(value->data()) : nullptr;
@@ -88,14 +107,43 @@ Status Producer::send(const std::string& topic, const std::optional<std::string>
     rd_kafka_resp_err_t err = rd_kafka_producev(
         rk_.get(), RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(partition),
         RD_KAFKA_V_KEY(key_ptr, key_len), RD_KAFKA_V_VALUE(val_ptr, val_len),
-        RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_OPAQUE(opaque), RD_KAFKA_V_END);
+        RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_OPAQUE(static_cast<Delivery*>(opaque)), RD_KAFKA_V_END);
     if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return ok_status();
     if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL && attempt < 500) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));  // the poll thread drains the queue
       continue;
     }
-    delete opaque;
+    opaque->discard();
     return kafka_error("produce " + topic, err);
+  }
+}
+
+rd_kafka_topic_t* Producer::topic(const std::string& name) {
+  std::lock_guard lk(topics_mu_);
+  auto [it, inserted] = topics_.try_emplace(name, nullptr);
+  if (inserted) it->second = rd_kafka_topic_new(rk_.get(), name.c_str(), nullptr);
+  return it->second;
+}
+
+Status Producer::send_view(rd_kafka_topic_t* topic, std::optional<std::string_view> key,
+                           std::optional<std::string_view> value, Delivery* delivery, int32_t partition,
+                           int64_t timestamp_ms) {
+  void* key_ptr = key ? const_cast<char*>(key->data()) : nullptr;
+  void* val_ptr = value ? const_cast<char*>(value->data()) : nullptr;
+  const size_t key_len = key ? key->size() : 0;
+  const size_t val_len = value ? value->size() : 0;
+  for (int attempt = 0;; ++attempt) {
+    rd_kafka_resp_err_t err = rd_kafka_producev(
+        rk_.get(), RD_KAFKA_V_RKT(topic), RD_KAFKA_V_PARTITION(partition),
+        RD_KAFKA_V_KEY(key_ptr, key_len), RD_KAFKA_V_VALUE(val_ptr, val_len),
+        RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_TIMESTAMP(timestamp_ms), RD_KAFKA_V_OPAQUE(delivery),
+        RD_KAFKA_V_END);
+    if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return ok_status();
+    if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL && attempt < 5000) {
+      rd_kafka_poll(rk_.get(), 1);  // delivered records leave the queue once their reports are served
+      continue;
+    }
+    return kafka_error(std::string("produce ") + rd_kafka_topic_name(topic), err);
   }
 }
 

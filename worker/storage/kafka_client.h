@@ -12,7 +12,9 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include <librdkafka/rdkafka.h>
@@ -47,9 +49,35 @@ class Producer {
   /// Completion of one send: nullopt on success, else the delivery error.
   using Callback = std::function<void(std::optional<Error>)>;
 
+  /// Completion of records sent with send_view: delivered() runs once per
+  /// record on the producer's poll thread (RD_KAFKA_RESP_ERR_NO_ERROR or the
+  /// delivery error). The object must outlive the producer's delivery
+  /// reports for it (in practice: the Producer). No allocation per record,
+  /// unlike a Callback.
+  class Delivery {
+   public:
+    virtual void delivered(rd_kafka_resp_err_t err) = 0;
+
+   protected:
+    ~Delivery() = default;
+  };
+
+  /// Who serves the delivery reports (and so runs the callbacks and frees
+  /// the delivered records).
+  enum class Deliveries {
+    PollThread,  ///< the producer's own poll thread
+    /// The thread that sends, through serve_deliveries() and flush(), as
+    /// kcat does: a data-plane sender frees its own records (no arena lock
+    /// contention with a poll thread) and has no extra thread. The owner
+    /// must call serve_deliveries() regularly; send_view serves them while
+    /// librdkafka's queue is full.
+    Caller,
+  };
+
   /// Creates the producer. Non-blocking (no network round trip).
   static Result<std::unique_ptr<Producer>> create(const ClientProps& props,
-                                                  const ClientProps& overrides = {});
+                                                  const ClientProps& overrides = {},
+                                                  Deliveries deliveries = Deliveries::PollThread);
   ~Producer();
   Producer(const Producer&) = delete;
   Producer& operator=(const Producer&) = delete;
@@ -60,6 +88,23 @@ class Producer {
   /// record failed. Returns an error only if librdkafka refused to queue it.
   Status send(const std::string& topic, const std::optional<std::string>& key,
               const std::optional<std::string>& value, Callback cb, int32_t partition = -1);
+
+  /// The data-plane form of send(): the topic as a handle from topic(), key
+  /// and value as views (nullopt = null; the bytes are copied), and a
+  /// Delivery instead of a Callback. While librdkafka's queue is full it
+  /// serves delivery reports, 1 ms at a time, for at most 5 s as send() waits.
+  /// `timestamp_ms` 0 = the producer's time (CreateTime now).
+  Status send_view(rd_kafka_topic_t* topic, std::optional<std::string_view> key,
+                   std::optional<std::string_view> value, Delivery* delivery, int32_t partition = -1,
+                   int64_t timestamp_ms = 0);
+
+  /// Serves the delivery reports that are ready, on the calling thread,
+  /// without waiting. Required regularly with Deliveries::Caller.
+  void serve_deliveries() { rd_kafka_poll(rk_.get(), 0); }
+
+  /// The handle of `topic` for send_view, created on first use and kept
+  /// until the producer is destroyed.
+  rd_kafka_topic_t* topic(const std::string& name);
 
   /// Queues records and blocks until every one is delivered or `timeout_ms`
   /// passes. Blocking: call it from a worker thread, never the io_context.
@@ -76,11 +121,13 @@ class Producer {
   rd_kafka_t* handle() const { return rk_.get(); }
 
  private:
-  explicit Producer(RdKafkaPtr rk);
+  Producer(RdKafkaPtr rk, Deliveries deliveries);
   static void on_delivery(rd_kafka_t* rk, const rd_kafka_message_t* msg, void* opaque);
   RdKafkaPtr rk_;
   std::atomic<bool> stop_{false};
-  std::thread poller_;
+  std::thread poller_;  ///< Deliveries::PollThread only
+  std::mutex topics_mu_;
+  std::unordered_map<std::string, rd_kafka_topic_t*> topics_;  ///< guarded by topics_mu_
 };
 
 /// Reads every partition of one topic from the beginning with an assigned

@@ -353,6 +353,47 @@ TEST_CASE("missing topic on a broker without CreateTopics gives a clear error", 
   CHECK(r.error().to_string().find("never-created") != std::string::npos);
 }
 
+namespace {
+/// Counts the delivery reports of send_view records.
+struct CountingDelivery final : Producer::Delivery {
+  std::atomic<int> ok{0}, failed{0};
+  std::atomic<std::thread::id> thread;
+  void delivered(rd_kafka_resp_err_t err) override {
+    thread.store(std::this_thread::get_id());
+    (err ? failed : ok).fetch_add(1);
+  }
+};
+}  // namespace
+
+TEST_CASE("a Deliveries::Caller producer reports on the sending thread only, also through a full queue",
+          "[storage][producer]") {
+  auto m = start_cluster();
+  REQUIRE(m->create_topic("dp", 2));
+  // A queue of 10 records: 200 sends only get through if send_view serves
+  // the reports while the queue is full (no poll thread does).
+  auto p = Producer::create(m->client_props(), {{"queue.buffering.max.messages", "10"}, {"linger.ms", "0"}},
+                            Producer::Deliveries::Caller);
+  REQUIRE(p);
+  CountingDelivery d;
+  auto* topic = (*p)->topic("dp");
+  CHECK((*p)->topic("dp") == topic);  // cached
+  REQUIRE((*p)->send_view(topic, std::nullopt, std::string_view("first"), &d));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // acknowledged by now, but not served
+  CHECK(d.ok.load() == 0);
+  (*p)->serve_deliveries();
+  CHECK(d.ok.load() == 1);
+  for (int i = 0; i < 200; ++i) {
+    const std::string v = "v-" + std::to_string(i);
+    REQUIRE((*p)->send_view(topic, std::string_view("k"), std::string_view(v), &d));
+  }
+  REQUIRE((*p)->flush(10000));  // serves the rest
+  CHECK(d.ok.load() == 201);
+  CHECK(d.failed.load() == 0);
+  CHECK(d.thread.load() == std::this_thread::get_id());
+  auto recs = read_topic(*m, "dp");
+  CHECK(recs.size() == 201);
+}
+
 TEST_CASE("offsets round trip with exact key bytes", "[storage][offsets]") {
   auto m = start_cluster();
   auto store = open_offsets(*m);

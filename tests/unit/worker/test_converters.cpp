@@ -32,6 +32,47 @@ TEST_CASE("ByteArrayConverter", "[worker][converter]") {
   CHECK(d->value.is_binary());
 }
 
+TEST_CASE("the data plane's fast paths give what from_connect / to_connect give", "[worker][converter]") {
+  auto str = make_converter(kStringConverterClass, {}, false);
+  auto bin = make_converter(kByteArrayConverterClass, {}, false);
+  auto json = make_converter(kJsonConverterClass, {}, false);
+  REQUIRE(str);
+  REQUIRE(bin);
+  REQUIRE(json);
+  // Each input through each converter: a view, when offered, equals
+  // from_connect's bytes; no view leaves the work (and errors) to it.
+  Data schemaless_map{std::nullopt, nlohmann::json{{"k", 1}}};
+  const std::vector<Data> inputs{Data::string("hello"), Data::bytes(std::string("\x00\x01", 2)), Data::null(),
+                                 Data::string(std::nullopt), schemaless_map};
+  for (const auto* c : {str->get(), bin->get(), json->get()}) {
+    for (const auto& d : inputs) {
+      std::optional<std::string_view> view;
+      if (!c->from_connect_view(d, view)) continue;
+      auto full = c->from_connect("t", d);
+      REQUIRE(full);
+      CHECK(view.has_value() == full->has_value());
+      if (view && *full) CHECK(std::string(*view) == **full);
+    }
+  }
+  std::optional<std::string_view> view;
+  CHECK((*str)->from_connect_view(Data::string("hello"), view));
+  CHECK(view == std::optional<std::string_view>("hello"));
+  CHECK_FALSE((*str)->from_connect_view(schemaless_map, view));          // JSON text: from_connect's work
+  CHECK_FALSE((*bin)->from_connect_view(Data::string("s"), view));       // its error: from_connect's
+  CHECK_FALSE((*json)->from_connect_view(Data::string("hello"), view));  // envelope: never a view
+  // to_connect_owned takes the bytes over and builds the same data.
+  for (const auto* c : {str->get(), bin->get(), json->get()}) {
+    for (const std::optional<std::string>& bytes :
+         {std::optional<std::string>("x"), std::optional<std::string>(R"({"schema":{"type":"string","optional":false},"payload":"hi"})"),
+          std::optional<std::string>()}) {
+      auto a = c->to_connect("t", bytes);
+      auto b = c->to_connect_owned("t", std::optional<std::string>(bytes));
+      REQUIRE(a.ok() == b.ok());
+      if (a) CHECK(*a == *b);
+    }
+  }
+}
+
 TEST_CASE("JsonConverter with and without schemas", "[worker][converter]") {
   auto with = make_converter(kJsonConverterClass, {}, false);
   REQUIRE(with);
@@ -90,4 +131,21 @@ TEST_CASE("SequenceSource makes tasks.max task configs", "[worker][connectors]")
   CHECK(cfgs[2].at("task.id") == "2");
   auto f = kc::connectors::make_file_stream_source();
   CHECK_THROWS(f->start({{"file", "/tmp/x"}}));  // no topic
+}
+
+TEST_CASE("SharedJson: copies share one value, and it reads and compares as the JSON", "[worker][records]") {
+  using kc::connectors::OrderedJson;
+  using kc::connectors::SharedJson;
+  using kc::connectors::SourceRecord;
+  SourceRecord r;
+  CHECK(r.source_partition.get() == OrderedJson::object());  // default: {} as before
+  r.source_partition = OrderedJson{{"filename", "/tmp/in.txt"}};
+  SharedJson copy = r.source_partition;
+  CHECK(&copy.get() == &r.source_partition.get());  // shared, not copied
+  CHECK(copy == r.source_partition);
+  CHECK(copy == OrderedJson{{"filename", "/tmp/in.txt"}});
+  CHECK_FALSE(copy == OrderedJson{{"filename", "/tmp/other.txt"}});
+  const OrderedJson& j = copy;  // where the API wants JSON
+  CHECK(j.at("filename") == "/tmp/in.txt");
+  CHECK(copy->dump() == R"({"filename":"/tmp/in.txt"})");
 }
