@@ -349,8 +349,11 @@ TEST_CASE("producer.shared: a task stopped with records in flight commits nothin
 TEST_CASE("producer.shared: cutting off one task neither purges nor stops the other",
           "[worker][dataplane][shared][cutoff]") {
   gate().reset();
-  auto m = start_cluster(1);
+  // "out" on broker 2, slowed down around the cut-off so that b has records
+  // in flight then (a purge would fail them); offsets on broker 1.
+  auto m = start_cluster(2);
   REQUIRE(m->create_topic("out", 1));
+  REQUIRE(rd_kafka_mock_partition_set_leader(m->handle(), "out", 0, 2) == RD_KAFKA_RESP_ERR_NO_ERROR);
   auto offsets = open_offsets(*m);
   States states;
   Worker w(shared_options(*m), offsets.get(), &states, &registry());
@@ -366,7 +369,10 @@ TEST_CASE("producer.shared: cutting off one task neither purges nor stops the ot
   // a blocks in poll() and misses its graceful stop: it is cut off.
   gate().arm();
   REQUIRE(gate().wait_blocked(20000));
+  REQUIRE(rd_kafka_mock_broker_set_rtt(m->handle(), 2, 700) == RD_KAFKA_RESP_ERR_NO_ERROR);
   CHECK_FALSE(w.stop_task(a));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  REQUIRE(rd_kafka_mock_broker_set_rtt(m->handle(), 2, 0) == RD_KAFKA_RESP_ERR_NO_ERROR);
   CHECK(w.task_ids() == std::set<ConnectorTaskId>{b});
   const auto a_at_cutoff = committed_seq(*offsets, "a");
   REQUIRE(a_at_cutoff);
