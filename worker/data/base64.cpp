@@ -48,35 +48,49 @@ std::string base64_encode(std::string_view bytes) {
 }
 
 std::optional<std::string> base64_decode(std::string_view text, char* bad_char) {
-  // Strip the padding, which may only appear at the end.
-  size_t end = text.size();
-  size_t pad = 0;
-  while (end > 0 && text[end - 1] == '=' && pad < 2) {
-    --end;
-    ++pad;
-  }
+  // As Jackson's default variant reads it: characters up to ' ' are
+  // skipped, the alphabet is the standard one, and the last quad must be
+  // complete (padded with '=').
   std::string out;
-  out.reserve(end * 3 / 4);
+  out.reserve(text.size() * 3 / 4);
   unsigned acc = 0;
-  int bits = 0;
-  for (size_t i = 0; i < end; ++i) {
-    int v = sextet(text[i]);
-    if (v < 0) {
-      if (bad_char) *bad_char = text[i];
+  int count = 0;  // sextets in the current quad
+  int pad = 0;
+  for (char ch : text) {
+    if (static_cast<unsigned char>(ch) <= 0x20 && count == 0 && pad == 0) continue;
+    if (ch == '=') {
+      if (count < 2 || count + pad >= 4) {
+        if (bad_char) *bad_char = ch;
+        return std::nullopt;
+      }
+      ++pad;
+      if (count + pad == 4) {
+        if (count == 2) out.push_back(static_cast<char>((acc >> 4) & 0xff));
+        if (count == 3) {
+          out.push_back(static_cast<char>((acc >> 10) & 0xff));
+          out.push_back(static_cast<char>((acc >> 2) & 0xff));
+        }
+        acc = 0;
+        count = 0;
+        pad = -1;  // nothing may follow the padding
+      }
+      continue;
+    }
+    int v = sextet(ch);
+    if (v < 0 || pad != 0) {
+      if (bad_char) *bad_char = ch;
       return std::nullopt;
     }
     acc = (acc << 6) | static_cast<unsigned>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xff));
+    if (++count == 4) {
+      out.push_back(static_cast<char>((acc >> 16) & 0xff));
+      out.push_back(static_cast<char>((acc >> 8) & 0xff));
+      out.push_back(static_cast<char>(acc & 0xff));
+      acc = 0;
+      count = 0;
     }
   }
-  if (end % 4 == 1) {  // one dangling sextet cannot encode a byte
-    if (bad_char) *bad_char = '=';
-    return std::nullopt;
-  }
-  if (pad && (end + pad) % 4 != 0) {
+  if (count != 0 || pad > 0) {  // an unpadded or cut-off final quad
     if (bad_char) *bad_char = '=';
     return std::nullopt;
   }

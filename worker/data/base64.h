@@ -12,9 +12,10 @@ namespace kc::data {
 std::string base64_encode(std::string_view bytes);
 /// Appends the encoding of `bytes` to `out`.
 void base64_append(std::string& out, std::string_view bytes);
-/// Decodes standard base64. Padding may be present or left out; anything
-/// else outside the alphabet (whitespace included) is an error: nullopt,
-/// with `bad_char` set to the first offending character when non-null.
+/// Decodes standard base64 as Jackson's default variant does: padding is
+/// required, characters up to ' ' between quads are skipped, anything else
+/// outside the alphabet is an error: nullopt, with `bad_char` set to the
+/// offending character when non-null.
 std::optional<std::string> base64_decode(std::string_view text, char* bad_char = nullptr);
 
 }  // namespace kc::data

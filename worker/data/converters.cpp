@@ -164,10 +164,6 @@ void append_value_text(std::string& out, const Value& v, bool embedded) {
   out += java_to_string(v);
 }
 
-bool all_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
 template <typename T>
 void put_be(std::string& out, T v) {
   using U = std::make_unsigned_t<T>;
@@ -451,26 +447,39 @@ SchemaAndValue values_parse_string(std::string_view raw) {
   if (text == "null") return SchemaAndValue{nullptr, Value()};
   if (text == "true") return SchemaAndValue{BOOLEAN_SCHEMA(), Value(true)};
   if (text == "false") return SchemaAndValue{BOOLEAN_SCHEMA(), Value(false)};
-  std::string_view body = text;
-  if (!body.empty() && (body[0] == '-' || body[0] == '+')) body.remove_prefix(1);
-  if (all_digits(body)) {
-    int64_t v = 0;
-    const char* b = text.data() + (text[0] == '+' ? 1 : 0);
-    auto [p, ec] = std::from_chars(b, text.data() + text.size(), v);
-    if (ec == std::errc() && p == text.data() + text.size()) {
-      if (v >= INT8_MIN && v <= INT8_MAX) return SchemaAndValue{INT8_SCHEMA(), Value(static_cast<int8_t>(v))};
-      if (v >= INT16_MIN && v <= INT16_MAX) return SchemaAndValue{INT16_SCHEMA(), Value(static_cast<int16_t>(v))};
-      if (v >= INT32_MIN && v <= INT32_MAX) return SchemaAndValue{INT32_SCHEMA(), Value(static_cast<int32_t>(v))};
-      return SchemaAndValue{INT64_SCHEMA(), Value(v)};
+  // A number: Values.parseString reads it as a BigDecimal, then picks the
+  // smallest integer type for an integral value ("1e3" -> INT16), else
+  // FLOAT32 / FLOAT64 when finite, else a Decimal.
+  if (text.find_first_not_of("+-0123456789.eE") == std::string::npos) {
+    if (auto d = BigDecimal::parse(text)) {
+      std::string digits = d->unscaled_decimal();
+      bool neg = digits[0] == '-';
+      if (neg) digits.erase(0, 1);
+      bool integral = true;
+      if (d->scale > 0) {
+        auto s = static_cast<size_t>(d->scale);
+        std::string frac = digits.size() > s ? digits.substr(digits.size() - s) : digits;
+        integral = frac.find_first_not_of('0') == std::string::npos;
+        digits = digits.size() > s ? digits.substr(0, digits.size() - s) : "0";
+      } else if (d->scale < 0 && digits != "0") {
+        if (-static_cast<int64_t>(d->scale) > 20) integral = false;  // beyond int64 anyway
+        else digits.append(static_cast<size_t>(-d->scale), '0');
+      }
+      int64_t v = 0;
+      std::string signed_digits = (neg ? "-" : "") + digits;
+      auto [p, ec] = std::from_chars(signed_digits.data(), signed_digits.data() + signed_digits.size(), v);
+      if (integral && ec == std::errc() && p == signed_digits.data() + signed_digits.size()) {
+        if (v >= INT8_MIN && v <= INT8_MAX) return SchemaAndValue{INT8_SCHEMA(), Value(static_cast<int8_t>(v))};
+        if (v >= INT16_MIN && v <= INT16_MAX) return SchemaAndValue{INT16_SCHEMA(), Value(static_cast<int16_t>(v))};
+        if (v >= INT32_MIN && v <= INT32_MAX) return SchemaAndValue{INT32_SCHEMA(), Value(static_cast<int32_t>(v))};
+        return SchemaAndValue{INT64_SCHEMA(), Value(v)};
+      }
+      float f = std::strtof(text.c_str(), nullptr);
+      if (std::isfinite(f) && d->scale != 0) return SchemaAndValue{FLOAT32_SCHEMA(), Value(f)};
+      double dv = std::strtod(text.c_str(), nullptr);
+      if (std::isfinite(dv) && d->scale != 0) return SchemaAndValue{FLOAT64_SCHEMA(), Value(dv)};
+      return SchemaAndValue{decimal_builder(d->scale).build().value(), Value(*d)};
     }
-  }
-  // A decimal number (digits, one point, optional exponent).
-  auto d = BigDecimal::parse(text);
-  if (d && text.find_first_not_of("+-0123456789.eE") == std::string::npos) {
-    float f = std::strtof(text.c_str(), nullptr);
-    if (std::isfinite(f)) return SchemaAndValue{FLOAT32_SCHEMA(), Value(f)};
-    double dv = std::strtod(text.c_str(), nullptr);
-    if (std::isfinite(dv)) return SchemaAndValue{FLOAT64_SCHEMA(), Value(dv)};
   }
   return SchemaAndValue{STRING_SCHEMA(), Value(std::string(raw))};
 }

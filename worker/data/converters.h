@@ -160,8 +160,10 @@ class NumberConverter final : public Converter {
 /// prints them, byte[] as base64, lists/maps/structs in Connect's "[..]",
 /// "{k:v}" form). to_connect_header parses the text as Values.parseString
 /// does for the common cases: empty -> "" (STRING), `null`, `true`/`false`,
-/// integers (smallest of INT8..INT64), decimals (FLOAT32 when finite as a
-/// float, else FLOAT64) and anything else as a STRING.
+/// numbers (integral values as the smallest of INT8..INT64, so "1e3" is an
+/// INT16; others FLOAT32 when finite as a float, else FLOAT64, else a
+/// Decimal) and anything else as a STRING. Not yet: quoted strings, arrays,
+/// maps and ISO dates/times, which stay STRINGs.
 class SimpleHeaderConverter final : public HeaderConverter {
  public:
   Status configure(const ConverterConfig&) override { return ok_status(); }

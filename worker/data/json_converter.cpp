@@ -97,8 +97,66 @@ uint64_t low64_of_number_text(std::string_view t) {
   return neg ? ~x + 1u : x;
 }
 
+// Marks a number token that the fallback pass (see parse_tree) wrapped in a
+// string: U+10FFFF, a noncharacter, then "#".
+const std::string kNumberMark = "\xF4\x8F\xBF\xBF#";
+
+// Jackson's number grammar with leading zeros allowed:
+// -?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?
+bool is_number_token(std::string_view t) {
+  size_t i = 0;
+  auto digits = [&] {
+    size_t start = i;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+    return i > start;
+  };
+  if (i < t.size() && t[i] == '-') ++i;
+  if (!digits()) return false;
+  if (i < t.size() && t[i] == '.') {
+    ++i;
+    if (!digits()) return false;
+  }
+  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == t.size();
+}
+
 class TreeBuilder {
  public:
+  // A number the fallback pass wrapped: integers of any length (wrapping
+  // beyond 64 bits), leading zeros, and magnitudes beyond double.
+  bool number_from_text(std::string_view t) {
+    if (!is_number_token(t)) {
+      error = "invalid number: " + std::string(t);
+      return false;
+    }
+    JNode n;
+    n.text = std::string(t);
+    if (t.find_first_of(".eE") != std::string_view::npos) {
+      n.kind = JNode::Kind::Float;
+      return put(std::move(n));
+    }
+    n.kind = JNode::Kind::Int;
+    // Normalize away leading zeros, then see whether it fits 64 bits.
+    bool neg = t[0] == '-';
+    std::string_view digits = t.substr(neg ? 1 : 0);
+    while (digits.size() > 1 && digits[0] == '0') digits.remove_prefix(1);
+    n.text = (neg ? "-" : "") + std::string(digits);
+    int64_t v = 0;
+    auto [p, ec] = std::from_chars(n.text.data(), n.text.data() + n.text.size(), v);
+    if (ec == std::errc() && p == n.text.data() + n.text.size()) {
+      n.i = v;
+      n.text.clear();
+    } else {
+      n.big = true;
+      n.i = static_cast<int64_t>(low64_of_number_text(n.text));
+    }
+    return put(std::move(n));
+  }
+
   JNode root;
   std::string error;
 
@@ -135,6 +193,8 @@ class TreeBuilder {
     return put(std::move(n));
   }
   bool string(std::string& s) {
+    if (s.size() > kNumberMark.size() && s.compare(0, kNumberMark.size(), kNumberMark) == 0)
+      return number_from_text(std::string_view(s).substr(kNumberMark.size()));
     JNode n{JNode::Kind::String};
     n.text = std::move(s);
     return put(std::move(n));
@@ -206,9 +266,51 @@ Result<JNode> parse_tree(std::string_view bytes) {
   TreeBuilder b;
   bool ok = nlohmann::json::sax_parse(bytes.data(), bytes.data() + bytes.size(), &b,
                                       nlohmann::json::input_format_t::json, /*strict=*/false);
-  if (!ok)
-    return data_error("Converting byte[] to Kafka Connect data failed due to serialization error: " + b.error);
-  return std::move(b.root);
+  // A leading zero ("007") stops nlohmann's non-strict parse early instead
+  // of failing, so look for one ("0" then a digit, not after a digit or a
+  // point) before trusting a success; the pass below is string-aware.
+  bool leading_zero = false;
+  for (size_t i = 0; i + 1 < bytes.size() && !leading_zero; ++i) {
+    if (bytes[i] == '0' && bytes[i + 1] >= '0' && bytes[i + 1] <= '9') {
+      char prev = i ? bytes[i - 1] : ' ';
+      leading_zero = !(prev >= '0' && prev <= '9') && prev != '.' && prev != 'e' && prev != 'E' && prev != '+';
+    }
+  }
+  if (ok && !leading_zero) return std::move(b.root);
+  // Jackson reads numbers nlohmann refuses (leading zeros, 1e400 ->
+  // Infinity). Retry with every number token outside strings wrapped in a
+  // marked string, which TreeBuilder turns back into a number node.
+  std::string wrapped;
+  wrapped.reserve(bytes.size() + 64);
+  bool in_string = false;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    char c = bytes[i];
+    if (in_string) {
+      wrapped.push_back(c);
+      if (c == '\\' && i + 1 < bytes.size())
+        wrapped.push_back(bytes[++i]);
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+      wrapped.push_back(c);
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      size_t j = i;
+      while (j < bytes.size() && std::string_view("+-0123456789.eE").find(bytes[j]) != std::string_view::npos) ++j;
+      wrapped += '"' + kNumberMark;
+      wrapped.append(bytes.data() + i, j - i);
+      wrapped.push_back('"');
+      i = j - 1;
+    } else {
+      wrapped.push_back(c);
+    }
+  }
+  TreeBuilder retry;
+  if (nlohmann::json::sax_parse(wrapped.data(), wrapped.data() + wrapped.size(), &retry,
+                                nlohmann::json::input_format_t::json, /*strict=*/false))
+    return std::move(retry.root);
+  if (ok) return std::move(b.root);
+  return data_error("Converting byte[] to Kafka Connect data failed due to serialization error: " + b.error);
 }
 
 void dump_node(const JNode& n, std::string& out);

@@ -239,3 +239,49 @@ TEST_CASE("JsonConverter round trip of a struct with logical types, with and wit
   CHECK(**esc == "\"\\u0001\\\"\\uD83D\\uDE00/\x7F\"");
   CHECK(plain.as_json_schema(nullptr).value() == "null");
 }
+
+TEST_CASE("JsonConverter reads what Jackson reads: leading zeros, 1e400, long integers, base64 padding",
+          "[pipeline][converter]") {
+  JsonConverter plain;
+  REQUIRE(plain.configure({{"schemas.enable", "false"}}, false));
+  auto read = [&](const std::string& text) { return plain.to_connect("t", std::optional<std::string>(text)); };
+  CHECK(read("007")->value == Value(int64_t{7}));
+  CHECK(read("[-01.50, \"0012\"]")->value == Value(Array{Value(-1.5), Value("0012")}));
+  auto inf = read("1e400");
+  REQUIRE(inf);
+  CHECK(std::isinf(inf->value.as<double>()));
+  CHECK(read("123456789012345678901234567890")->value == Value(int64_t{static_cast<int64_t>(0xC373E0EE4E3F0AD2ULL)}));
+  CHECK(read("  \n ")->value.is_null());
+  auto bad = read("[1, x]");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.rfind("Converting byte[] to Kafka Connect data failed due to serialization error: ", 0) == 0);
+
+  JsonConverter env;
+  REQUIRE(env.configure({}, false));
+  auto bytes = [&](const std::string& payload) {
+    return env.to_connect("t", std::optional<std::string>("{\"schema\":{\"type\":\"bytes\"},\"payload\":" + payload + "}"));
+  };
+  CHECK(bytes("\"AAEC/w==\"")->value == Value(Bytes{std::string("\x00\x01\x02\xFF", 4)}));
+  CHECK(bytes("\"\"")->value == Value(Bytes{}));
+  auto unpadded = bytes("\"AAEC/w\"");
+  REQUIRE_FALSE(unpadded);
+  CHECK(unpadded.error().message == "Invalid bytes field");
+  CHECK(bytes("42")->value.is_null());  // binaryValue() of a number is null
+  // Decimal read from either payload form whatever decimal.format says.
+  auto dec = env.to_connect("t", std::optional<std::string>(
+                                     "{\"schema\":{\"type\":\"bytes\",\"name\":\"org.apache.kafka.connect.data.Decimal\","
+                                     "\"parameters\":{\"scale\":\"2\"}},\"payload\":012.50}"));
+  REQUIRE(dec);
+  CHECK(dec->value == Value(*BigDecimal::parse("12.50")));
+}
+
+TEST_CASE("SimpleHeaderConverter numbers follow Values.parseString", "[pipeline][converter]") {
+  CHECK(values_parse_string("1e3").value == Value(int16_t{1000}));
+  CHECK(values_parse_string("1.0").value == Value(int8_t{1}));
+  CHECK(values_parse_string(" 7 ").value == Value(int8_t{7}));
+  CHECK(values_parse_string("-1.25").value == Value(-1.25f));
+  CHECK(values_parse_string("1e39").value == Value(1e39));  // beyond float: FLOAT64
+  auto huge = values_parse_string("1e400");
+  REQUIRE(huge.schema);
+  CHECK(huge.schema->name() == std::string(kDecimalLogicalName));
+}
