@@ -100,7 +100,9 @@ Result<Value> tagged_from_json(const Json& j) {
   if (j.is_boolean()) return Value(j.get<bool>());
   if (j.is_string()) return Value(j.get<std::string>());
   if (!j.is_object() || j.size() != 1) return err("not a tagged value: " + j.dump());
-  const auto& [tag, x] = *j.items().begin();
+  auto first = j.begin();
+  const std::string tag = first.key();
+  const Json& x = first.value();
   if (tag == "int8") return Value(static_cast<int8_t>(as_int(x)));
   if (tag == "int16") return Value(static_cast<int16_t>(as_int(x)));
   if (tag == "int32") return Value(static_cast<int32_t>(as_int(x)));
