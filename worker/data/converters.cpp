@@ -106,6 +106,47 @@ std::string iconv_convert(const std::string& from, const std::string& to, std::s
 
 // ---- Values.convertToString / parseString (the SimpleHeaderConverter subset) ----
 
+int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+// Values.dateFormatFor: the pattern follows the value (UTC, proleptic
+// Gregorian): before one day (negative included) a time, a whole day a
+// date, otherwise a timestamp.
+std::string values_date_text(JavaDate d) {
+  int64_t ms = d.epoch_ms;
+  int64_t days = floor_div(ms, kMillisPerDay);
+  int64_t in_day = ms - days * kMillisPerDay;
+  char buf[64];
+  auto time_of_day = [&](char* p, size_t n) {
+    std::snprintf(p, n, "%02d:%02d:%02d.%03dZ", static_cast<int>(in_day / 3600000), static_cast<int>(in_day / 60000 % 60),
+                  static_cast<int>(in_day / 1000 % 60), static_cast<int>(in_day % 1000));
+  };
+  if (ms < kMillisPerDay) {
+    time_of_day(buf, sizeof buf);
+    return buf;
+  }
+  // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+  int64_t z = days + 719468;
+  int64_t era = floor_div(z, 146097);
+  int64_t doe = z - era * 146097;
+  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  int64_t y = yoe + era * 400;
+  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  int64_t mp = (5 * doy + 2) / 153;
+  int64_t dd = doy - (153 * mp + 2) / 5 + 1;
+  int64_t mm = mp < 10 ? mp + 3 : mp - 9;
+  if (mm <= 2) ++y;
+  int n = std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lld", static_cast<long long>(y), static_cast<long long>(mm),
+                        static_cast<long long>(dd));
+  if (in_day == 0) return buf;
+  buf[n] = 'T';
+  time_of_day(buf + n + 1, sizeof buf - static_cast<size_t>(n) - 1);
+  return buf;
+}
+
 void append_value_text(std::string& out, const Value& v, bool embedded) {
   if (v.is_null()) {
     out += "null";
@@ -159,6 +200,10 @@ void append_value_text(std::string& out, const Value& v, bool embedded) {
       append_value_text(out, st->at(static_cast<size_t>(f.index)), true);
     }
     out.push_back('}');
+    return;
+  }
+  if (const auto* d = v.get_if<JavaDate>()) {
+    out += values_date_text(*d);
     return;
   }
   out += java_to_string(v);

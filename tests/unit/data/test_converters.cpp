@@ -285,3 +285,11 @@ TEST_CASE("SimpleHeaderConverter numbers follow Values.parseString", "[pipeline]
   REQUIRE(huge.schema);
   CHECK(huge.schema->name() == std::string(kDecimalLogicalName));
 }
+
+TEST_CASE("SimpleHeaderConverter writes dates as Values.dateFormatFor picks", "[pipeline][converter]") {
+  CHECK(values_convert_to_string(nullptr, Value(JavaDate{1705276800000})) == "2024-01-15");
+  CHECK(values_convert_to_string(nullptr, Value(JavaDate{1705314030400})) == "2024-01-15T10:20:30.400Z");
+  CHECK(values_convert_to_string(nullptr, Value(JavaDate{37230400})) == "10:20:30.400Z");
+  CHECK(values_convert_to_string(nullptr, Value(*BigDecimal::parse("1.50"))) == "1.50");
+  CHECK(values_convert_to_string(nullptr, Value(Bytes{"hi"})) == "aGk=");
+}
