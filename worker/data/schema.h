@@ -54,10 +54,12 @@ struct Field {
 /// that Java leaves null are empty optionals here.
 class Schema {
  public:
+  /// Schema.type() and Schema.isOptional().
   Type type() const { return type_; }
   bool optional() const { return optional_; }
   /// The default value, or nullptr when there is none (a Java null default).
   const Value* default_value() const { return default_.get(); }
+  /// Schema.name(), version() and doc(); nullopt where Java returns null.
   const std::optional<std::string>& name() const { return name_; }
   const std::optional<int32_t>& version() const { return version_; }
   const std::optional<std::string>& doc() const { return doc_; }
@@ -111,7 +113,10 @@ bool schema_equals(const SchemaPtr& a, const SchemaPtr& b);
 /// Setters chain: `SchemaBuilder::struct_().name("x").field("a", INT32()).build()`.
 class SchemaBuilder {
  public:
+  /// A required schema of `type` with nothing else set (use the factories
+  /// below for ARRAY and MAP, which need element schemas).
   explicit SchemaBuilder(Type type);
+  /// SchemaBuilder.int8() ... bytes() and struct(): builders of one type.
   static SchemaBuilder int8() { return SchemaBuilder(Type::INT8); }
   static SchemaBuilder int16() { return SchemaBuilder(Type::INT16); }
   static SchemaBuilder int32() { return SchemaBuilder(Type::INT32); }
@@ -130,22 +135,28 @@ class SchemaBuilder {
   /// MAP from key to value schema (both required).
   static SchemaBuilder map(SchemaPtr key_schema, SchemaPtr value_schema);
 
+  /// Marks the schema optional (null allowed) / required (the default).
   SchemaBuilder& optional();
   SchemaBuilder& required();
   /// Sets the default after validating it against the schema so far
   /// ("Invalid default value" on mismatch). Only settable once.
   SchemaBuilder& default_value(Value v);
+  /// Name, version and doc, each settable once ("Invalid SchemaBuilder
+  /// call: name has already been set." when set again to another value).
   SchemaBuilder& name(std::string n);
   SchemaBuilder& version(int32_t v);
   SchemaBuilder& doc(std::string d);
   /// Adds (or replaces, keeping its position) one parameter.
   SchemaBuilder& parameter(std::string key, std::string value);
+  /// Adds every parameter of `params` in order (creates an empty map when
+  /// `params` is empty, as Java's parameters(emptyMap) does).
   SchemaBuilder& parameters(const Parameters& params);
   /// Appends a STRUCT field. Errors: "Cannot create fields on type T",
   /// "fieldName cannot be null.", "Cannot create field because of field name
   /// duplication NAME".
   SchemaBuilder& field(std::string field_name, SchemaPtr schema);
 
+  /// What has been set so far.
   Type type() const { return s_.type_; }
   bool is_optional() const { return s_.optional_; }
   const std::optional<std::string>& name_value() const { return s_.name_; }

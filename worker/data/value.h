@@ -77,6 +77,7 @@ class Struct {
   /// Checked constructor: "Not a struct schema: Schema{...}" otherwise.
   static Result<Struct> of(SchemaPtr schema);
 
+  /// Struct.schema(): the STRUCT schema this struct was made for.
   const SchemaPtr& schema() const { return schema_; }
 
   /// Struct.put(String, Object): errors "NAME is not a valid field name" and
@@ -106,6 +107,7 @@ class Struct {
   /// Java's Struct.toString(): "Struct{a=1,b=x}" (null fields left out).
   std::string to_string() const;
 
+  /// Struct.equals: equal schemas and equal values field by field.
   friend bool operator==(const Struct& a, const Struct& b);
 
  private:
@@ -121,7 +123,10 @@ struct Value {
                                Bytes, Array, Map, Struct, BigDecimal, JavaDate>;
   Variant v;
 
+  /// A Java null.
   Value() = default;
+  /// One constructor per Java class (implicit, so `Value(int32_t{5})`,
+  /// `Value("text")`, `Value(Array{...})` read naturally).
   Value(std::monostate) {}                              // NOLINT: implicit by design
   Value(int8_t x) : v(x) {}                             // NOLINT
   Value(int16_t x) : v(x) {}                            // NOLINT
@@ -139,7 +144,11 @@ struct Value {
   Value(BigDecimal x) : v(std::move(x)) {}              // NOLINT
   Value(JavaDate x) : v(x) {}                           // NOLINT
 
+  /// True for a Java null.
   bool is_null() const { return v.index() == 0; }
+  /// Class checks and access: is<int32_t>(), as<Struct>() (throws
+  /// std::bad_variant_access on the wrong class), get_if<Bytes>() (nullptr
+  /// on the wrong class).
   template <typename T>
   bool is() const { return std::holds_alternative<T>(v); }
   template <typename T>
