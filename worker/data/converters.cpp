@@ -1,0 +1,545 @@
+#include "worker/data/converters.h"
+
+#include <iconv.h>
+
+#include <algorithm>
+#include <charconv>
+#include <bit>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+
+#include "worker/data/base64.h"
+#include "worker/data/json_converter.h"
+
+namespace kc::data {
+
+namespace {
+
+Error data_error(std::string message) { return Error{"", std::move(message)}; }
+
+std::string trim(std::string_view s) {
+  auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return "";
+  auto e = s.find_last_not_of(" \t\r\n");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+std::string upper(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
+  return s;
+}
+
+// ---- charsets through iconv ----
+
+// Java charset name (case-insensitive, common aliases) -> iconv name and
+// whether Java writes a big-endian BOM (Java's "UTF-16" encoder does).
+struct Charset {
+  std::string java;
+  std::string iconv;
+  bool bom = false;
+};
+
+std::optional<Charset> lookup_charset(std::string_view name) {
+  std::string u = upper(std::string(name));
+  if (u == "UTF-8" || u == "UTF8") return Charset{"UTF-8", "UTF-8"};
+  if (u == "UTF-16" || u == "UTF16") return Charset{"UTF-16", "UTF-16BE", true};
+  if (u == "UTF-16BE") return Charset{"UTF-16BE", "UTF-16BE"};
+  if (u == "UTF-16LE") return Charset{"UTF-16LE", "UTF-16LE"};
+  if (u == "ISO-8859-1" || u == "ISO8859-1" || u == "ISO_8859_1" || u == "LATIN1" || u == "ISO-LATIN-1")
+    return Charset{"ISO-8859-1", "ISO-8859-1"};
+  if (u == "US-ASCII" || u == "ASCII") return Charset{"US-ASCII", "ASCII"};
+  if (u == "UTF-32" || u == "UTF32") return Charset{"UTF-32", "UTF-32BE"};
+  // Anything else iconv knows, under its own name.
+  iconv_t cd = iconv_open("UTF-8", u.c_str());
+  if (cd == reinterpret_cast<iconv_t>(-1)) return std::nullopt;
+  iconv_close(cd);
+  return Charset{u, u};
+}
+
+// Converts `in` from `from` to `to`. On input iconv cannot convert, emits
+// `replacement` (already in the target encoding) and skips `skip_unit`
+// bytes (or one UTF-8 character when from is UTF-8).
+std::string iconv_convert(const std::string& from, const std::string& to, std::string_view in,
+                          std::string_view replacement, bool from_utf8, size_t skip_unit) {
+  iconv_t cd = iconv_open(to.c_str(), from.c_str());
+  if (cd == reinterpret_cast<iconv_t>(-1)) return std::string(in);
+  std::string out;
+  out.resize(in.size() * 4 + 16);
+  char* inp = const_cast<char*>(in.data());
+  size_t inleft = in.size();
+  char* outp = out.data();
+  size_t outleft = out.size();
+  while (inleft > 0) {
+    size_t r = iconv(cd, &inp, &inleft, &outp, &outleft);
+    if (r != static_cast<size_t>(-1)) break;
+    if (errno == E2BIG) {
+      size_t used = static_cast<size_t>(outp - out.data());
+      out.resize(out.size() * 2);
+      outp = out.data() + used;
+      outleft = out.size() - used;
+      continue;
+    }
+    // EILSEQ / EINVAL: replace one unit and go on.
+    size_t skip = skip_unit;
+    if (from_utf8) {
+      auto c = static_cast<unsigned char>(*inp);
+      skip = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    }
+    skip = std::min(skip, inleft);
+    inp += skip;
+    inleft -= skip;
+    size_t used = static_cast<size_t>(outp - out.data());
+    if (outleft < replacement.size() + 8) {
+      out.resize(out.size() * 2 + replacement.size());
+      outp = out.data() + used;
+      outleft = out.size() - used;
+    }
+    std::memcpy(outp, replacement.data(), replacement.size());
+    outp += replacement.size();
+    outleft -= replacement.size();
+  }
+  out.resize(static_cast<size_t>(outp - out.data()));
+  iconv_close(cd);
+  return out;
+}
+
+// ---- Values.convertToString / parseString (the SimpleHeaderConverter subset) ----
+
+int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+// Values.dateFormatFor: the pattern follows the value (UTC, proleptic
+// Gregorian): before one day (negative included) a time, a whole day a
+// date, otherwise a timestamp.
+std::string values_date_text(JavaDate d) {
+  int64_t ms = d.epoch_ms;
+  int64_t days = floor_div(ms, kMillisPerDay);
+  int64_t in_day = ms - days * kMillisPerDay;
+  char buf[64];
+  auto time_of_day = [&](char* p, size_t n) {
+    std::snprintf(p, n, "%02d:%02d:%02d.%03dZ", static_cast<int>(in_day / 3600000), static_cast<int>(in_day / 60000 % 60),
+                  static_cast<int>(in_day / 1000 % 60), static_cast<int>(in_day % 1000));
+  };
+  if (ms < kMillisPerDay) {
+    time_of_day(buf, sizeof buf);
+    return buf;
+  }
+  // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+  int64_t z = days + 719468;
+  int64_t era = floor_div(z, 146097);
+  int64_t doe = z - era * 146097;
+  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  int64_t y = yoe + era * 400;
+  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  int64_t mp = (5 * doy + 2) / 153;
+  int64_t dd = doy - (153 * mp + 2) / 5 + 1;
+  int64_t mm = mp < 10 ? mp + 3 : mp - 9;
+  if (mm <= 2) ++y;
+  int n = std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lld", static_cast<long long>(y), static_cast<long long>(mm),
+                        static_cast<long long>(dd));
+  if (in_day == 0) return buf;
+  buf[n] = 'T';
+  time_of_day(buf + n + 1, sizeof buf - static_cast<size_t>(n) - 1);
+  return buf;
+}
+
+void append_value_text(std::string& out, const Value& v, bool embedded) {
+  if (v.is_null()) {
+    out += "null";
+    return;
+  }
+  if (const auto* s = v.get_if<std::string>()) {
+    if (embedded) {
+      out.push_back('"');
+      for (char c : *s) {
+        if (c == '"' || c == '\\') out.push_back('\\');
+        out.push_back(c);
+      }
+      out.push_back('"');
+    } else {
+      out += *s;
+    }
+    return;
+  }
+  if (const auto* b = v.get_if<Bytes>()) {
+    out += base64_encode(b->data);
+    return;
+  }
+  if (const auto* a = v.get_if<Array>()) {
+    out.push_back('[');
+    for (size_t i = 0; i < a->size(); ++i) {
+      if (i) out.push_back(',');
+      append_value_text(out, (*a)[i], true);
+    }
+    out.push_back(']');
+    return;
+  }
+  if (const auto* m = v.get_if<Map>()) {
+    out.push_back('{');
+    for (size_t i = 0; i < m->size(); ++i) {
+      if (i) out.push_back(',');
+      append_value_text(out, (*m)[i].first, true);
+      out.push_back(':');
+      append_value_text(out, (*m)[i].second, true);
+    }
+    out.push_back('}');
+    return;
+  }
+  if (const auto* st = v.get_if<Struct>()) {
+    out.push_back('{');
+    bool first = true;
+    for (const auto& f : st->schema()->fields()) {
+      if (!first) out.push_back(',');
+      first = false;
+      append_value_text(out, Value(f.name), true);
+      out.push_back(':');
+      append_value_text(out, st->at(static_cast<size_t>(f.index)), true);
+    }
+    out.push_back('}');
+    return;
+  }
+  if (const auto* d = v.get_if<JavaDate>()) {
+    out += values_date_text(*d);
+    return;
+  }
+  out += java_to_string(v);
+}
+
+template <typename T>
+void put_be(std::string& out, T v) {
+  using U = std::make_unsigned_t<T>;
+  auto u = static_cast<U>(v);
+  for (int i = static_cast<int>(sizeof(T)) - 1; i >= 0; --i) out.push_back(static_cast<char>((u >> (8 * i)) & 0xff));
+}
+
+template <typename T>
+T get_be(std::string_view in) {
+  using U = std::make_unsigned_t<T>;
+  U u = 0;
+  for (char c : in) u = static_cast<U>((u << 8) | static_cast<unsigned char>(c));
+  return static_cast<T>(u);
+}
+
+struct NumberInfo {
+  const char* type_name;      // NumberConverter's typeName
+  const char* deserializer;   // the Kafka deserializer's size message
+  size_t size;
+};
+
+NumberInfo number_info(Type t) {
+  switch (t) {
+    case Type::INT16: return {"short", "Size of data received by ShortDeserializer is not 2", 2};
+    case Type::INT32: return {"integer", "Size of data received by IntegerDeserializer is not 4", 4};
+    case Type::INT64: return {"long", "Size of data received by LongDeserializer is not 8", 8};
+    case Type::FLOAT32: return {"float", "Size of data received by Deserializer is not 4", 4};
+    default: return {"double", "Size of data received by Deserializer is not 8", 8};
+  }
+}
+
+struct ClassEntry {
+  std::string_view full;
+  std::string_view simple;
+  std::string_view pruned;
+};
+
+const std::vector<ClassEntry>& class_table() {
+  static const std::vector<ClassEntry> t{
+      {kJsonConverterClass, "JsonConverter", "Json"},
+      {kStringConverterClass, "StringConverter", "String"},
+      {kByteArrayConverterClass, "ByteArrayConverter", "ByteArray"},
+      {kShortConverterClass, "ShortConverter", "Short"},
+      {kIntegerConverterClass, "IntegerConverter", "Integer"},
+      {kLongConverterClass, "LongConverter", "Long"},
+      {kFloatConverterClass, "FloatConverter", "Float"},
+      {kDoubleConverterClass, "DoubleConverter", "Double"},
+      {kSimpleHeaderConverterClass, "SimpleHeaderConverter", "SimpleHeader"},
+  };
+  return t;
+}
+
+std::unique_ptr<Converter> new_converter(std::string_view full) {
+  if (full == kJsonConverterClass) return std::make_unique<JsonConverter>();
+  if (full == kStringConverterClass) return std::make_unique<StringConverter>();
+  if (full == kByteArrayConverterClass) return std::make_unique<ByteArrayConverter>();
+  if (full == kShortConverterClass) return std::make_unique<NumberConverter>(Type::INT16);
+  if (full == kIntegerConverterClass) return std::make_unique<NumberConverter>(Type::INT32);
+  if (full == kLongConverterClass) return std::make_unique<NumberConverter>(Type::INT64);
+  if (full == kFloatConverterClass) return std::make_unique<NumberConverter>(Type::FLOAT32);
+  if (full == kDoubleConverterClass) return std::make_unique<NumberConverter>(Type::FLOAT64);
+  return nullptr;
+}
+
+// A Converter used as a HeaderConverter: the header value is converted as
+// record data (Connect's converters implement both interfaces this way).
+class ConverterAsHeaderConverter final : public HeaderConverter {
+ public:
+  explicit ConverterAsHeaderConverter(std::unique_ptr<Converter> c) : c_(std::move(c)) {}
+  Status configure(const ConverterConfig& config) override { return c_->configure(config, false); }
+  Result<std::optional<std::string>> from_connect_header(std::string_view topic, std::string_view,
+                                                         const SchemaPtr& schema, const Value& value) const override {
+    return c_->from_connect(topic, schema, value);
+  }
+  Result<SchemaAndValue> to_connect_header(std::string_view topic, std::string_view,
+                                           const std::string* bytes) const override {
+    return c_->to_connect(topic, bytes);
+  }
+
+ private:
+  std::unique_ptr<Converter> c_;
+};
+
+}  // namespace
+
+// ------------------------------------------------------------------ config
+
+Result<bool> config_bool(const ConverterConfig& config, const std::string& key, bool dflt) {
+  auto it = config.find(key);
+  if (it == config.end()) return dflt;
+  std::string v = upper(trim(it->second));
+  if (v == "TRUE") return true;
+  if (v == "FALSE") return false;
+  return Error{key, "Invalid value " + it->second + " for configuration " + key +
+                        ": Expected value to be either true or false"};
+}
+
+Result<int32_t> config_int(const ConverterConfig& config, const std::string& key, int32_t dflt) {
+  auto it = config.find(key);
+  if (it == config.end()) return dflt;
+  std::string v = trim(it->second);
+  int32_t out = 0;
+  const char* b = v.data();
+  const char* e = b + v.size();
+  if (b != e && *b == '+') ++b;
+  auto [p, ec] = std::from_chars(b, e, out);
+  if (v.empty() || ec != std::errc() || p != e)
+    return Error{key, "Invalid value " + it->second + " for configuration " + key + ": Not a number of type INT"};
+  return out;
+}
+
+// ------------------------------------------------------------------ factory
+
+const std::vector<std::string_view>& converter_class_names() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> v;
+    for (const auto& e : class_table()) v.push_back(e.full);
+    return v;
+  }();
+  return names;
+}
+
+std::optional<std::string_view> resolve_converter_class(std::string_view name) {
+  for (const auto& e : class_table())
+    if (name == e.full || name == e.simple || name == e.pruned) return e.full;
+  return std::nullopt;
+}
+
+Result<std::unique_ptr<Converter>> make_converter(std::string_view class_name, const ConverterConfig& config,
+                                                  bool is_key) {
+  auto full = resolve_converter_class(class_name);
+  if (!full) return Error{"", "Class " + std::string(class_name) + " could not be found."};
+  auto c = new_converter(*full);
+  if (!c) return Error{"", std::string(*full) + " is not a Converter"};
+  auto st = c->configure(config, is_key);
+  if (!st) return st.error();
+  return c;
+}
+
+Result<std::unique_ptr<HeaderConverter>> make_header_converter(std::string_view class_name,
+                                                               const ConverterConfig& config) {
+  auto full = resolve_converter_class(class_name);
+  if (!full) return Error{"", "Class " + std::string(class_name) + " could not be found."};
+  std::unique_ptr<HeaderConverter> h;
+  if (*full == kSimpleHeaderConverterClass)
+    h = std::make_unique<SimpleHeaderConverter>();
+  else if (*full == kJsonConverterClass)
+    h = std::make_unique<JsonConverter>();
+  else if (*full == kStringConverterClass)
+    h = std::make_unique<StringConverter>();
+  else
+    h = std::make_unique<ConverterAsHeaderConverter>(new_converter(*full));
+  auto st = h->configure(config);
+  if (!st) return st.error();
+  return h;
+}
+
+// ------------------------------------------------------------------ StringConverter
+
+Status StringConverter::configure(const ConverterConfig& config, bool) {
+  std::string name = "UTF-8";
+  if (auto it = config.find("converter.encoding"); it != config.end()) name = trim(it->second);
+  auto cs = lookup_charset(name);
+  if (!cs) return Error{"converter.encoding", "Unsupported encoding " + name};
+  encoding_ = cs->java;
+  utf8_ = cs->iconv == "UTF-8";
+  return ok_status();
+}
+
+Result<std::optional<std::string>> StringConverter::from_connect(std::string_view, const SchemaPtr&,
+                                                                 const Value& value) const {
+  if (value.is_null()) return std::optional<std::string>();
+  std::string text = java_to_string(value);
+  if (utf8_ || value.is<Bytes>()) return std::optional<std::string>(std::move(text));
+  auto cs = lookup_charset(encoding_);
+  std::string replacement = iconv_convert("UTF-8", cs->iconv, "?", "", true, 1);
+  std::string out = iconv_convert("UTF-8", cs->iconv, text, replacement, true, 1);
+  if (cs->bom) out.insert(0, "\xFE\xFF");
+  return std::optional<std::string>(std::move(out));
+}
+
+Result<SchemaAndValue> StringConverter::to_connect(std::string_view, const std::string* bytes) const {
+  if (!bytes) return SchemaAndValue{OPTIONAL_STRING_SCHEMA(), Value()};
+  if (utf8_) return SchemaAndValue{OPTIONAL_STRING_SCHEMA(), Value(*bytes)};
+  auto cs = lookup_charset(encoding_);
+  std::string_view in = *bytes;
+  std::string from = cs->iconv;
+  size_t unit = 1;
+  if (cs->iconv.rfind("UTF-16", 0) == 0) unit = 2;
+  if (cs->iconv.rfind("UTF-32", 0) == 0) unit = 4;
+  if (cs->bom && in.size() >= 2) {  // Java's UTF-16 decoder honours a BOM
+    if (in[0] == '\xFE' && in[1] == '\xFF') {
+      in.remove_prefix(2);
+      from = "UTF-16BE";
+    } else if (in[0] == '\xFF' && in[1] == '\xFE') {
+      in.remove_prefix(2);
+      from = "UTF-16LE";
+    }
+  }
+  return SchemaAndValue{OPTIONAL_STRING_SCHEMA(), Value(iconv_convert(from, "UTF-8", in, "\xEF\xBF\xBD", false, unit))};
+}
+
+// ------------------------------------------------------------------ ByteArrayConverter
+
+Result<std::optional<std::string>> ByteArrayConverter::from_connect(std::string_view, const SchemaPtr& schema,
+                                                                    const Value& value) const {
+  if (schema && schema->type() != Type::BYTES)
+    return data_error("Invalid schema type for ByteArrayConverter: " + std::string(type_name(schema->type())));
+  if (value.is_null()) return std::optional<std::string>();
+  if (!value.is<Bytes>())
+    return data_error("ByteArrayConverter is not compatible with objects of type class " + java_class_name(value));
+  return std::optional<std::string>(value.as<Bytes>().data);
+}
+
+Result<SchemaAndValue> ByteArrayConverter::to_connect(std::string_view, const std::string* bytes) const {
+  if (!bytes) return SchemaAndValue{OPTIONAL_BYTES_SCHEMA(), Value()};
+  return SchemaAndValue{OPTIONAL_BYTES_SCHEMA(), Value(Bytes{*bytes})};
+}
+
+// ------------------------------------------------------------------ NumberConverter
+
+Result<std::optional<std::string>> NumberConverter::from_connect(std::string_view, const SchemaPtr&,
+                                                                 const Value& value) const {
+  if (value.is_null()) return std::optional<std::string>();
+  std::string out;
+  switch (type_) {
+    case Type::INT16:
+      if (value.is<int16_t>()) put_be(out, value.as<int16_t>());
+      break;
+    case Type::INT32:
+      if (value.is<int32_t>()) put_be(out, value.as<int32_t>());
+      break;
+    case Type::INT64:
+      if (value.is<int64_t>()) put_be(out, value.as<int64_t>());
+      break;
+    case Type::FLOAT32:
+      if (value.is<float>()) put_be(out, std::bit_cast<uint32_t>(value.as<float>()));
+      break;
+    default:
+      if (value.is<double>()) put_be(out, std::bit_cast<uint64_t>(value.as<double>()));
+      break;
+  }
+  if (out.empty())
+    return data_error(std::string("Failed to serialize to ") + number_info(type_).type_name + " (was class " +
+                      java_class_name(value) + "): ");
+  return std::optional<std::string>(std::move(out));
+}
+
+Result<SchemaAndValue> NumberConverter::to_connect(std::string_view, const std::string* bytes) const {
+  SchemaPtr schema = type_ == Type::INT16   ? OPTIONAL_INT16_SCHEMA()
+                     : type_ == Type::INT32 ? OPTIONAL_INT32_SCHEMA()
+                     : type_ == Type::INT64 ? OPTIONAL_INT64_SCHEMA()
+                     : type_ == Type::FLOAT32 ? OPTIONAL_FLOAT32_SCHEMA()
+                                              : OPTIONAL_FLOAT64_SCHEMA();
+  if (!bytes) return SchemaAndValue{schema, Value()};
+  NumberInfo info = number_info(type_);
+  if (bytes->size() != info.size)
+    return data_error(std::string("Failed to deserialize ") + info.type_name + ": " + info.deserializer);
+  Value v;
+  switch (type_) {
+    case Type::INT16: v = get_be<int16_t>(*bytes); break;
+    case Type::INT32: v = get_be<int32_t>(*bytes); break;
+    case Type::INT64: v = get_be<int64_t>(*bytes); break;
+    case Type::FLOAT32: v = std::bit_cast<float>(get_be<uint32_t>(*bytes)); break;
+    default: v = std::bit_cast<double>(get_be<uint64_t>(*bytes)); break;
+  }
+  return SchemaAndValue{schema, std::move(v)};
+}
+
+// ------------------------------------------------------------------ SimpleHeaderConverter
+
+std::string values_convert_to_string(const SchemaPtr&, const Value& value) {
+  std::string out;
+  append_value_text(out, value, false);
+  return out;
+}
+
+SchemaAndValue values_parse_string(std::string_view raw) {
+  if (raw.empty()) return SchemaAndValue{STRING_SCHEMA(), Value(std::string())};
+  std::string text = trim(raw);
+  if (text == "null") return SchemaAndValue{nullptr, Value()};
+  if (text == "true") return SchemaAndValue{BOOLEAN_SCHEMA(), Value(true)};
+  if (text == "false") return SchemaAndValue{BOOLEAN_SCHEMA(), Value(false)};
+  // A number: Values.parseString reads it as a BigDecimal, then picks the
+  // smallest integer type for an integral value ("1e3" -> INT16), else
+  // FLOAT32 / FLOAT64 when finite, else a Decimal.
+  if (text.find_first_not_of("+-0123456789.eE") == std::string::npos) {
+    if (auto d = BigDecimal::parse(text)) {
+      std::string digits = d->unscaled_decimal();
+      bool neg = digits[0] == '-';
+      if (neg) digits.erase(0, 1);
+      bool integral = true;
+      if (d->scale > 0) {
+        auto s = static_cast<size_t>(d->scale);
+        std::string frac = digits.size() > s ? digits.substr(digits.size() - s) : digits;
+        integral = frac.find_first_not_of('0') == std::string::npos;
+        digits = digits.size() > s ? digits.substr(0, digits.size() - s) : "0";
+      } else if (d->scale < 0 && digits != "0") {
+        if (-static_cast<int64_t>(d->scale) > 20) integral = false;  // beyond int64 anyway
+        else digits.append(static_cast<size_t>(-d->scale), '0');
+      }
+      int64_t v = 0;
+      std::string signed_digits = (neg ? "-" : "") + digits;
+      auto [p, ec] = std::from_chars(signed_digits.data(), signed_digits.data() + signed_digits.size(), v);
+      if (integral && ec == std::errc() && p == signed_digits.data() + signed_digits.size()) {
+        if (v >= INT8_MIN && v <= INT8_MAX) return SchemaAndValue{INT8_SCHEMA(), Value(static_cast<int8_t>(v))};
+        if (v >= INT16_MIN && v <= INT16_MAX) return SchemaAndValue{INT16_SCHEMA(), Value(static_cast<int16_t>(v))};
+        if (v >= INT32_MIN && v <= INT32_MAX) return SchemaAndValue{INT32_SCHEMA(), Value(static_cast<int32_t>(v))};
+        return SchemaAndValue{INT64_SCHEMA(), Value(v)};
+      }
+      float f = std::strtof(text.c_str(), nullptr);
+      if (std::isfinite(f) && d->scale != 0) return SchemaAndValue{FLOAT32_SCHEMA(), Value(f)};
+      double dv = std::strtod(text.c_str(), nullptr);
+      if (std::isfinite(dv) && d->scale != 0) return SchemaAndValue{FLOAT64_SCHEMA(), Value(dv)};
+      return SchemaAndValue{decimal_builder(d->scale).build().value(), Value(*d)};
+    }
+  }
+  return SchemaAndValue{STRING_SCHEMA(), Value(std::string(raw))};
+}
+
+Result<std::optional<std::string>> SimpleHeaderConverter::from_connect_header(std::string_view, std::string_view,
+                                                                              const SchemaPtr& schema,
+                                                                              const Value& value) const {
+  if (value.is_null()) return std::optional<std::string>();
+  return std::optional<std::string>(values_convert_to_string(schema, value));
+}
+
+Result<SchemaAndValue> SimpleHeaderConverter::to_connect_header(std::string_view, std::string_view,
+                                                                const std::string* bytes) const {
+  if (!bytes) return SchemaAndValue{};
+  return values_parse_string(*bytes);
+}
+
+}  // namespace kc::data
