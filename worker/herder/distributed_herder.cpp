@@ -305,8 +305,6 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     wo.key_converter_config = cfg.key_converter_config;
     wo.value_converter_config = cfg.value_converter_config;
     wo.metrics = cfg.metrics;
-    wo.producer_shared = cfg.producer_shared;
-    wo.exactly_once_source = cfg.exactly_once_source;
     worker = std::make_unique<runtime::Worker>(wo, offset_store.get(), status_listener.get(), registry);
     worker->set_observer(observer.load());
 
