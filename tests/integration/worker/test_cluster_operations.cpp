@@ -249,6 +249,9 @@ TEST_CASE("KIP-745 restart with includeTasks: 202 plan with RESTARTING, each ins
   auto starts = cl.observer().starts_since(mark);
   for (const auto& [task, n] : starts) CHECK(n == 1);
   CHECK(cl.task_owners() == owners);  // restarted in place, no rebalance moved them
+  // The restart's RESTARTING and RUNNING records may still be on their way
+  // (asynchronous status writes); the next plan reads the settled state.
+  wait_views(cl, "c", "RUNNING tasks 0=RUNNING 1=RUNNING");
 
   // onlyFailed with nothing FAILED: nothing restarts; the plan shows current states.
   const size_t mark2 = cl.observer().mark();

@@ -55,7 +55,8 @@ TEST_CASE("the data plane's fast paths give what from_connect / to_connect give"
     }
   }
   std::optional<std::string_view> view;
-  CHECK((*str)->from_connect_view(Data::string("hello"), view));
+  const Data hello = Data::string("hello");  // the view points into it: keep it alive
+  CHECK((*str)->from_connect_view(hello, view));
   CHECK(view == std::optional<std::string_view>("hello"));
   CHECK_FALSE((*str)->from_connect_view(schemaless_map, view));          // JSON text: from_connect's work
   CHECK_FALSE((*bin)->from_connect_view(Data::string("s"), view));       // its error: from_connect's
