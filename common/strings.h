@@ -2,9 +2,19 @@
 // Small string helpers shared by several layers.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kc {
+
+/// `s` without leading and trailing spaces, tabs, CR and LF (Java's
+/// String.trim for the characters configs hold).
+inline std::string trim(std::string_view s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return {};
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return std::string(s.substr(b, e - b + 1));
+}
 
 /// Splits a comma-separated list ("a, b,,c") into trimmed, non-empty items
 /// (["a","b","c"]); spaces and tabs around items are dropped. Used for

@@ -173,10 +173,11 @@ class FileSinkTask : public SinkTask {
     std::string& batch = batch_;
     batch.clear();
     for (const auto& r : records) {
-      if (r.value.value.is_string()) batch += r.value.value.get_ref<const std::string&>();
-      else if (r.value.value.is_binary()) batch.append(r.value.value.get_binary().begin(), r.value.value.get_binary().end());
-      else if (r.value.value.is_null()) batch += "null";
-      else batch += r.value.value.dump();
+      // PrintStream.println(value) as Connect's FileStreamSinkTask writes
+      // it: String.valueOf, with a byte[] written as its bytes.
+      if (const auto* s = r.value.value.get_if<std::string>()) batch += *s;
+      else if (const auto* b = r.value.value.get_if<data::Bytes>()) batch += b->data;
+      else batch += data::java_to_string(r.value.value);
       batch.push_back('\n');
     }
     for (size_t done = 0; done < batch.size();) {

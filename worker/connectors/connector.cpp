@@ -10,22 +10,15 @@ SharedJson::SharedJson() {
 SharedJson::SharedJson(OrderedJson value) : value_(std::make_shared<const OrderedJson>(std::move(value))) {}
 
 Data Data::string(std::optional<std::string> s) {
-  Data d;
-  if (s) {
-    d.schema = Schema{SchemaType::String, false};
-    d.value = std::move(*s);
-  } else {
-    d.schema = Schema{SchemaType::String, true};
-    d.value = nullptr;
-  }
-  return d;
+  if (!s) return Data{data::OPTIONAL_STRING_SCHEMA(), data::Value()};
+  return Data{data::STRING_SCHEMA(), data::Value(std::move(*s))};
 }
 
-Data Data::bytes(const std::string& b) {
-  Data d;
-  d.schema = Schema{SchemaType::Bytes, false};
-  d.value = nlohmann::json::binary(std::vector<uint8_t>(b.begin(), b.end()));
-  return d;
+Data Data::bytes(std::string b) { return Data{data::BYTES_SCHEMA(), data::Value(data::Bytes{std::move(b)})}; }
+
+bool operator==(const Data& a, const Data& b) {
+  const bool same_schema = a.schema == b.schema || (a.schema && b.schema && *a.schema == *b.schema);
+  return same_schema && a.value == b.value;
 }
 
 const char* connector_type_name(ConnectorType t) {

@@ -18,6 +18,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "worker/data/record.h"
+#include "worker/data/value.h"
+
 namespace kc::connectors {
 
 /// A connector or task configuration (string -> string, like Connect).
@@ -31,31 +34,32 @@ class ConnectError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Connect schema types supported by the converters.
-enum class SchemaType { Int8, Int16, Int32, Int64, Float32, Float64, Boolean, String, Bytes };
-
-/// A (primitive) Connect schema.
-struct Schema {
-  SchemaType type = SchemaType::String;
-  bool optional = false;
-  bool operator==(const Schema&) const = default;
+/// A failure that may succeed when tried again (Connect's
+/// RetriableException): a sink task's put() that throws it gets the same
+/// records again after a backoff; a pipeline stage is retried within
+/// errors.retry.timeout.
+class RetriableError : public ConnectError {
+ public:
+  using ConnectError::ConnectError;
 };
 
-/// Connect's SchemaAndValue. `value` holds the data: JSON null for null,
-/// strings, numbers, booleans, objects/arrays for schemaless maps/lists, and
-/// JSON binary (nlohmann::json::binary_t) for bytes. `schema` nullopt means
-/// schemaless.
+/// Connect's SchemaAndValue, in the data model of worker/data: `schema`
+/// nullptr means schemaless; `value` is the Java object (a null Value is a
+/// Java null). Connectors build keys and values from it; converters and
+/// transforms act on it.
 struct Data {
-  std::optional<Schema> schema;
-  nlohmann::json value;
+  data::SchemaPtr schema;
+  data::Value value;
 
-  /// A string value with Connect's STRING_SCHEMA (or OPTIONAL when null).
+  /// A string with Connect's STRING_SCHEMA (OPTIONAL_STRING_SCHEMA and a
+  /// null value when `s` is nullopt).
   static Data string(std::optional<std::string> s);
-  /// A bytes value with BYTES_SCHEMA.
-  static Data bytes(const std::string& b);
-  /// Null with no schema.
+  /// A byte[] with BYTES_SCHEMA.
+  static Data bytes(std::string b);
+  /// A Java null with no schema.
   static Data null() { return Data{}; }
-  bool operator==(const Data&) const = default;
+  /// Same schema (by value) and equal values.
+  friend bool operator==(const Data& a, const Data& b);
 };
 
 /// An immutable JSON value whose copies share it: copying one copies a
@@ -92,6 +96,7 @@ struct SourceRecord {
   Data key;
   Data value;
   std::optional<int64_t> timestamp_ms;     ///< nullopt = producer's time
+  data::Headers headers;                   ///< converted by the header converter
 };
 
 /// A record handed to a sink task.
@@ -102,6 +107,7 @@ struct SinkRecord {
   Data key;
   Data value;
   int64_t timestamp_ms = -1;
+  data::Headers headers;  ///< the record's headers, through the header converter
 };
 
 /// Topic-partition -> next offset to consume (i.e. last handled + 1).

@@ -304,6 +304,8 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     wo.value_converter = cfg.value_converter;
     wo.key_converter_config = cfg.key_converter_config;
     wo.value_converter_config = cfg.value_converter_config;
+    wo.header_converter = cfg.header_converter;
+    wo.header_converter_config = cfg.header_converter_config;
     wo.metrics = cfg.metrics;
     worker = std::make_unique<runtime::Worker>(wo, offset_store.get(), status_listener.get(), registry);
     worker->set_observer(observer.load());

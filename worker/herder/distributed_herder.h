@@ -87,6 +87,8 @@ struct HerderConfig {
   std::string value_converter = "org.apache.kafka.connect.json.JsonConverter";  ///< value.converter
   storage::ConfigMap key_converter_config;    ///< key.converter.* (prefix stripped)
   storage::ConfigMap value_converter_config;  ///< value.converter.* (prefix stripped)
+  std::string header_converter = "org.apache.kafka.connect.storage.SimpleHeaderConverter";  ///< header.converter
+  storage::ConfigMap header_converter_config;  ///< header.converter.* (prefix stripped)
   /// topic.tracking.enable: when false the herder answers GET
   /// /connectors/{c}/topics and PUT .../topics/reset with
   /// rest::RestError::topic_tracking_disabled() (403, Connect's text).

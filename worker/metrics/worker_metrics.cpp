@@ -52,6 +52,14 @@ void TaskMetrics::sink_read(uint64_t n) {
 void TaskMetrics::sink_sent(uint64_t n) {
   if (sent_) sent_->inc(static_cast<double>(n));
 }
+void TaskMetrics::error_failure() { failures_->inc(); }
+void TaskMetrics::error_record() { errors_->inc(); }
+void TaskMetrics::error_skipped() { skipped_->inc(); }
+void TaskMetrics::error_retry() { retries_->inc(); }
+void TaskMetrics::error_logged() { logged_->inc(); }
+void TaskMetrics::dlq_request() { dlq_requests_->inc(); }
+void TaskMetrics::dlq_failure() { dlq_failures_->inc(); }
+void TaskMetrics::error_at(int64_t epoch_ms) { last_error_->set(static_cast<double>(epoch_ms)); }
 
 // ------------------------------------------------------------------ WorkerMetrics
 
@@ -199,6 +207,21 @@ std::shared_ptr<TaskMetrics> WorkerMetrics::task(const std::string& connector, i
                                     "Successful offset commits of the task (offset-commit-completion-total).", l);
   m->commit_fail_ = registry_.counter("task_offset_commit_failure_total",
                                       "Failed offset commits of the task (offset-commit-skip/failure).", l);
+  // task-error-metrics
+  m->failures_ = registry_.counter("task_error_record_failures_total",
+                                   "Failed attempts of a record stage (total-record-failures).", l);
+  m->errors_ = registry_.counter("task_error_record_errors_total",
+                                 "Records that ended in an error (total-record-errors).", l);
+  m->skipped_ = registry_.counter("task_error_records_skipped_total",
+                                  "Records skipped under errors.tolerance=all (total-records-skipped).", l);
+  m->retries_ = registry_.counter("task_error_retries_total", "Retries of retriable failures (total-retries).", l);
+  m->logged_ = registry_.counter("task_error_errors_logged_total", "Errors written to the log (total-errors-logged).", l);
+  m->dlq_requests_ = registry_.counter("task_error_deadletterqueue_produce_requests_total",
+                                       "Records sent to the dead letter queue (deadletterqueue-produce-requests).", l);
+  m->dlq_failures_ = registry_.counter("task_error_deadletterqueue_produce_failures_total",
+                                       "Dead letter queue writes that failed (deadletterqueue-produce-failures).", l);
+  m->last_error_ = registry_.gauge("task_error_last_error_timestamp_ms",
+                                   "Epoch ms of the task's last error (last-error-timestamp); 0 = none.", l);
   if (source) {
     m->polled_ = registry_.counter("source_task_records_polled_total",
                                    "Records returned by the source task's poll() (source-record-poll-total).", l);

@@ -49,11 +49,32 @@ class TaskMetrics {
   /// Sink task: records delivered to the plugin's put().
   void sink_sent(uint64_t n);
 
+  // Connect's task-error-metrics (KIP-298), counted by the task's error
+  // handler (worker/runtime/error_handling.h).
+  /// A failed attempt of a stage (total-record-failures).
+  void error_failure();
+  /// A record that ended in an error (total-record-errors).
+  void error_record();
+  /// A record skipped under errors.tolerance=all (total-records-skipped).
+  void error_skipped();
+  /// A retry of a retriable failure (total-retries).
+  void error_retry();
+  /// An error written to the log (total-errors-logged).
+  void error_logged();
+  /// A record sent to the dead letter queue (deadletterqueue-produce-requests).
+  void dlq_request();
+  /// A dead letter queue write that failed (deadletterqueue-produce-failures).
+  void dlq_failure();
+  /// Sets last-error-timestamp (epoch ms).
+  void error_at(int64_t epoch_ms);
+
  private:
   friend class WorkerMetrics;
   std::shared_ptr<Gauge> state_[5];
   std::shared_ptr<Counter> commit_ok_, commit_fail_;
   std::shared_ptr<Counter> polled_, written_, read_, sent_;
+  std::shared_ptr<Counter> failures_, errors_, skipped_, retries_, logged_, dlq_requests_, dlq_failures_;
+  std::shared_ptr<Gauge> last_error_;
 };
 
 /// The worker's metrics (see file comment). Create one per worker and share

@@ -1,7 +1,10 @@
 #pragma once
-// Converters between Connect data (connectors::Data) and record bytes, by
-// Kafka Connect class name: StringConverter, ByteArrayConverter and
-// JsonConverter (`schemas.enable`, default true).
+// The converters a task uses between Connect data (connectors::Data, the
+// data model of worker/data) and record bytes: one of worker/data's
+// converters by Kafka Connect class name or alias, plus the data plane's
+// fast paths that hand over bytes without a copy where the conversion is the
+// identity (a UTF-8 StringConverter on a String, ByteArrayConverter on a
+// byte[]).
 
 #include <map>
 #include <memory>
@@ -11,68 +14,59 @@
 
 #include "common/result.h"
 #include "worker/connectors/connector.h"
+#include "worker/data/converters.h"
 
 namespace kc::runtime {
 
-/// Converter interface (Connect's Converter). Stateless after configure():
-/// one instance per task, used only on that task's thread.
+/// A configured key or value converter for one task (Connect's Converter
+/// as a WorkerTask holds it). Stateless after construction; used on that
+/// task's thread only.
 class Converter {
  public:
-  virtual ~Converter() = default;
-  /// Connect data -> record bytes; nullopt = null record key/value.
-  /// Errors when the data cannot be represented (e.g. a map through
-  /// ByteArrayConverter).
-  virtual Result<std::optional<std::string>> from_connect(const std::string& topic,
-                                                          const connectors::Data& data) const = 0;
-  /// Record bytes -> Connect data (nullopt bytes = null). Errors on
-  /// malformed input (e.g. bad JSON, missing envelope with schemas.enable).
-  virtual Result<connectors::Data> to_connect(const std::string& topic,
-                                              const std::optional<std::string>& bytes) const = 0;
+  /// Connect data -> record bytes (Converter.fromConnectData); nullopt is
+  /// a null key/value. Errors carry Connect's DataException message, e.g.
+  /// "ByteArrayConverter is not compatible with objects of type class
+  /// java.lang.String".
+  Result<std::optional<std::string>> from_connect(std::string_view topic, const connectors::Data& data) const;
+  /// Record bytes -> Connect data (Converter.toConnectData); nullopt bytes
+  /// are a null. Errors on malformed input (bad JSON, a missing envelope
+  /// with schemas.enable=true, ...).
+  Result<connectors::Data> to_connect(std::string_view topic, const std::optional<std::string>& bytes) const;
 
-  /// The data plane's fast path of from_connect: when `data` already holds
-  /// the record bytes (a string through StringConverter, bytes through
-  /// ByteArrayConverter, or null), sets `out` to a view of them (nullopt =
-  /// null record key/value) and returns true; the view lives as long as
-  /// `data`. Returns false when from_connect must do the work (or report
-  /// the error).
-  virtual bool from_connect_view(const connectors::Data& data, std::optional<std::string_view>& out) const {
-    (void)data;
-    (void)out;
-    return false;
-  }
-  /// to_connect taking the bytes over (the sink path owns them): saves a
+  /// The fast path of from_connect: when the conversion is the identity on
+  /// `data` (a String through a UTF-8 StringConverter, a byte[] through
+  /// ByteArrayConverter, or a null through either), sets `out` to a view of
+  /// the bytes inside `data` (nullopt = null) and returns true; the view
+  /// lives as long as `data`. Returns false when from_connect must do the
+  /// work (or report the error).
+  bool from_connect_view(const connectors::Data& data, std::optional<std::string_view>& out) const;
+  /// to_connect taking the bytes over (the sink path owns them), saving a
   /// copy where the Connect value is the bytes themselves.
-  virtual Result<connectors::Data> to_connect_owned(const std::string& topic, std::optional<std::string>&& bytes) const {
-    return to_connect(topic, bytes);
-  }
+  Result<connectors::Data> to_connect_owned(std::string_view topic, std::optional<std::string>&& bytes) const;
+
+  /// The underlying converter of worker/data.
+  const data::Converter& converter() const { return *converter_; }
+
+ private:
+  friend Result<std::unique_ptr<Converter>> make_converter(const std::string&,
+                                                           const std::map<std::string, std::string>&, bool);
+  enum class Identity { None, Utf8String, ByteArray };
+  std::unique_ptr<data::Converter> converter_;
+  Identity identity_ = Identity::None;
 };
 
-/// Class names accepted by make_converter (full names; the simple names
-/// "StringConverter", "ByteArrayConverter", "JsonConverter" work too).
+/// Full class names (make_converter also takes the simple names and the
+/// aliases without "Converter", as Connect's plugin aliases do).
 inline constexpr const char* kStringConverterClass = "org.apache.kafka.connect.storage.StringConverter";
 inline constexpr const char* kByteArrayConverterClass = "org.apache.kafka.connect.converters.ByteArrayConverter";
 inline constexpr const char* kJsonConverterClass = "org.apache.kafka.connect.json.JsonConverter";
 
-/// Creates a converter by class name. `config` holds the converter's own
-/// settings with the `key.converter.` / `value.converter.` prefix already
-/// stripped (e.g. {"schemas.enable":"false"}). Errors on an unknown class or
-/// a bad setting.
-///
-/// Behaviour, following Connect:
-/// * StringConverter: strings as UTF-8; other values as their JSON text;
-///   bytes -> OPTIONAL_STRING schema on the way in.
-/// * ByteArrayConverter: requires bytes (or null); bytes -> OPTIONAL_BYTES.
-/// * JsonConverter, schemas.enable=true: `{"schema":{...},"payload":...}`
-///   envelope; bytes as base64. schemas.enable=false: bare JSON. Reading
-///   with schemas.enable=true requires exactly the `schema` and `payload`
-///   members.
+/// Creates and configures a key (`is_key`) or value converter by class name
+/// or alias. `config` holds its settings with the `key.converter.` /
+/// `value.converter.` prefix stripped (e.g. {"schemas.enable":"false"}).
+/// Errors: "Class X could not be found." (field "converter") or the
+/// converter's configure() error, with the config key in Error::field.
 Result<std::unique_ptr<Converter>> make_converter(const std::string& class_name,
-                                                  const std::map<std::string, std::string>& config,
-                                                  bool is_key);
-
-/// Base64 (standard alphabet, padded), as Jackson writes byte arrays.
-std::string base64_encode(const std::string& bytes);
-/// Decodes standard base64; errors on bad characters.
-Result<std::string> base64_decode(const std::string& text);
+                                                  const std::map<std::string, std::string>& config, bool is_key);
 
 }  // namespace kc::runtime

@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "worker/runtime/converter.h"
+#include "worker/runtime/record_pipeline.h"
 #include "worker/storage/records.h"
 
 namespace kc::runtime {
@@ -29,12 +30,6 @@ int remaining_ms(Clock::time_point deadline) {
 
 
 /// Settings under `prefix` with the prefix stripped.
-ConfigMap with_prefix(const ConfigMap& m, const std::string& prefix) {
-  ConfigMap out;
-  for (const auto& [k, v] : m)
-    if (k.size() > prefix.size() && k.compare(0, prefix.size(), prefix) == 0) out[k.substr(prefix.size())] = v;
-  return out;
-}
 
 }  // namespace
 
@@ -184,8 +179,7 @@ struct TaskEnv {
   StatusListener* status = nullptr;
   TaskObserver* observer = nullptr;
   ConfigMap task_config;
-  std::unique_ptr<Converter> key_conv;
-  std::unique_ptr<Converter> value_conv;
+  std::unique_ptr<RecordPipeline> pipeline;  ///< converters, transforms, error handling
   std::shared_ptr<metrics::TaskMetrics> tm;  ///< null when the Worker has no metrics
   /// Called on the task thread when the task starts or stops running (the
   /// Worker recounts its running tasks); may be empty.
@@ -374,6 +368,7 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
     bool was_paused = r.paused.load();
     auto last_commit = Clock::now();
     ActiveTopics active_topics;
+    ProducerRecordView converted;  // reused: its buffers keep their capacity
     while (!r.stop_requested.load()) {
       bool paused = r.paused.load();
       if (paused != was_paused) {
@@ -397,38 +392,31 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
           // unsent rest taken off below; reports cannot bring it below zero.
           batch.unreported.store(static_cast<int64_t>(records.size()), std::memory_order_relaxed);
           for (auto& rec : records) {
-            std::optional<std::string_view> kv, vv;
-            std::optional<std::string> kb, vb;  // converted bytes, when not a view into the record
-            if (!env.key_conv->from_connect_view(rec.key, kv)) {
-              auto k = env.key_conv->from_connect(rec.topic, rec.key);
-              if (!k) throw connectors::ConnectError("key conversion failed: " + k.error().to_string());
-              kb = std::move(k).value();
-              if (kb) kv = *kb;
+            // Transformed and converted; false = dropped by a transform or
+            // skipped after a tolerated error: not sent, but its offset
+            // counts as handled (Connect commits it too).
+            const bool send = env.pipeline->to_producer(rec, converted);
+            if (send) {
+              if (!topic_name || *topic_name != rec.topic) {
+                rkt = producer->topic(rec.topic);
+                topic_name = &rec.topic;
+                active_topics.record(env, id, rec.topic);
+              }
+              // A record's own timestamp, else the producer's time (as Connect).
+              auto st = producer->send_view(rkt, converted.key, converted.value, &batch,
+                                            rec.kafka_partition.value_or(-1), rec.timestamp_ms.value_or(0),
+                                            converted.headers.empty() ? nullptr : &converted.headers);
+              if (!st) throw connectors::ConnectError(st.error().to_string());
+              // cut_off() sets `cancelled` before it purges. If it is not
+              // set yet, the purge comes after this send and removes the
+              // record if it is still queued; if it is set, the purge may
+              // have run before the send, so purge again here.
+              if (r.cancelled.load()) {
+                rd_kafka_purge(producer->handle(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+                break;
+              }
+              ++sent;
             }
-            if (!env.value_conv->from_connect_view(rec.value, vv)) {
-              auto v = env.value_conv->from_connect(rec.topic, rec.value);
-              if (!v) throw connectors::ConnectError("value conversion failed: " + v.error().to_string());
-              vb = std::move(v).value();
-              if (vb) vv = *vb;
-            }
-            if (!topic_name || *topic_name != rec.topic) {
-              rkt = producer->topic(rec.topic);
-              topic_name = &rec.topic;
-              active_topics.record(env, id, rec.topic);
-            }
-            // A record's own timestamp, else the producer's time (as Connect).
-            auto st = producer->send_view(rkt, kv, vv, &batch, rec.kafka_partition.value_or(-1),
-                                          rec.timestamp_ms.value_or(0));
-            if (!st) throw connectors::ConnectError(st.error().to_string());
-            // cut_off() sets `cancelled` before it purges. If it is not set
-            // yet, the purge comes after this send and removes the record if
-            // it is still queued; if it is set, the purge may have run
-            // before the send, so purge again here.
-            if (r.cancelled.load()) {
-              rd_kafka_purge(producer->handle(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
-              break;
-            }
-            ++sent;
             // The last record of each source partition in the poll wins.
             // Records of one partition usually come in runs, most often
             // sharing one partition object: the key is encoded only when
@@ -687,6 +675,12 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
     std::vector<rd_kafka_message_t*> msgs(static_cast<size_t>(std::max(1, env.options.sink_max_batch)));
     std::vector<connectors::SinkRecord> batch;
     batch.reserve(msgs.size());
+    struct ReadEnd {
+      std::string topic;
+      int32_t partition;
+      int64_t offset;  ///< the last consumed in this read
+    };
+    std::vector<ReadEnd> read_ends;  ///< per run of one partition in the read
     const rd_kafka_topic_t* topic_rkt = nullptr;  ///< the topic handle `topic` was read from
     std::string topic;
     while (!r.stop_requested.load()) {
@@ -723,6 +717,7 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
         }
       }
       batch.clear();
+      read_ends.clear();
       try {
         for (size_t i = 0; i < got; ++i) {
           rd_kafka_message_t* m = msgs[i];
@@ -735,40 +730,48 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
             topic_rkt = m->rkt;
             topic = rd_kafka_topic_name(m->rkt);
           }
-          std::optional<std::string> kb, vb;
-          if (m->key) kb.emplace(static_cast<const char*>(m->key), m->key_len);
-          if (m->payload) vb.emplace(static_cast<const char*>(m->payload), m->len);
+          // Every consumed record counts as handled once put() returns,
+          // including those skipped or dropped below; a transform may
+          // rename the topic, so the consumed position is kept apart.
+          if (read_ends.empty() || read_ends.back().partition != m->partition || read_ends.back().topic != topic)
+            read_ends.push_back(ReadEnd{topic, m->partition, m->offset});
+          else
+            read_ends.back().offset = m->offset;
           auto& rec = batch.emplace_back();
-          rec.topic = topic;
-          rec.kafka_partition = m->partition;
-          rec.kafka_offset = m->offset;
-          rec.timestamp_ms = rd_kafka_message_timestamp(m, nullptr);
-          auto k = env.key_conv->to_connect_owned(topic, std::move(kb));
-          if (!k) throw connectors::ConnectError("key conversion failed: " + k.error().to_string());
-          auto v = env.value_conv->to_connect_owned(topic, std::move(vb));
-          if (!v) throw connectors::ConnectError("value conversion failed: " + v.error().to_string());
-          rec.key = std::move(k).value();
-          rec.value = std::move(v).value();
+          if (!env.pipeline->from_consumer(m, topic, rec)) batch.pop_back();
         }
       } catch (...) {
         for (size_t i = 0; i < got; ++i) rd_kafka_message_destroy(msgs[i]);
         throw;
       }
       for (size_t i = 0; i < got; ++i) rd_kafka_message_destroy(msgs[i]);
-      if (!batch.empty() && !r.cancelled.load()) {
-        if (auto* tm = live_metrics(env, r)) tm->sink_read(batch.size());
-        task->put(batch);
-        if (auto* tm = live_metrics(env, r)) tm->sink_sent(batch.size());
-        // The next offset per partition: records of a partition come in
-        // runs, so the map is touched once per run, not per record.
-        for (size_t i = 0; i < batch.size(); ++i) {
-          const auto& rec = batch[i];
-          const bool run_ends = i + 1 == batch.size() || batch[i + 1].kafka_partition != rec.kafka_partition ||
-                                batch[i + 1].topic != rec.topic;
-          if (!run_ends) continue;
-          state.consumed[{rec.topic, rec.kafka_partition}] = rec.kafka_offset + 1;
-          // No topic-status write either once cut off during put().
-          if (!r.cancelled.load()) active_topics.record(env, id, rec.topic);
+      if (!read_ends.empty() && !r.cancelled.load()) {
+        if (auto* tm = live_metrics(env, r)) tm->sink_read(got);
+        bool put_done = batch.empty();
+        for (int64_t backoff_ms = 100; !put_done;) {
+          try {
+            task->put(batch);
+            put_done = true;
+          } catch (const connectors::RetriableError& e) {
+            // Connect hands the same records to put() again after a
+            // backoff, for as long as the task runs.
+            spdlog::warn("{}: put() failed with a retriable error, retrying in {} ms: {}", id.to_string(), backoff_ms,
+                         e.what());
+            if (auto* tm = live_metrics(env, r)) tm->error_retry();
+            std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
+            backoff_ms = std::min<int64_t>(backoff_ms * 2, 10000);
+            if (r.stop_requested.load() || r.cancelled.load()) break;
+          }
+        }
+        if (put_done) {
+          if (auto* tm = live_metrics(env, r)) tm->sink_sent(batch.size());
+          // The next offset per partition: records of a partition come in
+          // runs, so the map is touched once per run, not per record.
+          for (const auto& end : read_ends) {
+            state.consumed[{end.topic, end.partition}] = end.offset + 1;
+            // No topic-status write either once cut off during put().
+            if (!r.cancelled.load()) active_topics.record(env, id, end.topic);
+          }
         }
       }
       if (Clock::now() - last_commit >= std::chrono::milliseconds(env.options.offset_flush_interval_ms)) {
@@ -1046,6 +1049,54 @@ std::set<std::string> Worker::connector_names() const {
   return out;
 }
 
+Result<std::unique_ptr<RecordPipeline>> Worker::make_task_pipeline(const ConnectorTaskId& id,
+                                                                    const ConfigMap& connector_config, bool sink,
+                                                                    const std::atomic<bool>& stop_requested) const {
+  PipelineDefaults defaults{options_.key_converter,        options_.value_converter,
+                            options_.header_converter,     options_.key_converter_config,
+                            options_.value_converter_config, options_.header_converter_config};
+  // The dead letter queue's producer and topic are made on the first
+  // record that needs them, on the task's thread.
+  ErrorHandler::DlqSend dlq;
+  if (sink) {
+    struct DlqState {
+      std::mutex mu;
+      std::unique_ptr<storage::Producer> producer;
+    };
+    auto state = std::make_shared<DlqState>();
+    const auto client = options_.client;
+    const auto overrides = options_.producer_overrides;
+    const auto rf_it = connector_config.find("errors.deadletterqueue.topic.replication.factor");
+    const int rf = rf_it == connector_config.end() ? 3 : std::atoi(rf_it->second.c_str());
+    dlq = [state, client, overrides, rf](const std::string& topic, const ConsumedRecord& record,
+                                         storage::RecordHeaders extra, std::function<void()> on_failed) -> bool {
+      std::lock_guard lk(state->mu);
+      if (!state->producer) {
+        storage::TopicSpec spec{topic, 1, rf, {}};
+        auto made = storage::ensure_topic(client, spec, 30000);
+        if (!made) spdlog::warn("dead letter queue topic {}: {}", topic, made.error().to_string());
+        auto p = storage::Producer::create(client, overrides);
+        if (!p) {
+          spdlog::error("dead letter queue producer for {}: {}", topic, p.error().to_string());
+          return false;
+        }
+        state->producer = std::move(p).value();
+      }
+      storage::RecordHeaders headers = record.headers;
+      headers.insert(headers.end(), std::make_move_iterator(extra.begin()), std::make_move_iterator(extra.end()));
+      auto st = state->producer->send(
+          topic, record.key, record.value,
+          [on_failed = std::move(on_failed)](std::optional<Error> e) {
+            if (e) on_failed();
+          },
+          -1, &headers, record.timestamp_ms > 0 ? record.timestamp_ms : 0);
+      return st.ok();
+    };
+  }
+  return make_record_pipeline(connector_config, defaults, sink, id, nullptr, &stop_requested, std::move(dlq),
+                              transforms_factory_);
+}
+
 Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_config, const ConfigMap& task_config,
                           TargetState target) {
   if (options_.metrics) options_.metrics->task_startup_attempt();
@@ -1070,21 +1121,12 @@ Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_
     std::lock_guard lk(mu_);
     update_running_metrics_locked();
   };
-  auto kcls = connector_config.count("key.converter") ? connector_config.at("key.converter") : options_.key_converter;
-  auto vcls =
-      connector_config.count("value.converter") ? connector_config.at("value.converter") : options_.value_converter;
-  auto kcfg = connector_config.count("key.converter") ? with_prefix(connector_config, "key.converter.")
-                                                      : options_.key_converter_config;
-  auto vcfg = connector_config.count("value.converter") ? with_prefix(connector_config, "value.converter.")
-                                                        : options_.value_converter_config;
-  auto kc = make_converter(kcls, kcfg, true);
-  if (!kc) return early_fail(kc.error());
-  auto vc = make_converter(vcls, vcfg, false);
-  if (!vc) return early_fail(vc.error());
-  env.key_conv = std::move(kc).value();
-  env.value_conv = std::move(vc).value();
-
   auto runner = std::make_shared<TaskRunner>();
+  auto pipeline =
+      make_task_pipeline(id, connector_config, connector->type() == ConnectorType::Sink, runner->stop_requested);
+  if (!pipeline) return early_fail(pipeline.error());
+  env.pipeline = std::move(pipeline).value();
+
   runner->id = id;
   runner->paused.store(target != TargetState::Started);
   std::unique_ptr<connectors::SourceTask> source;
@@ -1100,6 +1142,7 @@ Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_
   if (tasks_.count(id))
     return early_fail(Error{"task", "task " + id.to_string() + " is already running on this worker"});
   if (options_.metrics) env.tm = options_.metrics->task(id.connector, id.task, static_cast<bool>(source));
+  env.pipeline->errors().set_metrics(env.tm);
   tasks_[id] = runner;
   update_running_metrics_locked();
   if (source) {

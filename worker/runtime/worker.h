@@ -40,6 +40,7 @@
 #include "worker/metrics/worker_metrics.h"
 #include "worker/connectors/connector.h"
 #include "worker/connectors/registry.h"
+#include "worker/runtime/record_pipeline.h"
 #include "worker/storage/kafka_client.h"
 #include "worker/storage/offset_store.h"
 #include "worker/storage/records.h"
@@ -119,6 +120,8 @@ struct WorkerOptions {
   std::string value_converter = "org.apache.kafka.connect.json.JsonConverter";  ///< value.converter
   ConfigMap key_converter_config;               ///< `key.converter.*` with the prefix stripped
   ConfigMap value_converter_config;             ///< `value.converter.*` with the prefix stripped
+  std::string header_converter = "org.apache.kafka.connect.storage.SimpleHeaderConverter";  ///< header.converter
+  ConfigMap header_converter_config;            ///< `header.converter.*` with the prefix stripped
   int sink_max_batch = 500;                     ///< max records per SinkTask::put
   /// Metrics sink (startup outcomes, running counts, per-task status,
   /// records and offset commits); null = no metrics.
@@ -260,12 +263,19 @@ class Worker {
   std::vector<std::string> await_connectors(const std::vector<std::string>& names,
                                             std::chrono::steady_clock::time_point deadline);
   void update_running_metrics_locked();  ///< running counts → metrics; mu_ held
+  /// The task's converters, transforms and error handling from its
+  /// connector's config and the worker's defaults (see make_record_pipeline).
+  Result<std::unique_ptr<RecordPipeline>> make_task_pipeline(const ConnectorTaskId& id,
+                                                             const ConfigMap& connector_config, bool sink,
+                                                             const std::atomic<bool>& stop_requested) const;
 
   WorkerOptions options_;
   storage::OffsetBackingStore* offsets_;
   StatusListener* status_;
   const connectors::PluginRegistry* registry_;
   std::atomic<TaskObserver*> observer_{nullptr};
+  /// Builds a task's transform chain from its connector config (empty = no transforms).
+  std::function<Result<std::unique_ptr<RecordTransforms>>(const ConfigMap&)> transforms_factory_;
 
   mutable std::mutex mu_;
   std::map<ConnectorTaskId, std::shared_ptr<TaskRunner>> tasks_;

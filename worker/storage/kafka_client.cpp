@@ -96,18 +96,56 @@ Result<std::unique_ptr<Producer>> Producer::create(const ClientProps& props, con
   return std::unique_ptr<Producer>(new Producer(std::move(rk).value(), deliveries));
 }
 
+rd_kafka_headers_t* to_rd_headers(const RecordHeaders* headers) {
+  if (!headers || headers->empty()) return nullptr;
+  rd_kafka_headers_t* h = rd_kafka_headers_new(headers->size());
+  for (const auto& [key, value] : *headers)
+    rd_kafka_header_add(h, key.data(), static_cast<ssize_t>(key.size()), value ? value->data() : nullptr,
+                        value ? static_cast<ssize_t>(value->size()) : 0);
+  return h;
+}
+
+RecordHeaders headers_of(const rd_kafka_message_t* message) {
+  RecordHeaders out;
+  rd_kafka_headers_t* h = nullptr;
+  if (rd_kafka_message_headers(message, &h) != RD_KAFKA_RESP_ERR_NO_ERROR || !h) return out;
+  const char* name = nullptr;
+  const void* value = nullptr;
+  size_t size = 0;
+  for (size_t i = 0; rd_kafka_header_get_all(h, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; ++i)
+    out.emplace_back(name, value ? std::optional<std::string>(std::string(static_cast<const char*>(value), size))
+                                 : std::nullopt);
+  return out;
+}
+
+namespace {
+
+/// rd_kafka_producev with or without headers: RD_KAFKA_V_HEADERS hands
+/// them over on success only, so they are freed here on failure.
+template <typename... Args>
+rd_kafka_resp_err_t produce_with(rd_kafka_t* rk, const RecordHeaders* headers, Args... args) {
+  rd_kafka_headers_t* h = to_rd_headers(headers);
+  if (!h) return rd_kafka_producev(rk, args..., RD_KAFKA_V_END);
+  auto err = rd_kafka_producev(rk, args..., RD_KAFKA_V_HEADERS(h), RD_KAFKA_V_END);
+  if (err) rd_kafka_headers_destroy(h);
+  return err;
+}
+
+}  // namespace
+
 Status Producer::send(const std::string& topic, const std::optional<std::string>& key,
-                      const std::optional<std::string>& value, Callback cb, int32_t partition) {
+                      const std::optional<std::string>& value, Callback cb, int32_t partition,
+                      const RecordHeaders* headers, int64_t timestamp_ms) {
   auto* opaque = new CallbackDelivery(std::move(cb));
   void* key_ptr = key ? const_cast<char*>(key->data()) : nullptr;
   size_t key_len = key ? key->size() : 0;
   void* val_ptr = value ? const_cast<char*>(value->data()) : nullptr;
   size_t val_len = value ? value->size() : 0;
   for (int attempt = 0;; ++attempt) {
-    rd_kafka_resp_err_t err = rd_kafka_producev(
-        rk_.get(), RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(partition),
-        RD_KAFKA_V_KEY(key_ptr, key_len), RD_KAFKA_V_VALUE(val_ptr, val_len),
-        RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_OPAQUE(static_cast<Delivery*>(opaque)), RD_KAFKA_V_END);
+    rd_kafka_resp_err_t err = produce_with(
+        rk_.get(), headers, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(partition),
+        RD_KAFKA_V_KEY(key_ptr, key_len), RD_KAFKA_V_VALUE(val_ptr, val_len), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+        RD_KAFKA_V_TIMESTAMP(timestamp_ms), RD_KAFKA_V_OPAQUE(static_cast<Delivery*>(opaque)));
     if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return ok_status();
     if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL && attempt < 500) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));  // the poll thread drains the queue
@@ -127,17 +165,16 @@ rd_kafka_topic_t* Producer::topic(const std::string& name) {
 
 Status Producer::send_view(rd_kafka_topic_t* topic, std::optional<std::string_view> key,
                            std::optional<std::string_view> value, Delivery* delivery, int32_t partition,
-                           int64_t timestamp_ms) {
+                           int64_t timestamp_ms, const RecordHeaders* headers) {
   void* key_ptr = key ? const_cast<char*>(key->data()) : nullptr;
   void* val_ptr = value ? const_cast<char*>(value->data()) : nullptr;
   const size_t key_len = key ? key->size() : 0;
   const size_t val_len = value ? value->size() : 0;
   for (int attempt = 0;; ++attempt) {
-    rd_kafka_resp_err_t err = rd_kafka_producev(
-        rk_.get(), RD_KAFKA_V_RKT(topic), RD_KAFKA_V_PARTITION(partition),
-        RD_KAFKA_V_KEY(key_ptr, key_len), RD_KAFKA_V_VALUE(val_ptr, val_len),
-        RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_TIMESTAMP(timestamp_ms), RD_KAFKA_V_OPAQUE(delivery),
-        RD_KAFKA_V_END);
+    rd_kafka_resp_err_t err = produce_with(
+        rk_.get(), headers, RD_KAFKA_V_RKT(topic), RD_KAFKA_V_PARTITION(partition), RD_KAFKA_V_KEY(key_ptr, key_len),
+        RD_KAFKA_V_VALUE(val_ptr, val_len), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+        RD_KAFKA_V_TIMESTAMP(timestamp_ms), RD_KAFKA_V_OPAQUE(delivery));
     if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return ok_status();
     if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL && attempt < 5000) {
       rd_kafka_poll(rk_.get(), 1);  // delivered records leave the queue once their reports are served

@@ -42,6 +42,17 @@ Result<RdKafkaPtr> make_client(rd_kafka_type_t type, const ClientProps& props,
                                const ClientProps& overrides = {},
                                const std::function<void(rd_kafka_conf_t*)>& customize = {});
 
+/// Record headers as sent and consumed: (key, value) in order; a nullopt
+/// value is a null header value. Keys may repeat.
+using RecordHeaders = std::vector<std::pair<std::string, std::optional<std::string>>>;
+
+/// A copy of `headers` as librdkafka headers (nullptr when empty); the
+/// caller owns it until a produce call takes it over.
+rd_kafka_headers_t* to_rd_headers(const RecordHeaders* headers);
+
+/// A consumed message's headers (empty when it has none).
+RecordHeaders headers_of(const rd_kafka_message_t* message);
+
 /// A producer with its own poll thread serving delivery reports, so sends can
 /// be awaited from any thread. Thread-safe.
 class Producer {
@@ -86,17 +97,21 @@ class Producer {
   /// default partitioner (murmur2 over the key bytes, like Java clients).
   /// `cb` runs on the producer's poll thread once the broker acked or the
   /// record failed. Returns an error only if librdkafka refused to queue it.
+  /// `headers` (may be null) and `timestamp_ms` (0 = the producer's time)
+  /// are the record's.
   Status send(const std::string& topic, const std::optional<std::string>& key,
-              const std::optional<std::string>& value, Callback cb, int32_t partition = -1);
+              const std::optional<std::string>& value, Callback cb, int32_t partition = -1,
+              const RecordHeaders* headers = nullptr, int64_t timestamp_ms = 0);
 
   /// The data-plane form of send(): the topic as a handle from topic(), key
   /// and value as views (nullopt = null; the bytes are copied), and a
   /// Delivery instead of a Callback. While librdkafka's queue is full it
   /// serves delivery reports, 1 ms at a time, for at most 5 s as send() waits.
   /// `timestamp_ms` 0 = the producer's time (CreateTime now).
+  /// `headers` (may be null) are copied.
   Status send_view(rd_kafka_topic_t* topic, std::optional<std::string_view> key,
                    std::optional<std::string_view> value, Delivery* delivery, int32_t partition = -1,
-                   int64_t timestamp_ms = 0);
+                   int64_t timestamp_ms = 0, const RecordHeaders* headers = nullptr);
 
   /// Serves the delivery reports that are ready, on the calling thread,
   /// without waiting. Required regularly with Deliveries::Caller.

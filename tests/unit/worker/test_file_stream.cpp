@@ -71,7 +71,7 @@ TEST_CASE("FileStreamSource fills a poll up to batch.size lines across read chun
   auto second = r.task->poll();
   REQUIRE(second.size() == 1000);
   CHECK(first[0].value.value == "line-0-" + std::string(192, 'x'));
-  CHECK(second.back().value.value.get<std::string>().rfind("line-2999-", 0) == 0);
+  CHECK(second.back().value.value.as<std::string>().rfind("line-2999-", 0) == 0);
   // Each record's offset is the byte position just after its line; all
   // share one partition object.
   CHECK(first[0].source_offset == kconn::OrderedJson{{"position", 200}});
