@@ -416,6 +416,7 @@ Status TopicReader::read_to_end(int timeout_ms, const std::function<void(const R
       if (m->key) r.key = std::string(static_cast<const char*>(m->key), m->key_len);
       if (m->payload) r.value = std::string(static_cast<const char*>(m->payload), m->len);
       else r.value = std::nullopt;
+      r.headers = headers_of(m);
       if (p < n) {
         next_[p] = m->offset + 1;
         if (next_[p] >= target[p]) done[p] = true;

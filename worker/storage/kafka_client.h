@@ -156,6 +156,7 @@ class TopicReader {
     int64_t offset = 0;
     std::optional<std::string> key;
     std::optional<std::string> value;
+    RecordHeaders headers;  ///< in order; empty when none
   };
 
   /// Looks up the topic's partitions (blocking metadata request, up to
