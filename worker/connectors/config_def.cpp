@@ -1,5 +1,7 @@
 #include "worker/connectors/config_def.h"
 
+#include "common/strings.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -43,13 +45,6 @@ const char* to_string(ConfigWidth w) {
 }
 
 namespace {
-
-std::string trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
 
 template <typename Int>
 std::optional<double> parse_int(const std::string& s) {
@@ -140,10 +135,74 @@ const ConfigDefs& common_connector_config_defs() {
     ConfigKeyDef value{"value.converter", ConfigType::Class, false, std::nullopt, ConfigImportance::Low,
                        "Converter for record values; unset = the worker's value.converter.", "Common", 5,
                        ConfigWidth::Short, "Value converter class", {}, std::nullopt, {}};
-    d = {name, cls, tasks, key, value};
+    ConfigKeyDef header{"header.converter", ConfigType::Class, false, std::nullopt, ConfigImportance::Low,
+                        "HeaderConverter for record headers; unset = the worker's header.converter.", "Common", 6,
+                        ConfigWidth::Short, "Header converter class", {}, std::nullopt, {}};
+    d = {name, cls, tasks, key, value, header};
     return d;
   }();
   return defs;
+}
+
+const ConfigDefs& error_handling_config_defs(bool sink) {
+  auto make = [](bool with_dlq) {
+    const std::string g = "Error Handling";
+    auto one_of = [](const std::string& v) -> std::optional<std::string> {
+      std::string low = trim(v);
+      std::transform(low.begin(), low.end(), low.begin(), [](unsigned char c) { return std::tolower(c); });
+      if (low == "none" || low == "all") return std::nullopt;
+      return "String must be one of: none, all";
+    };
+    ConfigDefs d{
+        {"errors.retry.timeout", ConfigType::Long, false, "0", ConfigImportance::Medium,
+         "The maximum duration in milliseconds that a failed operation will be reattempted. The default is 0, "
+         "which means no retries will be attempted. Use -1 for infinite retries.",
+         g, 1, ConfigWidth::Medium, "Retry Timeout for Errors", {}, -1.0, {}},
+        {"errors.retry.delay.max.ms", ConfigType::Long, false, "60000", ConfigImportance::Medium,
+         "The maximum duration in milliseconds between consecutive retry attempts.", g, 2, ConfigWidth::Medium,
+         "Maximum Delay Between Retries for Errors", {}, 1.0, {}},
+        {"errors.tolerance", ConfigType::String, false, "none", ConfigImportance::Medium,
+         "Behavior for tolerating errors during connector operation. 'none' fails the task on the first error; "
+         "'all' skips problematic records.",
+         g, 3, ConfigWidth::Short, "Error Tolerance", {}, std::nullopt, one_of},
+        {"errors.log.enable", ConfigType::Boolean, false, "false", ConfigImportance::Medium,
+         "If true, write each error and the details of the failed operation to the log.", g, 4, ConfigWidth::Short,
+         "Log Errors", {}, std::nullopt, {}},
+        {"errors.log.include.messages", ConfigType::Boolean, false, "false", ConfigImportance::Medium,
+         "Whether to include the record that caused the failure in the log (topic, partition and offset).", g, 5,
+         ConfigWidth::Short, "Log Error Details", {}, std::nullopt, {}},
+    };
+    if (with_dlq) {
+      d.push_back({"errors.deadletterqueue.topic.name", ConfigType::String, false, "", ConfigImportance::Medium,
+                   "The name of the topic to be used as the dead letter queue (DLQ) for records that fail in the "
+                   "sink's pipeline. Empty = no DLQ.",
+                   g, 6, ConfigWidth::Medium, "Dead Letter Queue Topic Name", {}, std::nullopt, {}});
+      d.push_back({"errors.deadletterqueue.topic.replication.factor", ConfigType::Int, false, "3",
+                   ConfigImportance::Medium, "Replication factor used to create the dead letter queue topic.", g, 7,
+                   ConfigWidth::Medium, "Dead Letter Queue Topic Replication Factor", {}, -1.0, {}});
+      d.push_back({"errors.deadletterqueue.context.headers.enable", ConfigType::Boolean, false, "false",
+                   ConfigImportance::Medium,
+                   "If true, add headers containing error context to the messages written to the dead letter queue "
+                   "(all prefixed with __connect.errors.).",
+                   g, 8, ConfigWidth::Medium, "Enable Error Context Headers", {}, std::nullopt, {}});
+    }
+    return d;
+  };
+  static const ConfigDefs source = make(false), sink_defs = make(true);
+  return sink ? sink_defs : source;
+}
+
+void dlq_topic_rule(const std::map<std::string, std::string>& config, ConfigErrors& errors) {
+  auto dlq = config.find("errors.deadletterqueue.topic.name");
+  auto topics = config.find("topics");
+  if (dlq == config.end() || topics == config.end()) return;
+  const std::string name = trim(dlq->second);
+  if (name.empty()) return;
+  auto list = kc::split_comma_list(topics->second);
+  if (std::find(list.begin(), list.end(), name) != list.end())
+    errors["errors.deadletterqueue.topic.name"].push_back("The DLQ topic '" + name +
+                                                          "' may not be included in the list of topics ('topics=" +
+                                                          topics->second + "') consumed by the connector");
 }
 
 ConfigValidation validate_config(const std::string& name, const ConfigDefs& defs, const ConfigRule& rule,

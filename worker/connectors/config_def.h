@@ -93,8 +93,20 @@ struct ConfigValidation {
 std::optional<std::string> non_empty_string(const std::string& value);
 
 /// Keys every connector has (ConnectorConfig, group "Common"): name,
-/// connector.class, tasks.max, key.converter, value.converter.
+/// connector.class, tasks.max, key.converter, value.converter, header.converter.
 const ConfigDefs& common_connector_config_defs();
+
+/// The error handling keys (KIP-298, ConnectorConfig group "Error Handling"):
+/// errors.retry.timeout, errors.retry.delay.max.ms, errors.tolerance,
+/// errors.log.enable, errors.log.include.messages; for a sink also
+/// errors.deadletterqueue.topic.name, .topic.replication.factor and
+/// .context.headers.enable (SinkConnectorConfig).
+const ConfigDefs& error_handling_config_defs(bool sink);
+
+/// A sink's rule: the dead letter queue topic may not be one it consumes
+/// ("The DLQ topic 'x' may not be included in the list of topics
+/// ('topics=...') consumed by the connector").
+void dlq_topic_rule(const std::map<std::string, std::string>& config, ConfigErrors& errors);
 
 /// Validates `config` against `defs` in order (each key: required, type,
 /// at_least, check), then applies `rule`. Keys of `config` that no def names

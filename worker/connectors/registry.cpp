@@ -66,8 +66,17 @@ ConfigValidation PluginRegistry::validate(const ConfigMap& config) const {
                            config);
   }
   ConfigDefs defs = common_connector_config_defs();
+  const bool sink = desc->type == ConnectorType::Sink;
+  const auto& errors = error_handling_config_defs(sink);
+  defs.insert(defs.end(), errors.begin(), errors.end());
   defs.insert(defs.end(), desc->config_defs.begin(), desc->config_defs.end());
-  return validate_config(desc->class_name, defs, desc->config_rule, config);
+  ConfigRule rule = desc->config_rule;
+  if (sink)
+    rule = [plugin_rule = desc->config_rule](const ConfigMap& c, ConfigErrors& e) {
+      if (plugin_rule) plugin_rule(c, e);
+      dlq_topic_rule(c, e);
+    };
+  return validate_config(desc->class_name, defs, rule, config);
 }
 
 std::vector<PluginDesc> PluginRegistry::list() const {

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/strings.h"
+#include "worker/connectors/config_def.h"
 #include "worker/metrics/worker_metrics.h"
 
 namespace kc::runtime {
@@ -27,100 +28,50 @@ const char* stage_name(Stage s) {
 
 namespace {
 
-std::string trimmed_lower(std::string v) {
-  v = kc::trim(v);
-  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return v;
+std::string trimmed_lower(std::string_view v) {
+  std::string t = kc::trim(v);
+  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return t;
 }
-
-std::string invalid(const std::string& key, const std::string& value, const std::string& why) {
-  return "Invalid value " + value + " for configuration " + key + ": " + why;
-}
-
-/// Collects every bad key (validate) or stops at the first (parse).
-struct Reader {
-  const connectors::ConfigMap& config;
-  std::map<std::string, std::string> errors;
-
-  const std::string* find(const std::string& key) const {
-    auto it = config.find(key);
-    return it == config.end() ? nullptr : &it->second;
-  }
-  bool boolean(const std::string& key, bool dflt) {
-    const auto* v = find(key);
-    if (!v) return dflt;
-    auto t = trimmed_lower(*v);
-    if (t == "true") return true;
-    if (t == "false") return false;
-    errors.emplace(key, invalid(key, *v, "Expected value to be either true or false"));
-    return dflt;
-  }
-  int64_t number(const std::string& key, int64_t dflt, int64_t min, const char* type) {
-    const auto* v = find(key);
-    if (!v) return dflt;
-    auto t = kc::trim(*v);
-    int64_t n = 0;
-    try {
-      size_t used = 0;
-      n = std::stoll(t, &used);
-      if (used != t.size()) throw std::invalid_argument(t);
-    } catch (const std::exception&) {
-      errors.emplace(key, invalid(key, *v, std::string("Not a number of type ") + type));
-      return dflt;
-    }
-    if (n < min) {
-      errors.emplace(key, invalid(key, *v, "Value must be at least " + std::to_string(min)));
-      return dflt;
-    }
-    return n;
-  }
-};
 
 }  // namespace
 
 std::map<std::string, std::string> ErrorHandlingConfig::validate(const connectors::ConfigMap& config, bool sink) {
-  Reader r{config, {}};
-  if (const auto* v = r.find("errors.tolerance")) {
-    auto t = trimmed_lower(*v);
-    if (t != "none" && t != "all")
-      r.errors.emplace("errors.tolerance", invalid("errors.tolerance", *v, "String must be one of: none, all"));
-  }
-  r.number("errors.retry.timeout", 0, -1, "LONG");
-  r.number("errors.retry.delay.max.ms", 60000, 1, "LONG");
-  r.boolean("errors.log.enable", false);
-  r.boolean("errors.log.include.messages", false);
-  if (sink) {
-    r.number("errors.deadletterqueue.topic.replication.factor", 3, -1, "SHORT");
-    r.boolean("errors.deadletterqueue.context.headers.enable", false);
-    if (const auto* dlq = r.find("errors.deadletterqueue.topic.name"); dlq && !kc::trim(*dlq).empty()) {
-      const auto name = kc::trim(*dlq);
-      if (const auto* topics = r.find("topics")) {
-        auto list = kc::split_comma_list(*topics);
-        if (std::find(list.begin(), list.end(), name) != list.end())
-          r.errors.emplace("errors.deadletterqueue.topic.name",
-                           "The DLQ topic '" + name + "' may not be included in the list of topics ('topics=" +
-                               *topics + "') consumed by the connector");
-      }
-    }
-  }
-  return r.errors;
+  auto v = connectors::validate_config("", connectors::error_handling_config_defs(sink),
+                                       sink ? connectors::ConfigRule(&connectors::dlq_topic_rule) : nullptr, config);
+  std::map<std::string, std::string> errors;
+  for (const auto& e : v.configs)
+    if (!e.value.errors.empty()) errors.emplace(e.definition.name, e.value.errors.front());
+  return errors;
 }
 
 Result<ErrorHandlingConfig> ErrorHandlingConfig::parse(const connectors::ConfigMap& config, bool sink) {
   auto errors = validate(config, sink);
   if (!errors.empty()) return Error{errors.begin()->first, errors.begin()->second};
-  Reader r{config, {}};
+  // Validated above: every present value has its type.
+  auto text = [&](const std::string& key) -> std::optional<std::string> {
+    auto it = config.find(key);
+    if (it == config.end()) return std::nullopt;
+    return kc::trim(it->second);
+  };
+  auto number = [&](const std::string& key, int64_t dflt) {
+    auto t = text(key);
+    return t ? std::stoll(*t) : dflt;
+  };
+  auto boolean = [&](const std::string& key) {
+    auto t = text(key);
+    return t && trimmed_lower(*t) == "true";
+  };
   ErrorHandlingConfig c;
-  if (const auto* v = r.find("errors.tolerance")) c.tolerate_all = trimmed_lower(*v) == "all";
-  c.retry_timeout_ms = r.number("errors.retry.timeout", 0, -1, "LONG");
-  c.retry_delay_max_ms = r.number("errors.retry.delay.max.ms", 60000, 1, "LONG");
-  c.log_enable = r.boolean("errors.log.enable", false);
-  c.log_include_messages = r.boolean("errors.log.include.messages", false);
+  c.tolerate_all = trimmed_lower(text("errors.tolerance").value_or("none")) == "all";
+  c.retry_timeout_ms = number("errors.retry.timeout", 0);
+  c.retry_delay_max_ms = number("errors.retry.delay.max.ms", 60000);
+  c.log_enable = boolean("errors.log.enable");
+  c.log_include_messages = boolean("errors.log.include.messages");
   if (sink) {
-    if (const auto* v = r.find("errors.deadletterqueue.topic.name")) c.dlq_topic = kc::trim(*v);
-    c.dlq_replication_factor =
-        static_cast<int16_t>(r.number("errors.deadletterqueue.topic.replication.factor", 3, -1, "SHORT"));
-    c.dlq_context_headers = r.boolean("errors.deadletterqueue.context.headers.enable", false);
+    c.dlq_topic = text("errors.deadletterqueue.topic.name").value_or("");
+    c.dlq_replication_factor = static_cast<int16_t>(number("errors.deadletterqueue.topic.replication.factor", 3));
+    c.dlq_context_headers = boolean("errors.deadletterqueue.context.headers.enable");
   }
   return c;
 }
