@@ -8,6 +8,7 @@ their snapshots. Python 3 standard library only.
 """
 import json
 import os
+import re
 import subprocess
 import threading
 import time
@@ -17,6 +18,19 @@ from cluster_lib import http  # tests/cluster (on sys.path, put there by `run`)
 
 def task_key(connector, task):
     return f"{connector}-{task}"
+
+
+_STRUCT = re.compile(r"^Struct\{task=(.*),seq=(-?\d+)\}$")
+
+
+def sequence_of(value):
+    """(task, seq text) of a SequenceSource value as StringConverter writes
+    it: "Struct{task=c-0,seq=5}", or "c-0:5" from older workers."""
+    m = _STRUCT.match(value)
+    if m:
+        return m.group(1), m.group(2)
+    task, _, seq = value.rpartition(":")
+    return task, seq
 
 
 class RecordReader:
@@ -60,7 +74,7 @@ class RecordReader:
                 if len(fields) != 4:
                     continue
                 part, off, ts, value = fields
-                task, _, seq = value.rpartition(":")
+                task, seq = sequence_of(value)
                 try:
                     p, o, t, s = int(part), int(off), int(ts) / 1000.0, int(seq)
                 except ValueError:

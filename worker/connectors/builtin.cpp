@@ -223,6 +223,21 @@ class FileSinkConnector : public Connector {
 
 // ---------------------------------------------------------------- SequenceSource
 
+/// The value schema of SequenceSource records: a STRUCT named
+/// kconnectd.Sequence with `task` ("<connector>-<task>") and `seq` (the
+/// task's record number from 0), so that transforms and JsonConverter have
+/// fields to act on. Through StringConverter it reads
+/// "Struct{task=c-0,seq=5}" (Struct.toString).
+const data::SchemaPtr& sequence_value_schema() {
+  static const data::SchemaPtr schema = data::SchemaBuilder::struct_()
+                                            .name("kconnectd.Sequence")
+                                            .field("task", data::STRING_SCHEMA())
+                                            .field("seq", data::INT64_SCHEMA())
+                                            .build()
+                                            .value();
+  return schema;
+}
+
 class SequenceTask : public SourceTask {
  public:
   void start(const ConfigMap& config, SourceTaskContext& ctx) override {
@@ -256,7 +271,10 @@ class SequenceTask : public SourceTask {
       r.source_offset = OrderedJson{{"seq", next_}};
       r.topic = topic_;
       r.key = Data::string(prefix_);
-      r.value = Data::string(prefix_ + ":" + std::to_string(next_));
+      data::Struct value(schema_);
+      value.put_unchecked(0, data::Value(prefix_));
+      value.put_unchecked(1, data::Value(next_));
+      r.value = Data{schema_, data::Value(std::move(value))};
       out.push_back(std::move(r));
     }
     return out;
@@ -269,6 +287,7 @@ class SequenceTask : public SourceTask {
   double throughput_ = 10.0;
   std::string prefix_;
   SharedJson partition_;  ///< shared by the records
+  data::SchemaPtr schema_ = sequence_value_schema();
   int64_t next_ = 0;
   int64_t emitted_ = 0;
   Clock::time_point started_;

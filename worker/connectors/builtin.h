@@ -15,7 +15,8 @@
 // SequenceSource (kc.connect.SequenceSourceConnector, alias SequenceSource)
 //   config: `topic`, `tasks.max` (tasks created), `throughput` (records per
 //   second per task, default 10; <= 0 = unthrottled). Task n of connector C
-//   emits values "C-n:<seq>" with seq = 0, 1, 2, ...; partition
+//   emits key "C-n" and a Struct value {task: "C-n", seq: <seq>} (schema
+//   kconnectd.Sequence) with seq = 0, 1, 2, ...; partition
 //   {"connector":"C","task":n}, offset {"seq":<seq>}. Resumes after the
 //   committed seq.
 

@@ -661,8 +661,12 @@ TEST_CASE("SequenceSource resumes from its committed offset", "[storage][runtime
   }
   std::map<std::string, std::set<int64_t>> seqs;
   for (const auto& r : read_topic(*m, "seq")) {
-    auto colon = r.value->rfind(':');
-    seqs[r.value->substr(0, colon)].insert(std::stoll(r.value->substr(colon + 1)));
+    // StringConverter writes the Struct as Struct.toString does.
+    const std::string& v = *r.value;
+    REQUIRE(v.rfind("Struct{task=", 0) == 0);
+    auto comma = v.find(",seq=");
+    REQUIRE(comma != std::string::npos);
+    seqs[v.substr(12, comma - 12)].insert(std::stoll(v.substr(comma + 5)));
   }
   REQUIRE(seqs.size() == 2);
   for (const auto& [task, s] : seqs) {
