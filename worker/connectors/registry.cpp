@@ -87,11 +87,11 @@ std::vector<PluginDesc> PluginRegistry::list() const {
 }
 
 void register_builtin_connectors(PluginRegistry& r) {
-  r.add({kFileStreamSourceClass, ConnectorType::Source, "0.1.0", &make_file_stream_source,
+  r.add({kFileStreamSourceClass, ConnectorType::Source, kBuiltinPluginVersion, &make_file_stream_source,
          file_stream_source_config_defs(), {}});
-  r.add({kFileStreamSinkClass, ConnectorType::Sink, "0.1.0", &make_file_stream_sink, file_stream_sink_config_defs(),
+  r.add({kFileStreamSinkClass, ConnectorType::Sink, kBuiltinPluginVersion, &make_file_stream_sink, file_stream_sink_config_defs(),
          &file_stream_sink_config_rule});
-  r.add({kSequenceSourceClass, ConnectorType::Source, "0.1.0", &make_sequence_source,
+  r.add({kSequenceSourceClass, ConnectorType::Source, kBuiltinPluginVersion, &make_sequence_source,
          sequence_source_config_defs(), {}});
 }
 

@@ -7,6 +7,8 @@
 //   * `mu` guards `pub` and `history`, read by other threads.
 #include "worker/herder/distributed_herder.h"
 
+#include "worker/data/converters.h"
+
 #include "common/strings.h"
 
 #include <algorithm>
@@ -1555,13 +1557,24 @@ void DistributedHerder::task_status(const rest::TaskId& id, rest::Callback<rest:
   cb(rest::TaskStatus{id.task, to_rest(ts->state), ts->worker_id, ts->trace.value_or("")});
 }
 
-void DistributedHerder::connector_plugins(bool /*connectors_only*/, rest::Callback<std::vector<rest::PluginInfo>> cb) {
+void DistributedHerder::connector_plugins(bool connectors_only, rest::Callback<std::vector<rest::PluginInfo>> cb) {
   std::vector<rest::PluginInfo> out;
   for (const auto& d : impl_->registry->list())
     out.push_back(rest::PluginInfo{d.class_name,
                                    d.type == connectors::ConnectorType::Source ? rest::PluginType::Source
                                                                                : rest::PluginType::Sink,
                                    d.version});
+  if (!connectors_only) {
+    // Connect lists every converter class under each interface it
+    // implements: ours are all HeaderConverters too; SimpleHeaderConverter
+    // is only one.
+    const std::string version = connectors::kBuiltinPluginVersion;
+    for (auto cls : data::converter_class_names()) {
+      if (cls != data::kSimpleHeaderConverterClass)
+        out.push_back(rest::PluginInfo{std::string(cls), rest::PluginType::Converter, version});
+      out.push_back(rest::PluginInfo{std::string(cls), rest::PluginType::HeaderConverter, version});
+    }
+  }
   cb(std::move(out));
 }
 
