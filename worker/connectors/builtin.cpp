@@ -265,6 +265,11 @@ class SequenceTask : public SourceTask {
     }
     std::vector<SourceRecord> out;
     out.reserve(static_cast<size_t>(n));
+    // Each record carries its creation time, so that timestamp-based
+    // transforms (TimestampRouter, InsertField timestamp.field) have one.
+    const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
     for (int64_t i = 0; i < n; ++i, ++next_, ++emitted_) {
       SourceRecord r;
       r.source_partition = partition_;
@@ -275,6 +280,7 @@ class SequenceTask : public SourceTask {
       value.put_unchecked(0, data::Value(prefix_));
       value.put_unchecked(1, data::Value(next_));
       r.value = Data{schema_, data::Value(std::move(value))};
+      r.timestamp_ms = now_ms;
       out.push_back(std::move(r));
     }
     return out;
