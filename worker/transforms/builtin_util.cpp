@@ -68,8 +68,13 @@ data::SchemaBuilder& copy_schema_basics(const data::Schema& source, data::Schema
   return b;
 }
 data::SchemaBuilder copy_schema_basics(const data::Schema& source) {
-  data::SchemaBuilder b = source.type() == data::Type::ARRAY ? data::SchemaBuilder::array_without_element_schema()
-                                                             : data::SchemaBuilder(source.type());
+  // Connect's copy keeps the element schemas of arrays and maps.
+  data::SchemaBuilder b = source.type() == data::Type::ARRAY
+                              ? (source.value_schema() ? data::SchemaBuilder::array(source.value_schema())
+                                                       : data::SchemaBuilder::array_without_element_schema())
+                          : source.type() == data::Type::MAP
+                              ? data::SchemaBuilder::map(source.key_schema(), source.value_schema())
+                              : data::SchemaBuilder(source.type());
   copy_schema_basics(source, b);
   return b;
 }

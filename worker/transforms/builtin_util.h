@@ -49,8 +49,8 @@ void map_remove(data::Map& m, std::string_view key);
 
 /// SchemaUtil.copySchemaBasics(source, builder): name, version, doc, parameters.
 data::SchemaBuilder& copy_schema_basics(const data::Schema& source, data::SchemaBuilder& builder);
-/// SchemaUtil.copySchemaBasics(source): a builder of the same type with no
-/// element schemas (what `new SchemaBuilder(type)` gives in Java).
+/// SchemaUtil.copySchemaBasics(source): a builder of the same type (arrays
+/// and maps keep their element schemas) with name, version, doc, parameters.
 data::SchemaBuilder copy_schema_basics(const data::Schema& source);
 
 /// An error for a Java exception from DataException and friends.

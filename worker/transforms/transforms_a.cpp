@@ -671,8 +671,6 @@ class Flatten final : public Transformation {
         auto built = fb.build();
         if (!built) return built.error();
         b.field(fname, *built);
-        auto bs = b.build();
-        if (!bs) return bs.error();
       }
     }
     return ok_status();
