@@ -7,13 +7,13 @@
 
 namespace kc {
 
-/// `s` without leading and trailing spaces, tabs, CR and LF (Java's
-/// String.trim for the characters configs hold).
+/// `s` without leading and trailing whitespace and control characters
+/// (every char <= ' ', as Java's String.trim, which configs are read with).
 inline std::string trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return {};
-  const auto e = s.find_last_not_of(" \t\r\n");
-  return std::string(s.substr(b, e - b + 1));
+  size_t b = 0, e = s.size();
+  while (b < e && static_cast<unsigned char>(s[b]) <= ' ') ++b;
+  while (e > b && static_cast<unsigned char>(s[e - 1]) <= ' ') --e;
+  return std::string(s.substr(b, e - b));
 }
 
 /// Splits a comma-separated list ("a, b,,c") into trimmed, non-empty items

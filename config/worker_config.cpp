@@ -1,5 +1,6 @@
 // WorkerConfig: the option table and the validation derived from it.
 #include "config/worker_config.h"
+#include "common/strings.h"
 
 #include <unistd.h>
 
@@ -165,13 +166,6 @@ const char* type_name(OptionType t) {
   return "?";
 }
 
-std::string trim(std::string_view s) {
-  std::size_t b = 0;
-  std::size_t e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
 
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -1,4 +1,5 @@
 #include "worker/data/converters.h"
+#include "common/strings.h"
 
 #include <iconv.h>
 
@@ -18,12 +19,6 @@ namespace {
 
 Error data_error(std::string message) { return Error{"", std::move(message)}; }
 
-std::string trim(std::string_view s) {
-  auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return "";
-  auto e = s.find_last_not_of(" \t\r\n");
-  return std::string(s.substr(b, e - b + 1));
-}
 
 std::string upper(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });

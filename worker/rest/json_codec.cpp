@@ -1,4 +1,5 @@
 #include "worker/rest/json_codec.h"
+#include "common/strings.h"
 
 #include <algorithm>
 #include <cctype>
@@ -223,12 +224,6 @@ Reply<ConnectorConfig> config_from_json(const json& j) {
 
 namespace {
 
-std::string trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
 
 std::optional<RestError> check_name(const std::string& name) {
   if (name.empty()) return RestError::bad_request("Connector name must not be empty");

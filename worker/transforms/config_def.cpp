@@ -1,19 +1,11 @@
 #include "worker/transforms/config_def.h"
+#include "common/strings.h"
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 
 namespace kc::transforms {
-
-namespace {
-std::string trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
-}  // namespace
 
 Error invalid_value(const std::string& key, const std::string& value, const std::string& why) {
   return Error{key, "Invalid value " + value + " for configuration " + key + (why.empty() ? "" : ": " + why)};
