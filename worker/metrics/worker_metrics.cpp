@@ -59,7 +59,7 @@ void TaskMetrics::error_retry() { retries_->inc(); }
 void TaskMetrics::error_logged() { logged_->inc(); }
 void TaskMetrics::dlq_request() { dlq_requests_->inc(); }
 void TaskMetrics::dlq_failure() { dlq_failures_->inc(); }
-void TaskMetrics::error_at(int64_t epoch_ms) { last_error_->set(static_cast<double>(epoch_ms)); }
+void TaskMetrics::error_at(int64_t epoch_ms) { last_error_->set(static_cast<double>(epoch_ms) / 1000.0); }
 
 // ------------------------------------------------------------------ WorkerMetrics
 
@@ -220,8 +220,8 @@ std::shared_ptr<TaskMetrics> WorkerMetrics::task(const std::string& connector, i
                                        "Records sent to the dead letter queue (deadletterqueue-produce-requests).", l);
   m->dlq_failures_ = registry_.counter("task_error_deadletterqueue_produce_failures_total",
                                        "Dead letter queue writes that failed (deadletterqueue-produce-failures).", l);
-  m->last_error_ = registry_.gauge("task_error_last_error_timestamp_ms",
-                                   "Epoch ms of the task's last error (last-error-timestamp); 0 = none.", l);
+  m->last_error_ = registry_.gauge("task_error_last_error_timestamp_seconds",
+                                   "Epoch seconds of the task's last error (last-error-timestamp); 0 = none.", l);
   if (source) {
     m->polled_ = registry_.counter("source_task_records_polled_total",
                                    "Records returned by the source task's poll() (source-record-poll-total).", l);

@@ -65,7 +65,8 @@ class TaskMetrics {
   void dlq_request();
   /// A dead letter queue write that failed (deadletterqueue-produce-failures).
   void dlq_failure();
-  /// Sets last-error-timestamp (epoch ms).
+  /// Sets last-error-timestamp from epoch ms (exported in seconds, as
+  /// Prometheus names units).
   void error_at(int64_t epoch_ms);
 
  private:
