@@ -143,7 +143,7 @@ void ErrorHandler::report(const StageFailure& failure, const ConsumedRecord* con
                                            : std::vector<std::pair<std::string, std::optional<std::string>>>{};
   auto metrics = metrics_;
   auto topic = config_.dlq_topic;
-  const bool queued = dlq_(topic, *consumed, std::move(extra), [metrics, topic] {
+  const bool queued = dlq_(topic, config_.dlq_replication_factor, *consumed, std::move(extra), [metrics, topic] {
     spdlog::error("Could not produce message to dead letter queue. topic={}", topic);
     if (metrics) metrics->dlq_failure();
   });

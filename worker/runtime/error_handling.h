@@ -116,9 +116,10 @@ class ToleranceExceeded : public connectors::ConnectError {
 /// Connect's RetryWithToleranceOperator with its reporters, for one task.
 class ErrorHandler {
  public:
-  /// Sends one record to the dead letter queue; `on_failed` runs (on any
-  /// thread) when the write fails. Returns false when it could not be queued.
-  using DlqSend = std::function<bool(const std::string& topic, const ConsumedRecord& record,
+  /// Sends one record to the dead letter queue `topic` (created with
+  /// `replication_factor` when missing); `on_failed` runs (on any thread)
+  /// when the write fails. Returns false when it could not be queued.
+  using DlqSend = std::function<bool(const std::string& topic, int replication_factor, const ConsumedRecord& record,
                                      std::vector<std::pair<std::string, std::optional<std::string>>> extra_headers,
                                      std::function<void()> on_failed)>;
 

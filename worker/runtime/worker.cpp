@@ -1066,10 +1066,8 @@ Result<std::unique_ptr<RecordPipeline>> Worker::make_task_pipeline(const Connect
     auto state = std::make_shared<DlqState>();
     const auto client = options_.client;
     const auto overrides = options_.producer_overrides;
-    const auto rf_it = connector_config.find("errors.deadletterqueue.topic.replication.factor");
-    const int rf = rf_it == connector_config.end() ? 3 : std::atoi(rf_it->second.c_str());
-    dlq = [state, client, overrides, rf](const std::string& topic, const ConsumedRecord& record,
-                                         storage::RecordHeaders extra, std::function<void()> on_failed) -> bool {
+    dlq = [state, client, overrides](const std::string& topic, int rf, const ConsumedRecord& record,
+                                     storage::RecordHeaders extra, std::function<void()> on_failed) -> bool {
       std::lock_guard lk(state->mu);
       if (!state->producer) {
         storage::TopicSpec spec{topic, 1, rf, {}};
