@@ -138,7 +138,13 @@ const ConfigDefs& common_connector_config_defs() {
     ConfigKeyDef header{"header.converter", ConfigType::Class, false, std::nullopt, ConfigImportance::Low,
                         "HeaderConverter for record headers; unset = the worker's header.converter.", "Common", 6,
                         ConfigWidth::Short, "Header converter class", {}, std::nullopt, {}};
-    d = {name, cls, tasks, key, value, header};
+    ConfigKeyDef transforms{"transforms", ConfigType::List, false, "", ConfigImportance::Low,
+                            "Aliases for the transformations to be applied to records.", "Transforms", 0,
+                            ConfigWidth::Long, "Transforms", {}, std::nullopt, {}};
+    ConfigKeyDef predicates{"predicates", ConfigType::List, false, "", ConfigImportance::Low,
+                            "Aliases for the predicates used by transformations.", "Predicates", 0,
+                            ConfigWidth::Long, "Predicates", {}, std::nullopt, {}};
+    d = {name, cls, tasks, key, value, header, transforms, predicates};
     return d;
   }();
   return defs;

@@ -1,6 +1,7 @@
 #include "worker/connectors/registry.h"
 
 #include "worker/connectors/builtin.h"
+#include "worker/connectors/transform_config.h"
 
 namespace kc::connectors {
 
@@ -65,17 +66,20 @@ ConfigValidation PluginRegistry::validate(const ConfigMap& config) const {
     return validate_config(cls == config.end() ? "" : cls->second, common_connector_config_defs(), unknown_class,
                            config);
   }
+  // Connect's group order: Common, Transforms, Predicates, one group per
+  // transform and predicate alias, Error Handling, then the plugin's own.
   ConfigDefs defs = common_connector_config_defs();
   const bool sink = desc->type == ConnectorType::Sink;
+  const auto enriched = transformation_config_defs(config);
+  defs.insert(defs.end(), enriched.begin(), enriched.end());
   const auto& errors = error_handling_config_defs(sink);
   defs.insert(defs.end(), errors.begin(), errors.end());
   defs.insert(defs.end(), desc->config_defs.begin(), desc->config_defs.end());
-  ConfigRule rule = desc->config_rule;
-  if (sink)
-    rule = [plugin_rule = desc->config_rule](const ConfigMap& c, ConfigErrors& e) {
-      if (plugin_rule) plugin_rule(c, e);
-      dlq_topic_rule(c, e);
-    };
+  ConfigRule rule = [plugin_rule = desc->config_rule, sink](const ConfigMap& c, ConfigErrors& e) {
+    if (plugin_rule) plugin_rule(c, e);
+    if (sink) dlq_topic_rule(c, e);
+    transformation_rule(c, e);
+  };
   return validate_config(desc->class_name, defs, rule, config);
 }
 

@@ -1574,6 +1574,9 @@ void DistributedHerder::connector_plugins(bool connectors_only, rest::Callback<s
         out.push_back(rest::PluginInfo{std::string(cls), rest::PluginType::Converter, version});
       out.push_back(rest::PluginInfo{std::string(cls), rest::PluginType::HeaderConverter, version});
     }
+    for (auto& [cls, predicate] : connectors::transformation_plugin_classes())
+      out.push_back(rest::PluginInfo{cls, predicate ? rest::PluginType::Predicate : rest::PluginType::Transformation,
+                                     version});
   }
   cb(std::move(out));
 }

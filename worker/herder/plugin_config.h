@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "worker/connectors/registry.h"
+#include "worker/connectors/transform_config.h"
 #include "worker/rest/herder_api.h"
 
 namespace kc::herder {
@@ -42,15 +43,21 @@ inline rest::ConfigInfos to_rest(const connectors::ConfigValidation& v) {
   return out;
 }
 
-/// GET /connector-plugins/{plugin}/config: the plugin's own keys, or 404
+/// GET /connector-plugins/{plugin}/config: the connector's, transformation's
+/// or predicate's own keys (KIP-769), or 404
 /// "Unknown plugin <plugin>." (Connect's wording).
 inline rest::Reply<std::vector<rest::ConfigKeyInfo>> plugin_config(const connectors::PluginRegistry& registry,
                                                                    const std::string& plugin) {
-  auto desc = registry.find(plugin);
-  if (!desc) return rest::RestError::not_found("Unknown plugin " + plugin + ".");
   std::vector<rest::ConfigKeyInfo> out;
-  for (const auto& d : desc->config_defs) out.push_back(to_rest(d));
-  return out;
+  if (auto desc = registry.find(plugin)) {
+    for (const auto& d : desc->config_defs) out.push_back(to_rest(d));
+    return out;
+  }
+  if (auto defs = connectors::transformation_plugin_config_defs(plugin)) {
+    for (const auto& d : *defs) out.push_back(to_rest(d));
+    return out;
+  }
+  return rest::RestError::not_found("Unknown plugin " + plugin + ".");
 }
 
 /// The create/update check: nullopt when `config` is valid, else 400 with

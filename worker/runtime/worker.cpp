@@ -10,6 +10,7 @@
 
 #include "worker/runtime/converter.h"
 #include "worker/runtime/record_pipeline.h"
+#include "worker/runtime/record_transforms.h"
 #include "worker/storage/records.h"
 
 namespace kc::runtime {
@@ -1092,7 +1093,7 @@ Result<std::unique_ptr<RecordPipeline>> Worker::make_task_pipeline(const Connect
     };
   }
   return make_record_pipeline(connector_config, defaults, sink, id, nullptr, &stop_requested, std::move(dlq),
-                              transforms_factory_);
+                              make_record_transforms);
 }
 
 Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_config, const ConfigMap& task_config,

@@ -274,8 +274,6 @@ class Worker {
   StatusListener* status_;
   const connectors::PluginRegistry* registry_;
   std::atomic<TaskObserver*> observer_{nullptr};
-  /// Builds a task's transform chain from its connector config (empty = no transforms).
-  std::function<Result<std::unique_ptr<RecordTransforms>>(const ConfigMap&)> transforms_factory_;
 
   mutable std::mutex mu_;
   std::map<ConnectorTaskId, std::shared_ptr<TaskRunner>> tasks_;

@@ -69,6 +69,7 @@ Result<TransformChain> TransformChain::build(const Config& c, std::vector<Config
     if (!p) continue;
     Stage stage;
     stage.alias = alias;
+    stage.class_name = p->class_name;
     stage.transform = p->make_transformation();
     Config sub = sub_config(c, prefix);
     for (const char* k : {"type", "predicate", "negate"}) sub.erase(k);
@@ -110,7 +111,7 @@ Result<Outcome> TransformChain::run(RecordRef ref, ApplyError* error) {
     if (s.predicate && s.predicate->test(ref.rec) == s.negate) continue;
     auto r = s.transform->apply(ref);
     if (!r) {
-      if (error) *error = {s.alias, r.error().message};
+      if (error) *error = {s.alias, r.error().message, s.class_name};
       return Error{"transforms." + s.alias, r.error().message};
     }
     if (*r == Outcome::kDropped) return Outcome::kDropped;

@@ -25,10 +25,12 @@ struct ConfigError {
   std::string message;
 };
 
-/// An apply failure: the transform alias and Connect's message.
+/// An apply failure: the transform alias, its full class name (for the
+/// error reporter's `__connect.errors.class.name`) and Connect's message.
 struct ApplyError {
   std::string alias;
   std::string message;
+  std::string class_name;
 };
 
 class TransformChain {
@@ -49,6 +51,7 @@ class TransformChain {
  private:
   struct Stage {
     std::string alias;
+    std::string class_name;
     std::unique_ptr<Transformation> transform;
     std::shared_ptr<Predicate> predicate;
     bool negate = false;

@@ -85,6 +85,13 @@ def quickstart_workflow(workers, work):
     check(code == 200 and ("org.apache.kafka.connect.json.JsonConverter", "converter") in kinds
           and ("org.apache.kafka.connect.storage.SimpleHeaderConverter", "header_converter") in kinds,
           f"GET /connector-plugins?connectorsOnly=false lists converters and header converters ({code})")
+    check(("org.apache.kafka.connect.transforms.InsertField$Value", "transformation") in kinds
+          and ("org.apache.kafka.connect.transforms.predicates.HasHeaderKey", "predicate") in kinds,
+          "GET /connector-plugins?connectorsOnly=false lists transformations and predicates")
+    code, body = http("GET", f + "/connector-plugins/org.apache.kafka.connect.transforms.InsertField$Value/config")
+    names = [k.get("name") for k in body] if isinstance(body, list) else []
+    check(code == 200 and "static.field" in names,
+          f"GET /connector-plugins/InsertField$Value/config lists its keys ({code} {names})")
 
     input_path = os.path.join(work, "quickstart-input.txt")
     with open(input_path, "w") as fh:

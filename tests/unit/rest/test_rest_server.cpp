@@ -855,8 +855,9 @@ TEST_CASE("validate reports per-field errors as 200 ConfigInfos", "[rest]") {
   auto j = r.j();
   CHECK(j["name"] == "org.apache.kafka.connect.file.FileStreamSourceConnector");
   CHECK(j["error_count"] == 3);
-  CHECK(j["groups"] == json::array({"Common", "Error Handling"}));
-  REQUIRE(j["configs"].size() == 14);  // 6 common keys, 5 error handling keys + file, topic, batch.size
+  CHECK(j["groups"] == json::array({"Common", "Transforms", "Predicates", "Error Handling"}));
+  // 6 common keys, transforms, predicates, 5 error handling keys + file, topic, batch.size
+  REQUIRE(j["configs"].size() == 16);
   CHECK(j["configs"][0]["definition"] == json::parse(R"({"name":"name","type":"STRING","required":true,
         "default_value":null,"importance":"HIGH","documentation":"Globally unique name to use for this connector.",
         "group":"Common","order":1,"width":"MEDIUM","display_name":"Connector name","dependents":[]})"));
