@@ -231,6 +231,8 @@ ConfigValidation validate_config(const std::string& name, const ConfigDefs& defs
   for (const auto& def : defs) {
     ConfigEntry e{def, {def.name, def.default_value, {}, {}, true}};
     if (auto it = config.find(def.name); it != config.end()) e.value.value = it->second;
+    // Connect's Password.toString(): a password never leaves the worker.
+    if (def.type == ConfigType::Password && e.value.value) e.value.value = "[hidden]";
     if (auto it = errors.find(def.name); it != errors.end()) e.value.errors = it->second;
     out.error_count += static_cast<int>(e.value.errors.size());
     if (!def.group.empty() && std::find(out.groups.begin(), out.groups.end(), def.group) == out.groups.end())

@@ -308,6 +308,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     wo.value_converter_config = cfg.value_converter_config;
     wo.header_converter = cfg.header_converter;
     wo.header_converter_config = cfg.header_converter_config;
+    wo.config_transformer = cfg.config_transformer;
     wo.metrics = cfg.metrics;
     worker = std::make_unique<runtime::Worker>(wo, offset_store.get(), status_listener.get(), registry);
     worker->set_observer(observer.load());
@@ -917,9 +918,19 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     auto snap = config_store->snapshot();
     auto it = snap.connector_configs.find(c);
     if (it == snap.connector_configs.end()) return true;
-    const ConfigMap& conf = it->second;
     std::vector<ConfigMap> configs;
     if (snap.target_state(c) != storage::TargetState::Stopped) {
+      providers::ResolvedConfig resolved{it->second, {}};
+      if (cfg.config_transformer) {
+        auto r = cfg.config_transformer->transform(it->second);
+        if (!r) {
+          // The connector's own worker reports it FAILED with this reason.
+          spdlog::warn("leader cannot generate task configs of {}: {}", c, r.error().to_string());
+          return true;
+        }
+        resolved = std::move(r).value();
+      }
+      const ConfigMap& conf = resolved.config;
       auto cls = conf.find("connector.class");
       if (cls == conf.end()) return true;
       auto plugin = registry->create(cls->second);
@@ -939,6 +950,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
         plugin.value()->start(conf);
         configs = plugin.value()->task_configs(max_tasks);
         plugin.value()->stop();
+        providers::restore_placeholders(it->second, resolved, configs);
       } catch (const std::exception& e) {
         spdlog::warn("leader: connector {} failed to generate task configs: {}", c, e.what());
         return true;
@@ -1587,7 +1599,7 @@ void DistributedHerder::connector_plugin_config(const std::string& plugin,
 }
 
 void DistributedHerder::validate_connector_config(rest::ConnectorConfig config, rest::Callback<rest::ConfigInfos> cb) {
-  cb(to_rest(impl_->registry->validate(config)));
+  cb(to_rest(validate_resolved(*impl_->registry, config_.config_transformer.get(), config)));
 }
 
 void DistributedHerder::connector_active_topics(const std::string& name,
@@ -1661,7 +1673,8 @@ void DistributedHerder::put_connector_config(rest::PutConnectorRequest req, rest
   auto impl = impl_;
   impl_->leader_write<rest::PutConnectorResult>(
       std::move(cb), [impl, req = std::move(req)]() -> rest::Reply<rest::PutConnectorResult> {
-        if (auto invalid = reject_invalid_config(*impl->registry, req.config)) return *invalid;
+        if (auto invalid = reject_invalid_config(*impl->registry, impl->cfg.config_transformer.get(), req.config))
+          return *invalid;
         auto before = impl->config_store->snapshot();
         const bool exists = before.contains(req.name);
         if (exists && !req.allow_replace) return rest::RestError::already_exists(req.name);

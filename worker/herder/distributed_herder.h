@@ -89,6 +89,9 @@ struct HerderConfig {
   storage::ConfigMap value_converter_config;  ///< value.converter.* (prefix stripped)
   std::string header_converter = "org.apache.kafka.connect.storage.SimpleHeaderConverter";  ///< header.converter
   storage::ConfigMap header_converter_config;  ///< header.converter.* (prefix stripped)
+  /// config.providers (KIP-297): resolves placeholders where connectors and
+  /// tasks start and where the leader generates task configs; null = none.
+  std::shared_ptr<const providers::ConfigTransformer> config_transformer;
   /// topic.tracking.enable: when false the herder answers GET
   /// /connectors/{c}/topics and PUT .../topics/reset with
   /// rest::RestError::topic_tracking_disabled() (403, Connect's text).

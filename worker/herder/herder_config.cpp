@@ -43,6 +43,9 @@ HerderConfig herder_config_from(const config::WorkerConfig& wc, const std::strin
   h.value_converter_config = wc.originals_with_prefix("value.converter.");
   h.header_converter = wc.get_string("header.converter");
   h.header_converter_config = wc.originals_with_prefix("header.converter.");
+  auto transformer = providers::ConfigTransformer::from_worker_config(wc.originals());
+  if (!transformer) throw config::ConfigError(transformer.error().to_string());
+  h.config_transformer = std::move(transformer).value();
   h.topic_tracking_enable = wc.topic_tracking_enable();
   h.topic_tracking_allow_reset = wc.topic_tracking_allow_reset();
   h.advertised_url = wc.advertised_url(default_host);

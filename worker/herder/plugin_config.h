@@ -5,12 +5,14 @@
 // rejects on create/update. Header-only so REST tests can serve the real
 // validator from a fake herder.
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "worker/connectors/registry.h"
 #include "worker/connectors/transform_config.h"
+#include "worker/providers/config_provider.h"
 #include "worker/rest/herder_api.h"
 
 namespace kc::herder {
@@ -60,12 +62,43 @@ inline rest::Reply<std::vector<rest::ConfigKeyInfo>> plugin_config(const connect
   return rest::RestError::not_found("Unknown plugin " + plugin + ".");
 }
 
+/// Validates `config` as its connector will see it: placeholders resolved
+/// through `transformer` (may be null), while the values shown stay as
+/// written, so a resolved secret never appears (KIP-297). A provider
+/// failure is an error on the key holding the placeholder.
+inline connectors::ConfigValidation validate_resolved(const connectors::PluginRegistry& registry,
+                                                      const providers::ConfigTransformer* transformer,
+                                                      const rest::ConnectorConfig& config) {
+  if (!transformer) return registry.validate(config);
+  auto resolved = transformer->transform(config);
+  if (!resolved) {
+    auto v = registry.validate(config);
+    const auto& e = resolved.error();
+    auto it = std::find_if(v.configs.begin(), v.configs.end(),
+                           [&](const connectors::ConfigEntry& c) { return c.definition.name == e.field; });
+    if (it == v.configs.end()) {
+      connectors::ConfigKeyDef def;
+      def.name = e.field;
+      it = v.configs.insert(v.configs.end(), connectors::ConfigEntry{def, {e.field, config.at(e.field), {}, {}, true}});
+    }
+    it->value.errors.push_back(e.message);
+    ++v.error_count;
+    return v;
+  }
+  auto v = registry.validate(resolved->config);
+  for (auto& c : v.configs)
+    if (resolved->resolved_keys.count(c.definition.name) && c.definition.type != connectors::ConfigType::Password)
+      c.value.value = config.at(c.definition.name);
+  return v;
+}
+
 /// The create/update check: nullopt when `config` is valid, else 400 with
 /// Connect's "Connector configuration is invalid and contains the following
 /// N error(s): ..." message.
 inline std::optional<rest::RestError> reject_invalid_config(const connectors::PluginRegistry& registry,
+                                                            const providers::ConfigTransformer* transformer,
                                                             const rest::ConnectorConfig& config) {
-  auto v = registry.validate(config);
+  auto v = validate_resolved(registry, transformer, config);
   if (v.error_count == 0) return std::nullopt;
   return rest::RestError::bad_request(v.invalid_message());
 }

@@ -153,6 +153,10 @@ struct Worker::ConnectorRunner {
   bool stop_requested = false;
   bool finished = false;
   bool failed = false;  ///< start() threw; guarded by mu
+  /// The config as written (placeholders) and its resolution: task configs
+  /// get the placeholders back (providers::restore_placeholders).
+  ConfigMap raw_config;
+  providers::ResolvedConfig resolved;
   std::mutex join_mu;
   std::thread thread;
 
@@ -860,8 +864,11 @@ Status Worker::start_connector(const std::string& name, const ConfigMap& config_
     if (wm) wm->connector_startup_result(false);
     return e;
   };
-  ConfigMap config = config_in;
-  config.emplace("name", name);
+  ConfigMap raw = config_in;
+  raw.emplace("name", name);
+  auto resolved = resolve_config(raw);
+  if (!resolved) return early_fail(resolved.error());
+  const ConfigMap& config = resolved->config;
   auto cls = config.find("connector.class");
   if (cls == config.end()) return early_fail(Error{"connector.class", "missing connector.class for connector " + name});
   auto created = registry_->create(cls->second);
@@ -870,6 +877,8 @@ Status Worker::start_connector(const std::string& name, const ConfigMap& config_
 
   auto runner = std::make_shared<ConnectorRunner>();
   runner->name = name;
+  runner->raw_config = raw;
+  runner->resolved = *resolved;
   std::lock_guard map_lock(mu_);  // held until the thread handle is stored
   if (connectors_.count(name))
     return early_fail(Error{"connector", "connector " + name + " is already running on this worker"});
@@ -946,7 +955,7 @@ Result<std::vector<ConfigMap>> Worker::connector_task_configs(const std::string&
   }
   auto promise = std::make_shared<std::promise<Result<std::vector<ConfigMap>>>>();
   auto future = promise->get_future();
-  runner->post([promise, connector, runner, max_tasks] {
+  runner->post([promise, connector, runner, max_tasks]() {
     bool failed;
     {
       std::lock_guard lk(runner->mu);
@@ -957,7 +966,9 @@ Result<std::vector<ConfigMap>> Worker::connector_task_configs(const std::string&
       return;
     }
     try {
-      promise->set_value(connector->task_configs(max_tasks));
+      auto configs = connector->task_configs(max_tasks);
+      providers::restore_placeholders(runner->raw_config, runner->resolved, configs);
+      promise->set_value(std::move(configs));
     } catch (const std::exception& e) {
       promise->set_value(Error{"connector", std::string("task_configs failed: ") + e.what()});
     }
@@ -1096,13 +1107,26 @@ Result<std::unique_ptr<RecordPipeline>> Worker::make_task_pipeline(const Connect
                               make_record_transforms);
 }
 
-Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_config, const ConfigMap& task_config,
-                          TargetState target) {
+Result<providers::ResolvedConfig> Worker::resolve_config(const ConfigMap& config) const {
+  if (!options_.config_transformer) return providers::ResolvedConfig{config, {}};
+  return options_.config_transformer->transform(config);
+}
+
+Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_config_in,
+                          const ConfigMap& task_config_in, TargetState target) {
   if (options_.metrics) options_.metrics->task_startup_attempt();
   auto early_fail = [this](Error e) -> Status {
     if (options_.metrics) options_.metrics->task_startup_result(false);
     return e;
   };
+  // Placeholders resolve here, on the herder's apply strand (file reads),
+  // for the connector and task configs alike.
+  auto connector_resolved = resolve_config(connector_config_in);
+  if (!connector_resolved) return early_fail(connector_resolved.error());
+  auto task_resolved = resolve_config(task_config_in);
+  if (!task_resolved) return early_fail(task_resolved.error());
+  const ConfigMap& connector_config = connector_resolved->config;
+  const ConfigMap& task_config = task_resolved->config;
   auto cls = connector_config.find("connector.class");
   if (cls == connector_config.end())
     return early_fail(Error{"connector.class", "missing connector.class for task " + id.to_string()});

@@ -40,6 +40,7 @@
 #include "worker/metrics/worker_metrics.h"
 #include "worker/connectors/connector.h"
 #include "worker/connectors/registry.h"
+#include "worker/providers/config_provider.h"
 #include "worker/runtime/record_pipeline.h"
 #include "worker/storage/kafka_client.h"
 #include "worker/storage/offset_store.h"
@@ -123,6 +124,9 @@ struct WorkerOptions {
   std::string header_converter = "org.apache.kafka.connect.storage.SimpleHeaderConverter";  ///< header.converter
   ConfigMap header_converter_config;            ///< `header.converter.*` with the prefix stripped
   int sink_max_batch = 500;                     ///< max records per SinkTask::put
+  /// Resolves `${provider:path:key}` in connector and task configs when
+  /// they start (KIP-297/421); null = no config providers.
+  std::shared_ptr<const providers::ConfigTransformer> config_transformer;
   /// Metrics sink (startup outcomes, running counts, per-task status,
   /// records and offset commits); null = no metrics.
   std::shared_ptr<metrics::WorkerMetrics> metrics;
@@ -263,6 +267,9 @@ class Worker {
   std::vector<std::string> await_connectors(const std::vector<std::string>& names,
                                             std::chrono::steady_clock::time_point deadline);
   void update_running_metrics_locked();  ///< running counts → metrics; mu_ held
+  /// `config` with its provider placeholders resolved (unchanged without
+  /// a transformer). Errors: a provider failed, naming the key.
+  Result<providers::ResolvedConfig> resolve_config(const ConfigMap& config) const;
   /// The task's converters, transforms and error handling from its
   /// connector's config and the worker's defaults (see make_record_pipeline).
   Result<std::unique_ptr<RecordPipeline>> make_task_pipeline(const ConnectorTaskId& id,

@@ -923,9 +923,9 @@ TEST_CASE("validate answers 400 for a class mismatch and bad bodies", "[rest]") 
 
 TEST_CASE("create/update rejection uses the validate endpoint's errors", "[rest]") {
   const auto& reg = kc::connectors::PluginRegistry::builtin();
-  CHECK_FALSE(kc::herder::reject_invalid_config(reg, {{"name", "c"}, {"connector.class", "FileStreamSink"},
+  CHECK_FALSE(kc::herder::reject_invalid_config(reg, nullptr, {{"name", "c"}, {"connector.class", "FileStreamSink"},
                                                       {"topics", "t"}}));
-  auto err = kc::herder::reject_invalid_config(reg, {{"name", "c"}, {"connector.class", "FileStreamSource"},
+  auto err = kc::herder::reject_invalid_config(reg, nullptr, {{"name", "c"}, {"connector.class", "FileStreamSource"},
                                                      {"tasks.max", "0"}, {"topic", "t"}});
   REQUIRE(err);
   CHECK(err->http_status() == 400);
@@ -935,7 +935,7 @@ TEST_CASE("create/update rejection uses the validate endpoint's errors", "[rest]
         "Missing required configuration \"file\" which has no default value.\n"
         "You can also find the above list of errors at the endpoint "
         "`/connector-plugins/{connectorType}/config/validate`");
-  auto no_class = kc::herder::reject_invalid_config(reg, {{"name", "c"}});
+  auto no_class = kc::herder::reject_invalid_config(reg, nullptr, {{"name", "c"}});
   REQUIRE(no_class);
   CHECK(no_class->message ==
         "Connector configuration is invalid and contains the following 1 error(s):\n"

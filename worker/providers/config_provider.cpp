@@ -1,0 +1,290 @@
+#include "worker/providers/config_provider.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/strings.h"
+#include "config/properties.h"
+#include "worker/transforms/java_regex.h"
+
+extern char** environ;
+
+namespace kc::providers {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// KIP-993's `allowed.paths`: absolute directories a file or directory
+// provider may read below; empty = any path.
+class AllowedPaths {
+ public:
+  Status configure(const ConfigMap& params) {
+    auto it = params.find("allowed.paths");
+    if (it == params.end()) return ok_status();
+    for (const auto& p : split_comma_list(it->second)) {
+      fs::path path(p);
+      if (!path.is_absolute())
+        return Error{"allowed.paths", "Path " + p + " in allowed.paths is not absolute"};
+      allowed_.push_back(path.lexically_normal());
+    }
+    return ok_status();
+  }
+  /// The normalized path when allowed.
+  Result<fs::path> check(const std::string& path) const {
+    fs::path p = fs::path(path).lexically_normal();
+    if (allowed_.empty()) return p;
+    for (const auto& a : allowed_) {
+      auto rel = p.lexically_relative(a);
+      if (!rel.empty() && *rel.begin() != "..") return p;
+    }
+    return Error{"path", "The path " + path + " is not allowed to be accessed"};
+  }
+
+ private:
+  std::vector<fs::path> allowed_;
+};
+
+ConfigMap pick(ConfigMap all, const std::set<std::string>& keys) {
+  if (keys.empty()) return all;
+  ConfigMap out;
+  for (const auto& k : keys)
+    if (auto it = all.find(k); it != all.end()) out.emplace(k, std::move(it->second));
+  return out;
+}
+
+/// FileConfigProvider: the keys of a properties file.
+class FileProvider final : public ConfigProvider {
+ public:
+  Status configure(const ConfigMap& params) override { return allowed_.configure(params); }
+  Result<ConfigMap> get(const std::string& path, const std::set<std::string>& keys) const override {
+    if (path.empty()) return ConfigMap{};
+    auto p = allowed_.check(path);
+    if (!p) return p.error();
+    try {
+      return pick(config::load_properties_file(p->string()), keys);
+    } catch (const std::exception&) {
+      return Error{"path", "Could not read properties from file " + path};
+    }
+  }
+
+ private:
+  AllowedPaths allowed_;
+};
+
+/// DirectoryConfigProvider: the regular files of a directory, by file
+/// name, each value the file's content (for Kubernetes/Docker secrets).
+class DirectoryProvider final : public ConfigProvider {
+ public:
+  Status configure(const ConfigMap& params) override { return allowed_.configure(params); }
+  Result<ConfigMap> get(const std::string& path, const std::set<std::string>& keys) const override {
+    if (path.empty()) return ConfigMap{};
+    auto dir = allowed_.check(path);
+    if (!dir) return dir.error();
+    std::error_code ec;
+    if (!fs::is_directory(*dir, ec)) return ConfigMap{};  // as Kafka: nothing there
+    ConfigMap out;
+    auto read = [&](const fs::path& file) -> Status {
+      std::ifstream in(file, std::ios::binary);
+      std::ostringstream text;
+      text << in.rdbuf();
+      if (!in && !in.eof()) return Error{"path", "Could not read file " + file.string()};
+      out[file.filename().string()] = text.str();
+      return ok_status();
+    };
+    if (!keys.empty()) {
+      for (const auto& k : keys) {
+        if (k.find('/') != std::string::npos) continue;  // a file name, not a path
+        fs::path f = *dir / k;
+        if (fs::is_regular_file(f, ec))
+          if (auto st = read(f); !st) return st.error();
+      }
+      return out;
+    }
+    for (const auto& e : fs::directory_iterator(*dir, ec))
+      if (e.is_regular_file(ec))
+        if (auto st = read(e.path()); !st) return st.error();
+    if (ec) return Error{"path", "Could not list directory " + path + ": " + ec.message()};
+    return out;
+  }
+
+ private:
+  AllowedPaths allowed_;
+};
+
+/// EnvVarConfigProvider (KIP-887): environment variables whose names match
+/// `allowlist.pattern` (default: all). Paths are not supported.
+class EnvProvider final : public ConfigProvider {
+ public:
+  Status configure(const ConfigMap& params) override {
+    auto it = params.find("allowlist.pattern");
+    if (it == params.end()) return ok_status();
+    auto re = transforms::JavaRegex::compile(it->second);
+    if (!re) return Error{"allowlist.pattern", "Invalid value " + it->second +
+                                                   " for configuration allowlist.pattern: " + re.error().message};
+    allowlist_ = std::make_shared<transforms::JavaRegex>(std::move(re).value());
+    return ok_status();
+  }
+  Result<ConfigMap> get(const std::string& path, const std::set<std::string>& keys) const override {
+    if (!path.empty()) return Error{"path", "EnvVarConfigProvider does not support paths, found: " + path};
+    ConfigMap all;
+    for (char** e = environ; e && *e; ++e) {
+      std::string_view entry(*e);
+      auto eq = entry.find('=');
+      if (eq == std::string_view::npos) continue;
+      std::string name(entry.substr(0, eq));
+      if (allowlist_ && !allowlist_->matches(name)) continue;
+      all.emplace(std::move(name), std::string(entry.substr(eq + 1)));
+    }
+    return pick(std::move(all), keys);
+  }
+
+ private:
+  std::shared_ptr<transforms::JavaRegex> allowlist_;
+};
+
+/// One `${provider:path:key}` occurrence in a value: [begin, end) in the
+/// value and its parts. Parsed as Kafka's pattern
+/// \$\{([^}]*?):(([^}]*?):)?([^}]*?)\} does: the provider ends at the first
+/// ':', the path (optional) at the next, the key is the rest.
+struct Placeholder {
+  size_t begin = 0, end = 0;
+  std::string provider, path, key;
+};
+
+std::vector<Placeholder> placeholders_of(const std::string& value) {
+  std::vector<Placeholder> out;
+  for (size_t at = value.find("${"); at != std::string::npos; at = value.find("${", at + 2)) {
+    const size_t close = value.find('}', at + 2);
+    if (close == std::string::npos) break;
+    const std::string body = value.substr(at + 2, close - at - 2);
+    const size_t c1 = body.find(':');
+    if (c1 == std::string::npos) continue;
+    Placeholder p{at, close + 1, body.substr(0, c1), "", ""};
+    const std::string rest = body.substr(c1 + 1);
+    if (const size_t c2 = rest.find(':'); c2 != std::string::npos) {
+      p.path = rest.substr(0, c2);
+      p.key = rest.substr(c2 + 1);
+    } else {
+      p.key = rest;
+    }
+    out.push_back(std::move(p));
+    at = close - 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::unique_ptr<ConfigProvider> make_config_provider(const std::string& class_name) {
+  const std::string c = trim(class_name);
+  auto is = [&](const char* full) {
+    std::string_view f(full);
+    return c == f || c == f.substr(f.rfind('.') + 1);
+  };
+  if (is(kFileConfigProviderClass)) return std::make_unique<FileProvider>();
+  if (is(kDirectoryConfigProviderClass)) return std::make_unique<DirectoryProvider>();
+  if (is(kEnvVarConfigProviderClass)) return std::make_unique<EnvProvider>();
+  return nullptr;
+}
+
+Result<std::shared_ptr<const ConfigTransformer>> ConfigTransformer::from_worker_config(const ConfigMap& props) {
+  auto t = std::make_shared<ConfigTransformer>();
+  auto list = props.find("config.providers");
+  if (list == props.end()) return std::shared_ptr<const ConfigTransformer>(std::move(t));
+  for (const auto& name : split_comma_list(list->second)) {
+    const std::string prefix = "config.providers." + name + ".";
+    auto cls = props.find(prefix + "class");
+    if (cls == props.end() || trim(cls->second).empty())
+      return Error{prefix + "class", "Missing required configuration \"" + prefix +
+                                         "class\" which has no default value (config.providers names " + name + ")"};
+    auto provider = make_config_provider(cls->second);
+    if (!provider)
+      return Error{prefix + "class", "Invalid value " + cls->second + " for configuration " + prefix +
+                                         "class: unknown config provider class (known: FileConfigProvider, "
+                                         "DirectoryConfigProvider, EnvVarConfigProvider)"};
+    ConfigMap params;
+    const std::string param_prefix = prefix + "param.";
+    for (auto it = props.lower_bound(param_prefix); it != props.end() && it->first.rfind(param_prefix, 0) == 0; ++it)
+      params.emplace(it->first.substr(param_prefix.size()), it->second);
+    if (auto st = provider->configure(params); !st)
+      return Error{param_prefix + st.error().field, "config provider " + name + ": " + st.error().message};
+    t->names_.push_back(name);
+    t->providers_[name] = std::move(provider);
+  }
+  return std::shared_ptr<const ConfigTransformer>(std::move(t));
+}
+
+bool ConfigTransformer::has_placeholders(const ConfigMap& config) {
+  for (const auto& [_, v] : config)
+    if (!placeholders_of(v).empty()) return true;
+  return false;
+}
+
+Result<ResolvedConfig> ConfigTransformer::transform(const ConfigMap& config) const {
+  ResolvedConfig out{config, {}};
+  if (providers_.empty()) return out;
+  // One get() per provider and path, with every key asked for there.
+  std::map<std::pair<std::string, std::string>, std::set<std::string>> wanted;
+  std::map<std::pair<std::string, std::string>, std::string> first_key;  // for error messages
+  for (const auto& [k, v] : config)
+    for (const auto& p : placeholders_of(v))
+      if (providers_.count(p.provider)) {
+        wanted[{p.provider, p.path}].insert(p.key);
+        first_key.emplace(std::pair{p.provider, p.path}, k);
+      }
+  if (wanted.empty()) return out;
+  std::map<std::pair<std::string, std::string>, ConfigMap> found;
+  for (const auto& [where, keys] : wanted) {
+    auto got = providers_.at(where.first)->get(where.second, keys);
+    if (!got) {
+      const std::string& key = first_key.at(where);
+      return Error{key, "Failed to resolve config provider " + where.first +
+                            (where.second.empty() ? "" : " path " + where.second) + " in '" + key +
+                            "': " + got.error().message};
+    }
+    found[where] = std::move(got).value();
+  }
+  for (auto& [k, v] : out.config) {
+    auto ps = placeholders_of(v);
+    if (ps.empty()) continue;
+    std::string replaced;
+    size_t from = 0;
+    bool any = false;
+    for (const auto& p : ps) {
+      replaced.append(v, from, p.begin - from);
+      from = p.end;
+      auto f = found.find({p.provider, p.path});
+      const std::string* value = nullptr;
+      if (f != found.end())
+        if (auto it = f->second.find(p.key); it != f->second.end()) value = &it->second;
+      if (value) {
+        replaced += *value;
+        any = true;
+      } else {
+        replaced.append(v, p.begin, p.end - p.begin);
+      }
+    }
+    replaced.append(v, from, std::string::npos);
+    if (any) {
+      v = std::move(replaced);
+      out.resolved_keys.insert(k);
+    }
+  }
+  return out;
+}
+
+void restore_placeholders(const ConfigMap& raw, const ResolvedConfig& resolved, std::vector<ConfigMap>& task_configs) {
+  for (auto& task : task_configs)
+    for (const auto& key : resolved.resolved_keys) {
+      auto t = task.find(key);
+      auto r = resolved.config.find(key);
+      auto w = raw.find(key);
+      if (t != task.end() && r != resolved.config.end() && w != raw.end() && t->second == r->second)
+        t->second = w->second;
+    }
+}
+
+}  // namespace kc::providers
