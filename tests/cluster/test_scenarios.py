@@ -450,60 +450,69 @@ def abandoned_task_cut_off(kc, work):
         say(f"SIGCONT worker {sink_owner.n}")
         sink_owner.thaw()
         t_cont = time.monotonic()
-        after = []  # (seconds after SIGCONT, the new owner's sent_total)
+        # After the thaw the returning worker rejoins, and a later balance
+        # round may legitimately give it the task back: what is checked is
+        # that its abandoned copy goes away first, and that delivery never
+        # stalls wherever the task runs.
+        after = []  # (seconds after SIGCONT, {worker: sent_total})
         zombie = []  # (seconds after SIGCONT, task state, offset commits) on the returning worker
         while time.monotonic() < t_cont + 40:
             pl.append(5)
-            after.append((time.monotonic() - t_cont, sink_sent(new_owner, pl.sink)))
+            after.append((time.monotonic() - t_cont, {w.n: sink_sent(w, pl.sink) for w in c.up()}))
             m = sink_owner.metrics()
             if m is not None:
                 zombie.append((time.monotonic() - t_cont, m.task_states().get((pl.sink, 0)),
                                m.counter("task_offset_commit_success_total").get((pl.sink, 0))))
             time.sleep(0.5)
-        present = [t for t, state, _ in zombie if state is not None]
-        commits = [n for _, state, n in zombie if n is not None]
-        say(f"returning worker {sink_owner.n}: first answered {zombie[0][0] if zombie else None}s after SIGCONT, "
-            f"still had {pl.sink}-0 until {max(present) if present else None}s, offset commits {commits[:1]}->{commits[-1:]}")
+        answered = [t for t, _, _ in zombie]
+        gone = next((t for t, state, _ in zombie if state is None), None)
+        # The abandoned copy: the samples before it first disappeared.
+        commits = [n for t, state, n in zombie if n is not None and (gone is None or t < gone)]
+        say(f"returning worker {sink_owner.n}: first answered {answered[0] if answered else None}s after SIGCONT, "
+            f"abandoned {pl.sink}-0 gone at {gone}s, offset commits {commits[:1]}->{commits[-1:]}")
+        back = [t for t, state, _ in zombie if state is not None and gone is not None and t > gone]
+        if back:
+            say(f"a later round gave {pl.sink}-0 back to worker {sink_owner.n} ({back[0]:.1f}s after SIGCONT)")
         bound = cl.GRACEFUL_MS / 1000 + 3
-        check(not present or max(present) <= bound,
+        check(gone is not None and gone <= bound,
               f"the returning worker dropped its abandoned {pl.sink}-0 within {bound:.0f}s of SIGCONT "
-              f"(last seen {max(present) if present else None}s)")
+              f"(gone at {gone}s)")
         check(len(set(commits)) <= 1, f"the abandoned {pl.sink}-0 commits no offsets after SIGCONT "
                                       f"(its commit counter went {commits[:1]} -> {commits[-1:]})")
-        # Stalls: the time between increases of the new owner's counter after SIGCONT.
-        gaps, last_t, last_v = [], 0.0, after[0][1] if after else None
-        for t, v in after:
-            if v is not None and last_v is not None and v > last_v:
+        # Stalls: the time between progress of any worker's counter after SIGCONT.
+        gaps, last_t, prev = [], 0.0, dict(after[0][1]) if after else {}
+        for t, sent in after:
+            if any(v is not None and prev.get(n) is not None and v > prev[n] for n, v in sent.items()):
                 gaps.append(t - last_t)
                 last_t = t
-            if v is not None:
-                last_v = v
+            prev.update({n: v for n, v in sent.items() if v is not None})
         if after:
             gaps.append(after[-1][0] - last_t)
         max_gap = max(gaps) if gaps else None
-        vals = [v for _, v in after if v is not None]
-        say(f"new owner's sent_total after SIGCONT: {vals[:1]} -> {vals[-1:]}, stalls > 2s: "
-            f"{[round(g, 1) for g in gaps if g > 2]}")
+        say(f"sink progress after SIGCONT: stalls > 2s: {[round(g, 1) for g in gaps if g > 2]}")
         # One consumer-group rebalance on the mock takes consumer session
         # timeout - 1 s (5 s) plus the sync: a zombie consumer that races its
-        # cut-off may cost one. Two or more (> 10 s) mean the abandoned
-        # task's consumer took part in the group after the thaw.
-        check(max_gap is not None and max_gap <= 10,
-              f"after SIGCONT the new owner (worker {new_owner.n}) keeps delivering: longest stall "
-              f"{max_gap and round(max_gap, 1)}s over 40s (want <= 10s)")
+        # cut-off may cost one, a legitimate move back another. More
+        # (> 12 s) means the abandoned task's consumer took part in the
+        # group after the thaw.
+        check(max_gap is not None and max_gap <= 12,
+              f"after SIGCONT the sink keeps delivering: longest stall {max_gap and round(max_gap, 1)}s over 40s "
+              f"(want <= 12s)")
+        settle_or_note(c, 30)
         owners = {w.n: (w.metrics() or cl.Metrics("")).task_states().get((pl.sink, 0)) for w in c.up()}
-        check([n for n, s in owners.items() if s] == [new_owner.n],
-              f"{pl.sink}-0 runs only on the new owner {new_owner.n} after the thaw (task_status per worker {owners})")
+        running_on = [n for n, st in owners.items() if st]
+        check(len(running_on) == 1, f"{pl.sink}-0 runs on exactly one worker after the thaw (task_status per "
+                                    f"worker {owners})")
+        owner = next((w for w in c.up() if len(running_on) == 1 and w.n == running_on[0]), None)
         st = statuses(c, pl.sink)
-        check(all(s and s["tasks"] and s["tasks"][0]["worker_id"] == new_owner.worker_id
-                  and s["tasks"][0]["state"] == "RUNNING" for s in st.values()),
-              f"every worker's status names the new owner: {show(c, pl.sink)}")
+        check(owner is not None and all(s and s["tasks"] and s["tasks"][0]["worker_id"] == owner.worker_id
+                                        and s["tasks"][0]["state"] == "RUNNING" for s in st.values()),
+              f"every worker's status names the worker that runs it: {show(c, pl.sink)}")
         check(all(s and s["connector"]["state"] == "RUNNING" and c.by_id(s["connector"]["worker_id"]) in c.up()
                   for s in st.values()), f"every worker's status shows the sink connector RUNNING: {show(c, pl.sink)}")
         delivered = wait_for(lambda: not pl.missing(), 40, step=0.5)
         check(bool(delivered), f"no input line lost: {len(pl.missing())} of {pl.written} missing "
                                f"(first {pl.missing()[:5]})")
-        settle_or_note(c, 30)
         chk = cl.Checker()
         check(chk.check_all(c), f"all invariants hold once quiet after the thaw: {chk.failures}")
         log = open(sink_owner.out_path, errors="replace").read()

@@ -1,6 +1,7 @@
 #include "worker/connectors/config_def.h"
 
 #include "common/strings.h"
+#include "worker/data/converters.h"
 
 #include <algorithm>
 #include <cctype>
@@ -209,6 +210,32 @@ void dlq_topic_rule(const std::map<std::string, std::string>& config, ConfigErro
     errors["errors.deadletterqueue.topic.name"].push_back("The DLQ topic '" + name +
                                                           "' may not be included in the list of topics ('topics=" +
                                                           topics->second + "') consumed by the connector");
+}
+
+void converter_rule(const std::map<std::string, std::string>& config, ConfigErrors& errors) {
+  for (const char* role : {"key.converter", "value.converter", "header.converter"}) {
+    auto it = config.find(role);
+    if (it == config.end() || !errors[role].empty()) continue;
+    const std::string prefix = std::string(role) + ".";
+    data::ConverterConfig sub;
+    for (auto s = config.lower_bound(prefix); s != config.end() && s->first.rfind(prefix, 0) == 0; ++s)
+      sub.emplace(s->first.substr(prefix.size()), s->second);
+    const std::string cls = trim(it->second);
+    Status made = ok_status();
+    if (std::string_view(role) == "header.converter") {
+      auto h = data::make_header_converter(cls, sub);
+      if (!h) made = h.error();
+    } else {
+      auto c = data::make_converter(cls, sub, std::string_view(role) == "key.converter");
+      if (!c) made = c.error();
+    }
+    if (!made) {
+      const std::string& why = made.error().message;
+      errors[role].push_back(why.rfind("Invalid value", 0) == 0
+                                 ? why
+                                 : "Invalid value " + it->second + " for configuration " + role + ": " + why);
+    }
+  }
 }
 
 ConfigValidation validate_config(const std::string& name, const ConfigDefs& defs, const ConfigRule& rule,

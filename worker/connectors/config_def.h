@@ -108,6 +108,13 @@ const ConfigDefs& error_handling_config_defs(bool sink);
 /// ('topics=...') consumed by the connector").
 void dlq_topic_rule(const std::map<std::string, std::string>& config, ConfigErrors& errors);
 
+/// The connector's own converters: `key.converter`, `value.converter` and
+/// `header.converter`, when set, must name a known converter that accepts
+/// its `<key>.*` sub-configs ("Invalid value X for configuration
+/// value.converter: Class X could not be found.", or the converter's
+/// configure() error).
+void converter_rule(const std::map<std::string, std::string>& config, ConfigErrors& errors);
+
 /// Validates `config` against `defs` in order (each key: required, type,
 /// at_least, check), then applies `rule`. Keys of `config` that no def names
 /// are ignored, as Connect does. `name` becomes ConfigValidation::name.

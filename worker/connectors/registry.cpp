@@ -78,6 +78,7 @@ ConfigValidation PluginRegistry::validate(const ConfigMap& config) const {
   ConfigRule rule = [plugin_rule = desc->config_rule, sink](const ConfigMap& c, ConfigErrors& e) {
     if (plugin_rule) plugin_rule(c, e);
     if (sink) dlq_topic_rule(c, e);
+    converter_rule(c, e);
     transformation_rule(c, e);
   };
   return validate_config(desc->class_name, defs, rule, config);

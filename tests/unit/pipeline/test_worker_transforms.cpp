@@ -296,6 +296,27 @@ TEST_CASE("validation reports transforms.* and predicates.* errors per key, in C
   REQUIRE(v.groups.size() >= groups.size());
   CHECK(std::vector<std::string>(v.groups.begin(), v.groups.begin() + groups.size()) == groups);
 
+  // The connector's own converters are checked with their sub-configs.
+  auto conv = reg.validate({{"name", "s"},
+                            {"connector.class", "FileStreamSink"},
+                            {"topics", "in"},
+                            {"key.converter", "com.example.Nope"},
+                            {"value.converter", "JsonConverter"},
+                            {"value.converter.schemas.enable", "maybe"},
+                            {"header.converter", "SimpleHeaderConverter"}});
+  auto conv_errors = [&](const std::string& key) {
+    for (const auto& e : conv.configs)
+      if (e.definition.name == key) return e.value.errors;
+    return std::vector<std::string>{"<no such key>"};
+  };
+  CHECK(conv_errors("key.converter") ==
+        std::vector<std::string>{"Invalid value com.example.Nope for configuration key.converter: Class "
+                                 "com.example.Nope could not be found."});
+  REQUIRE(conv_errors("value.converter").size() == 1);
+  CHECK(conv_errors("value.converter")[0].find("schemas.enable") != std::string::npos);
+  CHECK(conv_errors("header.converter").empty());
+  CHECK(conv.error_count == 2);
+
   // A valid chain validates clean.
   auto ok = reg.validate({{"name", "s"},
                           {"connector.class", "FileStreamSink"},
