@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "worker/data/base64.h"
@@ -327,11 +328,37 @@ void append_u_escape(std::string& out, unsigned cp) {
   out.push_back(kHex[cp & 15]);
 }
 
+// True when `s` needs no escaping and no UTF-8 check (printable ASCII
+// without '"' and '\\'), the common case for field names and values.
+bool plain_ascii(std::string_view s) {
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) return false;
+  }
+  return true;
+}
+
+// Appends `a`, then `s`, then `b` with one resize (std::string's push_back
+// and small appends are out-of-line calls; this is the serializer's hot
+// path).
+void append3(std::string& out, std::string_view a, std::string_view s, std::string_view b) {
+  size_t at = out.size();
+  out.resize(at + a.size() + s.size() + b.size());
+  char* p = out.data() + at;
+  std::memcpy(p, a.data(), a.size());
+  std::memcpy(p + a.size(), s.data(), s.size());
+  std::memcpy(p + a.size() + s.size(), b.data(), b.size());
+}
+
 // A JSON string as Jackson's UTF8JsonGenerator writes it: '"' and '\'
 // escaped, control characters as \b \t \n \f \r or \u00XX, BMP characters
 // raw UTF-8, supplementary characters as an escaped surrogate pair.
 // Malformed UTF-8 (which a Java String cannot hold) becomes U+FFFD.
 void write_string(std::string& out, std::string_view s) {
+  if (plain_ascii(s)) {
+    append3(out, "\"", s, "\"");
+    return;
+  }
   out.push_back('"');
   size_t i = 0;
   const size_t n = s.size();
@@ -388,7 +415,69 @@ void write_string(std::string& out, std::string_view s) {
   out.push_back('"');
 }
 
+// Double.toString / Float.toString layout of a finite non-zero number,
+// appended without temporaries. `sci` is std::to_chars' shortest
+// scientific form ("-1.2345e+07"). Same result as java_float_layout in
+// value.cpp (checked by tests/unit/data_vectors through the vectors):
+// plain notation for 1e-3 <= |x| < 1e7, else d.dddE[-]n.
+void append_java_layout(std::string& out, std::string_view sci) {
+  char buf[64];
+  size_t n = 0;
+  if (!sci.empty() && sci[0] == '-') {
+    buf[n++] = '-';
+    sci.remove_prefix(1);
+  }
+  size_t epos = sci.find('e');
+  std::string_view mant = sci.substr(0, epos);
+  int exp10 = 0;
+  {
+    std::string_view e = sci.substr(epos + 1);
+    if (!e.empty() && e[0] == '+') e.remove_prefix(1);
+    std::from_chars(e.data(), e.data() + e.size(), exp10);
+  }
+  char digits[32];
+  size_t nd = 0;
+  for (char c : mant)
+    if (c != '.') digits[nd++] = c;
+  auto put = [&](char c) { buf[n++] = c; };
+  if (nd == 1 && digits[0] == '0') {
+    put('0'), put('.'), put('0');
+  } else if (exp10 >= -3 && exp10 < 7) {
+    if (exp10 >= 0) {
+      auto ip = static_cast<size_t>(exp10 + 1);
+      for (size_t k = 0; k < ip; ++k) put(k < nd ? digits[k] : '0');
+      put('.');
+      if (nd > ip) {
+        for (size_t k = ip; k < nd; ++k) put(digits[k]);
+      } else {
+        put('0');
+      }
+    } else {
+      put('0'), put('.');
+      for (int k = 0; k < -exp10 - 1; ++k) put('0');
+      for (size_t k = 0; k < nd; ++k) put(digits[k]);
+    }
+  } else {
+    put(digits[0]), put('.');
+    if (nd > 1) {
+      for (size_t k = 1; k < nd; ++k) put(digits[k]);
+    } else {
+      put('0');
+    }
+    put('E');
+    auto r = std::to_chars(buf + n, buf + sizeof buf, exp10);
+    n = static_cast<size_t>(r.ptr - buf);
+  }
+  out.append(buf, n);
+}
+
 void write_double(std::string& out, double d) {
+  if (std::isfinite(d) && d != 0) {
+    char buf[64];
+    auto r = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
+    append_java_layout(out, std::string_view(buf, static_cast<size_t>(r.ptr - buf)));
+    return;
+  }
   if (std::isnan(d) || std::isinf(d)) {
     out.push_back('"');
     out += java_double_to_string(d);
@@ -399,6 +488,12 @@ void write_double(std::string& out, double d) {
 }
 
 void write_float(std::string& out, float f) {
+  if (std::isfinite(f) && f != 0) {
+    char buf[64];
+    auto r = std::to_chars(buf, buf + sizeof buf, f, std::chars_format::scientific);
+    append_java_layout(out, std::string_view(buf, static_cast<size_t>(r.ptr - buf)));
+    return;
+  }
   if (std::isnan(f) || std::isinf(f)) {
     out.push_back('"');
     out += java_float_to_string(f);
@@ -654,10 +749,14 @@ struct JsonConverter::Impl {
         out.push_back('{');
         bool first = true;
         for (const auto& f : schema->fields()) {
-          if (!first) out.push_back(',');
+          if (plain_ascii(f.name)) {
+            append3(out, first ? "\"" : ",\"", f.name, "\":");
+          } else {
+            if (!first) out.push_back(',');
+            write_string(out, f.name);
+            out.push_back(':');
+          }
           first = false;
-          write_string(out, f.name);
-          out.push_back(':');
           auto st = to_json(f.schema.get(), s.at(static_cast<size_t>(f.index)), out);
           if (!st) return st;
         }
@@ -1047,16 +1146,35 @@ Result<std::optional<std::string>> JsonConverter::from_connect(std::string_view,
   Impl impl{*this};
   std::string out;
   if (schemas_enable_) {
-    auto js = as_json_schema(schema);
-    if (!js) return js.error();
-    out.reserve(js->size() + 64);
-    out += "{\"schema\":";
-    out += *js;
+    // The envelope's schema text comes from the cache when it can, appended
+    // straight from the cache entry (no copy of a text that is usually most
+    // of the record). The payload is typically about half the schema text's
+    // size, so one reservation covers the whole record.
+    bool cached = false;
+    if (schema && cache_size_ > 0) {
+      std::lock_guard lock(from_mu_);
+      if (auto it = from_index_.find(schema.get()); it != from_index_.end()) {
+        from_lru_.splice(from_lru_.begin(), from_lru_, it->second);
+        const std::string& js = it->second->second.json;
+        out.reserve(js.size() + js.size() / 2 + 128);
+        out += "{\"schema\":";
+        out += js;
+        cached = true;
+      }
+    }
+    if (!cached) {
+      auto js = as_json_schema(schema);
+      if (!js) return js.error();
+      out.reserve(js->size() + js->size() / 2 + 128);
+      out += "{\"schema\":";
+      out += *js;
+    }
     out += ",\"payload\":";
     auto st = impl.to_json(schema.get(), value, out);
     if (!st) return st.error();
     out.push_back('}');
   } else {
+    out.reserve(256);
     auto st = impl.to_json(schema.get(), value, out);
     if (!st) return st.error();
   }
