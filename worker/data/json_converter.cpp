@@ -1,6 +1,7 @@
 #include "worker/data/json_converter.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -328,26 +329,33 @@ void append_u_escape(std::string& out, unsigned cp) {
   out.push_back(kHex[cp & 15]);
 }
 
-// True when `s` needs no escaping and no UTF-8 check (printable ASCII
-// without '"' and '\\'), the common case for field names and values.
-bool plain_ascii(std::string_view s) {
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) return false;
-  }
-  return true;
-}
+// Bytes that a JSON string can carry as they are: printable ASCII other
+// than '"' and '\\'. Everything else (controls, quotes, backslashes and
+// UTF-8 lead/continuation bytes) takes write_string's slow path.
+constexpr std::array<bool, 256> kPlainByte = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0x20; c < 0x80; ++c) t[static_cast<size_t>(c)] = c != '"' && c != '\\';
+  return t;
+}();
 
-// Appends `a`, then `s`, then `b` with one resize (std::string's push_back
-// and small appends are out-of-line calls; this is the serializer's hot
-// path).
-void append3(std::string& out, std::string_view a, std::string_view s, std::string_view b) {
-  size_t at = out.size();
-  out.resize(at + a.size() + s.size() + b.size());
+// Appends `prefix`, `s` and `suffix` if every byte of `s` is plain, with one
+// resize and a copy loop that checks as it goes (std::string's push_back
+// and short appends are out-of-line calls; this is the serializer's hot
+// path). Returns false, leaving `out` unchanged, when `s` needs escaping.
+bool append_plain(std::string& out, std::string_view prefix, std::string_view s, std::string_view suffix) {
+  const size_t at = out.size();
+  out.resize(at + prefix.size() + s.size() + suffix.size());
   char* p = out.data() + at;
-  std::memcpy(p, a.data(), a.size());
-  std::memcpy(p + a.size(), s.data(), s.size());
-  std::memcpy(p + a.size() + s.size(), b.data(), b.size());
+  for (char c : prefix) *p++ = c;
+  for (char c : s) {
+    if (!kPlainByte[static_cast<unsigned char>(c)]) {
+      out.resize(at);
+      return false;
+    }
+    *p++ = c;
+  }
+  for (char c : suffix) *p++ = c;
+  return true;
 }
 
 // A JSON string as Jackson's UTF8JsonGenerator writes it: '"' and '\'
@@ -355,10 +363,7 @@ void append3(std::string& out, std::string_view a, std::string_view s, std::stri
 // raw UTF-8, supplementary characters as an escaped surrogate pair.
 // Malformed UTF-8 (which a Java String cannot hold) becomes U+FFFD.
 void write_string(std::string& out, std::string_view s) {
-  if (plain_ascii(s)) {
-    append3(out, "\"", s, "\"");
-    return;
-  }
+  if (append_plain(out, "\"", s, "\"")) return;
   out.push_back('"');
   size_t i = 0;
   const size_t n = s.size();
@@ -506,7 +511,7 @@ void write_float(std::string& out, float f) {
 void write_int(std::string& out, int64_t v) {
   char buf[24];
   auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, r.ptr);
+  out.append(buf, static_cast<size_t>(r.ptr - buf));  // (ptr, len): not the iterator-range overload
 }
 
 void dump_node(const JNode& n, std::string& out) {
@@ -749,9 +754,7 @@ struct JsonConverter::Impl {
         out.push_back('{');
         bool first = true;
         for (const auto& f : schema->fields()) {
-          if (plain_ascii(f.name)) {
-            append3(out, first ? "\"" : ",\"", f.name, "\":");
-          } else {
+          if (!append_plain(out, first ? "\"" : ",\"", f.name, "\":")) {
             if (!first) out.push_back(',');
             write_string(out, f.name);
             out.push_back(':');
