@@ -16,6 +16,12 @@ void register_validate(CLI::App& app, int& exit_code);
 void register_mock_broker(CLI::App& app, int& exit_code);
 /// `kconnectd run FILE`: run a worker (issue 4).
 void register_run(CLI::App& app, int& exit_code);
+/// `kconnectd transform CONNECTOR.json`: dry-run a connector's transform
+/// chain on JSON-line records from stdin (issue 11).
+void register_transform(CLI::App& app, int& exit_code);
+/// `kconnectd convert CLASS from-connect|to-connect [--config k=v] [--key]`:
+/// dry-run a converter on JSON lines from stdin (issue 11).
+void register_convert(CLI::App& app, int& exit_code);
 /// `kconnectd version`: version, commit, build type, library versions.
 void register_version(CLI::App& app, int& exit_code);
 

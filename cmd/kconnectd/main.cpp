@@ -11,6 +11,8 @@ int main(int argc, char** argv) {
   kc::cmd::register_validate(app, exit_code);
   kc::cmd::register_decode(app, exit_code);
   kc::cmd::register_assign_sim(app, exit_code);
+  kc::cmd::register_transform(app, exit_code);
+  kc::cmd::register_convert(app, exit_code);
   kc::cmd::register_version(app, exit_code);
   CLI11_PARSE(app, argc, argv);
   return exit_code;

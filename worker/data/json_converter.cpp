@@ -1,9 +1,11 @@
 #include "worker/data/json_converter.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "worker/data/base64.h"
@@ -327,11 +329,41 @@ void append_u_escape(std::string& out, unsigned cp) {
   out.push_back(kHex[cp & 15]);
 }
 
+// Bytes that a JSON string can carry as they are: printable ASCII other
+// than '"' and '\\'. Everything else (controls, quotes, backslashes and
+// UTF-8 lead/continuation bytes) takes write_string's slow path.
+constexpr std::array<bool, 256> kPlainByte = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0x20; c < 0x80; ++c) t[static_cast<size_t>(c)] = c != '"' && c != '\\';
+  return t;
+}();
+
+// Appends `prefix`, `s` and `suffix` if every byte of `s` is plain, with one
+// resize and a copy loop that checks as it goes (std::string's push_back
+// and short appends are out-of-line calls; this is the serializer's hot
+// path). Returns false, leaving `out` unchanged, when `s` needs escaping.
+bool append_plain(std::string& out, std::string_view prefix, std::string_view s, std::string_view suffix) {
+  const size_t at = out.size();
+  out.resize(at + prefix.size() + s.size() + suffix.size());
+  char* p = out.data() + at;
+  for (char c : prefix) *p++ = c;
+  for (char c : s) {
+    if (!kPlainByte[static_cast<unsigned char>(c)]) {
+      out.resize(at);
+      return false;
+    }
+    *p++ = c;
+  }
+  for (char c : suffix) *p++ = c;
+  return true;
+}
+
 // A JSON string as Jackson's UTF8JsonGenerator writes it: '"' and '\'
 // escaped, control characters as \b \t \n \f \r or \u00XX, BMP characters
 // raw UTF-8, supplementary characters as an escaped surrogate pair.
 // Malformed UTF-8 (which a Java String cannot hold) becomes U+FFFD.
 void write_string(std::string& out, std::string_view s) {
+  if (append_plain(out, "\"", s, "\"")) return;
   out.push_back('"');
   size_t i = 0;
   const size_t n = s.size();
@@ -388,7 +420,69 @@ void write_string(std::string& out, std::string_view s) {
   out.push_back('"');
 }
 
+// Double.toString / Float.toString layout of a finite non-zero number,
+// appended without temporaries. `sci` is std::to_chars' shortest
+// scientific form ("-1.2345e+07"). Same result as java_float_layout in
+// value.cpp (checked by tests/unit/data_vectors through the vectors):
+// plain notation for 1e-3 <= |x| < 1e7, else d.dddE[-]n.
+void append_java_layout(std::string& out, std::string_view sci) {
+  char buf[64];
+  size_t n = 0;
+  if (!sci.empty() && sci[0] == '-') {
+    buf[n++] = '-';
+    sci.remove_prefix(1);
+  }
+  size_t epos = sci.find('e');
+  std::string_view mant = sci.substr(0, epos);
+  int exp10 = 0;
+  {
+    std::string_view e = sci.substr(epos + 1);
+    if (!e.empty() && e[0] == '+') e.remove_prefix(1);
+    std::from_chars(e.data(), e.data() + e.size(), exp10);
+  }
+  char digits[32];
+  size_t nd = 0;
+  for (char c : mant)
+    if (c != '.') digits[nd++] = c;
+  auto put = [&](char c) { buf[n++] = c; };
+  if (nd == 1 && digits[0] == '0') {
+    put('0'), put('.'), put('0');
+  } else if (exp10 >= -3 && exp10 < 7) {
+    if (exp10 >= 0) {
+      auto ip = static_cast<size_t>(exp10 + 1);
+      for (size_t k = 0; k < ip; ++k) put(k < nd ? digits[k] : '0');
+      put('.');
+      if (nd > ip) {
+        for (size_t k = ip; k < nd; ++k) put(digits[k]);
+      } else {
+        put('0');
+      }
+    } else {
+      put('0'), put('.');
+      for (int k = 0; k < -exp10 - 1; ++k) put('0');
+      for (size_t k = 0; k < nd; ++k) put(digits[k]);
+    }
+  } else {
+    put(digits[0]), put('.');
+    if (nd > 1) {
+      for (size_t k = 1; k < nd; ++k) put(digits[k]);
+    } else {
+      put('0');
+    }
+    put('E');
+    auto r = std::to_chars(buf + n, buf + sizeof buf, exp10);
+    n = static_cast<size_t>(r.ptr - buf);
+  }
+  out.append(buf, n);
+}
+
 void write_double(std::string& out, double d) {
+  if (std::isfinite(d) && d != 0) {
+    char buf[64];
+    auto r = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
+    append_java_layout(out, std::string_view(buf, static_cast<size_t>(r.ptr - buf)));
+    return;
+  }
   if (std::isnan(d) || std::isinf(d)) {
     out.push_back('"');
     out += java_double_to_string(d);
@@ -399,6 +493,12 @@ void write_double(std::string& out, double d) {
 }
 
 void write_float(std::string& out, float f) {
+  if (std::isfinite(f) && f != 0) {
+    char buf[64];
+    auto r = std::to_chars(buf, buf + sizeof buf, f, std::chars_format::scientific);
+    append_java_layout(out, std::string_view(buf, static_cast<size_t>(r.ptr - buf)));
+    return;
+  }
   if (std::isnan(f) || std::isinf(f)) {
     out.push_back('"');
     out += java_float_to_string(f);
@@ -411,7 +511,7 @@ void write_float(std::string& out, float f) {
 void write_int(std::string& out, int64_t v) {
   char buf[24];
   auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, r.ptr);
+  out.append(buf, static_cast<size_t>(r.ptr - buf));  // (ptr, len): not the iterator-range overload
 }
 
 void dump_node(const JNode& n, std::string& out) {
@@ -654,10 +754,12 @@ struct JsonConverter::Impl {
         out.push_back('{');
         bool first = true;
         for (const auto& f : schema->fields()) {
-          if (!first) out.push_back(',');
+          if (!append_plain(out, first ? "\"" : ",\"", f.name, "\":")) {
+            if (!first) out.push_back(',');
+            write_string(out, f.name);
+            out.push_back(':');
+          }
           first = false;
-          write_string(out, f.name);
-          out.push_back(':');
           auto st = to_json(f.schema.get(), s.at(static_cast<size_t>(f.index)), out);
           if (!st) return st;
         }
@@ -1047,16 +1149,35 @@ Result<std::optional<std::string>> JsonConverter::from_connect(std::string_view,
   Impl impl{*this};
   std::string out;
   if (schemas_enable_) {
-    auto js = as_json_schema(schema);
-    if (!js) return js.error();
-    out.reserve(js->size() + 64);
-    out += "{\"schema\":";
-    out += *js;
+    // The envelope's schema text comes from the cache when it can, appended
+    // straight from the cache entry (no copy of a text that is usually most
+    // of the record). The payload is typically about half the schema text's
+    // size, so one reservation covers the whole record.
+    bool cached = false;
+    if (schema && cache_size_ > 0) {
+      std::lock_guard lock(from_mu_);
+      if (auto it = from_index_.find(schema.get()); it != from_index_.end()) {
+        from_lru_.splice(from_lru_.begin(), from_lru_, it->second);
+        const std::string& js = it->second->second.json;
+        out.reserve(js.size() + js.size() / 2 + 128);
+        out += "{\"schema\":";
+        out += js;
+        cached = true;
+      }
+    }
+    if (!cached) {
+      auto js = as_json_schema(schema);
+      if (!js) return js.error();
+      out.reserve(js->size() + js->size() / 2 + 128);
+      out += "{\"schema\":";
+      out += *js;
+    }
     out += ",\"payload\":";
     auto st = impl.to_json(schema.get(), value, out);
     if (!st) return st.error();
     out.push_back('}');
   } else {
+    out.reserve(256);
     auto st = impl.to_json(schema.get(), value, out);
     if (!st) return st.error();
   }

@@ -34,6 +34,7 @@ Json error_json(const std::string& stage, const std::string& message, const std:
 }  // namespace
 
 Json TransformDryRun::process(const Json& record) {
+  if (!record.is_object()) return error_json("input", "each line must be a JSON object (a record)");
   auto r = nt::record_from_json(record);
   if (!r) return error_json("input", r.error().to_string());
   ApplyError err;

@@ -12,7 +12,7 @@ import re
 import subprocess
 import sys
 
-SUBCOMMANDS = ["run", "mock-broker", "validate", "decode", "assign-sim", "version"]
+SUBCOMMANDS = ["run", "mock-broker", "validate", "decode", "assign-sim", "transform", "convert", "version"]
 
 
 def run(args):
