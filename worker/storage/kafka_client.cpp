@@ -252,12 +252,6 @@ Result<int> ensure_topic(rd_kafka_t* handle, const TopicSpec& spec, int timeout_
   if (!existing) return existing.error();
   if (*existing) return **existing;
 
-  // CreateTopics goes to the controller. A cluster that names none
-  // (librdkafka's mock cluster) would time out the whole deadline; say so
-  // at once and let the caller rely on auto-creation.
-  if (rd_kafka_controllerid(rk->get(), std::min(5000, std::max(1, remaining_ms(deadline)))) < 0)
-    return Error{spec.name, "topic does not exist and the cluster names no controller to create it (librdkafka's "
-                            "mock cluster has no CreateTopics); create it first"};
   char errstr[512];
   rd_kafka_NewTopic_t* nt = rd_kafka_NewTopic_new(spec.name.c_str(), spec.partitions, spec.replication_factor,
                                                   errstr, sizeof errstr);
