@@ -19,6 +19,18 @@ inline std::string trim(std::string_view s) {
 /// Splits a comma-separated list ("a, b,,c") into trimmed, non-empty items
 /// (["a","b","c"]); spaces and tabs around items are dropped. Used for
 /// Kafka-style list values such as bootstrap.servers and topics.
+/// The entries of `config` whose keys start with `prefix`, with the prefix
+/// removed: Kafka's originalsWithPrefix (e.g. "value.converter." settings,
+/// "transforms.<alias>." keys). `config` is any ordered string map.
+template <typename Map>
+Map with_prefix(const Map& config, const std::string& prefix) {
+  Map out;
+  for (auto it = config.lower_bound(prefix); it != config.end() && it->first.compare(0, prefix.size(), prefix) == 0;
+       ++it)
+    out.emplace(it->first.substr(prefix.size()), it->second);
+  return out;
+}
+
 inline std::vector<std::string> split_comma_list(const std::string& s) {
   std::vector<std::string> out;
   size_t start = 0;

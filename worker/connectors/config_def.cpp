@@ -216,10 +216,7 @@ void converter_rule(const std::map<std::string, std::string>& config, ConfigErro
   for (const char* role : {"key.converter", "value.converter", "header.converter"}) {
     auto it = config.find(role);
     if (it == config.end() || !errors[role].empty()) continue;
-    const std::string prefix = std::string(role) + ".";
-    data::ConverterConfig sub;
-    for (auto s = config.lower_bound(prefix); s != config.end() && s->first.rfind(prefix, 0) == 0; ++s)
-      sub.emplace(s->first.substr(prefix.size()), s->second);
+    const data::ConverterConfig sub = with_prefix(config, std::string(role) + ".");
     const std::string cls = trim(it->second);
     Status made = ok_status();
     if (std::string_view(role) == "header.converter") {

@@ -205,10 +205,8 @@ Result<std::shared_ptr<const ConfigTransformer>> ConfigTransformer::from_worker_
       return Error{prefix + "class", "Invalid value " + cls->second + " for configuration " + prefix +
                                          "class: unknown config provider class (known: FileConfigProvider, "
                                          "DirectoryConfigProvider, EnvVarConfigProvider)"};
-    ConfigMap params;
     const std::string param_prefix = prefix + "param.";
-    for (auto it = props.lower_bound(param_prefix); it != props.end() && it->first.rfind(param_prefix, 0) == 0; ++it)
-      params.emplace(it->first.substr(param_prefix.size()), it->second);
+    const ConfigMap params = with_prefix(props, param_prefix);
     if (auto st = provider->configure(params); !st)
       return Error{param_prefix + st.error().field, "config provider " + name + ": " + st.error().message};
     t->names_.push_back(name);

@@ -1,5 +1,7 @@
 #include "worker/runtime/record_pipeline.h"
 
+#include "common/strings.h"
+
 namespace kc::runtime {
 
 using connectors::Data;
@@ -139,18 +141,6 @@ bool RecordPipeline::from_consumer(const rd_kafka_message_t* m, const std::strin
   }
   return true;
 }
-
-namespace {
-
-/// `prefix`-stripped entries of `config` (e.g. "value.converter." settings).
-connectors::ConfigMap with_prefix(const connectors::ConfigMap& config, const std::string& prefix) {
-  connectors::ConfigMap out;
-  for (auto it = config.lower_bound(prefix); it != config.end() && it->first.rfind(prefix, 0) == 0; ++it)
-    out.emplace(it->first.substr(prefix.size()), it->second);
-  return out;
-}
-
-}  // namespace
 
 Result<std::unique_ptr<RecordPipeline>> make_record_pipeline(
     const connectors::ConfigMap& connector_config, const PipelineDefaults& defaults, bool sink,

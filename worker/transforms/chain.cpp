@@ -3,19 +3,12 @@
 #include <map>
 #include <set>
 
+#include "common/strings.h"
 #include "worker/transforms/config_def.h"
 
 namespace kc::transforms {
 
 namespace {
-
-// The sub-config of `prefix` (e.g. "transforms.a.") without the prefix.
-Config sub_config(const Config& c, const std::string& prefix) {
-  Config out;
-  for (auto it = c.lower_bound(prefix); it != c.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it)
-    out[it->first.substr(prefix.size())] = it->second;
-  return out;
-}
 
 std::vector<std::string> aliases(const Config& c, const std::string& key, std::vector<ConfigError>& errors) {
   static const std::vector<ConfigKeyDef> defs = {{"transforms", "LIST", "", "LOW", ""}, {"predicates", "LIST", "", "LOW", ""}};
@@ -53,7 +46,7 @@ Result<TransformChain> TransformChain::build(const Config& c, std::vector<Config
     const PluginInfo* p = resolve(c, prefix, PluginKind::kPredicate, errors);
     if (!p) continue;
     std::shared_ptr<Predicate> pred = p->make_predicate();
-    Config sub = sub_config(c, prefix);
+    Config sub = with_prefix(c, prefix);
     sub.erase("type");
     auto st = pred->configure(sub);
     if (!st) {
@@ -71,7 +64,7 @@ Result<TransformChain> TransformChain::build(const Config& c, std::vector<Config
     stage.alias = alias;
     stage.class_name = p->class_name;
     stage.transform = p->make_transformation();
-    Config sub = sub_config(c, prefix);
+    Config sub = with_prefix(c, prefix);
     for (const char* k : {"type", "predicate", "negate"}) sub.erase(k);
     auto st = stage.transform->configure(sub);
     if (!st) {
