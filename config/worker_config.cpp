@@ -83,6 +83,10 @@ const std::array kOptions = {
     opt_long("offset.flush.timeout.ms", "5000", 0, kLongMax, "ms", "Time allowed for one offset flush."),
     opt_long("task.shutdown.graceful.timeout.ms", "5000", 0, kLongMax, "ms",
              "Time allowed for one connector or task to stop during a revocation or shutdown."),
+    opt_bool("rebalance.hand.over.enable", "true",
+             "Cooperative protocols: a task the leader revokes to balance the load is given to its new owner in the "
+             "same round, which starts it once the old owner's stop shows in the status topic, instead of one "
+             "rebalance later (ours)."),
     opt_bool("shutdown.drain.enable", "false",
              "On SIGTERM/SIGINT, hand this worker's connectors and tasks to the other workers before leaving the "
              "group, as POST /admin/drain does (ours)."),

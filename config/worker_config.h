@@ -160,6 +160,10 @@ class WorkerConfig {
   /// topic.tracking.allow.reset (WorkerConfig.TOPIC_TRACKING_ALLOW_RESET_CONFIG,
   /// default true): when false, PUT /connectors/{c}/topics/reset answers 403.
   [[nodiscard]] bool topic_tracking_allow_reset() const { return get_bool("topic.tracking.allow.reset"); }
+  /// rebalance.hand.over.enable (ours, default true): under a cooperative
+  /// protocol a task revoked for balance is placed in the same round and
+  /// started once its old owner's stop is read (DistributedHerder).
+  [[nodiscard]] bool rebalance_hand_over_enable() const { return get_bool("rebalance.hand.over.enable"); }
   /// shutdown.drain.enable (ours, default false): SIGTERM/SIGINT drain the
   /// worker (hand its work to the others) before it leaves the group.
   [[nodiscard]] bool shutdown_drain_enable() const { return get_bool("shutdown.drain.enable"); }

@@ -7,6 +7,7 @@ says why. KC_KEEP=1 keeps the work directory (logs, properties).
 """
 import json
 import os
+import re
 import signal
 import sys
 import tempfile
@@ -596,6 +597,17 @@ def drain_one(c, node, how, name):
         got = [t for r in rbs for t in r["assigned"]["tasks"]]
         started = startup_attempts(c)[w.n][1] - attempts_before[w.n][1]
         check(started == len(got), f"w{w.n} started only the tasks it received ({started} starts, received {got})")
+    # Which moved tasks a new owner held back until the drainer's stop was
+    # read (the hand-over mark); a drainer faster than the new owner's status
+    # read leaves nothing to wait for, so this is reported, not required.
+    waited = set()
+    for w in c.up():
+        with open(w.out_path, errors="replace") as f:
+            for line in f:
+                m = re.search(r"task (\S+)-(\d+): waiting for (\S+) to hand it over", line)
+                if m and m.group(3) == node.worker_id:
+                    waited.add((m.group(1), int(m.group(2))))
+    say(f"new owners waited for w{node.n}'s stop of {sorted(waited)} (moved {moving})")
     say(f"hand-over of w{node.n}'s tasks (s from last seen there to RUNNING elsewhere, 0.1 s samples): "
         f"{hand_over_report(samples, node.n, name)}")
 

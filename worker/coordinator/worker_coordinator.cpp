@@ -184,9 +184,14 @@ void WorkerCoordinator::on_prepare_join(const kafka::JoinPrepare& prep, kafka::J
     // others, so no task may run twice (the coordinator-loss rule of 4.2).
     revoke_why = "generation reset";
   } else if (cooperative(current_protocol_) && hand_over_before_join_ && owns_work) {
-    // Draining: the leader places the work we no longer own on the others
-    // in this very round.
-    revoke_why = "draining";
+    // Draining: the leader places the work we no longer report on the
+    // others in this very round; the tasks run on until it arrives.
+    bj.hand_over = true;
+    bj.connectors = snapshot_->connectors;
+    bj.tasks = snapshot_->tasks;
+    spdlog::info("worker {}: draining ({}): handing over {} connectors and {} tasks in this round", config_.url,
+                 prep.reason, bj.connectors.size(), bj.tasks.size());
+    snapshot_.reset();  // the JoinGroup reports nothing owned
   }
   if (revoke_why) {
     bj.revoke_all = true;

@@ -125,6 +125,14 @@ struct BeforeJoin {
   std::vector<ConnectorTaskId> tasks;
   bool new_rebalance = true;  ///< see kafka::JoinPrepare
   std::string reason;         ///< why the member rejoins
+  /// True while this worker drains (set_hand_over_before_join) under a
+  /// cooperative protocol: the JoinGroup reports nothing owned, so the leader
+  /// places `connectors` and `tasks` on the others in this very round. The
+  /// owner stops the connectors before calling `proceed` but keeps the tasks
+  /// running until the assignment without them arrives; each new owner waits
+  /// for their stop (no task runs twice, and a task is down only for its
+  /// stop and start, not for the round).
+  bool hand_over = false;
 };
 
 /// The owner's (the herder's) hooks. All run on the io_context thread and
@@ -183,11 +191,11 @@ class WorkerCoordinator : public std::enable_shared_from_this<WorkerCoordinator>
   void request_rejoin(std::string reason);
 
   /// Drain hand-over (kconnectd's zero-downtime drain, not in Connect): while
-  /// set, a cooperative member stops everything it runs before each
-  /// JoinGroup (as an eager member does) and reports nothing owned, so the
-  /// leader, which knows it drains, places that work on the others in the
-  /// same round instead of revoking it first and placing it one round later.
-  /// Set once the leader accepted this worker's drain request. io thread only.
+  /// set, a cooperative member reports nothing owned in each JoinGroup
+  /// (BeforeJoin::hand_over), so the leader, which knows it drains, places
+  /// that work on the others in the same round instead of revoking it first
+  /// and placing it one round later. Set once the leader accepted this
+  /// worker's drain request. io thread only.
   void set_hand_over_before_join(bool on) { hand_over_before_join_ = on; }
   /// Sends LeaveGroup and closes; `done` runs on the io thread when finished
   /// (bounded by request.timeout.ms). Any thread; `done` may be empty.

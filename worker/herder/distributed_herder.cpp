@@ -136,7 +136,8 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
         config_poll_timer(io),
         status_poll_timer(io),
         retry_timer(io),
-        drain_timer(io) {
+        drain_timer(io),
+        hand_over_retry_timer(io) {
     if (!cfg.metrics) cfg.metrics = std::make_shared<metrics::WorkerMetrics>();
     log_ctx->worker_id = cfg.worker_id;
   }
@@ -219,6 +220,10 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   std::set<std::string> strand_failed_c;        // start failed; kept so it is not retried in a loop
   std::set<ConnectorTaskId> strand_failed_t;
   std::vector<RestartRequest> strand_restarts;  // KIP-745 requests not yet reconciled
+  // Tasks assigned here that a draining worker still runs: when we first saw
+  // that (mono ms). They start once its stop is read, or after the bound.
+  std::map<ConnectorTaskId, int64_t> strand_hand_over_since;
+  asio::steady_timer hand_over_retry_timer;  // io thread: re-reconciles while a hand-over is pending
   std::atomic<bool> reconcile_queued{false};
   // The apply sequence number whose start step was reached: the reconciler
   // starts nothing new while it lags latest_apply_seq.
@@ -795,6 +800,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       for (const auto& t : stop_t) forget_task(t);
     }
     std::set<std::string> targets_applied;
+    bool hand_over_wait = false;
     for (const auto& a : actions) {
       const auto* dc = d.connectors.count(a.connector) ? &d.connectors.at(a.connector) : nullptr;
       switch (a.kind) {
@@ -828,6 +834,9 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
             (void)worker->stop_task(*a.task);
             forget_task(*a.task);
             if (a.restarting) status_store->put_task(*a.task, status_of(StatusState::Restarting, gen));
+          } else if (hand_over_pending(*a.task)) {
+            hand_over_wait = true;
+            break;
           }
           start_task_now(*a.task, dc->config, dc->tasks.at(a.task->task), a.target, gen);
           break;
@@ -842,6 +851,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
           break;
       }
     }
+    if (hand_over_wait) retry_reconcile_soon();
   }
 
   /// One reconcile pass (DESIGN "The herder as a reconciler"). Apply strand only.
@@ -1005,6 +1015,24 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       });
       return;
     }
+    if (bj.hand_over) {
+      // Drain: our connectors stop now; our tasks run on until the
+      // assignment without them arrives (job_apply stops them then).
+      if (io_assignment) io_assignment->connectors.clear();
+      {
+        std::lock_guard lk(mu);
+        pub.assigned_connectors.clear();
+      }
+      io_stop_begin();
+      asio::post(apply_strand, [w = weak_from_this(), tasks = bj.tasks, proceed = std::move(proceed)] {
+        if (auto s = w.lock()) {
+          s->job_hand_over(tasks);
+          s->post_stop_end();
+        }
+        proceed();
+      });
+      return;
+    }
     // Pending revocations finish before JoinGroup.
     if (io_pending_stops == 0) {
       proceed();
@@ -1070,12 +1098,97 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
                                                                                                  reports, cs, ctx);
     }
     io_leader_state = res.state;
-    spdlog::info("leader assigned generation {} over {} members (protocol {}, config offset {}{})",
+    std::vector<std::pair<ConnectorTaskId, StatusValue>> marks;
+    if (cfg.hand_over_moves && round.protocol != ConnectProtocol::Eager && !res.config_mismatch)
+      marks = hand_over_moves(res, reports, cs, ctx);
+    spdlog::info("leader assigned generation {} over {} members (protocol {}, config offset {}{}{})",
                  round.generation, reports.size(), connect::protocol_name(round.protocol), cs.offset,
-                 res.config_mismatch ? ", CONFIG_MISMATCH" : "");
+                 res.config_mismatch ? ", CONFIG_MISMATCH" : "",
+                 marks.empty() ? "" : ", " + std::to_string(marks.size()) + " revoked tasks handed over");
     std::vector<std::pair<std::string, Assignment>> out;
     for (auto& ma : res.assignments) out.emplace_back(ma.member_id, std::move(ma.assignment));
-    ready(std::move(out));
+    if (marks.empty()) return ready(std::move(out));
+    // The marks must be in the status topic before any member sees the
+    // assignment: the old owner's stop (UNASSIGNED) then follows them.
+    asio::post(pool, [w = weak_from_this(), marks = std::move(marks), out = std::move(out),
+                      ready = std::move(ready)]() mutable {
+      auto s = w.lock();
+      if (!s) return;
+      for (const auto& [t, v] : marks) s->status_store->put_task(t, v);
+      if (auto fl = s->status_store->flush(std::min(s->cfg.worker_sync_timeout_ms, 5000)); !fl)
+        spdlog::warn("leader: hand-over marks not flushed: {}", fl.error().to_string());
+      asio::post(s->io, [out = std::move(out), ready = std::move(ready)]() mutable { ready(std::move(out)); });
+    });
+  }
+
+  /// Leader, cooperative protocols (rebalance.hand.over.enable): the tasks
+  /// `res` revokes from live members for balance are placed in this same
+  /// round where the assignor's follow-up round would place them (computed
+  /// now, from the reports as they will be). Only tasks whose old owner's
+  /// RUNNING or PAUSED status is known are moved this way; each gets a
+  /// hand-over mark (returned, to write before the assignment goes out) so
+  /// that its new owner waits for the old owner's stop. Skipped while a
+  /// scheduled delay runs or when the follow-up round would revoke or delay.
+  /// Updates `res.assignments` and io_leader_state. io thread.
+  std::vector<std::pair<ConnectorTaskId, StatusValue>> hand_over_moves(assignor::AssignmentResult& res,
+                                                                       const std::vector<assignor::MemberReport>& reports,
+                                                                       const assignor::ConfigSnapshot& cs,
+                                                                       const assignor::RoundContext& ctx) {
+    std::map<ConnectorTaskId, size_t> revoked_from;  // task -> index of the member that stops it
+    for (size_t i = 0; i < res.assignments.size(); ++i)
+      for (const auto& t : res.assignments[i].assignment.revoked_tasks) revoked_from[t] = i;
+    if (revoked_from.empty() || res.state.delay_ms > 0 || res.state.scheduled_rebalance_ms != 0) return {};
+    // The follow-up round's reports: what each member owns once this round applied.
+    std::vector<assignor::MemberReport> next = reports;
+    for (size_t i = 0; i < next.size() && i < res.assignments.size(); ++i) {
+      const auto& a = res.assignments[i].assignment;
+      auto& owned = next[i].owned;
+      std::erase_if(owned.connectors, [&](const auto& c) {
+        return std::find(a.revoked_connectors.begin(), a.revoked_connectors.end(), c) != a.revoked_connectors.end();
+      });
+      std::erase_if(owned.tasks, [&](const auto& t) {
+        return std::find(a.revoked_tasks.begin(), a.revoked_tasks.end(), t) != a.revoked_tasks.end();
+      });
+      add_sorted(owned.connectors, a.connectors);
+      add_sorted(owned.tasks, a.tasks);
+    }
+    assignor::RoundContext next_ctx = ctx;
+    next_ctx.generation = ctx.generation + 1;
+    next_ctx.last_completed_generation = ctx.generation;
+    auto follow_up = assignor::IncrementalCooperativeAssignor{cfg.scheduled_rebalance_max_delay_ms}.assign(
+        res.state, next, cs, next_ctx);
+    if (follow_up.config_mismatch || follow_up.state.delay_ms > 0) return {};
+    for (const auto& ma : follow_up.assignments)
+      if (!ma.assignment.revoked_tasks.empty() || !ma.assignment.revoked_connectors.empty()) return {};
+    std::vector<std::pair<ConnectorTaskId, StatusValue>> marks;
+    std::vector<ConnectorTaskId> moved;
+    for (const auto& ma : follow_up.assignments) {
+      auto to = std::find_if(res.assignments.begin(), res.assignments.end(),
+                             [&](const auto& x) { return x.member_id == ma.member_id; });
+      if (to == res.assignments.end()) continue;
+      std::vector<ConnectorTaskId> taken;
+      for (const auto& t : ma.assignment.tasks) {
+        auto from = revoked_from.find(t);
+        if (from == revoked_from.end() || res.assignments[from->second].member_id == ma.member_id) continue;
+        auto st = status_store->get_task(t);
+        const std::string& old_url = reports[from->second].url;
+        if (!st || (st->state != StatusState::Running && st->state != StatusState::Paused) ||
+            old_url.find("//" + st->worker_id + "/") == std::string::npos)
+          continue;  // old owner's status unknown: the follow-up round places it
+        marks.emplace_back(t, StatusValue{st->state, std::string(storage::kHandOverTrace), st->worker_id,
+                                          st->generation});
+        taken.push_back(t);
+      }
+      add_sorted(to->assignment.tasks, taken);
+      moved.insert(moved.end(), taken.begin(), taken.end());
+    }
+    if (moved.empty()) return {};
+    // The leader's memory: this round's, plus the tasks placed at once.
+    add_sorted(io_leader_state.previous_assignment.tasks, moved);
+    std::erase_if(io_leader_state.previous_revocation.tasks,
+                  [&](const auto& t) { return std::find(moved.begin(), moved.end(), t) != moved.end(); });
+    spdlog::info("leader: revoked tasks {} go to their new owners in this round (hand-over)", ids_to_string(moved));
+    return marks;
   }
 
   void record_history(const coordinator::AssignedEvent& ev) {
@@ -1280,6 +1393,11 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     // the offsets topic to the end on its own thread before it starts
     // (runtime::Worker), so the apply strand does not read it again.
     if (stopping || superseded()) return;
+    // A task handed over by a draining worker starts only after its stop:
+    // read the statuses now so that the hand-over marks are seen.
+    const auto running_t = worker->task_ids();
+    if (std::any_of(owned.tasks.begin(), owned.tasks.end(), [&](const auto& t) { return !running_t.count(t); }))
+      (void)status_store->read_to_end(cfg.worker_sync_timeout_ms);
     // 4. Start what we own and do not run, apply target states and status
     // rules: one reconcile pass, now allowed to start.
     applied_apply_seq = seq;
@@ -1327,6 +1445,72 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
         s->job_stop_everything();
         s->post_stop_end();
       }
+    });
+  }
+
+  /// Drain hand-over, before the JoinGroup that reports nothing owned: stops
+  /// every connector here, and marks each task of `tasks` that runs here
+  /// with its state and kHandOverTrace in the status topic (flushed), so that
+  /// its next owner waits for our stop. Apply strand only.
+  void job_hand_over(const std::vector<ConnectorTaskId>& tasks) {
+    auto names = worker->connector_names();
+    (void)worker->stop_connectors(std::vector<std::string>(names.begin(), names.end()));
+    for (const auto& c : names) forget_connector(c);
+    const auto running = worker->task_ids();
+    int32_t gen;
+    {
+      std::lock_guard lk(mu);
+      gen = pub.generation;
+    }
+    size_t marked = 0;
+    for (const auto& t : tasks) {
+      if (!running.count(t)) continue;
+      auto st = status_store->get_task(t);
+      const bool own = st && st->worker_id == cfg.worker_id;
+      if (own && st->state == StatusState::Failed) continue;
+      const StatusState state = own && st->state == StatusState::Paused ? StatusState::Paused : StatusState::Running;
+      status_store->put_task(t, status_of(state, own ? st->generation : gen, std::string(storage::kHandOverTrace)));
+      ++marked;
+    }
+    if (auto fl = status_store->flush(std::min(cfg.worker_sync_timeout_ms, 5000)); !fl)
+      spdlog::warn("drain: status flush before the hand-over: {}", fl.error().to_string());
+    spdlog::info("drain: stopped {} connectors; {} tasks run on until their new owners take them", names.size(),
+                 marked);
+  }
+
+  /// Whether `t`, assigned here, must not start yet because its old owner
+  /// (draining, or revoked in this round) still runs it: its status is that
+  /// owner's kHandOverTrace mark. Gives up waiting after the old owner's
+  /// graceful stop timeout plus two status polls and a second (it is cut off
+  /// from Kafka by then). Apply strand only.
+  bool hand_over_pending(const ConnectorTaskId& t) {
+    auto st = status_store->get_task(t);
+    const bool held = st && st->worker_id != cfg.worker_id && st->trace == storage::kHandOverTrace &&
+                      (st->state == StatusState::Running || st->state == StatusState::Paused);
+    if (!held) {
+      strand_hand_over_since.erase(t);
+      return false;
+    }
+    const int64_t now = mono_ms();
+    auto [it, first] = strand_hand_over_since.try_emplace(t, now);
+    if (first) spdlog::info("task {}: waiting for {} to hand it over (its stop)", t.to_string(), st->worker_id);
+    const int64_t bound = cfg.task_shutdown_graceful_timeout_ms + 2 * cfg.status_poll_interval_ms + 1000;
+    if (now - it->second < bound) return true;
+    spdlog::warn("task {}: {} still reports it {} after {} ms of hand-over; starting it here", t.to_string(),
+                 st->worker_id, storage::status_state_name(st->state), now - it->second);
+    strand_hand_over_since.erase(it);
+    return false;
+  }
+
+  /// Re-runs the reconciler shortly, while a hand-over is pending. Any thread.
+  void retry_reconcile_soon() {
+    asio::post(io, [w = weak_from_this()] {
+      auto s = w.lock();
+      if (!s || s->stopping) return;
+      s->hand_over_retry_timer.expires_after(std::chrono::milliseconds(100));
+      s->hand_over_retry_timer.async_wait([w](const boost::system::error_code& ec) {
+        if (auto s2 = w.lock(); s2 && !ec) s2->request_reconcile();
+      });
     });
   }
 

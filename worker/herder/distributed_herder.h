@@ -99,6 +99,12 @@ struct HerderConfig {
   /// topic.tracking.allow.reset: when false PUT /connectors/{c}/topics/reset
   /// answers rest::RestError::topic_tracking_reset_disabled() (403).
   bool topic_tracking_allow_reset = true;
+  /// rebalance.hand.over.enable (ours): under a cooperative protocol the
+  /// leader also places the tasks it revokes for balance in the same round
+  /// (the assignor's follow-up round, computed at once), marking each in the
+  /// status topic so that its new owner starts it only once the old owner's
+  /// stop is read. Off: KIP-415's two rounds (revoke, then place).
+  bool hand_over_moves = true;
   /// Advertised REST URL with trailing '/', e.g. "http://w1:8083/" (4.1).
   std::string advertised_url = "http://localhost:8083/";
   /// Worker id, "<advertised host>:<port>" (4.1); written in status records.

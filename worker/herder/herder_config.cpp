@@ -47,6 +47,7 @@ HerderConfig herder_config_from(const config::WorkerConfig& wc, const std::strin
   if (!transformer) throw config::ConfigError(transformer.error().to_string());
   h.config_transformer = std::move(transformer).value();
   h.topic_tracking_enable = wc.topic_tracking_enable();
+  h.hand_over_moves = wc.rebalance_hand_over_enable();
   h.topic_tracking_allow_reset = wc.topic_tracking_allow_reset();
   h.advertised_url = wc.advertised_url(default_host);
   h.worker_id = wc.worker_id(default_host);

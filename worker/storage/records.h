@@ -150,6 +150,14 @@ struct StatusValue {
   bool operator==(const StatusValue&) const = default;
 };
 
+/// The trace of a RUNNING or PAUSED task status written for a task that is
+/// about to move (by its draining owner before its JoinGroup, or by the
+/// leader before it hands a revoked task over in the same round): the new
+/// owner starts the task only once the old owner's UNASSIGNED (its stop) is
+/// read, or after a bound. kconnectd's; Connect writes no trace for a
+/// running task.
+inline constexpr std::string_view kHandOverTrace = "handing over to its new owner";
+
 /// "status-connector-<name>".
 std::string connector_status_key(std::string_view connector);
 /// "status-task-<name>-<n>".

@@ -21,6 +21,7 @@
 #include "worker/storage/mock_cluster.h"
 #include "worker/storage/offset_store.h"
 #include "worker/storage/status_store.h"
+#include "tests/support/worker_test_util.h"
 
 using namespace kc::storage;
 using kc::connect::ConnectorTaskId;
@@ -33,6 +34,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using kc::test::eventually;
+using kc::test::read_all;
+
 using Clock = std::chrono::steady_clock;
 
 std::unique_ptr<MockCluster> start_cluster() {
@@ -42,25 +46,6 @@ std::unique_ptr<MockCluster> start_cluster() {
   REQUIRE((*m)->create_topic("connect-offsets", 5));
   REQUIRE((*m)->create_topic("connect-status", 5));
   return std::move(m).value();
-}
-
-/// Every (key, value) in a topic, in partition order.
-std::vector<TopicReader::Record> read_topic(const MockCluster& m, const std::string& topic) {
-  auto r = TopicReader::open(m.client_props(), topic, 10000);
-  REQUIRE(r);
-  std::vector<TopicReader::Record> out;
-  REQUIRE((*r)->read_to_end(20000, [&](const TopicReader::Record& rec) { out.push_back(rec); }));
-  return out;
-}
-
-template <typename F>
-bool eventually(F f, int timeout_ms) {
-  auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (Clock::now() < deadline) {
-    if (f()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return f();
 }
 
 fs::path temp_dir(const std::string& name) {
@@ -180,7 +165,7 @@ TEST_CASE("config topic round trip", "[storage][config]") {
   CHECK(osnap.target_states == snap.target_states);
 
   // Raw records carry Connect's JSON shapes.
-  auto recs = read_topic(*m, "connect-configs");
+  auto recs = read_all(*m, "connect-configs");
   REQUIRE(recs.size() == 6);
   CHECK(*recs[0].key == "target-state-my-conn");
   CHECK(*recs[0].value == R"({"state":"STARTED","state.v2":"STARTED"})");
@@ -213,7 +198,7 @@ TEST_CASE("config topic round trip", "[storage][config]") {
   CHECK_FALSE(after.contains("my-conn"));
   CHECK(after.tasks("my-conn").empty());
   CHECK(after.target_states.count("my-conn") == 0);
-  auto recs2 = read_topic(*m, "connect-configs");
+  auto recs2 = read_all(*m, "connect-configs");
   CHECK_FALSE(recs2[recs2.size() - 2].value.has_value());
   CHECK_FALSE(recs2.back().value.has_value());
 }
@@ -390,7 +375,7 @@ TEST_CASE("a Deliveries::Caller producer reports on the sending thread only, als
   CHECK(d.ok.load() == 201);
   CHECK(d.failed.load() == 0);
   CHECK(d.thread.load() == std::this_thread::get_id());
-  auto recs = read_topic(*m, "dp");
+  auto recs = read_all(*m, "dp");
   CHECK(recs.size() == 201);
 }
 
@@ -401,7 +386,7 @@ TEST_CASE("offsets round trip with exact key bytes", "[storage][offsets]") {
   REQUIRE(store->commit("file-source", {{part, OrderedJson{{"position", 30}}}}, 10000));
   CHECK(store->get("file-source", part)->at("position") == 30);
 
-  auto recs = read_topic(*m, "connect-offsets");
+  auto recs = read_all(*m, "connect-offsets");
   REQUIRE(recs.size() == 1);
   CHECK(*recs[0].key == R"(["file-source",{"filename":"/tmp/in.txt"}])");
   CHECK(*recs[0].value == R"({"position":30})");
@@ -503,7 +488,7 @@ TEST_CASE("status records round trip", "[storage][status]") {
   CHECK((*other)->get_tasks("c").size() == 2);
 
   bool found = false;
-  for (const auto& r : read_topic(*m, "connect-status")) {
+  for (const auto& r : read_all(*m, "connect-status")) {
     if (*r.key == "status-task-c-1") {
       found = true;
       CHECK(*r.value == R"({"state":"FAILED","trace":"boom","worker_id":"w1:8083","generation":4})");
@@ -562,7 +547,7 @@ TEST_CASE("topic status records round trip and reset", "[storage][status]") {
   CHECK((*other)->get_topics("nope").empty());
 
   int orders_c = 0;
-  for (const auto& r : read_topic(*m, "connect-status")) {
+  for (const auto& r : read_all(*m, "connect-status")) {
     if (*r.key == "status-topic-orders:connector-c") {
       ++orders_c;
       CHECK(*r.value == R"({"topic":{"name":"orders","connector":"c","task":1,"discoverTimestamp":1700000000000}})");
@@ -577,7 +562,7 @@ TEST_CASE("topic status records round trip and reset", "[storage][status]") {
   CHECK((*other)->get_topics("c").empty());
   CHECK((*other)->get_topics("d") == std::vector<std::string>{"orders"});
   int tombstones = 0;
-  for (const auto& r : read_topic(*m, "connect-status")) {
+  for (const auto& r : read_all(*m, "connect-status")) {
     if (r.key->rfind("status-topic-", 0) == 0 && r.key->find(":connector-c") != std::string::npos && !r.value)
       ++tombstones;
   }
@@ -660,7 +645,7 @@ TEST_CASE("SequenceSource resumes from its committed offset", "[storage][runtime
     CHECK(w.stop_connector("seq"));
   }
   std::map<std::string, std::set<int64_t>> seqs;
-  for (const auto& r : read_topic(*m, "seq")) {
+  for (const auto& r : read_all(*m, "seq")) {
     // StringConverter writes the Struct as Struct.toString does.
     const std::string& v = *r.value;
     REQUIRE(v.rfind("Struct{task=", 0) == 0);

@@ -149,6 +149,7 @@ HerderConfig TestCluster::config_for(const std::string& id) const {
   c.request_timeout_ms = 10000;
   c.worker_sync_timeout_ms = 3000;
   c.scheduled_rebalance_max_delay_ms = opts_.scheduled_rebalance_max_delay_ms;
+  c.hand_over_moves = opts_.hand_over_moves;
   c.config_replication_factor = 1;
   c.offset_replication_factor = 1;
   c.status_replication_factor = 1;

@@ -76,6 +76,9 @@ struct ClusterOptions {
   int session_timeout_ms = 6000;
   int heartbeat_interval_ms = 1000;
   int scheduled_rebalance_max_delay_ms = 4000;
+  /// rebalance.hand.over.enable: moved tasks reach their new owner in the
+  /// revoking round (false: KIP-415's revoke round, then assign round).
+  bool hand_over_moves = true;
   /// Extra topics to create: name → partitions.
   std::map<std::string, int> data_topics;
 };

@@ -147,11 +147,13 @@ void check_not_stopped(TestCluster& c, size_t mark, const TaskSet& tasks) {
 }
 
 /// Cooperative protocols: every task that moved was revoked in some
-/// generation g and assigned to its new owner only in a generation > g; no
-/// generation both revokes and assigns the same task.
+/// generation g. Without the hand-over (KIP-415) it is assigned to its new
+/// owner only in a generation > g, and no generation both revokes and assigns
+/// the same task. With it (rebalance.hand.over.enable) the new owner gets it
+/// in g itself; that both never run it at once is the observer's invariant.
 void check_revoke_then_assign(const TestCluster& c, int32_t after_gen,
                               const std::map<ConnectorTaskId, std::string>& before,
-                              const std::map<ConnectorTaskId, std::string>& after) {
+                              const std::map<ConnectorTaskId, std::string>& after, bool hand_over) {
   std::map<ConnectorTaskId, std::set<int32_t>> revoked;
   std::map<std::pair<ConnectorTaskId, std::string>, std::set<int32_t>> assigned;
   std::map<ConnectorTaskId, std::set<int32_t>> assigned_any;
@@ -165,6 +167,7 @@ void check_revoke_then_assign(const TestCluster& c, int32_t after_gen,
   }
   for (const auto& [t, gens] : revoked)
     for (int32_t g : gens) {
+      if (hand_over) continue;
       INFO("task " << t.to_string() << " revoked and assigned in generation " << g);
       CHECK(assigned_any[t].count(g) == 0);
     }
@@ -175,7 +178,8 @@ void check_revoke_then_assign(const TestCluster& c, int32_t after_gen,
     REQUIRE(!revoked[t].empty());
     const int32_t first_revoke = *revoked[t].begin();
     const auto& ag = assigned[{t, new_owner}];
-    CHECK(std::any_of(ag.begin(), ag.end(), [&](int32_t g) { return g > first_revoke; }));
+    if (hand_over) CHECK(ag.count(first_revoke) == 1);
+    else CHECK(std::any_of(ag.begin(), ag.end(), [&](int32_t g) { return g > first_revoke; }));
   }
 }
 
@@ -188,9 +192,11 @@ struct JoinResult {
 };
 
 /// Three workers run `connectors`; a fourth joins. Returns what stopped.
-JoinResult run_join_scenario(ConnectProtocol protocol, const std::vector<std::pair<std::string, int>>& connectors) {
+JoinResult run_join_scenario(ConnectProtocol protocol, const std::vector<std::pair<std::string, int>>& connectors,
+                             bool hand_over = true) {
   ClusterOptions o;
   o.protocol = protocol;
+  o.hand_over_moves = hand_over;
   o.data_topics = {{"seq-data", 4}};
   TestCluster c(o);
   c.start_workers({"w1", "w2", "w3"});
@@ -226,10 +232,11 @@ JoinResult run_join_scenario(ConnectProtocol protocol, const std::vector<std::pa
   if (protocol != ConnectProtocol::Eager) {
     const std::string expected_proto = connect::protocol_name(protocol);
     for (const auto& id : c.live()) CHECK(c.worker(id).assignment_state().protocol == expected_proto);
-    // Two rounds at least: revoke, then assign.
+    // Two rounds at least: revoke (and, with the hand-over, assign), then
+    // the old owners' follow-up.
     CHECK(res.generations >= 2);
     check_not_stopped(c, mark, unmoved(before, after));
-    check_revoke_then_assign(c, gen0, before, after);
+    check_revoke_then_assign(c, gen0, before, after, hand_over);
     CHECK(res.distinct_stopped == res.moved);
   } else {
     for (const auto& id : c.live()) CHECK(c.worker(id).assignment_state().protocol == "default");
@@ -263,10 +270,21 @@ TEST_CASE("initial assignment spreads connectors and tasks over three workers", 
   c.check_invariant();
 }
 
-TEST_CASE("a joining worker takes tasks in two rounds and tasks that stay are not stopped", "[worker][integration]") {
+TEST_CASE("a joining worker gets the moved tasks in the revoking round, after their stop; tasks that stay are not "
+          "stopped",
+          "[worker][integration]") {
   auto r = run_join_scenario(ConnectProtocol::Sessioned, {{"a", 5}, {"b", 4}});
-  std::cout << "join (sessioned, 9 tasks): " << r.moved << " moved, " << r.distinct_stopped << " stopped, "
-            << r.generations << " rounds\n";
+  std::cout << "join (sessioned, hand-over, 9 tasks): " << r.moved << " moved, " << r.distinct_stopped
+            << " stopped, " << r.generations << " rounds\n";
+  CHECK(r.moved >= 1);
+  CHECK(r.distinct_stopped <= 3);
+}
+
+TEST_CASE("rebalance.hand.over.enable=false: a joining worker takes tasks in two rounds (KIP-415)",
+          "[worker][integration]") {
+  auto r = run_join_scenario(ConnectProtocol::Sessioned, {{"a", 5}, {"b", 4}}, /*hand_over=*/false);
+  std::cout << "join (sessioned, no hand-over, 9 tasks): " << r.moved << " moved, " << r.distinct_stopped
+            << " stopped, " << r.generations << " rounds\n";
   CHECK(r.moved >= 1);
   CHECK(r.distinct_stopped <= 3);
 }

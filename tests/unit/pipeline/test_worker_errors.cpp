@@ -21,6 +21,7 @@
 #include "worker/runtime/worker.h"
 #include "worker/storage/mock_cluster.h"
 #include "worker/storage/offset_store.h"
+#include "tests/support/worker_test_util.h"
 
 using namespace kc::storage;
 using kc::connect::ConnectorTaskId;
@@ -32,38 +33,12 @@ namespace data = kc::data;
 
 namespace {
 
+using kc::test::eventually;
+using kc::test::lines_of;
+using kc::test::header;
+using kc::test::read_all;
+
 using Clock = std::chrono::steady_clock;
-
-template <typename F>
-bool eventually(F f, int timeout_ms) {
-  auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (Clock::now() < deadline) {
-    if (f()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return f();
-}
-
-/// The last state and trace reported per task.
-struct States : kc::runtime::StatusListener {
-  std::mutex mu;
-  std::optional<StatusState> last;
-  std::optional<std::string> trace;
-  void on_connector_status(const std::string&, StatusState, const std::optional<std::string>&) override {}
-  void on_task_status(const ConnectorTaskId&, StatusState s, const std::optional<std::string>& t) override {
-    std::lock_guard lk(mu);
-    last = s;
-    trace = t;
-  }
-  std::optional<StatusState> state() {
-    std::lock_guard lk(mu);
-    return last;
-  }
-  std::string last_trace() {
-    std::lock_guard lk(mu);
-    return trace.value_or("");
-  }
-};
 
 std::unique_ptr<MockCluster> cluster() {
   auto started = MockCluster::start(1);
@@ -85,27 +60,6 @@ WorkerOptions options(const MockCluster& m, std::shared_ptr<kc::metrics::WorkerM
   o.value_converter = "org.apache.kafka.connect.json.JsonConverter";
   o.metrics = std::move(metrics);
   return o;
-}
-
-std::vector<TopicReader::Record> read_all(const MockCluster& m, const std::string& topic) {
-  auto r = TopicReader::open(m.client_props(), topic, 10000);
-  REQUIRE(r);
-  std::vector<TopicReader::Record> out;
-  REQUIRE((*r)->read_to_end(20000, [&](const TopicReader::Record& rec) { out.push_back(rec); }));
-  return out;
-}
-
-std::vector<std::string> lines_of(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::vector<std::string> out;
-  for (std::string l; std::getline(in, l);) out.push_back(l);
-  return out;
-}
-
-std::string header(const TopicReader::Record& r, const std::string& key) {
-  for (const auto& [k, v] : r.headers)
-    if (k == key) return v.value_or("<null>");
-  return "<missing>";
 }
 
 std::string envelope(const std::string& s) {
@@ -210,7 +164,7 @@ TEST_CASE("errors.tolerance=all: records that fail conversion go to the dead let
   std::filesystem::create_directories(dir);
   const auto file = dir / "out.txt";
   auto metrics = std::make_shared<kc::metrics::WorkerMetrics>();
-  States states;
+  kc::test::TaskStates states;
   Worker w(options(*m, metrics), nullptr, &states);
   const kconn::ConfigMap config{{"connector.class", "FileStreamSink"},
                                 {"topics", "in"},
@@ -278,7 +232,7 @@ TEST_CASE("errors.tolerance=none (the default): the first conversion failure fai
   auto dir = std::filesystem::temp_directory_path() / ("kc-errors-none-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto file = dir / "out.txt";
-  States states;
+  kc::test::TaskStates states;
   Worker w(options(*m), nullptr, &states);
   const kconn::ConfigMap config{{"connector.class", "FileStreamSink"}, {"topics", "in"}, {"file", file.string()}};
   REQUIRE(w.start_task(ConnectorTaskId{"snk", 0}, config, config, TargetState::Started));
@@ -341,7 +295,7 @@ TEST_CASE("a source record's headers reach Kafka through the header converter", 
   d.type = kconn::ConnectorType::Source;
   d.factory = [] { return std::make_unique<HeaderSourceConnector>(); };
   reg.add(d);
-  States states;
+  kc::test::TaskStates states;
   auto o = options(*m);
   o.value_converter = "org.apache.kafka.connect.storage.StringConverter";
   Worker w(o, offsets->get(), &states, &reg);

@@ -21,6 +21,7 @@
 #include "worker/runtime/worker.h"
 #include "worker/storage/mock_cluster.h"
 #include "worker/storage/offset_store.h"
+#include "tests/support/worker_test_util.h"
 
 using namespace kc::storage;
 using kc::connect::ConnectorTaskId;
@@ -30,61 +31,16 @@ namespace kconn = kc::connectors;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-template <typename F>
-bool eventually(F f, int timeout_ms) {
-  auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (Clock::now() < deadline) {
-    if (f()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return f();
-}
-
-/// The last state and trace per task.
-struct States : kc::runtime::StatusListener {
-  std::mutex mu;
-  std::map<ConnectorTaskId, std::pair<StatusState, std::string>> last;
-  void on_connector_status(const std::string&, StatusState, const std::optional<std::string>&) override {}
-  void on_task_status(const ConnectorTaskId& id, StatusState s, const std::optional<std::string>& t) override {
-    std::lock_guard lk(mu);
-    last[id] = {s, t.value_or("")};
-  }
-  std::optional<StatusState> state(const ConnectorTaskId& id) {
-    std::lock_guard lk(mu);
-    auto it = last.find(id);
-    if (it == last.end()) return std::nullopt;
-    return it->second.first;
-  }
-};
-
-std::vector<std::string> lines_of(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::vector<std::string> out;
-  for (std::string l; std::getline(in, l);) out.push_back(l);
-  return out;
-}
+using kc::test::eventually;
+using kc::test::lines_of;
+using kc::test::header;
+using kc::test::read_all;
 
 std::string this_year() {
   std::time_t t = std::time(nullptr);
   std::tm tm{};
   gmtime_r(&t, &tm);
   return std::to_string(1900 + tm.tm_year);
-}
-
-std::string header(const TopicReader::Record& r, const std::string& key) {
-  for (const auto& [k, v] : r.headers)
-    if (k == key) return v.value_or("<null>");
-  return "<missing>";
-}
-
-std::vector<TopicReader::Record> read_all(const MockCluster& m, const std::string& topic) {
-  auto r = TopicReader::open(m.client_props(), topic, 10000);
-  REQUIRE(r);
-  std::vector<TopicReader::Record> out;
-  REQUIRE((*r)->read_to_end(20000, [&](const TopicReader::Record& rec) { out.push_back(rec); }));
-  return out;
 }
 
 }  // namespace
@@ -110,7 +66,7 @@ TEST_CASE("source and sink transform chains with predicates run in the task loop
   o.offset_flush_interval_ms = 100;
   o.key_converter = "org.apache.kafka.connect.storage.StringConverter";
   o.value_converter = "org.apache.kafka.connect.json.JsonConverter";
-  States states;
+  kc::test::TaskStates states;
   Worker w(o, offsets->get(), &states);
 
   // Source "a": add a field, cast `seq` to a string, route by year, mark
@@ -210,7 +166,7 @@ TEST_CASE("a failing transform is a TRANSFORMATION error: tolerated records go t
   o.offset_flush_interval_ms = 100;
   o.key_converter = "org.apache.kafka.connect.storage.StringConverter";
   o.value_converter = "org.apache.kafka.connect.storage.StringConverter";
-  States states;
+  kc::test::TaskStates states;
   Worker w(o, nullptr, &states);
   kconn::ConfigMap config{{"connector.class", "FileStreamSink"},
                           {"topics", "in"},
@@ -246,12 +202,9 @@ TEST_CASE("a failing transform is a TRANSFORMATION error: tolerated records go t
   Worker strict(o, nullptr, &states);
   REQUIRE(strict.start_task(ConnectorTaskId{"strict", 0}, config, config, TargetState::Started));
   REQUIRE(eventually([&] { return states.state(ConnectorTaskId{"strict", 0}) == StatusState::Failed; }, 30000));
-  {
-    std::lock_guard lk(states.mu);
-    const auto& trace = states.last[ConnectorTaskId{"strict", 0}].second;
-    CHECK(trace.find("Tolerance exceeded in error handler") != std::string::npos);
-    CHECK(trace.find("TRANSFORMATION") != std::string::npos);
-  }
+  const auto trace = states.trace(ConnectorTaskId{"strict", 0});
+  CHECK(trace.find("Tolerance exceeded in error handler") != std::string::npos);
+  CHECK(trace.find("TRANSFORMATION") != std::string::npos);
   strict.stop_all();
   std::filesystem::remove_all(dir);
 }

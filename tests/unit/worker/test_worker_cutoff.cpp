@@ -25,6 +25,7 @@
 #include "worker/runtime/worker.h"
 #include "worker/storage/mock_cluster.h"
 #include "worker/storage/offset_store.h"
+#include "tests/support/worker_test_util.h"
 
 using namespace kc::storage;
 using kc::connect::ConnectorTaskId;
@@ -34,22 +35,14 @@ namespace kconn = kc::connectors;
 
 namespace {
 
+using kc::test::eventually;
+
 using Clock = std::chrono::steady_clock;
 
 constexpr int kGracefulMs = 1000;
 
 int64_t ms_since(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count();
-}
-
-template <typename F>
-bool eventually(F f, int timeout_ms) {
-  auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (Clock::now() < deadline) {
-    if (f()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return f();
 }
 
 /// A gate a plugin call blocks on once armed, until the test opens it.

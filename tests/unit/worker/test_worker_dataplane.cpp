@@ -21,6 +21,7 @@
 #include "worker/runtime/worker.h"
 #include "worker/storage/mock_cluster.h"
 #include "worker/storage/offset_store.h"
+#include "tests/support/worker_test_util.h"
 
 using namespace kc::storage;
 using kc::connect::ConnectorTaskId;
@@ -30,17 +31,9 @@ namespace kconn = kc::connectors;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using kc::test::eventually;
 
-template <typename F>
-bool eventually(F f, int timeout_ms) {
-  auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (Clock::now() < deadline) {
-    if (f()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return f();
-}
+using Clock = std::chrono::steady_clock;
 
 std::atomic<int64_t> g_polls{0};  ///< polls of the counting source
 
@@ -105,21 +98,6 @@ const kconn::PluginRegistry& registry() {
   return reg;
 }
 
-/// The last state reported per task.
-struct States : kc::runtime::StatusListener {
-  std::mutex mu;
-  std::optional<StatusState> last;
-  void on_connector_status(const std::string&, StatusState, const std::optional<std::string>&) override {}
-  void on_task_status(const ConnectorTaskId&, StatusState s, const std::optional<std::string>&) override {
-    std::lock_guard lk(mu);
-    last = s;
-  }
-  std::optional<StatusState> state() {
-    std::lock_guard lk(mu);
-    return last;
-  }
-};
-
 WorkerOptions worker_options(const MockCluster& m) {
   WorkerOptions o;
   o.worker_id = "w1:8083";
@@ -175,7 +153,7 @@ TEST_CASE("a source task keeps polling while its records wait for acks; commits 
   REQUIRE(rd_kafka_mock_partition_set_leader(m->handle(), "out", 0, 2) == RD_KAFKA_RESP_ERR_NO_ERROR);
   auto offsets = open_offsets(*m);
   g_polls = 0;
-  States states;
+  kc::test::TaskStates states;
   Worker w(worker_options(*m), offsets.get(), &states, &registry());
   const ConnectorTaskId id{"src", 0};
   REQUIRE(w.start_task(id, kSource, kSource, TargetState::Started));
@@ -222,7 +200,7 @@ TEST_CASE("a record that fails delivery fails the source task and no offset at o
   REQUIRE(m->create_topic("out", 1));
   auto offsets = open_offsets(*m);
   g_polls = 0;
-  States states;
+  kc::test::TaskStates states;
   Worker w(worker_options(*m), offsets.get(), &states, &registry());
   const ConnectorTaskId id{"src", 0};
   REQUIRE(w.start_task(id, kSource, kSource, TargetState::Started));
@@ -256,7 +234,7 @@ TEST_CASE("a source record's timestamp is the Kafka record's timestamp; without 
   REQUIRE(m->create_topic("connect-offsets", 5));
   REQUIRE(m->create_topic("out", 1));
   auto offsets = open_offsets(*m);
-  States states;
+  kc::test::TaskStates states;
   ConfigMap cfg = kSource;
   cfg["stamp"] = "yes";
   const int64_t before_ms = std::chrono::duration_cast<std::chrono::milliseconds>(

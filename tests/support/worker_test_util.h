@@ -1,0 +1,104 @@
+#pragma once
+// Helpers shared by the tests that run the runtime::Worker against
+// librdkafka's mock cluster (tests/unit/worker, tests/unit/pipeline,
+// tests/integration/storage): polling for a condition, recording the task
+// statuses a Worker reports, and reading what a task wrote.
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "worker/runtime/worker.h"
+#include "worker/storage/kafka_client.h"
+#include "worker/storage/mock_cluster.h"
+
+namespace kc::test {
+
+/// Polls `f` every `step_ms` until it returns true or `timeout_ms` passed;
+/// returns its last answer (so a late success still counts).
+template <typename F>
+bool eventually(F f, int timeout_ms, int step_ms = 20) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (f()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(step_ms));
+  }
+  return f();
+}
+
+/// A StatusListener that keeps the last state and trace reported, per task
+/// and overall (the latest report of any task). Thread-safe.
+struct TaskStates : runtime::StatusListener {
+  void on_connector_status(const std::string&, storage::StatusState, const std::optional<std::string>&) override {}
+  void on_task_status(const connect::ConnectorTaskId& id, storage::StatusState s,
+                      const std::optional<std::string>& trace) override {
+    std::lock_guard lk(mu_);
+    per_task_[id] = {s, trace.value_or("")};
+    last_ = {s, trace.value_or("")};
+  }
+  /// The latest state reported by any task, if any.
+  std::optional<storage::StatusState> state() {
+    std::lock_guard lk(mu_);
+    if (!last_) return std::nullopt;
+    return last_->first;
+  }
+  /// The latest state of task `id`, if it reported one.
+  std::optional<storage::StatusState> state(const connect::ConnectorTaskId& id) {
+    std::lock_guard lk(mu_);
+    auto it = per_task_.find(id);
+    if (it == per_task_.end()) return std::nullopt;
+    return it->second.first;
+  }
+  /// The trace of task `id`'s latest report ("" when none).
+  std::string trace(const connect::ConnectorTaskId& id) {
+    std::lock_guard lk(mu_);
+    auto it = per_task_.find(id);
+    return it == per_task_.end() ? "" : it->second.second;
+  }
+  /// The trace of the latest report of any task ("" when none).
+  std::string last_trace() {
+    std::lock_guard lk(mu_);
+    return last_ ? last_->second : "";
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<connect::ConnectorTaskId, std::pair<storage::StatusState, std::string>> per_task_;
+  std::optional<std::pair<storage::StatusState, std::string>> last_;
+};
+
+/// The lines of a text file (none when it does not exist).
+inline std::vector<std::string> lines_of(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::vector<std::string> out;
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+/// The value of header `key` of a record: "<null>" for a null value,
+/// "<missing>" when absent.
+inline std::string header(const storage::TopicReader::Record& r, const std::string& key) {
+  for (const auto& [k, v] : r.headers)
+    if (k == key) return v.value_or("<null>");
+  return "<missing>";
+}
+
+/// Every record of `topic` on the mock cluster, in offset order.
+inline std::vector<storage::TopicReader::Record> read_all(const storage::MockCluster& m, const std::string& topic) {
+  auto r = storage::TopicReader::open(m.client_props(), topic, 10000);
+  REQUIRE(r);
+  std::vector<storage::TopicReader::Record> out;
+  REQUIRE((*r)->read_to_end(20000, [&](const storage::TopicReader::Record& rec) { out.push_back(rec); }));
+  return out;
+}
+
+}  // namespace kc::test
