@@ -99,6 +99,12 @@ struct HerderConfig {
   /// topic.tracking.allow.reset: when false PUT /connectors/{c}/topics/reset
   /// answers rest::RestError::topic_tracking_reset_disabled() (403).
   bool topic_tracking_allow_reset = true;
+  /// producer.shared (ours): one producer for all this worker's
+  /// at-least-once source tasks (runtime::WorkerOptions::producer_shared).
+  bool producer_shared = false;
+  /// exactly.once.source.support=enabled: source tasks keep one producer
+  /// each, whatever producer.shared says.
+  bool exactly_once_source = false;
   /// Advertised REST URL with trailing '/', e.g. "http://w1:8083/" (4.1).
   std::string advertised_url = "http://localhost:8083/";
   /// Worker id, "<advertised host>:<port>" (4.1); written in status records.
