@@ -5,13 +5,17 @@
 // each task's offsets follow its own acknowledgements only, that stopping or
 // cutting off one task neither purges nor holds up the other, that a task
 // ending with records in flight leaves no dangling batch behind, and that a
-// delivery failure fails only the task that sent the record. Runs the Worker
+// delivery failure fails only the task that sent the record; that one task's
+// slow acks hold up its own commits only; that the producer is shared only
+// with producer.shared=true and never by exactly-once tasks; and that the
+// worker's thread count drops. Runs the Worker
 // against librdkafka's in-process mock cluster with a test source plugin.
 #include <catch2/catch.hpp>
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -243,6 +247,14 @@ ConfigMap task_config(const std::string& topic, const std::string& part, bool ga
   ConfigMap c{{"connector.class", "test.PartSourceConnector"}, {"topic", topic}, {"part", part}};
   if (gated) c["gated"] = "yes";
   return c;
+}
+
+/// Threads of this process now (/proc/self/task): the test's, the mock
+/// cluster's, the offset store's and the Worker's.
+int threads_now() {
+  int n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/task")) ++n;
+  return n;
 }
 
 /// A cluster of `brokers` brokers with the offsets topic led by broker 1.
@@ -479,4 +491,134 @@ TEST_CASE("producer.shared: cut_off_all purges the shared producer and commits n
   auto c_seqs = seqs_of(values_in(*m, "out"), "c");
   CHECK(static_cast<int64_t>(c_seqs.size()) == committed_seq(*offsets, "c").value_or(-1) + 1);
   CHECK(w.source_producers_created() == 1);
+}
+
+TEST_CASE("producer.shared: a task's offsets wait for its own acks only, not for the other task's",
+          "[worker][dataplane][shared]") {
+  // a writes "outa" (broker 1), b writes "outb" (broker 2); broker 2 then
+  // answers 3 s late. Both share one producer, but a's commits must go on
+  // while b's stand still until b's own records are acknowledged.
+  auto m = start_cluster(2);
+  REQUIRE(m->create_topic("outa", 1));
+  REQUIRE(m->create_topic("outb", 1));
+  REQUIRE(rd_kafka_mock_partition_set_leader(m->handle(), "outa", 0, 1) == RD_KAFKA_RESP_ERR_NO_ERROR);
+  REQUIRE(rd_kafka_mock_partition_set_leader(m->handle(), "outb", 0, 2) == RD_KAFKA_RESP_ERR_NO_ERROR);
+  auto offsets = open_offsets(*m);
+  States states;
+  Worker w(shared_options(*m), offsets.get(), &states, &registry());
+  const ConnectorTaskId a{"src", 0}, b{"src", 1};
+  REQUIRE(w.start_task(a, task_config("outa", "a"), task_config("outa", "a"), TargetState::Started));
+  REQUIRE(w.start_task(b, task_config("outb", "b"), task_config("outb", "b"), TargetState::Started));
+  REQUIRE(eventually([&] { return committed_seq(*offsets, "a").value_or(-1) >= 30; }, 20000));
+  REQUIRE(eventually([&] { return committed_seq(*offsets, "b").value_or(-1) >= 30; }, 20000));
+
+  REQUIRE(rd_kafka_mock_broker_set_rtt(m->handle(), 2, 3000) == RD_KAFKA_RESP_ERR_NO_ERROR);
+  // Records acknowledged before the slow-down get committed meanwhile.
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  const auto b_slow = committed_seq(*offsets, "b");
+  const int64_t a_slow = committed_seq(*offsets, "a").value_or(-1);
+  REQUIRE(b_slow);
+  // For the next second no record of b is acknowledged: its offset stays
+  // where its acks are, while a commits hundreds more.
+  REQUIRE(eventually([&] { return committed_seq(*offsets, "a").value_or(-1) >= a_slow + 50; }, 5000));
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  CHECK(committed_seq(*offsets, "b") == b_slow);
+  REQUIRE(rd_kafka_mock_broker_set_rtt(m->handle(), 2, 0) == RD_KAFKA_RESP_ERR_NO_ERROR);
+  // Every record up to b's committed offset is in its topic.
+  {
+    auto b_seqs = seqs_of(values_in(*m, "outb"), "b");
+    int64_t contiguous = -1;
+    while (b_seqs.count(contiguous + 1)) ++contiguous;
+    CHECK(*b_slow <= contiguous);
+  }
+  // b's acks arrive and its commits catch up; it never failed.
+  REQUIRE(eventually([&] { return committed_seq(*offsets, "b").value_or(-1) >= *b_slow + 50; }, 20000));
+  CHECK(states.state(a) == StatusState::Running);
+  CHECK(states.state(b) == StatusState::Running);
+  REQUIRE(w.stop_task(a));
+  REQUIRE(w.stop_task(b));
+  for (const std::string part : {"a", "b"}) {
+    INFO("task " << part);
+    auto seqs = seqs_of(values_in(*m, "out" + part), part);
+    auto last = committed_seq(*offsets, part);
+    REQUIRE(last);
+    REQUIRE(!seqs.empty());
+    CHECK(*last == *seqs.rbegin());
+    CHECK(static_cast<int64_t>(seqs.size()) == *last + 1);
+  }
+  CHECK(w.source_producers_created() == 1);
+}
+
+TEST_CASE("producer.shared: only with producer.shared=true, and never for exactly-once source tasks",
+          "[worker][dataplane][shared]") {
+  auto m = start_cluster(1);
+  REQUIRE(m->create_topic("out", 1));
+  auto offsets = open_offsets(*m);
+  struct Case {
+    const char* what;
+    bool shared, exactly_once;
+    int64_t producers;  ///< for two source tasks
+  };
+  for (const Case& k : {Case{"default (producer.shared=false)", false, false, 2},
+                        Case{"producer.shared=true", true, false, 1},
+                        Case{"producer.shared=true with exactly.once.source.support=enabled", true, true, 2}}) {
+    INFO(k.what);
+    States states;
+    auto opts = shared_options(*m);
+    opts.producer_shared = k.shared;
+    opts.exactly_once_source = k.exactly_once;
+    Worker w(opts, offsets.get(), &states, &registry());
+    const std::string pa = std::string("a") + (k.shared ? "s" : "") + (k.exactly_once ? "x" : "");
+    const std::string pb = std::string("b") + (k.shared ? "s" : "") + (k.exactly_once ? "x" : "");
+    const ConnectorTaskId a{"src", 0}, b{"src", 1};
+    REQUIRE(w.start_task(a, task_config("out", pa), task_config("out", pa), TargetState::Started));
+    REQUIRE(w.start_task(b, task_config("out", pb), task_config("out", pb), TargetState::Started));
+    REQUIRE(eventually([&] { return committed_seq(*offsets, pa).value_or(-1) >= 30; }, 20000));
+    REQUIRE(eventually([&] { return committed_seq(*offsets, pb).value_or(-1) >= 30; }, 20000));
+    CHECK(w.source_producers_created() == k.producers);
+    REQUIRE(w.stop_task(a));
+    REQUIRE(w.stop_task(b));
+    CHECK(states.state(a) == StatusState::Unassigned);
+    CHECK(states.state(b) == StatusState::Unassigned);
+  }
+}
+
+TEST_CASE("producer.shared: a worker's threads grow by about one per source task instead of one producer's each",
+          "[worker][dataplane][shared]") {
+  auto m = start_cluster(1);
+  REQUIRE(m->create_topic("out", 1));
+  auto offsets = open_offsets(*m);
+  constexpr int kTasks = 6;
+  // Threads added by kTasks running source tasks (every one has delivered
+  // and committed, so its producer's broker threads exist).
+  auto added_threads = [&](bool shared) {
+    States states;
+    auto opts = shared_options(*m);
+    opts.producer_shared = shared;
+    Worker w(opts, offsets.get(), &states, &registry());
+    const int before = threads_now();
+    std::vector<ConnectorTaskId> ids;
+    for (int t = 0; t < kTasks; ++t) {
+      ids.push_back(ConnectorTaskId{"src", t});
+      const std::string part = std::string(shared ? "s" : "p") + std::to_string(t);
+      REQUIRE(w.start_task(ids.back(), task_config("out", part), task_config("out", part), TargetState::Started));
+    }
+    for (int t = 0; t < kTasks; ++t) {
+      const std::string part = std::string(shared ? "s" : "p") + std::to_string(t);
+      REQUIRE(eventually([&] { return committed_seq(*offsets, part).value_or(-1) >= 20; }, 20000));
+    }
+    const int added = threads_now() - before;
+    CHECK(w.source_producers_created() == (shared ? 1 : kTasks));
+    for (const auto& id : ids) REQUIRE(w.stop_task(id));
+    return added;
+  };
+  const int per_task = added_threads(false);
+  const int shared = added_threads(true);
+  INFO("threads added by " << kTasks << " source tasks: " << per_task << " with a producer each, " << shared
+                           << " with producer.shared");
+  // A task thread each, plus one producer's threads (librdkafka's main and
+  // broker threads, the poll thread) in all rather than per task.
+  CHECK(shared <= kTasks + 8);
+  CHECK(per_task >= 3 * kTasks);
+  CHECK(per_task - shared >= 2 * (kTasks - 1));
 }
