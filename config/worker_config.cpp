@@ -92,6 +92,9 @@ const std::array kOptions = {
              "group, as POST /admin/drain does (ours)."),
     opt_int("shutdown.drain.timeout.ms", "60000", 0, kIntMax, "ms",
             "Longest a drain waits for the hand-over before the worker stops anyway (ours)."),
+    opt_bool("producer.shared", "false",
+             "One producer for all of this worker's at-least-once source tasks instead of one per task "
+             "(fewer threads and connections; producer.* settings apply to it) (ours)."),
     opt_string("key.converter", "org.apache.kafka.connect.json.JsonConverter",
                "Converter class for record keys (Kafka requires it; we default to JsonConverter). "
                "key.converter.* settings go to the converter."),
@@ -498,6 +501,7 @@ std::map<std::string, std::string> WorkerConfig::originals_with_prefix(std::stri
 std::map<std::string, std::string> WorkerConfig::producer_config() const {
   auto out = common_client_config();
   for (auto& [k, v] : originals_with_prefix("producer.")) out[k] = v;
+  out.erase("shared");  // producer.shared is a worker option
   return out;
 }
 

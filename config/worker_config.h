@@ -169,6 +169,10 @@ class WorkerConfig {
   [[nodiscard]] bool shutdown_drain_enable() const { return get_bool("shutdown.drain.enable"); }
   /// shutdown.drain.timeout.ms (ours, default 60000): bound of a drain, ms.
   [[nodiscard]] int32_t shutdown_drain_timeout_ms() const { return get_int("shutdown.drain.timeout.ms"); }
+  /// producer.shared (ours, default false): the worker's at-least-once
+  /// source tasks share one producer (issue 10, dense workers); the
+  /// producer.* settings apply to it as to per-task producers.
+  [[nodiscard]] bool producer_shared() const { return get_bool("producer.shared"); }
   [[nodiscard]] const std::string& log_level() const { return get_string("log.level"); }
   [[nodiscard]] const std::string& log_format() const { return get_string("log.format"); }
 

@@ -315,6 +315,8 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     wo.header_converter_config = cfg.header_converter_config;
     wo.config_transformer = cfg.config_transformer;
     wo.metrics = cfg.metrics;
+    wo.producer_shared = cfg.producer_shared;
+    wo.exactly_once_source = cfg.exactly_once_source;
     worker = std::make_unique<runtime::Worker>(wo, offset_store.get(), status_listener.get(), registry);
     worker->set_observer(observer.load());
 

@@ -105,6 +105,12 @@ struct HerderConfig {
   /// status topic so that its new owner starts it only once the old owner's
   /// stop is read. Off: KIP-415's two rounds (revoke, then place).
   bool hand_over_moves = true;
+  /// producer.shared (ours): one producer for all this worker's
+  /// at-least-once source tasks (runtime::WorkerOptions::producer_shared).
+  bool producer_shared = false;
+  /// exactly.once.source.support=enabled: source tasks keep one producer
+  /// each, whatever producer.shared says.
+  bool exactly_once_source = false;
   /// Advertised REST URL with trailing '/', e.g. "http://w1:8083/" (4.1).
   std::string advertised_url = "http://localhost:8083/";
   /// Worker id, "<advertised host>:<port>" (4.1); written in status records.

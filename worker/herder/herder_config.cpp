@@ -13,6 +13,7 @@ HerderConfig herder_config_from(const config::WorkerConfig& wc, const std::strin
   h.client_props = wc.common_client_config();
   h.client_props.erase("bootstrap.servers");
   h.producer_overrides = wc.originals_with_prefix("producer.");
+  h.producer_overrides.erase("shared");  // producer.shared is a worker option, not a librdkafka one
   h.consumer_overrides = wc.originals_with_prefix("consumer.");
   h.client_id = wc.group_client_id(default_host);
   auto proto = connect::protocol_from_config(wc.connect_protocol());
@@ -49,6 +50,8 @@ HerderConfig herder_config_from(const config::WorkerConfig& wc, const std::strin
   h.topic_tracking_enable = wc.topic_tracking_enable();
   h.hand_over_moves = wc.rebalance_hand_over_enable();
   h.topic_tracking_allow_reset = wc.topic_tracking_allow_reset();
+  h.producer_shared = wc.producer_shared();
+  h.exactly_once_source = wc.get_string("exactly.once.source.support") == "enabled";
   h.advertised_url = wc.advertised_url(default_host);
   h.worker_id = wc.worker_id(default_host);
   return h;

@@ -2,6 +2,7 @@
 
 #include "common/strings.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <future>
@@ -94,21 +95,40 @@ struct Worker::TaskRunner {
   // client itself. So librdkafka never sees a close racing a consumer call.
   std::mutex kafka_mu;
   rd_kafka_t* consumer = nullptr;  ///< sink consumer until closed; guarded by kafka_mu
-  rd_kafka_t* producer = nullptr;  ///< source producer until destroyed; guarded by kafka_mu
+  rd_kafka_t* producer = nullptr;  ///< own source producer until destroyed; guarded by kafka_mu
+  /// Sends through the Worker's shared producer, from its start until it
+  /// ends; guarded by kafka_mu.
+  bool on_shared_producer = false;
   bool kafka_cut = false;          ///< cut_off() already ran; guarded by kafka_mu
+  /// Set (shared producer only) by the task thread around each record it
+  /// hands to the producer; it checks `cancelled` after setting it. A
+  /// cut-off stores `cancelled` and then waits while this is set (both
+  /// seq_cst, so one of them sees the other): once it returns, the task
+  /// sends nothing more. The shared producer cannot be purged for one task.
+  std::atomic<bool> sending{false};
+
+  /// Marks the task stopping and cancelled, and waits until it is not in
+  /// the middle of handing records to a shared producer (at most one
+  /// send_view, which waits at most 5 s while librdkafka's queue is full).
+  void cancel_sends() {
+    stop_requested.store(true);
+    cancelled.store(true);
+    while (sending.load()) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
 
   /// Cuts the task off from Kafka (Connect's KAFKA-15826 fix): marks it
   /// cancelled and stopping, then closes its sink consumer (which leaves
   /// group `connect-<connector>` at once; the revocation commits nothing for
-  /// a cancelled task) or purges its source producer's queued and in-flight
-  /// records (later sends are refused by the task loop). Blocks only for a
-  /// client call already under way on the task thread and for the
-  /// consumer's LeaveGroup. Idempotent: a second call waits for the first to
-  /// finish and returns "". Returns what it did, for the log ("" if the
-  /// client was already closed by the task itself).
+  /// a cancelled task) or purges its own source producer's queued and
+  /// in-flight records (later sends are refused by the task loop). A task on
+  /// the shared producer is not purged: it sends nothing after this returns
+  /// and its records in flight commit no offsets. Blocks only for a client
+  /// call already under way on the task thread and for the consumer's
+  /// LeaveGroup. Idempotent: a second call waits for the first to finish
+  /// and returns "". Returns what it did, for the log ("" if the client was
+  /// already closed by the task itself).
   std::string cut_off() {
-    stop_requested.store(true);
-    cancelled.store(true);
+    cancel_sends();
     std::lock_guard lk(kafka_mu);
     if (kafka_cut) return "";
     kafka_cut = true;
@@ -122,6 +142,8 @@ struct Worker::TaskRunner {
       rd_kafka_purge(producer, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
       what = "producer purged";
     }
+    if (on_shared_producer)
+      what = "no more sends to the shared producer; its records in flight commit no offsets";
     return what;
   }
 
@@ -189,6 +211,14 @@ struct TaskEnv {
   /// Called on the task thread when the task starts or stops running (the
   /// Worker recounts its running tasks); may be empty.
   std::function<void()> on_running_changed;
+  /// Source tasks with producer.shared: the Worker's producer (it outlives
+  /// the task thread); null = the task creates its own.
+  storage::Producer* shared_producer = nullptr;
+  /// Why the shared producer could not be created (the task fails with it).
+  std::optional<std::string> shared_producer_error;
+  /// The Worker's count of source producers created (a task that creates
+  /// its own adds one). Outlives the task thread.
+  std::atomic<int64_t>* producers_created = nullptr;
 };
 
 class SourceContext : public connectors::SourceTaskContext {
@@ -260,33 +290,74 @@ metrics::TaskMetrics* live_metrics(const TaskEnv& env, const Runner& r) {
   return r.cancelled.load() ? nullptr : env.tm.get();
 }
 
-/// Delivery failures of one source task's records, shared by its batches.
-struct DeliveryErrors {
+/// Delivery outcome of one source task run, shared by the task thread and
+/// its batches. Batches may outlive the task (records still in flight when
+/// it ends), so this is reference-counted rather than on the task's stack.
+struct TaskDeliveries {
   std::atomic<bool> failed{false};
+  /// The task waits for its own records (final drain): a batch whose last
+  /// report arrives then wakes it through `cv`.
+  std::atomic<bool> draining{false};
   std::mutex mu;
-  std::string first;  ///< guarded by mu
+  std::condition_variable cv;
+  std::string first;  ///< the first delivery error; guarded by mu
+
   void record(rd_kafka_resp_err_t err) {
     std::lock_guard lk(mu);
     if (!failed.exchange(true)) first = std::string("produce: ") + rd_kafka_err2str(err);
+  }
+  /// Called by whoever completes a batch. The lock pairs with the drain's
+  /// predicate check, so its wake-up is not lost.
+  void batch_reported() {
+    if (!draining.load()) return;
+    { std::lock_guard lk(mu); }
+    cv.notify_all();
   }
 };
 
 /// The records of one poll() on their way to Kafka: how many the producer
 /// has not reported on yet, and the last source offset per source partition
-/// among them. Delivery reports count down on the producer's poll thread
-/// (a failure is recorded before its count-down). A batch's offsets become
-/// committable once it and every batch before it are fully reported and no
-/// record failed (Connect's SubmittedRecords), so a periodic commit never
-/// waits for the producer and never covers a record not yet acknowledged.
+/// among them. Delivery reports count down on whichever thread serves them
+/// (the task thread with its own producer, the shared producer's poll
+/// thread otherwise); a failure is recorded before its count-down. A
+/// batch's offsets become committable once it and every batch before it
+/// are fully reported and no record failed (Connect's SubmittedRecords), so
+/// a periodic commit never waits for the producer and never covers a record
+/// not yet acknowledged.
+///
+/// Lifetime: owned by the task's in-flight queue (shared_ptr) and, from
+/// arm() until its count reaches zero, by itself (`keep_alive`): librdkafka
+/// holds raw pointers to it as the records' opaque. The call that brings
+/// the count to zero (the last report, or the task taking off the records
+/// it never sent) drops that self-reference. So a task may end, or be cut
+/// off, with records in flight: the batch lives on until their reports.
 struct InFlightBatch final : storage::Producer::Delivery {
-  explicit InFlightBatch(DeliveryErrors& e) : errors(e) {}
-  void delivered(rd_kafka_resp_err_t err) override {
-    if (err) errors.record(err);
-    unreported.fetch_sub(1, std::memory_order_acq_rel);
-  }
-  bool done() const { return sealed && unreported.load(std::memory_order_acquire) == 0; }
+  explicit InFlightBatch(std::shared_ptr<TaskDeliveries> d) : deliveries(std::move(d)) {}
 
-  DeliveryErrors& errors;
+  /// Counts `n` records as unreported and holds `self` (this batch) until
+  /// all are accounted for. Task thread, before the first send.
+  void arm(std::shared_ptr<InFlightBatch> self, int64_t n) {
+    keep_alive = std::move(self);
+    unreported.store(n);
+  }
+  void delivered(rd_kafka_resp_err_t err) override {
+    if (err) deliveries->record(err);
+    count_down(1);
+  }
+  /// Takes `n` records off the count: reports, or records of the poll that
+  /// were never handed to the producer. May destroy this batch (when no one
+  /// else holds it); touches nothing of it afterwards.
+  void count_down(int64_t n) {
+    if (n == 0 || unreported.fetch_sub(n) != n) return;
+    auto d = deliveries;                        // `this` may go with the next line
+    std::shared_ptr<InFlightBatch> self = std::move(keep_alive);
+    self.reset();
+    d->batch_reported();
+  }
+  bool done() const { return sealed && unreported.load() == 0; }
+
+  std::shared_ptr<TaskDeliveries> deliveries;
+  std::shared_ptr<InFlightBatch> keep_alive;  ///< set from arm() until the count reaches zero
   std::atomic<int64_t> unreported{0};
   bool sealed = false;  ///< every record of the poll was handed to the producer (task thread only)
   /// Offset key (storage::encode_offset_key) -> the last partition/offset.
@@ -298,13 +369,15 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
   const auto& id = r.id;
   std::optional<std::string> failure;
   bool delivery_failed_flag = false;
-  // Declared before the producer, so destroyed after it: the producer's
-  // last delivery reports still reach the batches.
-  DeliveryErrors delivery;
-  std::deque<std::unique_ptr<InFlightBatch>> in_flight;
+  auto deliveries = std::make_shared<TaskDeliveries>();
+  std::deque<std::shared_ptr<InFlightBatch>> in_flight;
   /// Acknowledged offsets not committed yet.
   std::map<std::string, std::pair<storage::SourcePartition, storage::SourceOffset>> pending;
-  std::unique_ptr<storage::Producer> producer;
+  // Exactly one of these is set once the task has a producer: its own, or
+  // the Worker's shared one (never purged, flushed or polled from here).
+  std::unique_ptr<storage::Producer> own_producer;
+  storage::Producer* producer = nullptr;
+  const bool shared = env.shared_producer != nullptr || env.shared_producer_error.has_value();
 
   // Moves the offsets of the acknowledged prefix of `in_flight` to `pending`.
   auto collect_acked = [&] {
@@ -313,17 +386,35 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
       in_flight.pop_front();
     }
   };
-  // Commits the offsets of acknowledged records. `drain` (the final commit)
-  // first waits until the producer reported on every record. nullopt when
-  // there was nothing to commit or the task was cut off.
-  auto commit_acked = [&](bool drain) -> std::optional<Status> {
+  // Waits until the producer reported on every record of this task, at
+  // most offset.flush.timeout.ms. Its own producer is flushed; on the shared
+  // one the task waits for its own batches only, never for other tasks'
+  // records. Errors on timeout.
+  auto drain = [&]() -> Status {
+    if (!shared) return producer->flush(env.options.offset_flush_timeout_ms);
+    const auto deadline = Clock::now() + std::chrono::milliseconds(env.options.offset_flush_timeout_ms);
+    deliveries->draining.store(true);
+    std::unique_lock lk(deliveries->mu);
+    const bool all = deliveries->cv.wait_until(lk, deadline, [&] {
+      return r.cancelled.load() ||
+             std::all_of(in_flight.begin(), in_flight.end(), [](const auto& b) { return b->done(); });
+    });
+    if (!all)
+      return Error{"flush", "timed out after " + std::to_string(env.options.offset_flush_timeout_ms) +
+                                " ms waiting for the acks of this task's records"};
+    return ok_status();
+  };
+  // Commits the offsets of acknowledged records. `drain_first` (the final
+  // commit) first waits until the producer reported on every record of the
+  // task. nullopt when there was nothing to commit or the task was cut off.
+  auto commit_acked = [&](bool drain_first) -> std::optional<Status> {
     if (r.cancelled.load() || (pending.empty() && in_flight.empty())) return std::nullopt;
-    if (drain) {
-      auto st = producer->flush(env.options.offset_flush_timeout_ms);
-      if (r.cancelled.load()) return std::nullopt;  // purged under us: nothing to commit
+    if (drain_first) {
+      auto st = drain();
+      if (r.cancelled.load()) return std::nullopt;  // cut off meanwhile: nothing to commit
       if (!st) spdlog::warn("{}: {}; committing the acknowledged records only", id.to_string(), st.error().to_string());
     }
-    if (delivery.failed.load()) return Error{"produce", "a record failed to be delivered"};
+    if (deliveries->failed.load()) return Error{"produce", "a record failed to be delivered"};
     collect_acked();
     if (pending.empty()) return std::nullopt;
     if (!env.offsets) return ok_status();
@@ -338,8 +429,8 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
     if (st) pending.clear();
     return st;
   };
-  auto commit = [&](bool drain) -> Status {
-    auto st = commit_acked(drain);
+  auto commit = [&](bool drain_first) -> Status {
+    auto st = commit_acked(drain_first);
     if (!st) return ok_status();
     if (auto* tm = live_metrics(env, r)) tm->offset_commit(st->ok());
     return *st;
@@ -349,18 +440,27 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
   if (env.observer) env.observer->on_task_start(env.options.worker_id, id);
   SourceContext ctx(env.offsets, id);
   try {
-    storage::ClientProps overrides = env.options.producer_overrides;
-    overrides.emplace("acks", "all");
-    overrides.emplace("client.id", "connector-producer-" + id.to_string());
-    // The task thread serves its delivery reports (between polls, while the
-    // queue is full, in flushes): it frees the records it allocated.
-    auto p = storage::Producer::create(env.options.client, overrides, storage::Producer::Deliveries::Caller);
-    if (!p) throw connectors::ConnectError("could not create producer: " + p.error().to_string());
-    producer = std::move(p).value();
+    if (shared) {
+      if (env.shared_producer_error)
+        throw connectors::ConnectError("could not create the shared producer: " + *env.shared_producer_error);
+      producer = env.shared_producer;
+    } else {
+      storage::ClientProps overrides = env.options.producer_overrides;
+      overrides.emplace("acks", "all");
+      overrides.emplace("client.id", "connector-producer-" + id.to_string());
+      // The task thread serves its delivery reports (between polls, while the
+      // queue is full, in flushes): it frees the records it allocated.
+      auto p = storage::Producer::create(env.options.client, overrides, storage::Producer::Deliveries::Caller);
+      if (!p) throw connectors::ConnectError("could not create producer: " + p.error().to_string());
+      own_producer = std::move(p).value();
+      producer = own_producer.get();
+      if (env.producers_created) env.producers_created->fetch_add(1);
+    }
     {
       std::lock_guard lk(r.kafka_mu);
       if (r.cancelled.load()) throw connectors::ConnectError("cut off before it started");
-      r.producer = producer->handle();
+      if (shared) r.on_shared_producer = true;
+      else r.producer = producer->handle();
     }
     // Offsets may have been committed by the previous owner on another worker.
     if (env.offsets) {
@@ -385,17 +485,27 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
         if (r.cancelled.load()) break;  // cut off while in poll(): its records are dropped
         if (!records.empty()) {
           if (auto* tm = live_metrics(env, r)) tm->source_polled(records.size());
-          // In the deque before the first send: a failure below leaves it
-          // there until the producer is gone.
-          auto& batch = *in_flight.emplace_back(std::make_unique<InFlightBatch>(delivery));
+          auto& batch = *in_flight.emplace_back(std::make_shared<InFlightBatch>(deliveries));
+          // Counted for the whole poll up front (one atomic operation); the
+          // records not handed to the producer are taken off when the block
+          // ends, also on an exception, so the count always reaches zero.
+          batch.arm(in_flight.back(), static_cast<int64_t>(records.size()));
+          size_t sent = 0;
+          struct Seal {
+            InFlightBatch& batch;
+            const size_t total;
+            const size_t& sent;
+            std::atomic<bool>* sending;  ///< cleared when the sends are over (shared producer only)
+            ~Seal() {
+              if (sending) sending->store(false);
+              batch.sealed = true;
+              batch.count_down(static_cast<int64_t>(total - sent));
+            }
+          } seal{batch, records.size(), sent, shared ? &r.sending : nullptr};
           const std::string* topic_name = nullptr;  // of rkt
           rd_kafka_topic_t* rkt = nullptr;
           auto slot = batch.offsets.end();          // of the previous record's partition
           const storage::SourcePartition* slot_partition = nullptr;  // the previous record's partition object
-          size_t sent = 0;
-          // Counted for the whole poll up front (one atomic operation), the
-          // unsent rest taken off below; reports cannot bring it below zero.
-          batch.unreported.store(static_cast<int64_t>(records.size()), std::memory_order_relaxed);
           for (auto& rec : records) {
             // Transformed and converted; false = dropped by a transform or
             // skipped after a tolerated error: not sent, but its offset
@@ -407,20 +517,31 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
                 topic_name = &rec.topic;
                 active_topics.record(env, id, rec.topic);
               }
+              // Shared producer: `sending` is set around each send and
+              // `cancelled` checked after setting it, so nothing is sent once
+              // a cut-off returned (see TaskRunner::sending) and a cut-off
+              // waits for one send at most, never for the transforms or
+              // converters; the producer is not purged for us. (The Seal
+              // clears `sending` on a break or an exception.)
+              if (shared) {
+                r.sending.store(true);
+                if (r.cancelled.load()) break;
+              }
               // A record's own timestamp, else the producer's time (as Connect).
               auto st = producer->send_view(rkt, converted.key, converted.value, &batch,
                                             rec.kafka_partition.value_or(-1), rec.timestamp_ms.value_or(0),
                                             converted.headers.empty() ? nullptr : &converted.headers);
               if (!st) throw connectors::ConnectError(st.error().to_string());
-              // cut_off() sets `cancelled` before it purges. If it is not
-              // set yet, the purge comes after this send and removes the
-              // record if it is still queued; if it is set, the purge may
-              // have run before the send, so purge again here.
-              if (r.cancelled.load()) {
+              ++sent;  // queued: its report will come, even if it is purged
+              if (shared) r.sending.store(false);
+              // Own producer: cut_off() sets `cancelled` before it purges.
+              // If it is not set yet, the purge comes after this send and
+              // removes the record if it is still queued; if it is set, the
+              // purge may have run before the send, so purge again here.
+              if (!shared && r.cancelled.load()) {
                 rd_kafka_purge(producer->handle(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
                 break;
               }
-              ++sent;
             }
             // The last record of each source partition in the poll wins.
             // Records of one partition usually come in runs, most often
@@ -436,21 +557,19 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
             slot_partition = &part;
             slot->second.second = std::move(rec.source_offset);
           }
-          batch.unreported.fetch_sub(static_cast<int64_t>(records.size() - sent), std::memory_order_acq_rel);
-          batch.sealed = true;
           if (auto* tm = live_metrics(env, r); tm && sent) tm->source_written(sent);
         }
       } else {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
-      producer->serve_deliveries();
-      if (delivery.failed.load()) {
+      producer->serve_deliveries();  // no-op on the shared producer (its poll thread serves them)
+      if (deliveries->failed.load()) {
         delivery_failed_flag = true;
-        std::lock_guard lk(delivery.mu);
-        throw connectors::ConnectError("Unrecoverable exception from producer send callback: " + delivery.first);
+        std::lock_guard lk(deliveries->mu);
+        throw connectors::ConnectError("Unrecoverable exception from producer send callback: " + deliveries->first);
       }
       if (Clock::now() - last_commit >= std::chrono::milliseconds(env.options.offset_flush_interval_ms)) {
-        auto st = commit(/*drain=*/false);
+        auto st = commit(/*drain_first=*/false);
         if (!st) spdlog::error("{}: offset commit failed: {}", id.to_string(), st.error().to_string());
         last_commit = Clock::now();
       }
@@ -463,7 +582,7 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
   // failed delivery (their offsets must not be committed) or the task was
   // cut off after its graceful timeout (commit() checks that under kafka_mu).
   if (producer && !delivery_failed_flag) {
-    auto st = commit(/*drain=*/true);
+    auto st = commit(/*drain_first=*/true);
     if (!st) spdlog::error("{}: final offset commit failed: {}", id.to_string(), st.error().to_string());
   }
   try {
@@ -474,8 +593,13 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
   if (producer) {
     std::lock_guard lk(r.kafka_mu);
     r.producer = nullptr;
+    r.on_shared_producer = false;
   }
-  producer.reset();
+  // Its own producer is flushed and destroyed here; batches still in flight
+  // on the shared producer stay alive (their self-references) until their
+  // reports, which then change nothing but their own counts.
+  own_producer.reset();
+  producer = nullptr;
   if (r.cancelled.load()) {
     // Late end of an abandoned task: its failure (often the purge's delivery
     // errors) is nobody's business any more.
@@ -833,7 +957,11 @@ Worker::Worker(WorkerOptions options, storage::OffsetBackingStore* offsets, Stat
     : options_(std::move(options)),
       offsets_(offsets),
       status_(status),
-      registry_(registry ? registry : &connectors::PluginRegistry::builtin()) {}
+      registry_(registry ? registry : &connectors::PluginRegistry::builtin()) {
+  if (options_.producer_shared && options_.exactly_once_source)
+    spdlog::warn("producer.shared=true is ignored: exactly.once.source.support=enabled keeps one producer per "
+                 "source task");
+}
 
 Worker::~Worker() {
   stop_all();
@@ -1144,6 +1272,7 @@ Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_
     std::lock_guard lk(mu_);
     update_running_metrics_locked();
   };
+  env.producers_created = &producers_created_;
   auto runner = std::make_shared<TaskRunner>();
   auto pipeline =
       make_task_pipeline(id, connector_config, connector->type() == ConnectorType::Sink, runner->stop_requested);
@@ -1157,6 +1286,13 @@ Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_
   if (connector->type() == ConnectorType::Source) {
     source = connector->create_source_task();
     if (!source) return early_fail(Error{"connector.class", cls->second + " created no source task"});
+    // At-least-once source tasks share the Worker's producer when asked to;
+    // exactly-once ones keep their own (a transaction is per producer).
+    if (options_.producer_shared && !options_.exactly_once_source) {
+      auto p = shared_producer();
+      if (p) env.shared_producer = *p;
+      else env.shared_producer_error = p.error().to_string();  // the task fails with it, as with its own producer
+    }
   } else {
     sink = connector->create_sink_task();
     if (!sink) return early_fail(Error{"connector.class", cls->second + " created no sink task"});
@@ -1295,6 +1431,16 @@ std::vector<ConnectorTaskId> Worker::cut_off_all() {
     }
     tasks_.clear();
     update_running_metrics_locked();
+    // Every task goes, so the shared producer may be purged: once no task
+    // sends any more (abandoned ones were stopped from sending when they
+    // were cut off). Still under mu_, so a task started after this call
+    // (registered under mu_ before it can send) loses nothing to the purge.
+    std::lock_guard sl(shared_mu_);
+    if (shared_producer_) {
+      for (auto& r : runners) r->cancel_sends();
+      rd_kafka_purge(shared_producer_->handle(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+      spdlog::warn("shared producer purged: every task on it was cut off");
+    }
   }
   std::vector<ConnectorTaskId> ids;
   for (auto& r : runners) {
@@ -1303,6 +1449,23 @@ std::vector<ConnectorTaskId> Worker::cut_off_all() {
     ids.push_back(r->id);
   }
   return ids;
+}
+
+Result<storage::Producer*> Worker::shared_producer() {
+  std::lock_guard lk(shared_mu_);
+  if (shared_producer_) return shared_producer_.get();
+  // The per-task producers' settings; one client for all tasks.
+  storage::ClientProps overrides = options_.producer_overrides;
+  overrides.emplace("acks", "all");
+  overrides.emplace("client.id", "connector-producer-shared");
+  // Its own poll thread serves every task's delivery reports: no task
+  // thread can serve them for the others.
+  auto p = storage::Producer::create(options_.client, overrides, storage::Producer::Deliveries::PollThread);
+  if (!p) return p.error();
+  shared_producer_ = std::move(p).value();
+  producers_created_.fetch_add(1);
+  spdlog::info("created the shared producer of this worker's source tasks (producer.shared=true)");
+  return shared_producer_.get();
 }
 
 void Worker::stop_all() {

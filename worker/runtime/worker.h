@@ -16,6 +16,24 @@
 //   producer purged, and whatever it does when its plugin call finally
 //   returns is discarded: no produce, no offset commit, no status, no
 //   metrics. Only the observer's on_task_stop still fires when it ends.
+// * with `producer.shared=true` (ours, issue 10 item 8 "dense workers") the
+//   Worker owns one producer for all its at-least-once source tasks instead
+//   of one per task (about 4 librdkafka threads each). Ownership:
+//     - the Worker owns the storage::Producer (created at the first source
+//       task, destroyed in ~Worker after every task thread was joined) and
+//       its one poll thread, which serves every delivery report;
+//     - a task thread owns its per-poll batches (shared_ptr) and sends with
+//       send_view (rd_kafka_producev is thread-safe); each batch also holds
+//       a reference to itself while librdkafka holds records of it, dropped
+//       by its last report, so a batch outlives its task when the task
+//       ends with records in flight (no use-after-free);
+//     - a batch counts down only its own task's records, so a task's
+//       offset commits and its final drain wait for its own records only,
+//       and a delivery failure fails only the task that sent the record.
+//   Cutting one task off never purges the shared producer: the task is
+//   marked cancelled (it sends nothing more once cut_off returned) and its
+//   records still in flight are delivered but count for nothing (no offset
+//   commit). cut_off_all (a frozen worker: every task goes) purges it.
 //
 // Threads: every public method is thread-safe. Methods marked non-blocking
 // only spawn or signal threads and may run on the herder's io_context thread.
@@ -127,6 +145,15 @@ struct WorkerOptions {
   /// Resolves `${provider:path:key}` in connector and task configs when
   /// they start (KIP-297/421); null = no config providers.
   std::shared_ptr<const providers::ConfigTransformer> config_transformer;
+  /// producer.shared (ours): one producer, owned by the Worker, for every
+  /// at-least-once source task (see the file comment); false = one
+  /// producer per source task, served by the task thread.
+  bool producer_shared = false;
+  /// exactly.once.source.support=enabled (KIP-618). Exactly-once source
+  /// tasks need a transactional producer of their own, so they never use
+  /// the shared producer. (The runtime has no transactional path yet: every
+  /// source task runs at-least-once; this only keeps per-task producers.)
+  bool exactly_once_source = false;
   /// Metrics sink (startup outcomes, running counts, per-task status,
   /// records and offset commits); null = no metrics.
   std::shared_ptr<metrics::WorkerMetrics> metrics;
@@ -197,7 +224,10 @@ class Worker {
   /// and, before this returns, cut off from Kafka from the calling thread:
   /// a sink task's consumer is closed (it leaves group
   /// `connect-<connector>`; nothing is committed on the way out) and a
-  /// source task's producer has its queued and in-flight records purged.
+  /// source task's producer has its queued and in-flight records purged
+  /// (with producer.shared nothing is purged, since other tasks' records
+  /// share the producer: the task sends nothing more once this returned,
+  /// and its records still in flight count for nothing).
   /// Its later output is discarded (no produce, no offset commit, no status,
   /// no metrics; the observer's on_task_stop still fires when its thread
   /// ends), and the thread is joined when the Worker is destroyed. One warn
@@ -248,13 +278,21 @@ class Worker {
 
   /// Cuts every task off from Kafka at once, without a graceful stop, and
   /// forgets it, as a task that missed its graceful stop (no commit, no
-  /// status, its sink consumer closed, its producer purged). For a worker
+  /// status, its sink consumer closed, its producer purged; with
+  /// producer.shared the shared producer is purged once every task was
+  /// marked cancelled). For a worker
   /// that finds it was frozen (SIGSTOP, a VM pause) longer than the group
   /// session: its membership and its consumers' are gone, and their
   /// clients must leave before they rejoin and take partitions back from
   /// the new owners (KAFKA-15826). Connectors are left alone (they hold no
   /// Kafka client). Returns the ids cut off. Blocking (consumer LeaveGroups).
   std::vector<ConnectorTaskId> cut_off_all();
+
+  /// Number of librdkafka producers this Worker has created for source
+  /// tasks so far: one per source task run, or with `producer.shared` one
+  /// in all (created at the first source task). Thread-safe; for tests and
+  /// benchmarks.
+  int64_t source_producers_created() const { return producers_created_.load(); }
 
  private:
   struct TaskRunner;
@@ -291,6 +329,17 @@ class Worker {
   std::vector<std::shared_ptr<ConnectorRunner>> cancelled_connectors_;
   std::vector<std::thread> helpers_;                           ///< stop_tasks_async helpers
   std::vector<std::shared_ptr<std::atomic<bool>>> helper_done_;  ///< parallel to helpers_
+
+  /// The shared producer, created on first use (start_task of a source
+  /// task with producer.shared). Errors: librdkafka's (a bad `producer.*`
+  /// setting). Non-blocking.
+  Result<storage::Producer*> shared_producer();
+  std::atomic<int64_t> producers_created_{0};  ///< see source_producers_created()
+  mutable std::mutex shared_mu_;                ///< guards shared_producer_
+  /// producer.shared: the producer of every at-least-once source task, with
+  /// its own poll thread serving all their delivery reports. Set once under
+  /// shared_mu_; destroyed after every task thread was joined (~Worker).
+  std::unique_ptr<storage::Producer> shared_producer_;
 };
 
 }  // namespace kc::runtime

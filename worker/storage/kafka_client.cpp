@@ -48,7 +48,7 @@ Result<RdKafkaPtr> make_client(rd_kafka_type_t type, const ClientProps& props, c
 
 // ------------------------------------------------------------------ Producer
 
-Producer::Producer(RdKafkaPtr rk, Deliveries deliveries) : rk_(std::move(rk)) {
+Producer::Producer(RdKafkaPtr rk, Deliveries deliveries) : rk_(std::move(rk)), deliveries_(deliveries) {
   if (deliveries == Deliveries::PollThread) {
     poller_ = std::thread([this] {
       while (!stop_.load()) rd_kafka_poll(rk_.get(), 50);
@@ -177,7 +177,11 @@ Status Producer::send_view(rd_kafka_topic_t* topic, std::optional<std::string_vi
         RD_KAFKA_V_TIMESTAMP(timestamp_ms), RD_KAFKA_V_OPAQUE(delivery));
     if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return ok_status();
     if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL && attempt < 5000) {
-      rd_kafka_poll(rk_.get(), 1);  // delivered records leave the queue once their reports are served
+      // Delivered records leave the queue once their reports are served:
+      // by this thread (Caller) or by the poll thread, which alone runs the
+      // Deliveries of a shared producer.
+      if (deliveries_ == Deliveries::Caller) rd_kafka_poll(rk_.get(), 1);
+      else std::this_thread::sleep_for(std::chrono::milliseconds(1));
       continue;
     }
     return kafka_error(std::string("produce ") + rd_kafka_topic_name(topic), err);

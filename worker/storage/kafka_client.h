@@ -61,10 +61,13 @@ class Producer {
   using Callback = std::function<void(std::optional<Error>)>;
 
   /// Completion of records sent with send_view: delivered() runs once per
-  /// record on the producer's poll thread (RD_KAFKA_RESP_ERR_NO_ERROR or the
-  /// delivery error). The object must outlive the producer's delivery
-  /// reports for it (in practice: the Producer). No allocation per record,
-  /// unlike a Callback.
+  /// record on the thread that serves the delivery reports (see
+  /// Deliveries), with RD_KAFKA_RESP_ERR_NO_ERROR or the delivery error
+  /// (RD_KAFKA_RESP_ERR__PURGE_* for purged records). The object must stay
+  /// alive until its last report, or until the Producer is destroyed;
+  /// delivered() may end its own life (drop the last reference to itself)
+  /// provided it touches nothing of it afterwards. No allocation per
+  /// record, unlike a Callback.
   class Delivery {
    public:
     virtual void delivered(rd_kafka_resp_err_t err) = 0;
@@ -106,16 +109,26 @@ class Producer {
   /// The data-plane form of send(): the topic as a handle from topic(), key
   /// and value as views (nullopt = null; the bytes are copied), and a
   /// Delivery instead of a Callback. While librdkafka's queue is full it
-  /// serves delivery reports, 1 ms at a time, for at most 5 s as send() waits.
-  /// `timestamp_ms` 0 = the producer's time (CreateTime now).
+  /// waits for room, 1 ms at a time, for at most 5 s: with
+  /// Deliveries::Caller it serves the delivery reports itself meanwhile;
+  /// with Deliveries::PollThread it leaves them to the poll thread, so a
+  /// producer shared by several senders runs every Delivery on that one
+  /// thread. Thread-safe (rd_kafka_producev is). `timestamp_ms` 0 = the
+  /// producer's time (CreateTime now).
   /// `headers` (may be null) are copied.
   Status send_view(rd_kafka_topic_t* topic, std::optional<std::string_view> key,
                    std::optional<std::string_view> value, Delivery* delivery, int32_t partition = -1,
                    int64_t timestamp_ms = 0, const RecordHeaders* headers = nullptr);
 
   /// Serves the delivery reports that are ready, on the calling thread,
-  /// without waiting. Required regularly with Deliveries::Caller.
-  void serve_deliveries() { rd_kafka_poll(rk_.get(), 0); }
+  /// without waiting. Required regularly with Deliveries::Caller; does
+  /// nothing with Deliveries::PollThread (the poll thread serves them).
+  void serve_deliveries() {
+    if (deliveries_ == Deliveries::Caller) rd_kafka_poll(rk_.get(), 0);
+  }
+
+  /// Who serves this producer's delivery reports.
+  Deliveries deliveries() const { return deliveries_; }
 
   /// The handle of `topic` for send_view, created on first use and kept
   /// until the producer is destroyed.
@@ -139,6 +152,7 @@ class Producer {
   Producer(RdKafkaPtr rk, Deliveries deliveries);
   static void on_delivery(rd_kafka_t* rk, const rd_kafka_message_t* msg, void* opaque);
   RdKafkaPtr rk_;
+  Deliveries deliveries_;
   std::atomic<bool> stop_{false};
   std::thread poller_;  ///< Deliveries::PollThread only
   std::mutex topics_mu_;

@@ -261,3 +261,21 @@ TEST_CASE("worker config: topic tracking keys (Connect's WorkerConfig)", "[confi
   CHECK(error_with("topic.tracking.allow.reset", "") ==
         "topic.tracking.allow.reset: '' is not a boolean (expected boolean, true|false)");
 }
+
+TEST_CASE("worker config: producer.shared (ours) is a worker option, not a producer setting", "[config]") {
+  auto c = WorkerConfig::from_properties(base());
+  CHECK_FALSE(c.producer_shared());
+
+  auto p = base();
+  p["producer.shared"] = " TRUE ";
+  p["producer.linger.ms"] = "5";
+  c = WorkerConfig::from_properties(p);
+  CHECK(c.producer_shared());
+  CHECK(c.warnings().empty());
+  // Not passed to librdkafka, which has no such property.
+  auto prod = c.producer_config();
+  CHECK(prod.count("shared") == 0);
+  CHECK(prod.at("linger.ms") == "5");
+
+  CHECK(error_with("producer.shared", "yes") == "producer.shared: 'yes' is not a boolean (expected boolean, true|false)");
+}

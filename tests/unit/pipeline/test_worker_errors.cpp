@@ -298,6 +298,8 @@ TEST_CASE("a source record's headers reach Kafka through the header converter", 
   kc::test::TaskStates states;
   auto o = options(*m);
   o.value_converter = "org.apache.kafka.connect.storage.StringConverter";
+  o.producer_shared = GENERATE(false, true);  // headers pass through the shared producer too
+  INFO("producer.shared=" << o.producer_shared);
   Worker w(o, offsets->get(), &states, &reg);
   const kconn::ConfigMap config{{"connector.class", "test.HeaderSourceConnector"}};
   REQUIRE(w.start_task(ConnectorTaskId{"src", 0}, config, config, TargetState::Started));
