@@ -146,7 +146,7 @@ struct TwoWorkers {
 
 }  // namespace
 
-TEST_CASE("pause through a follower pauses every task on every worker; resume restarts polling",
+TEST_CASE("pause through a follower pauses every task on every worker, resume restarts polling",
           "[worker][integration][operations]") {
   TwoWorkers t;
   auto& cl = t.cl;
@@ -166,7 +166,7 @@ TEST_CASE("pause through a follower pauses every task on every worker; resume re
   cl.check_invariant();
 }
 
-TEST_CASE("stop shows STOPPED with no tasks on every worker; resume through a follower regenerates the tasks",
+TEST_CASE("stop shows STOPPED with no tasks on every worker, resume through a follower regenerates the tasks",
           "[worker][integration][operations]") {
   TwoWorkers t;
   auto& cl = t.cl;

@@ -270,7 +270,7 @@ TEST_CASE("initial assignment spreads connectors and tasks over three workers", 
   c.check_invariant();
 }
 
-TEST_CASE("a joining worker gets the moved tasks in the revoking round, after their stop; tasks that stay are not "
+TEST_CASE("a joining worker gets the moved tasks in the revoking round, after their stop, tasks that stay are not "
           "stopped",
           "[worker][integration]") {
   auto r = run_join_scenario(ConnectProtocol::Sessioned, {{"a", 5}, {"b", 4}});

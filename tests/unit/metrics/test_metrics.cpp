@@ -136,7 +136,7 @@ TEST_CASE("counters only go up and are thread-safe", "[metrics]") {
   CHECK(r.series_count("x_total") == 1);
 }
 
-TEST_CASE("gauges go up and down; callback gauges are evaluated at render", "[metrics]") {
+TEST_CASE("gauges go up and down, callback gauges are evaluated at render", "[metrics]") {
   Registry r;
   auto g = r.gauge("level", "l");
   g->set(5);

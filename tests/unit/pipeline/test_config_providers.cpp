@@ -47,7 +47,7 @@ const ConfigMap kAllProviders{
 
 }  // namespace
 
-TEST_CASE("file, dir and env placeholders resolve; unknown ones stay as written", "[providers]") {
+TEST_CASE("file, dir and env placeholders resolve, unknown ones stay as written", "[providers]") {
   TempDir dir("kc-providers");
   dir.write("db.properties", "user=alice\npassword = s3cret\n");
   fs::create_directories(dir.path / "secrets");
@@ -137,7 +137,7 @@ TEST_CASE("provider failures and bad provider settings are clear errors", "[prov
   CHECK(none->transform({{"a", "${env:HOME}"}})->config.at("a") == "${env:HOME}");
 }
 
-TEST_CASE("validation sees resolved values but shows what was written; passwords are [hidden]", "[providers]") {
+TEST_CASE("validation sees resolved values but shows what was written, passwords are [hidden]", "[providers]") {
   TempDir dir("kc-providers-validate");
   dir.write("c.properties", "batch=oops\ntopic=lines\n");
   auto t = transformer(kAllProviders);

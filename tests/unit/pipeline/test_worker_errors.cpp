@@ -117,7 +117,7 @@ TEST_CASE("errors.* settings: defaults, values and Connect's messages", "[worker
   CHECK(bad.error().field == "errors.tolerance");
 }
 
-TEST_CASE("a retriable failure is retried within errors.retry.timeout; others are not", "[worker][errors]") {
+TEST_CASE("a retriable failure is retried within errors.retry.timeout, others are not", "[worker][errors]") {
   ErrorHandlingConfig c;
   c.tolerate_all = true;
   c.retry_timeout_ms = 2000;
@@ -145,7 +145,7 @@ TEST_CASE("a retriable failure is retried within errors.retry.timeout; others ar
                   kc::runtime::ToleranceExceeded);
 }
 
-TEST_CASE("errors.tolerance=all: records that fail conversion go to the dead letter queue with Connect's headers; "
+TEST_CASE("errors.tolerance=all: records that fail conversion go to the dead letter queue with Connect's headers, "
           "the good ones reach the file",
           "[worker][errors]") {
   auto m = cluster();

@@ -73,7 +73,7 @@ TEST_CASE("every transformation refuses a bad config with Connect's message", "[
   for (const char* t : {"Flatten$Value", "Filter", "TimestampRouter"}) CHECK(errors_of(t, {}).empty());
 }
 
-TEST_CASE("every predicate refuses a bad config; chain keys are checked", "[transforms][config]") {
+TEST_CASE("every predicate refuses a bad config, chain keys are checked", "[transforms][config]") {
   auto build = [](const Config& c) {
     std::vector<ConfigError> errors;
     (void)TransformChain::build(c, &errors);

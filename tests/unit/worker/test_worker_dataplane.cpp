@@ -139,7 +139,7 @@ const ConfigMap kSource{{"connector.class", "test.CountingSourceConnector"}, {"t
 
 }  // namespace
 
-TEST_CASE("a source task keeps polling while its records wait for acks; commits cover acknowledged records only",
+TEST_CASE("a source task keeps polling while its records wait for acks, commits cover acknowledged records only",
           "[worker][dataplane]") {
   // Broker 2 leads "out" and answers 1.5 s late; broker 1 leads the offsets
   // topic and answers at once, so commits themselves are quick.
@@ -226,7 +226,7 @@ TEST_CASE("a record that fails delivery fails the source task and no offset at o
   CHECK(*last < first_missing);
 }
 
-TEST_CASE("a source record's timestamp is the Kafka record's timestamp; without one the producer's time",
+TEST_CASE("a source record's timestamp is the Kafka record's timestamp, without one the producer's time",
           "[worker][dataplane]") {
   auto started = MockCluster::start(1);
   REQUIRE(started);
