@@ -14,9 +14,12 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "worker/connectors/connector.h"
+#include "worker/connectors/registry.h"
 #include "worker/runtime/worker.h"
 #include "worker/storage/kafka_client.h"
 #include "worker/storage/mock_cluster.h"
@@ -99,6 +102,41 @@ inline std::vector<storage::TopicReader::Record> read_all(const storage::MockClu
   std::vector<storage::TopicReader::Record> out;
   REQUIRE((*r)->read_to_end(20000, [&](const storage::TopicReader::Record& rec) { out.push_back(rec); }));
   return out;
+}
+
+/// A test connector of one task of type `TaskT` (a connectors::SourceTask or
+/// connectors::SinkTask) that gets the connector's own config.
+template <typename TaskT>
+class OneTaskConnector : public connectors::Connector {
+ public:
+  static constexpr bool kSource = std::is_base_of_v<connectors::SourceTask, TaskT>;
+  connectors::ConnectorType type() const override {
+    return kSource ? connectors::ConnectorType::Source : connectors::ConnectorType::Sink;
+  }
+  void start(const connectors::ConfigMap& c) override { config_ = c; }
+  std::vector<connectors::ConfigMap> task_configs(int) override { return {config_}; }
+  void stop() override {}
+  std::unique_ptr<connectors::SourceTask> create_source_task() override {
+    if constexpr (kSource) return std::make_unique<TaskT>();
+    else return nullptr;
+  }
+  std::unique_ptr<connectors::SinkTask> create_sink_task() override {
+    if constexpr (kSource) return nullptr;
+    else return std::make_unique<TaskT>();
+  }
+
+ private:
+  connectors::ConfigMap config_;
+};
+
+/// Adds plugin `class_name`: a OneTaskConnector of `TaskT`.
+template <typename TaskT>
+void add_one_task_plugin(connectors::PluginRegistry& reg, const std::string& class_name) {
+  connectors::PluginDesc d;
+  d.class_name = class_name;
+  d.type = OneTaskConnector<TaskT>::kSource ? connectors::ConnectorType::Source : connectors::ConnectorType::Sink;
+  d.factory = [] { return std::make_unique<OneTaskConnector<TaskT>>(); };
+  reg.add(d);
 }
 
 }  // namespace kc::test

@@ -1483,8 +1483,9 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   /// Whether `t`, assigned here, must not start yet because its old owner
   /// (draining, or revoked in this round) still runs it: its status is that
   /// owner's kHandOverTrace mark. Gives up waiting after the old owner's
-  /// graceful stop timeout plus two status polls and a second (it is cut off
-  /// from Kafka by then). Apply strand only.
+  /// graceful stop timeout plus session.timeout.ms and two status polls (a
+  /// task past its graceful timeout is cut off from Kafka, a frozen worker
+  /// cuts off everything once it notices). Apply strand only.
   bool hand_over_pending(const ConnectorTaskId& t) {
     auto st = status_store->get_task(t);
     const bool held = st && st->worker_id != cfg.worker_id && st->trace == storage::kHandOverTrace &&
@@ -1496,7 +1497,8 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     const int64_t now = mono_ms();
     auto [it, first] = strand_hand_over_since.try_emplace(t, now);
     if (first) spdlog::info("task {}: waiting for {} to hand it over (its stop)", t.to_string(), st->worker_id);
-    const int64_t bound = cfg.task_shutdown_graceful_timeout_ms + 2 * cfg.status_poll_interval_ms + 1000;
+    const int64_t bound =
+        cfg.task_shutdown_graceful_timeout_ms + cfg.session_timeout_ms + 2 * cfg.status_poll_interval_ms;
     if (now - it->second < bound) return true;
     spdlog::warn("task {}: {} still reports it {} after {} ms of hand-over; starting it here", t.to_string(),
                  st->worker_id, storage::status_state_name(st->state), now - it->second);

@@ -269,18 +269,6 @@ class HeaderSourceTask : public kconn::SourceTask {
   int64_t next_ = 0;
 };
 
-class HeaderSourceConnector : public kconn::Connector {
- public:
-  kconn::ConnectorType type() const override { return kconn::ConnectorType::Source; }
-  void start(const kconn::ConfigMap& c) override { config_ = c; }
-  std::vector<kconn::ConfigMap> task_configs(int) override { return {config_}; }
-  void stop() override {}
-  std::unique_ptr<kconn::SourceTask> create_source_task() override { return std::make_unique<HeaderSourceTask>(); }
-
- private:
-  kconn::ConfigMap config_;
-};
-
 }  // namespace
 
 TEST_CASE("a source record's headers reach Kafka through the header converter", "[worker][errors]") {
@@ -290,11 +278,7 @@ TEST_CASE("a source record's headers reach Kafka through the header converter", 
   auto offsets = OffsetBackingStore::open(oo);
   REQUIRE(offsets);
   kconn::PluginRegistry reg;
-  kconn::PluginDesc d;
-  d.class_name = "test.HeaderSourceConnector";
-  d.type = kconn::ConnectorType::Source;
-  d.factory = [] { return std::make_unique<HeaderSourceConnector>(); };
-  reg.add(d);
+  kc::test::add_one_task_plugin<HeaderSourceTask>(reg, "test.HeaderSourceConnector");
   kc::test::TaskStates states;
   auto o = options(*m);
   o.value_converter = "org.apache.kafka.connect.storage.StringConverter";

@@ -121,18 +121,6 @@ class BlockingSinkTask : public kconn::SinkTask {
   void stop() override {}
 };
 
-class BlockingSinkConnector : public kconn::Connector {
- public:
-  kconn::ConnectorType type() const override { return kconn::ConnectorType::Sink; }
-  void start(const kconn::ConfigMap& c) override { config_ = c; }
-  std::vector<kconn::ConfigMap> task_configs(int) override { return {config_}; }
-  void stop() override {}
-  std::unique_ptr<kconn::SinkTask> create_sink_task() override { return std::make_unique<BlockingSinkTask>(); }
-
- private:
-  kconn::ConfigMap config_;
-};
-
 /// Writes "v-<n>" with source offset {"seq": n}; once its gate is armed,
 /// poll() blocks, and after the gate opens it returns "late-<n>" records.
 class BlockingSourceTask : public kconn::SourceTask {
@@ -164,34 +152,12 @@ class BlockingSourceTask : public kconn::SourceTask {
   int64_t next_ = 0;
 };
 
-class BlockingSourceConnector : public kconn::Connector {
- public:
-  kconn::ConnectorType type() const override { return kconn::ConnectorType::Source; }
-  void start(const kconn::ConfigMap& c) override { config_ = c; }
-  std::vector<kconn::ConfigMap> task_configs(int) override { return {config_}; }
-  void stop() override {}
-  std::unique_ptr<kconn::SourceTask> create_source_task() override {
-    return std::make_unique<BlockingSourceTask>();
-  }
-
- private:
-  kconn::ConfigMap config_;
-};
-
 const kconn::PluginRegistry& test_registry() {
   static kconn::PluginRegistry reg;
   static std::once_flag once;
   std::call_once(once, [] {
-    kconn::PluginDesc sink;
-    sink.class_name = "test.BlockingSinkConnector";
-    sink.type = kconn::ConnectorType::Sink;
-    sink.factory = [] { return std::make_unique<BlockingSinkConnector>(); };
-    reg.add(sink);
-    kconn::PluginDesc source;
-    source.class_name = "test.BlockingSourceConnector";
-    source.type = kconn::ConnectorType::Source;
-    source.factory = [] { return std::make_unique<BlockingSourceConnector>(); };
-    reg.add(source);
+    kc::test::add_one_task_plugin<BlockingSinkTask>(reg, "test.BlockingSinkConnector");
+    kc::test::add_one_task_plugin<BlockingSourceTask>(reg, "test.BlockingSourceConnector");
   });
   return reg;
 }

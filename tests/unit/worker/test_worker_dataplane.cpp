@@ -71,30 +71,10 @@ class CountingSourceTask : public kconn::SourceTask {
   int64_t next_ = 0;
 };
 
-class CountingSourceConnector : public kconn::Connector {
- public:
-  kconn::ConnectorType type() const override { return kconn::ConnectorType::Source; }
-  void start(const kconn::ConfigMap& c) override { config_ = c; }
-  std::vector<kconn::ConfigMap> task_configs(int) override { return {config_}; }
-  void stop() override {}
-  std::unique_ptr<kconn::SourceTask> create_source_task() override {
-    return std::make_unique<CountingSourceTask>();
-  }
-
- private:
-  kconn::ConfigMap config_;
-};
-
 const kconn::PluginRegistry& registry() {
   static kconn::PluginRegistry reg;
   static std::once_flag once;
-  std::call_once(once, [] {
-    kconn::PluginDesc d;
-    d.class_name = "test.CountingSourceConnector";
-    d.type = kconn::ConnectorType::Source;
-    d.factory = [] { return std::make_unique<CountingSourceConnector>(); };
-    reg.add(d);
-  });
+  std::call_once(once, [] { kc::test::add_one_task_plugin<CountingSourceTask>(reg, "test.CountingSourceConnector"); });
   return reg;
 }
 
