@@ -243,6 +243,26 @@ std::unique_ptr<MockCluster> start_cluster(int brokers) {
   return m;
 }
 
+/// A two-broker cluster where "outa" is led by broker 1 and "outb" by
+/// broker 2, so that one Produce request never carries records of both.
+std::unique_ptr<MockCluster> start_split_cluster() {
+  auto m = start_cluster(2);
+  REQUIRE(m->create_topic("outa", 1));
+  REQUIRE(m->create_topic("outb", 1));
+  REQUIRE(rd_kafka_mock_partition_set_leader(m->handle(), "outa", 0, 1) == RD_KAFKA_RESP_ERR_NO_ERROR);
+  REQUIRE(rd_kafka_mock_partition_set_leader(m->handle(), "outb", 0, 2) == RD_KAFKA_RESP_ERR_NO_ERROR);
+  return m;
+}
+
+/// Starts task a (src-0) on "outa" and task b (src-1) on "outb" and waits
+/// until each committed sequence number `min_seq`.
+void start_split_pair(Worker& w, const OffsetBackingStore& offsets, int64_t min_seq) {
+  REQUIRE(w.start_task({"src", 0}, task_config("outa", "a"), task_config("outa", "a"), TargetState::Started));
+  REQUIRE(w.start_task({"src", 1}, task_config("outb", "b"), task_config("outb", "b"), TargetState::Started));
+  REQUIRE(eventually([&] { return committed_seq(offsets, "a").value_or(-1) >= min_seq; }, 20000));
+  REQUIRE(eventually([&] { return committed_seq(offsets, "b").value_or(-1) >= min_seq; }, 20000));
+}
+
 }  // namespace
 
 TEST_CASE("producer.shared: two source tasks deliver and commit their own offsets through one producer",
@@ -394,19 +414,12 @@ TEST_CASE("producer.shared: a record that fails delivery fails only the task tha
   // a writes "outa" (broker 1), b writes "outb" (broker 2): one Produce
   // request never carries records of both, so an error on broker 2 hits b's
   // records only.
-  auto m = start_cluster(2);
-  REQUIRE(m->create_topic("outa", 1));
-  REQUIRE(m->create_topic("outb", 1));
-  REQUIRE(rd_kafka_mock_partition_set_leader(m->handle(), "outa", 0, 1) == RD_KAFKA_RESP_ERR_NO_ERROR);
-  REQUIRE(rd_kafka_mock_partition_set_leader(m->handle(), "outb", 0, 2) == RD_KAFKA_RESP_ERR_NO_ERROR);
+  auto m = start_split_cluster();
   auto offsets = open_offsets(*m);
   States states;
   Worker w(shared_options(*m), offsets.get(), &states, &registry());
   const ConnectorTaskId a{"src", 0}, b{"src", 1};
-  REQUIRE(w.start_task(a, task_config("outa", "a"), task_config("outa", "a"), TargetState::Started));
-  REQUIRE(w.start_task(b, task_config("outb", "b"), task_config("outb", "b"), TargetState::Started));
-  REQUIRE(eventually([&] { return committed_seq(*offsets, "a").value_or(-1) >= 50; }, 20000));
-  REQUIRE(eventually([&] { return committed_seq(*offsets, "b").value_or(-1) >= 50; }, 20000));
+  start_split_pair(w, *offsets, 50);
 
   // The next Produce request to broker 2 fails for good (not retriable).
   REQUIRE(rd_kafka_mock_broker_push_request_error_rtts(m->handle(), 2, 0 /* Produce */, 1,
@@ -473,19 +486,12 @@ TEST_CASE("producer.shared: a task's offsets wait for its own acks only, not for
   // a writes "outa" (broker 1), b writes "outb" (broker 2); broker 2 then
   // answers 3 s late. Both share one producer, but a's commits must go on
   // while b's stand still until b's own records are acknowledged.
-  auto m = start_cluster(2);
-  REQUIRE(m->create_topic("outa", 1));
-  REQUIRE(m->create_topic("outb", 1));
-  REQUIRE(rd_kafka_mock_partition_set_leader(m->handle(), "outa", 0, 1) == RD_KAFKA_RESP_ERR_NO_ERROR);
-  REQUIRE(rd_kafka_mock_partition_set_leader(m->handle(), "outb", 0, 2) == RD_KAFKA_RESP_ERR_NO_ERROR);
+  auto m = start_split_cluster();
   auto offsets = open_offsets(*m);
   States states;
   Worker w(shared_options(*m), offsets.get(), &states, &registry());
   const ConnectorTaskId a{"src", 0}, b{"src", 1};
-  REQUIRE(w.start_task(a, task_config("outa", "a"), task_config("outa", "a"), TargetState::Started));
-  REQUIRE(w.start_task(b, task_config("outb", "b"), task_config("outb", "b"), TargetState::Started));
-  REQUIRE(eventually([&] { return committed_seq(*offsets, "a").value_or(-1) >= 30; }, 20000));
-  REQUIRE(eventually([&] { return committed_seq(*offsets, "b").value_or(-1) >= 30; }, 20000));
+  start_split_pair(w, *offsets, 30);
 
   REQUIRE(rd_kafka_mock_broker_set_rtt(m->handle(), 2, 3000) == RD_KAFKA_RESP_ERR_NO_ERROR);
   // Records acknowledged before the slow-down get committed meanwhile.
