@@ -7,6 +7,8 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <condition_variable>
+#include <memory>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -23,6 +25,7 @@
 #include "worker/runtime/worker.h"
 #include "worker/storage/kafka_client.h"
 #include "worker/storage/mock_cluster.h"
+#include "worker/storage/offset_store.h"
 
 namespace kc::test {
 
@@ -102,6 +105,57 @@ inline std::vector<storage::TopicReader::Record> read_all(const storage::MockClu
   std::vector<storage::TopicReader::Record> out;
   REQUIRE((*r)->read_to_end(20000, [&](const storage::TopicReader::Record& rec) { out.push_back(rec); }));
   return out;
+}
+
+/// A gate a plugin call blocks on once armed, until the test opens it.
+/// Thread-safe.
+struct Gate {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool armed = false;
+  bool blocked = false;  ///< a plugin call is waiting at the gate now
+  bool open = false;
+
+  /// Back to unarmed and closed (gates are often function statics).
+  void reset() {
+    std::lock_guard lk(mu);
+    armed = blocked = open = false;
+  }
+  /// From now on pass() blocks until release().
+  void arm() {
+    std::lock_guard lk(mu);
+    armed = true;
+  }
+  /// Called by the plugin; returns true when it blocked (and was let through).
+  bool pass() {
+    std::unique_lock lk(mu);
+    if (!armed) return false;
+    blocked = true;
+    cv.notify_all();
+    cv.wait(lk, [&] { return open; });
+    blocked = false;
+    return true;
+  }
+  /// Waits until a plugin call blocks at the gate (at most `timeout_ms`).
+  bool wait_blocked(int timeout_ms) {
+    std::unique_lock lk(mu);
+    return cv.wait_for(lk, std::chrono::milliseconds(timeout_ms), [&] { return blocked; });
+  }
+  /// Opens the gate for good (until reset()).
+  void release() {
+    std::lock_guard lk(mu);
+    open = true;
+    cv.notify_all();
+  }
+};
+
+/// Opens the offsets store of the mock cluster (topic "connect-offsets").
+inline std::unique_ptr<storage::OffsetBackingStore> open_offsets(const storage::MockCluster& m) {
+  storage::OffsetBackingStore::Options o;
+  o.client = m.client_props();
+  auto s = storage::OffsetBackingStore::open(o);
+  REQUIRE(s);
+  return std::move(s).value();
 }
 
 /// A test connector of one task of type `TaskT` (a connectors::SourceTask or

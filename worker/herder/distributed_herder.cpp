@@ -220,8 +220,9 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   std::set<std::string> strand_failed_c;        // start failed; kept so it is not retried in a loop
   std::set<ConnectorTaskId> strand_failed_t;
   std::vector<RestartRequest> strand_restarts;  // KIP-745 requests not yet reconciled
-  // Tasks assigned here that a draining worker still runs: when we first saw
-  // that (mono ms). They start once its stop is read, or after the bound.
+  // Tasks assigned here that their old owner (draining, or revoked in the
+  // same round) still runs: when we first saw that (mono ms). They start
+  // once its stop is read, or after the bound.
   std::map<ConnectorTaskId, int64_t> strand_hand_over_since;
   asio::steady_timer hand_over_retry_timer;  // io thread: re-reconciles while a hand-over is pending
   std::atomic<bool> reconcile_queued{false};
@@ -1116,9 +1117,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
                       ready = std::move(ready)]() mutable {
       auto s = w.lock();
       if (!s) return;
-      for (const auto& [t, v] : marks) s->status_store->put_task(t, v);
-      if (auto fl = s->status_store->flush(std::min(s->cfg.worker_sync_timeout_ms, 5000)); !fl)
-        spdlog::warn("leader: hand-over marks not flushed: {}", fl.error().to_string());
+      s->write_hand_over_marks(marks);
       asio::post(s->io, [out = std::move(out), ready = std::move(ready)]() mutable { ready(std::move(out)); });
     });
   }
@@ -1145,12 +1144,10 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     for (size_t i = 0; i < next.size() && i < res.assignments.size(); ++i) {
       const auto& a = res.assignments[i].assignment;
       auto& owned = next[i].owned;
-      std::erase_if(owned.connectors, [&](const auto& c) {
-        return std::find(a.revoked_connectors.begin(), a.revoked_connectors.end(), c) != a.revoked_connectors.end();
-      });
-      std::erase_if(owned.tasks, [&](const auto& t) {
-        return std::find(a.revoked_tasks.begin(), a.revoked_tasks.end(), t) != a.revoked_tasks.end();
-      });
+      const std::set<std::string> gone_c(a.revoked_connectors.begin(), a.revoked_connectors.end());
+      const std::set<ConnectorTaskId> gone_t(a.revoked_tasks.begin(), a.revoked_tasks.end());
+      std::erase_if(owned.connectors, [&](const auto& c) { return gone_c.count(c) > 0; });
+      std::erase_if(owned.tasks, [&](const auto& t) { return gone_t.count(t) > 0; });
       add_sorted(owned.connectors, a.connectors);
       add_sorted(owned.tasks, a.tasks);
     }
@@ -1187,8 +1184,8 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     if (moved.empty()) return {};
     // The leader's memory: this round's, plus the tasks placed at once.
     add_sorted(io_leader_state.previous_assignment.tasks, moved);
-    std::erase_if(io_leader_state.previous_revocation.tasks,
-                  [&](const auto& t) { return std::find(moved.begin(), moved.end(), t) != moved.end(); });
+    const std::set<ConnectorTaskId> moved_set(moved.begin(), moved.end());
+    std::erase_if(io_leader_state.previous_revocation.tasks, [&](const auto& t) { return moved_set.count(t) > 0; });
     spdlog::info("leader: revoked tasks {} go to their new owners in this round (hand-over)", ids_to_string(moved));
     return marks;
   }
@@ -1395,8 +1392,8 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     // the offsets topic to the end on its own thread before it starts
     // (runtime::Worker), so the apply strand does not read it again.
     if (stopping || superseded()) return;
-    // A task handed over by a draining worker starts only after its stop:
-    // read the statuses now so that the hand-over marks are seen.
+    // A handed-over task (drain, or moved in one round) starts only after
+    // its old owner's stop: read the statuses now so that the marks are seen.
     const auto running_t = worker->task_ids();
     if (std::any_of(owned.tasks.begin(), owned.tasks.end(), [&](const auto& t) { return !running_t.count(t); }))
       (void)status_store->read_to_end(cfg.worker_sync_timeout_ms);
@@ -1464,20 +1461,27 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       std::lock_guard lk(mu);
       gen = pub.generation;
     }
-    size_t marked = 0;
+    std::vector<std::pair<ConnectorTaskId, StatusValue>> marks;
     for (const auto& t : tasks) {
       if (!running.count(t)) continue;
       auto st = status_store->get_task(t);
       const bool own = st && st->worker_id == cfg.worker_id;
       if (own && st->state == StatusState::Failed) continue;
       const StatusState state = own && st->state == StatusState::Paused ? StatusState::Paused : StatusState::Running;
-      status_store->put_task(t, status_of(state, own ? st->generation : gen, std::string(storage::kHandOverTrace)));
-      ++marked;
+      marks.emplace_back(t, status_of(state, own ? st->generation : gen, std::string(storage::kHandOverTrace)));
     }
-    if (auto fl = status_store->flush(std::min(cfg.worker_sync_timeout_ms, 5000)); !fl)
-      spdlog::warn("drain: status flush before the hand-over: {}", fl.error().to_string());
+    write_hand_over_marks(marks);
     spdlog::info("drain: stopped {} connectors; {} tasks run on until their new owners take them", names.size(),
-                 marked);
+                 marks.size());
+  }
+
+  /// Writes hand-over marks (kHandOverTrace statuses) and waits until they
+  /// are acknowledged (at most 5 s), so that they precede the old owner's
+  /// stop in the status topic. Blocking: pool or apply strand only.
+  void write_hand_over_marks(const std::vector<std::pair<ConnectorTaskId, StatusValue>>& marks) {
+    for (const auto& [t, v] : marks) status_store->put_task(t, v);
+    if (auto fl = status_store->flush(std::min(cfg.worker_sync_timeout_ms, 5000)); !fl)
+      spdlog::warn("hand-over marks not flushed: {}", fl.error().to_string());
   }
 
   /// Whether `t`, assigned here, must not start yet because its old owner

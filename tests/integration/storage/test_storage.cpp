@@ -35,6 +35,7 @@ namespace fs = std::filesystem;
 namespace {
 
 using kc::test::eventually;
+using kc::test::open_offsets;
 using kc::test::read_all;
 
 using Clock = std::chrono::steady_clock;
@@ -120,14 +121,6 @@ WorkerOptions worker_options(const MockCluster& m, const std::string& id) {
   o.key_converter = "org.apache.kafka.connect.storage.StringConverter";
   o.value_converter = "org.apache.kafka.connect.storage.StringConverter";
   return o;
-}
-
-std::unique_ptr<OffsetBackingStore> open_offsets(const MockCluster& m) {
-  OffsetBackingStore::Options o;
-  o.client = m.client_props();
-  auto s = OffsetBackingStore::open(o);
-  REQUIRE(s);
-  return std::move(s).value();
 }
 
 }  // namespace

@@ -36,6 +36,8 @@ namespace kconn = kc::connectors;
 namespace {
 
 using kc::test::eventually;
+using kc::test::Gate;
+using kc::test::open_offsets;
 
 using Clock = std::chrono::steady_clock;
 
@@ -44,43 +46,6 @@ constexpr int kGracefulMs = 1000;
 int64_t ms_since(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count();
 }
-
-/// A gate a plugin call blocks on once armed, until the test opens it.
-struct Gate {
-  std::mutex mu;
-  std::condition_variable cv;
-  bool armed = false;
-  bool blocked = false;  ///< a plugin call is waiting at the gate now
-  bool open = false;
-
-  void reset() {
-    std::lock_guard lk(mu);
-    armed = blocked = open = false;
-  }
-  void arm() {
-    std::lock_guard lk(mu);
-    armed = true;
-  }
-  /// Called by the plugin; returns true when it blocked (and was let through).
-  bool pass() {
-    std::unique_lock lk(mu);
-    if (!armed) return false;
-    blocked = true;
-    cv.notify_all();
-    cv.wait(lk, [&] { return open; });
-    blocked = false;
-    return true;
-  }
-  bool wait_blocked(int timeout_ms) {
-    std::unique_lock lk(mu);
-    return cv.wait_for(lk, std::chrono::milliseconds(timeout_ms), [&] { return blocked; });
-  }
-  void release() {
-    std::lock_guard lk(mu);
-    open = true;
-    cv.notify_all();
-  }
-};
 
 Gate& sink_gate() {
   static Gate g;
@@ -208,14 +173,6 @@ WorkerOptions worker_options(const MockCluster& m) {
   o.key_converter = "org.apache.kafka.connect.storage.StringConverter";
   o.value_converter = "org.apache.kafka.connect.storage.StringConverter";
   return o;
-}
-
-std::unique_ptr<OffsetBackingStore> open_offsets(const MockCluster& m) {
-  OffsetBackingStore::Options o;
-  o.client = m.client_props();
-  auto s = OffsetBackingStore::open(o);
-  REQUIRE(s);
-  return std::move(s).value();
 }
 
 void produce(const MockCluster& m, const std::string& topic, int from, int to) {

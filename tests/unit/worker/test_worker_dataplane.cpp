@@ -32,6 +32,7 @@ namespace kconn = kc::connectors;
 namespace {
 
 using kc::test::eventually;
+using kc::test::open_offsets;
 
 using Clock = std::chrono::steady_clock;
 
@@ -87,14 +88,6 @@ WorkerOptions worker_options(const MockCluster& m) {
   o.key_converter = "org.apache.kafka.connect.storage.StringConverter";
   o.value_converter = "org.apache.kafka.connect.storage.StringConverter";
   return o;
-}
-
-std::unique_ptr<OffsetBackingStore> open_offsets(const MockCluster& m) {
-  OffsetBackingStore::Options o;
-  o.client = m.client_props();
-  auto s = OffsetBackingStore::open(o);
-  REQUIRE(s);
-  return std::move(s).value();
 }
 
 /// The committed {"seq": n} of the task, as this store's cache has it.

@@ -46,39 +46,8 @@ using Clock = std::chrono::steady_clock;
 constexpr int kGracefulMs = 1000;
 
 using kc::test::eventually;
-
-/// Holds the poll() of the task configured with "gated" once armed, until
-/// released.
-struct Gate {
-  std::mutex mu;
-  std::condition_variable cv;
-  bool armed = false, blocked = false, open = false;
-  void reset() {
-    std::lock_guard lk(mu);
-    armed = blocked = open = false;
-  }
-  void arm() {
-    std::lock_guard lk(mu);
-    armed = true;
-  }
-  bool pass() {
-    std::unique_lock lk(mu);
-    if (!armed) return false;
-    blocked = true;
-    cv.notify_all();
-    cv.wait(lk, [&] { return open; });
-    return true;
-  }
-  bool wait_blocked(int timeout_ms) {
-    std::unique_lock lk(mu);
-    return cv.wait_for(lk, std::chrono::milliseconds(timeout_ms), [&] { return blocked; });
-  }
-  void release() {
-    std::lock_guard lk(mu);
-    open = true;
-    cv.notify_all();
-  }
-};
+using kc::test::Gate;
+using kc::test::open_offsets;
 
 Gate& gate() {
   static Gate g;
@@ -175,14 +144,6 @@ WorkerOptions shared_options(const MockCluster& m) {
   o.value_converter = "org.apache.kafka.connect.storage.StringConverter";
   o.producer_shared = true;
   return o;
-}
-
-std::unique_ptr<OffsetBackingStore> open_offsets(const MockCluster& m) {
-  OffsetBackingStore::Options o;
-  o.client = m.client_props();
-  auto s = OffsetBackingStore::open(o);
-  REQUIRE(s);
-  return std::move(s).value();
 }
 
 /// The committed {"seq": n} of source partition {"task": part}, as the
