@@ -160,12 +160,46 @@ enum class ConnectorType { Source, Sink };
 /// "source" / "sink" (REST spelling).
 const char* connector_type_name(ConnectorType t);
 
+/// What the runtime offers a running connector (Connect's ConnectorContext).
+/// Methods may be called from any thread the connector owns.
+class ConnectorContext {
+ public:
+  virtual ~ConnectorContext() = default;
+  /// The connector's name.
+  virtual const std::string& connector_name() const = 0;
+  /// Asks for new task configs (Connect's requestTaskReconfiguration): the
+  /// task configs are generated again and written if they differ, e.g. when
+  /// a source gained partitions. Returns at once.
+  virtual void request_task_reconfiguration() = 0;
+  /// Fails the connector with `message` (Connect's raiseError): its status
+  /// becomes FAILED with the message as its trace.
+  virtual void raise_error(const std::string& message) = 0;
+};
+
+/// The context of a transient connector instance (the leader's task-config
+/// generation): it has a name, and drops reconfiguration requests and errors
+/// (the generation's own result reports failures).
+class DetachedConnectorContext : public ConnectorContext {
+ public:
+  explicit DetachedConnectorContext(std::string name) : name_(std::move(name)) {}
+  const std::string& connector_name() const override { return name_; }
+  void request_task_reconfiguration() override {}
+  void raise_error(const std::string&) override {}
+
+ private:
+  std::string name_;
+};
+
 /// A connector instance. start/task_configs/stop run on the connector's own
 /// thread (or the caller of Worker::connector_task_configs); never
 /// concurrently with each other.
 class Connector {
  public:
   virtual ~Connector() = default;
+  /// Called once before start() with a context that outlives the
+  /// connector. A transient instance (the leader's task-config generation,
+  /// validation) gets a context whose requests do nothing.
+  virtual void initialize(ConnectorContext& ctx) { (void)ctx; }
   /// Source or sink.
   virtual ConnectorType type() const = 0;
   /// Plugin version string.

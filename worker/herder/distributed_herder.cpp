@@ -960,6 +960,8 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
         }
       }
       try {
+        connectors::DetachedConnectorContext context(c);
+        plugin.value()->initialize(context);
         plugin.value()->start(conf);
         configs = plugin.value()->task_configs(max_tasks);
         plugin.value()->stop();

@@ -197,6 +197,26 @@ struct Worker::ConnectorRunner {
   }
 };
 
+/// The ConnectorContext of a running connector: reconfiguration requests go
+/// to WorkerOptions::on_task_reconfiguration; raise_error marks it FAILED.
+class Worker::RunnerContext : public connectors::ConnectorContext {
+ public:
+  RunnerContext(std::string name, std::function<void(const std::string&)> on_reconfigure,
+                std::function<void(const std::string&)> on_error)
+      : name_(std::move(name)), on_reconfigure_(std::move(on_reconfigure)), on_error_(std::move(on_error)) {}
+  const std::string& connector_name() const override { return name_; }
+  void request_task_reconfiguration() override {
+    if (on_reconfigure_) on_reconfigure_(name_);
+    else spdlog::info("connector {} asked for new task configs; this worker cannot forward that", name_);
+  }
+  void raise_error(const std::string& message) override { on_error_(message); }
+
+ private:
+  std::string name_;
+  std::function<void(const std::string&)> on_reconfigure_;
+  std::function<void(const std::string&)> on_error_;
+};
+
 namespace {
 
 /// Everything a task thread needs, copied so it never touches the Worker.
@@ -1015,12 +1035,23 @@ Status Worker::start_connector(const std::string& name, const ConfigMap& config_
   connector_configs_[name] = config;
   update_running_metrics_locked();
   StatusListener* status = status_;
-  runner->thread = std::thread([runner, connector, config, target, status, wm] {
+  auto context = std::make_shared<RunnerContext>(
+      name, options_.on_task_reconfiguration, [runner, status](const std::string& message) {
+        {
+          std::lock_guard lk(runner->mu);
+          if (runner->failed) return;
+          runner->failed = true;
+        }
+        spdlog::error("connector {} raised an error: {}", runner->name, message);
+        if (status && !runner->cancelled.load()) status->on_connector_status(runner->name, StatusState::Failed, message);
+      });
+  runner->thread = std::thread([runner, connector, context, config, target, status, wm] {
     auto report = [&](StatusState s, const std::optional<std::string>& trace) {
       if (status && !runner->cancelled.load()) status->on_connector_status(runner->name, s, trace);
     };
     bool ok = true;
     try {
+      connector->initialize(*context);
       connector->start(config);
       if (wm) wm->connector_startup_result(true);
       report(target == TargetState::Paused ? StatusState::Paused : StatusState::Running, std::nullopt);

@@ -157,6 +157,10 @@ struct WorkerOptions {
   /// Metrics sink (startup outcomes, running counts, per-task status,
   /// records and offset commits); null = no metrics.
   std::shared_ptr<metrics::WorkerMetrics> metrics;
+  /// Called (on the connector's thread) when a running connector asks for
+  /// new task configs (ConnectorContext::request_task_reconfiguration), with
+  /// its name; null = such requests are logged and dropped.
+  std::function<void(const std::string& connector)> on_task_reconfiguration;
 };
 
 /// Runs connectors and tasks. See the file comment for threads.
@@ -297,6 +301,7 @@ class Worker {
  private:
   struct TaskRunner;
   struct ConnectorRunner;
+  class RunnerContext;
   void reap_helpers();
   /// Asks the named connectors' threads to stop. Non-blocking.
   void signal_connectors(const std::vector<std::string>& names);
