@@ -106,6 +106,7 @@ int run_worker(const std::string& path) {
   // first hands every connector and task to the other workers.
   boost::asio::io_context sig_io;
   std::function<void(bool drain)> begin_shutdown;
+  kc::herder::add_task_reconfiguration_route(*server, *herder);  // POST /connectors/{c}/tasks (internal)
   kc::herder::add_drain_routes(*server, *herder, hc.worker_id, [&] {
     boost::asio::post(sig_io, [&] { begin_shutdown(true); });
   });

@@ -27,4 +27,16 @@ void add_drain_routes(rest::RestServer& server, DistributedHerder& herder, std::
   });
 }
 
+void add_task_reconfiguration_route(rest::RestServer& server, DistributedHerder& herder) {
+  DistributedHerder* h = &herder;
+  server.add_route(rest::Method::Post, "/connectors/{connector}/tasks", [h](const rest::RestRequest& req,
+                                                                             rest::Responder r) {
+    const std::string connector = req.params.at("connector");
+    h->accept_task_reconfiguration(connector, [r](int status, const std::string& why) {
+      if (status == 204) return r(rest::RestResponse::empty(204));
+      r(rest::RestResponse::error(status, why));
+    });
+  });
+}
+
 }  // namespace kc::herder

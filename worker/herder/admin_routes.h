@@ -25,4 +25,11 @@ namespace kc::herder {
 void add_drain_routes(rest::RestServer& server, DistributedHerder& herder, std::string worker_id,
                       std::function<void()> begin_drain_shutdown);
 
+/// Connect's internal POST /connectors/{connector}/tasks: a follower whose
+/// running connector asked for a task reconfiguration forwards it to the
+/// leader, which generates and writes the task configs itself (any body is
+/// ignored; see DistributedHerder). 204 when scheduled, 404 for an unknown
+/// connector, 409 when this worker is not the leader. Never blocks.
+void add_task_reconfiguration_route(rest::RestServer& server, DistributedHerder& herder);
+
 }  // namespace kc::herder

@@ -35,6 +35,7 @@
 #include "worker/herder/plugin_config.h"
 #include "worker/herder/reconciler.h"
 #include "worker/metrics/log_context.h"
+#include "worker/rest/url.h"
 #include "worker/coordinator/worker_coordinator.h"
 #include "worker/storage/config_store.h"
 #include "worker/storage/offset_store.h"
@@ -202,6 +203,8 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   int io_pending_stops = 0;
   std::vector<std::function<void()>> io_join_waiters;
   std::set<std::string> io_reconfiguring;  // leader: task-config generation in flight
+  std::set<std::string> io_reconfigure_again;  // leader: asked again while in flight
+  std::set<std::string> io_reconfigure_unsent;  // follower: forwarding failed, resend after the next assignment
   assignor::ConnectorsAndTasks io_revoked_before_join;  // stopped by a revoke-all JoinGroup, for the history
   // ---- drain (io thread): this worker's own drain, and as leader the
   // members draining and the members of the last round it assigned.
@@ -318,6 +321,14 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     wo.metrics = cfg.metrics;
     wo.producer_shared = cfg.producer_shared;
     wo.exactly_once_source = cfg.exactly_once_source;
+    // A running connector's requestTaskReconfiguration, from its own thread.
+    wo.on_task_reconfiguration = [w = weak_from_this()](const std::string& c) {
+      auto s = w.lock();
+      if (!s) return;
+      asio::post(s->io, [w, c] {
+        if (auto s2 = w.lock()) s2->io_task_reconfiguration(c);
+      });
+    };
     worker = std::make_unique<runtime::Worker>(wo, offset_store.get(), status_listener.get(), registry);
     worker->set_observer(observer.load());
 
@@ -910,6 +921,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
         if (!s2) return;
         if (done) {
           s2->io_reconfiguring.erase(c);
+          if (s2->io_reconfigure_again.erase(c) && s2->io_is_leader && !s2->stopping) s2->leader_reconfigure(c);
           return;
         }
         auto timer = std::make_shared<asio::steady_timer>(s2->io, std::chrono::milliseconds(backoff_ms));
@@ -924,6 +936,57 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
         });
       });
     });
+  }
+
+  // A running connector asked for new task configs (Connect's
+  // requestTaskReconfiguration). The leader generates them itself (a
+  // request during a generation runs another one after it, since the
+  // source may have changed since it listed); a follower forwards the
+  // request to the leader (POST /connectors/{c}/tasks, Connect's internal
+  // endpoint) from the pool, and if that fails sends it again after the
+  // next assignment. io thread only.
+  void io_task_reconfiguration(const std::string& c) {
+    if (stopping) return;
+    if (io_is_leader) {
+      if (io_reconfiguring.count(c)) {
+        io_reconfigure_again.insert(c);
+        return;
+      }
+      spdlog::info("connector {} asked for a task reconfiguration", c);
+      leader_reconfigure(c);
+      return;
+    }
+    if (io_leader_url.empty()) {
+      io_reconfigure_unsent.insert(c);
+      return;
+    }
+    spdlog::info("connector {} asked for a task reconfiguration; forwarding to the leader {}", c, io_leader_url);
+    asio::post(pool, [w = weak_from_this(), c, url = io_leader_url, timeout = cfg.worker_sync_timeout_ms + 5000] {
+      auto r = post_internal(url, "/connectors/" + rest::percent_encode_segment(c) + "/tasks", "", timeout);
+      auto s = w.lock();
+      if (!s) return;
+      const bool ok = r && r->status / 100 == 2;
+      if (!ok)
+        spdlog::warn("forwarding the task reconfiguration of {} to the leader {} failed ({}); sending it again after "
+                     "the next assignment",
+                     c, url, r ? "HTTP " + std::to_string(r->status) + " " + r->body : r.error().to_string());
+      asio::post(s->io, [w, c, ok] {
+        auto s2 = w.lock();
+        if (s2 && !ok) s2->io_reconfigure_unsent.insert(c);
+      });
+    });
+  }
+
+  /// Leader side of a forwarded request. Returns (204, "") when a
+  /// generation was scheduled, (404, ..) for an unknown connector, (409, ..)
+  /// when this worker is not the leader. io thread only.
+  std::pair<int, std::string> io_accept_task_reconfiguration(const std::string& c) {
+    if (!io_is_leader)
+      return {409, "Cannot complete request because of a conflicting operation (this worker is not the leader" +
+                       (io_leader_url.empty() ? std::string(")") : "; the leader is " + io_leader_url + ")")};
+    if (!config_store->snapshot().contains(c)) return {404, "Connector " + c + " not found"};
+    io_task_reconfiguration(c);
+    return {204, ""};
   }
 
   /// Returns false when the task configs could not be written (retry).
@@ -1419,6 +1482,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       if (became_leader && s->io_is_leader) {
         for (const auto& c : s->config_store->snapshot().connectors()) s->leader_reconfigure(c);
       }
+      for (const auto& c : std::exchange(s->io_reconfigure_unsent, {})) s->io_task_reconfiguration(c);
       s->request_reconcile();  // the leader's status tombstones (reference 4.4 onAssigned)
       // The follow-up round that places what was revoked (4.4 step 5).
       if (had_revocations) s->io_request_rejoin("revocations completed");
@@ -2014,6 +2078,14 @@ void DistributedHerder::accept_drain_request(const std::string& member_id,
                                              std::function<void(int status, std::string)> done) {
   asio::post(impl_->io, [impl = impl_, member_id, done = std::move(done)] {
     auto [status, why] = impl->io_accept_drain(member_id);
+    done(status, why);
+  });
+}
+
+void DistributedHerder::accept_task_reconfiguration(const std::string& connector,
+                                                    std::function<void(int status, std::string)> done) {
+  asio::post(impl_->io, [impl = impl_, connector, done = std::move(done)] {
+    auto [status, why] = impl->io_accept_task_reconfiguration(connector);
     done(status, why);
   });
 }

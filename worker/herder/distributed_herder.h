@@ -24,9 +24,15 @@
 // (start(config) → task_configs(tasks.max) → stop(), on the pool) whenever a
 // connector config appears or changes and whenever it becomes leader and
 // finds a connector without committed task configs; it writes them (task
-// records + commit) only when they differ from the committed ones. Followers
-// never forward task configs (no POST /connectors/{c}/tasks). Deviation:
-// connectors cannot ask for a reconfiguration at run time.
+// records + commit) only when they differ from the committed ones. A running
+// connector may ask for new task configs at run time
+// (ConnectorContext::request_task_reconfiguration, e.g. a mirror source that
+// found new topics): on the leader that schedules a generation; a follower
+// forwards the request to the leader with POST /connectors/{c}/tasks, as
+// Connect does. Deviation: Connect's follower sends the task configs its
+// running connector generated; kconnectd's sends an empty body and the
+// leader generates them with its transient instance, as for every other
+// generation (so the body of a forwarded request is ignored).
 
 #include <chrono>
 #include <cstdint>
@@ -231,6 +237,14 @@ class DistributedHerder : public rest::HerderApi {
   /// (the reason names the leader) or no other member could take the work.
   /// Thread-safe; `done` runs on the io thread.
   void accept_drain_request(const std::string& member_id, std::function<void(int status, std::string)> done);
+
+  /// Leader side of a forwarded task reconfiguration (POST
+  /// /connectors/{c}/tasks from a follower whose running connector asked
+  /// for one): schedules a task-config generation of `connector`. `done`
+  /// gets (204, "") when scheduled, (404, reason) for an unknown connector,
+  /// (409, reason) when this worker is not the leader. Thread-safe; `done`
+  /// runs on the io thread.
+  void accept_task_reconfiguration(const std::string& connector, std::function<void(int status, std::string)> done);
 
   /// True once drain() was called.
   [[nodiscard]] bool draining() const;
