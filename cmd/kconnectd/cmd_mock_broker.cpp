@@ -14,6 +14,8 @@
 //   down BROKER | up BROKER     broker refuses / accepts connections (-1 = all)
 //   coordinator GROUP BROKER    move GROUP's coordinator to BROKER (1..N)
 //   rtt BROKER MS               delay BROKER's responses by MS (-1 = all)
+//   topic NAME PARTITIONS       create a topic at run time (the mock has no
+//                               CreateTopics; e.g. a new source topic)
 //   brokers                     "ok N"
 //   ping                        "ok pong"
 //
@@ -136,7 +138,7 @@ std::string run_command(storage::MockCluster& cluster, const std::string& line) 
   if (cmd == "ping") return "ok pong";
   if (cmd == "help")
     return "ok commands: errors API CODE[,CODE...] | clear API | down BROKER | up BROKER | "
-           "coordinator GROUP BROKER | rtt BROKER MS | brokers | ping";
+           "coordinator GROUP BROKER | rtt BROKER MS | topic NAME PARTITIONS | brokers | ping";
   if (cmd == "brokers") return "ok " + std::to_string(cluster.brokers());
   if (cmd == "errors") {
     if (w.size() < 3) return "error usage: errors API CODE[,CODE...]";
@@ -189,6 +191,14 @@ std::string run_command(storage::MockCluster& cluster, const std::string& line) 
     auto err = rd_kafka_mock_broker_set_rtt(mc, *b, *ms);
     if (err) return std::string("error ") + rd_kafka_err2str(err);
     return "ok broker " + w[1] + " rtt " + w[2] + " ms";
+  }
+  if (cmd == "topic") {
+    if (w.size() != 3) return "error usage: topic NAME PARTITIONS";
+    auto n = parse_int(w[2]);
+    if (!n || *n < 1) return "error bad partition count '" + w[2] + "' (at least 1)";
+    auto st = cluster.create_topic(w[1], *n, 1);
+    if (!st) return "error " + st.error().to_string();
+    return "ok topic " + w[1] + " " + w[2] + " partitions";
   }
   return "error unknown command '" + w[0] + "' (try: help)";
 }
@@ -403,7 +413,7 @@ void register_mock_broker(CLI::App& app, int& exit_code) {
                   "'errors API CODE[,CODE...]' (next requests of API, e.g. JoinGroup, SyncGroup, Heartbeat, fail "
                   "with these Kafka error names/numbers, e.g. REBALANCE_IN_PROGRESS or _TRANSPORT), 'clear API', "
                   "'down BROKER', 'up BROKER' (-1 = all), 'coordinator GROUP BROKER', 'rtt BROKER MS', "
-                  "'brokers', 'ping', 'help'")
+                  "'topic NAME PARTITIONS' (create a topic), 'brokers', 'ping', 'help'")
       ->check(CLI::Range(0, 65535));
   sub->add_option("--control-file", args->control_file,
                   "Write the control port to this file (before the bootstrap file is written)");

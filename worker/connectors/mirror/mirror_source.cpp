@@ -249,9 +249,11 @@ class MirrorSourceTask : public SourceTask {
     auto it = config.find(kTaskPartitionsKey);
     auto partitions = decode_partitions(it == config.end() ? "" : it->second);
     if (partitions.empty()) throw ConnectError(std::string("MirrorSourceTask has no ") + kTaskPartitionsKey);
-    // Manual assignment, no group: positions come from Connect's offsets.
+    // Manual assignment: positions come from Connect's offsets. librdkafka
+    // wants a group.id for assign(); it never joins or commits to it.
     consumer_ = make_or_throw(RD_KAFKA_CONSUMER, cfg_.source_client, "source.cluster.",
-                              {{"enable.auto.commit", "false"},
+                              {{"group.id", "kconnectd-mirror-" + ctx.connector_name()},
+                               {"enable.auto.commit", "false"},
                                {"enable.auto.offset.store", "false"},
                                {"enable.partition.eof", "false"}});
     rd_kafka_poll_set_consumer(consumer_.get());

@@ -1,0 +1,294 @@
+// MirrorSourceConnector: replication policies, topic filtering, the split
+// of partitions over tasks, config errors, and the connector and task
+// against an in-process mock source cluster.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <thread>
+
+#include "worker/connectors/mirror/mirror_policy.h"
+#include "worker/connectors/mirror/mirror_source.h"
+#include "worker/connectors/registry.h"
+#include "worker/storage/kafka_client.h"
+#include "worker/storage/mock_cluster.h"
+
+using namespace kc::connectors;
+using namespace kc::connectors::mirror;
+
+namespace {
+
+ConfigMap base_config() {
+  return {{"connector.class", "MirrorSource"},
+          {"source.cluster.alias", "primary"},
+          {"target.cluster.alias", "backup"},
+          {"source.cluster.bootstrap.servers", "127.0.0.1:1"}};
+}
+
+std::string error_of(const ConfigMap& c) {
+  try {
+    parse_mirror_config(c);
+  } catch (const ConnectError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+class FakeTaskContext : public SourceTaskContext {
+ public:
+  std::map<std::string, OrderedJson> offsets;  // dump of partition -> offset
+  std::optional<OrderedJson> offset(const OrderedJson& partition) const override {
+    auto it = offsets.find(partition.dump());
+    if (it == offsets.end()) return std::nullopt;
+    return it->second;
+  }
+  const std::string& connector_name() const override { return name_; }
+  int32_t task_number() const override { return 0; }
+
+ private:
+  std::string name_ = "mirror";
+};
+
+class CountingContext : public ConnectorContext {
+ public:
+  std::atomic<int> requests{0};
+  const std::string& connector_name() const override { return name_; }
+  void request_task_reconfiguration() override { ++requests; }
+  void raise_error(const std::string&) override {}
+
+ private:
+  std::string name_ = "mirror";
+};
+
+}  // namespace
+
+TEST_CASE("mirror: DefaultReplicationPolicy prefixes the alias and reads it back") {
+  DefaultReplicationPolicy p;
+  CHECK(p.format_remote_topic("primary", "orders") == "primary.orders");
+  CHECK(p.topic_source("primary.orders") == "primary");
+  CHECK(p.upstream_topic("primary.orders") == "orders");
+  CHECK(p.topic_source("a.b.orders") == "a");
+  CHECK(p.upstream_topic("a.b.orders") == "b.orders");
+  CHECK_FALSE(p.topic_source("orders").has_value());
+  CHECK_FALSE(p.upstream_topic("orders").has_value());
+  DefaultReplicationPolicy dash("__");
+  CHECK(dash.format_remote_topic("dc1", "t.x") == "dc1__t.x");
+  CHECK(dash.topic_source("dc1__t.x") == "dc1");
+  CHECK_FALSE(dash.topic_source("dc1.t").has_value());
+}
+
+TEST_CASE("mirror: IdentityReplicationPolicy keeps names and sees no remote topics") {
+  IdentityReplicationPolicy p;
+  CHECK(p.format_remote_topic("primary", "orders") == "orders");
+  CHECK_FALSE(p.topic_source("primary.orders").has_value());
+  auto byname = make_replication_policy("IdentityReplicationPolicy", ".");
+  CHECK(byname->format_remote_topic("x", "t") == "t");
+  auto full = make_replication_policy(kDefaultPolicyClass, "-");
+  CHECK(full->format_remote_topic("x", "t") == "x-t");
+  CHECK_THROWS_WITH(make_replication_policy("com.example.Nope", "."), Catch::Contains("replication.policy.class") &&
+                                                                          Catch::Contains("com.example.Nope"));
+}
+
+TEST_CASE("mirror: topic filter applies topics, topics.exclude, internal topics and cycles") {
+  auto cfg = parse_mirror_config(base_config());
+  TopicFilter f(cfg);
+  CHECK(f.should_replicate("orders"));
+  CHECK_FALSE(f.should_replicate("__consumer_offsets"));     // exclude default and internal
+  CHECK_FALSE(f.should_replicate("connect-offsets-internal"));
+  CHECK_FALSE(f.should_replicate("x.replica"));
+  CHECK_FALSE(f.should_replicate(".hidden"));
+  CHECK_FALSE(f.should_replicate("backup.orders"));           // came from the target: cycle
+  CHECK_FALSE(f.should_replicate("third.backup.orders"));     // through another cluster: still a cycle
+  CHECK(f.should_replicate("third.orders"));                  // remote of another cluster: mirrored
+  CHECK(f.is_cycle("backup.orders"));
+  CHECK_FALSE(f.is_cycle("primary.orders"));
+
+  auto c = base_config();
+  c["topics"] = "orders.*, events";
+  c["topics.exclude"] = "orders-secret";
+  TopicFilter g(parse_mirror_config(c));
+  CHECK(g.should_replicate("orders"));
+  CHECK(g.should_replicate("orders-eu"));
+  CHECK(g.should_replicate("events"));
+  CHECK_FALSE(g.should_replicate("events2"));        // whole-name match, as Java's matches()
+  CHECK_FALSE(g.should_replicate("my-orders"));
+  CHECK_FALSE(g.should_replicate("orders-secret"));  // exclude wins
+  CHECK_FALSE(g.should_replicate("__orders"));       // exclude list replaced, internal still skipped
+
+  // Without target.cluster.alias nothing is a cycle by alias.
+  auto n = base_config();
+  n.erase("target.cluster.alias");
+  CHECK(TopicFilter(parse_mirror_config(n)).should_replicate("backup.orders"));
+}
+
+TEST_CASE("mirror: partitions are split round-robin by partition then topic") {
+  std::vector<TopicPartition> tps;
+  for (int p = 0; p < 4; ++p) tps.emplace_back("b", p);
+  for (int p = 0; p < 2; ++p) tps.emplace_back("a", p);
+  auto groups = split_partitions(tps, 2);
+  REQUIRE(groups.size() == 2);
+  // Sorted: a-0 b-0 a-1 b-1 b-2 b-3.
+  CHECK(groups[0] == std::vector<TopicPartition>{{"a", 0}, {"a", 1}, {"b", 2}});
+  CHECK(groups[1] == std::vector<TopicPartition>{{"b", 0}, {"b", 1}, {"b", 3}});
+  CHECK(split_partitions(tps, 10).size() == 6);  // never an empty task
+  CHECK(split_partitions({}, 3).empty());
+  CHECK(split_partitions(tps, 0).size() == 1);
+  size_t total = 0;
+  for (const auto& g : split_partitions(tps, 4)) total += g.size();
+  CHECK(total == tps.size());
+}
+
+TEST_CASE("mirror: task partition lists and offsets round-trip") {
+  std::vector<TopicPartition> tps{{"orders-eu", 3}, {"a.b", 0}};
+  CHECK(encode_partitions(tps) == "orders-eu-3,a.b-0");
+  CHECK(decode_partitions("orders-eu-3, a.b-0") == tps);
+  CHECK_THROWS_WITH(decode_partitions("orders"), Catch::Contains("'orders'"));
+  CHECK_THROWS_WITH(decode_partitions("orders-x"), Catch::Contains("topic-partition"));
+  CHECK_THROWS(decode_partitions("-1"));
+  CHECK(source_partition("primary", "t", 2).dump() == R"({"cluster":"primary","topic":"t","partition":2})");
+  CHECK(resume_offset(OrderedJson{{"offset", 41}}) == 42);
+  CHECK_FALSE(resume_offset(std::nullopt).has_value());
+  CHECK_FALSE(resume_offset(OrderedJson{{"position", 3}}).has_value());
+  CHECK_FALSE(resume_offset(OrderedJson{{"offset", "x"}}).has_value());
+}
+
+TEST_CASE("mirror: config errors are specific") {
+  auto c = base_config();
+  c.erase("source.cluster.alias");
+  CHECK_THAT(error_of(c), Catch::Contains("source.cluster.alias"));
+  c = base_config();
+  c.erase("source.cluster.bootstrap.servers");
+  CHECK_THAT(error_of(c), Catch::Contains("source.cluster.bootstrap.servers"));
+  c = base_config();
+  c["topics"] = "ok, (unclosed";
+  CHECK_THAT(error_of(c), Catch::Contains("configuration topics:") && Catch::Contains("(unclosed"));
+  c = base_config();
+  c["refresh.topics.interval.ms"] = "soon";
+  CHECK_THAT(error_of(c), Catch::Contains("refresh.topics.interval.ms"));
+  c["refresh.topics.interval.ms"] = "0";
+  CHECK_THAT(error_of(c), Catch::Contains("at least 1"));
+  c = base_config();
+  c["target.cluster.alias"] = "primary";
+  CHECK_THAT(error_of(c), Catch::Contains("must differ"));
+  c = base_config();
+  c["replication.policy.class"] = "Nope";
+  CHECK_THAT(error_of(c), Catch::Contains("replication.policy.class"));
+  CHECK(error_of(base_config()).empty());
+
+  // Through the registry's validation: the error lands on the key.
+  auto v = PluginRegistry::builtin().validate(
+      {{"name", "m"}, {"connector.class", "MirrorSource"}, {"source.cluster.alias", "primary"},
+       {"source.cluster.bootstrap.servers", "h:1"}, {"topics.exclude", "[bad"}});
+  CHECK(v.error_count >= 1);
+  bool on_key = false;
+  for (const auto& e : v.configs)
+    if (e.definition.name == "topics.exclude" && !e.value.errors.empty()) on_key = true;
+  CHECK(on_key);
+}
+
+TEST_CASE("mirror: registered under its MM2 class name and aliases") {
+  auto& reg = PluginRegistry::builtin();
+  for (const char* name : {"org.apache.kafka.connect.mirror.MirrorSourceConnector", "MirrorSourceConnector", "MirrorSource"}) {
+    auto d = reg.find(name);
+    REQUIRE(d.has_value());
+    CHECK(d->class_name == kMirrorSourceClass);
+    CHECK(d->type == ConnectorType::Source);
+  }
+}
+
+TEST_CASE("mirror: connector lists and splits source partitions, task mirrors records byte for byte") {
+  auto mock = kc::storage::MockCluster::start(1);
+  REQUIRE(mock);
+  auto& mc = **mock;
+  REQUIRE(mc.create_topic("orders", 4, 1));
+  REQUIRE(mc.create_topic("backup.orders", 2, 1));   // cycle: not mirrored
+  REQUIRE(mc.create_topic("__internal_x", 1, 1));    // internal: not mirrored
+  const std::string bs = mc.bootstrap_servers();
+
+  auto producer = kc::storage::Producer::create({{"bootstrap.servers", bs}});
+  REQUIRE(producer);
+  kc::storage::RecordHeaders headers{{"h1", std::string("a\0b", 3)}, {"h2", std::nullopt}, {"h1", std::string("c")}};
+  for (int i = 0; i < 8; ++i) {
+    auto st = (*producer)->send("orders", i == 7 ? std::optional<std::string>() : "k" + std::to_string(i),
+                                std::string("v\0", 2) + std::to_string(i), [](std::optional<kc::Error>) {}, i % 4,
+                                &headers, 1600000000000LL + i);
+    REQUIRE(st);
+  }
+  REQUIRE((*producer)->flush(10000));
+
+  ConfigMap config = base_config();
+  config["source.cluster.bootstrap.servers"] = bs;
+  config["refresh.topics.enabled"] = "false";
+  auto conn = make_mirror_source();
+  CountingContext cctx;
+  conn->initialize(cctx);
+  conn->start(config);
+  auto tasks = conn->task_configs(2);
+  conn->stop();
+  REQUIRE(tasks.size() == 2);
+  CHECK(tasks[0][kTaskPartitionsKey] == "orders-0,orders-2");
+  CHECK(tasks[1][kTaskPartitionsKey] == "orders-1,orders-3");
+
+  // Task 0 resumes partition 0 after committed offset 0 and reads
+  // partition 2 from the beginning.
+  FakeTaskContext tctx;
+  tctx.offsets[source_partition("primary", "orders", 0).dump()] = OrderedJson{{"offset", 0}};
+  auto task = conn->create_source_task();
+  task->start(tasks[0], tctx);
+  std::vector<SourceRecord> got;
+  for (int i = 0; i < 40 && got.size() < 3; ++i)
+    for (auto& r : task->poll()) got.push_back(std::move(r));
+  task->stop();
+  REQUIRE(got.size() == 3);  // orders-0: offset 1 (record 4); orders-2: records 2 and 6
+  std::map<std::string, const SourceRecord*> by_key;
+  for (const auto& r : got) {
+    CHECK(r.topic == "primary.orders");
+    REQUIRE(r.key.value.is<kc::data::Bytes>());
+    by_key[r.key.value.as<kc::data::Bytes>().data] = &r;
+  }
+  REQUIRE(by_key.count("k4"));
+  const auto& r4 = *by_key["k4"];
+  CHECK(r4.kafka_partition == 0);
+  CHECK(r4.source_partition.get() == source_partition("primary", "orders", 0));
+  CHECK(r4.source_offset == OrderedJson{{"offset", 1}});
+  CHECK(r4.timestamp_ms == 1600000000004LL);
+  CHECK(r4.value.value.as<kc::data::Bytes>().data == std::string("v\0", 2) + "4");
+  REQUIRE(r4.headers.size() == 3);
+  CHECK(r4.headers.list()[0].key == "h1");
+  CHECK(r4.headers.list()[0].value.as<kc::data::Bytes>().data == std::string("a\0b", 3));
+  CHECK(r4.headers.list()[1].key == "h2");
+  CHECK(r4.headers.list()[1].value.is_null());
+  CHECK(r4.headers.list()[2].value.as<kc::data::Bytes>().data == "c");
+  REQUIRE(by_key.count("k2"));
+  CHECK(by_key["k2"]->kafka_partition == 2);
+  CHECK(by_key["k2"]->source_offset == OrderedJson{{"offset", 0}});
+}
+
+TEST_CASE("mirror: a running connector asks for a reconfiguration when a topic appears") {
+  auto mock = kc::storage::MockCluster::start(1);
+  REQUIRE(mock);
+  REQUIRE((*mock)->create_topic("orders", 2, 1));
+  ConfigMap config = base_config();
+  config["source.cluster.bootstrap.servers"] = (*mock)->bootstrap_servers();
+  config["refresh.topics.interval.ms"] = "200";
+  config["topics"] = "orders.*";
+  auto conn = make_mirror_source();
+  CountingContext cctx;
+  conn->initialize(cctx);
+  conn->start(config);
+  auto wait_requests = [&](int n) {
+    for (int i = 0; i < 200 && cctx.requests.load() < n; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    return cctx.requests.load();
+  };
+  CHECK(wait_requests(1) == 1);  // the first listing always asks
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  CHECK(cctx.requests.load() == 1);  // nothing changed: no more requests
+  REQUIRE((*mock)->create_topic("events", 3, 1));  // not matched by topics
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  CHECK(cctx.requests.load() == 1);
+  REQUIRE((*mock)->create_topic("orders-new", 3, 1));
+  CHECK(wait_requests(2) == 2);
+  auto tasks = conn->task_configs(1);
+  REQUIRE(tasks.size() == 1);
+  CHECK(decode_partitions(tasks[0][kTaskPartitionsKey]).size() == 5);
+  conn->stop();
+}
