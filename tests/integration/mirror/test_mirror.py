@@ -199,6 +199,12 @@ def run(kc, work, cluster, src_bs, src_ctl, tgt_bs, tgt_ctl):
     logs = "".join(w.log() for w in workers)
     check("forwarding to the leader" in logs, "a follower forwarded a connector's task reconfiguration to the leader")
     check(logs.count("asked for a task reconfiguration") >= 2, "the leader handled task reconfiguration requests")
+    # The internal endpoint itself: the leader takes it (204; 404 for an
+    # unknown connector), a follower refuses it (409).
+    codes = sorted(h.http("POST", f"{w.url}/connectors/mirror-orders/tasks", timeout=5)[0] for w in workers)
+    check(codes == [204, 409], f"POST /connectors/mirror-orders/tasks: leader 204, follower 409 (got {codes})")
+    codes = sorted(h.http("POST", f"{w.url}/connectors/nope/tasks", timeout=5)[0] for w in workers)
+    check(codes == [404, 409], f"POST /connectors/nope/tasks: leader 404, follower 409 (got {codes})")
 
     # 3. Clean stop (SIGTERM) of a worker running mirror-orders tasks, mid-stream, and return.
     total = 2000
