@@ -190,13 +190,16 @@ class MirrorSourceConnector : public Connector {
   // Re-lists the source topics every refresh.topics.interval.ms and asks for
   // new task configs when the mirrored partitions changed (MM2's
   // refreshTopicPartitions). The first listing always asks: the leader's
-  // configs came from an earlier listing, and it writes only on change.
+  // configs came from an earlier listing, and it writes only on change. It
+  // comes after at most 1 s, so the leader's transient instances (stopped
+  // at once) never list.
   void refresh_loop() {
     std::optional<std::set<TopicPartition>> known;
     bool first = true;
     std::unique_lock lk(mu_);
     while (!stopping_) {
-      if (!first && cv_.wait_for(lk, std::chrono::milliseconds(cfg_.refresh_ms), [this] { return stopping_; })) break;
+      const auto wait = first ? std::min<int64_t>(cfg_.refresh_ms, 1000) : cfg_.refresh_ms;
+      if (cv_.wait_for(lk, std::chrono::milliseconds(wait), [this] { return stopping_; })) break;
       lk.unlock();
       try {
         auto topics = list_topics(source_.get(), cfg_.source_alias);
