@@ -292,3 +292,30 @@ TEST_CASE("mirror: a running connector asks for a reconfiguration when a topic a
   CHECK(decode_partitions(tasks[0][kTaskPartitionsKey]).size() == 5);
   conn->stop();
 }
+
+// librdkafka's mock has no CreateTopics (no controller): topic creation
+// fails, is logged, and the task configs are still generated. On a real
+// broker the same call creates primary.orders with 3 partitions.
+TEST_CASE("mirror: a target without CreateTopics does not stop task-config generation") {
+  auto source = kc::storage::MockCluster::start(1);
+  auto target = kc::storage::MockCluster::start(1);
+  REQUIRE(source);
+  REQUIRE(target);
+  REQUIRE((*source)->create_topic("orders", 3, 1));
+  ConfigMap config = base_config();
+  config["source.cluster.bootstrap.servers"] = (*source)->bootstrap_servers();
+  config["target.cluster.bootstrap.servers"] = (*target)->bootstrap_servers();
+  config["refresh.topics.enabled"] = "false";
+  auto conn = make_mirror_source();
+  CountingContext cctx;
+  conn->initialize(cctx);
+  conn->start(config);
+  auto tasks = conn->task_configs(4);
+  conn->stop();
+  CHECK(tasks.size() == 3);
+  auto probe = kc::storage::make_client(RD_KAFKA_PRODUCER, {{"bootstrap.servers", (*target)->bootstrap_servers()}});
+  REQUIRE(probe);
+  auto n = kc::storage::topic_partition_count(probe->get(), "primary.orders", 5000);
+  REQUIRE(n);
+  CHECK_FALSE(n->has_value());  // not created (and not auto-created by the listing)
+}
