@@ -120,15 +120,25 @@ TEST_CASE("mirror: topic filter applies topics, topics.exclude, internal topics 
   CHECK(TopicFilter(parse_mirror_config(n)).should_replicate("backup.orders"));
 }
 
-TEST_CASE("mirror: partitions are split round-robin by partition then topic") {
+TEST_CASE("mirror: partitions are split round-robin in topic then partition order") {
   std::vector<TopicPartition> tps;
   for (int p = 0; p < 4; ++p) tps.emplace_back("b", p);
   for (int p = 0; p < 2; ++p) tps.emplace_back("a", p);
   auto groups = split_partitions(tps, 2);
   REQUIRE(groups.size() == 2);
-  // Sorted: a-0 b-0 a-1 b-1 b-2 b-3.
-  CHECK(groups[0] == std::vector<TopicPartition>{{"a", 0}, {"a", 1}, {"b", 2}});
-  CHECK(groups[1] == std::vector<TopicPartition>{{"b", 0}, {"b", 1}, {"b", 3}});
+  // Sorted: a-0 a-1 b-0 b-1 b-2 b-3.
+  CHECK(groups[0] == std::vector<TopicPartition>{{"a", 0}, {"b", 0}, {"b", 2}});
+  CHECK(groups[1] == std::vector<TopicPartition>{{"a", 1}, {"b", 1}, {"b", 3}});
+  // MM2's own example: 3 tasks, t0 with 8 partitions, t1 and t2 with 2.
+  std::vector<TopicPartition> mm2;
+  for (int p = 0; p < 8; ++p) mm2.emplace_back("t0", p);
+  for (const char* t : {"t1", "t2"})
+    for (int p = 0; p < 2; ++p) mm2.emplace_back(t, p);
+  auto three = split_partitions(mm2, 3);
+  REQUIRE(three.size() == 3);
+  CHECK(three[0] == std::vector<TopicPartition>{{"t0", 0}, {"t0", 3}, {"t0", 6}, {"t1", 1}});
+  CHECK(three[1] == std::vector<TopicPartition>{{"t0", 1}, {"t0", 4}, {"t0", 7}, {"t2", 0}});
+  CHECK(three[2] == std::vector<TopicPartition>{{"t0", 2}, {"t0", 5}, {"t1", 0}, {"t2", 1}});
   CHECK(split_partitions(tps, 10).size() == 6);  // never an empty task
   CHECK(split_partitions({}, 3).empty());
   CHECK(split_partitions(tps, 0).size() == 1);

@@ -176,9 +176,7 @@ bool TopicFilter::should_replicate(const std::string& topic) const {
 }
 
 std::vector<std::vector<TopicPartition>> split_partitions(std::vector<TopicPartition> partitions, int max_tasks) {
-  std::sort(partitions.begin(), partitions.end(), [](const TopicPartition& a, const TopicPartition& b) {
-    return a.second != b.second ? a.second < b.second : a.first < b.first;
-  });
+  std::sort(partitions.begin(), partitions.end());  // by topic, then partition
   partitions.erase(std::unique(partitions.begin(), partitions.end()), partitions.end());
   const size_t n = std::min<size_t>(static_cast<size_t>(std::max(1, max_tasks)), partitions.size());
   std::vector<std::vector<TopicPartition>> out(n);

@@ -140,10 +140,11 @@ class TopicFilter {
 /// A source topic-partition.
 using TopicPartition = std::pair<std::string, int32_t>;
 
-/// Splits `partitions` over at most `max_tasks` tasks round-robin, after
-/// sorting by partition then topic (as MM2, so each topic spreads over all
-/// tasks). Returns min(max_tasks, partitions) non-empty groups; none when
-/// there are no partitions.
+/// Splits `partitions` over at most `max_tasks` tasks round-robin, in
+/// topic then partition order (MM2's taskConfigs: with 3 tasks, t0 of 8
+/// partitions and t1 of 2 give task 0 t0-0, t0-3, t0-6, t1-1). Returns
+/// min(max_tasks, partitions) non-empty groups; none when there are no
+/// partitions. Duplicates are dropped.
 std::vector<std::vector<TopicPartition>> split_partitions(std::vector<TopicPartition> partitions, int max_tasks);
 
 /// "t-0,t-1,u-3" for `task.assigned.partitions`.
