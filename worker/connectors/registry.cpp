@@ -1,6 +1,7 @@
 #include "worker/connectors/registry.h"
 
 #include "worker/connectors/builtin.h"
+#include "worker/connectors/postgres/postgres_sink.h"
 #include "worker/connectors/transform_config.h"
 
 namespace kc::connectors {
@@ -98,6 +99,7 @@ void register_builtin_connectors(PluginRegistry& r) {
          &file_stream_sink_config_rule});
   r.add({kSequenceSourceClass, ConnectorType::Source, kBuiltinPluginVersion, &make_sequence_source,
          sequence_source_config_defs(), {}});
+  r.add(postgres::postgres_sink_plugin());
 }
 
 }  // namespace kc::connectors
