@@ -638,6 +638,14 @@ class PostgresSinkTask : public SinkTask {
       if (c) PQfinish(c);
       throw Retriable("could not connect to PostgreSQL at " + target + ": " + why);
     }
+    // Server notices (e.g. "terminating connection due to administrator
+    // command") go to the log instead of libpq's default, stderr.
+    PQsetNoticeProcessor(
+        c,
+        [](void* self, const char* msg) {
+          spdlog::info("{}: PostgreSQL: {}", static_cast<PostgresSinkTask*>(self)->name_, trim(msg));
+        },
+        this);
     conn_ = c;
   }
 
