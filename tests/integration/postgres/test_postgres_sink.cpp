@@ -454,6 +454,12 @@ TEST_CASE("postgres sink: connection refused is a RetriableError until max.retri
   pg.start();
   task2->put({record("down", 1, person(2, "b"))});  // reconnects
   CHECK(pg.scalar("SELECT count(*) FROM down") == "2");
+  // Restarted between puts: the dropped idle connection is replaced at
+  // once, with no failed put.
+  pg.stop();
+  pg.start();
+  CHECK_NOTHROW(task2->put({record("down", 2, person(3, "c"))}));
+  CHECK(pg.scalar("SELECT count(*) FROM down") == "3");
   task2->stop();
 }
 

@@ -578,7 +578,15 @@ class PostgresSinkTask : public SinkTask {
     if (records.empty()) return;
     try {
       ensure_connected();
-      exec("BEGIN");
+      try {
+        exec("BEGIN");
+      } catch (const Retriable&) {
+        // An idle connection the server dropped (restart, idle timeout)
+        // shows only when used: reconnect once before giving up.
+        close();
+        ensure_connected();
+        exec("BEGIN");
+      }
       write_all(records);
       exec("COMMIT");
       retries_ = 0;
