@@ -21,8 +21,8 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lifecycle"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from kc_harness import (Abort, Worker, check, create_connector, run_main, running_owners, say,  # noqa: E402
-                        start_broker, wait_for, wait_healthy)
+from kc_harness import (Abort, Worker, check, create_connector, http, run_main, running_owners,  # noqa: E402
+                        say, start_broker, wait_for, wait_healthy)
 from pg_fixture import PostgresServer  # noqa: E402
 
 PER_TASK = 50000
@@ -76,6 +76,18 @@ def run(kc, work, cluster, pg):
                                         "transforms": "key", "transforms.key.fields": "task,seq",
                                         "transforms.key.type": "org.apache.kafka.connect.transforms.ValueToKey",
                                         **json_values}}
+    # Connect-style per-key errors through the REST validation endpoint.
+    bad = dict(sink["config"], **{"name": "bad", "insert.mode": "merge", "delete.enabled": "true"})
+    code, body = http("PUT", f"{workers[0].url}/connector-plugins/PostgresSink/config/validate", bad, timeout=10)
+    errors = {c["value"]["name"]: c["value"]["errors"] for c in (body or {}).get("configs", [])
+              if isinstance(body, dict) and c["value"]["errors"]}
+    check(code == 200 and body.get("error_count") == 2
+          and any("String must be one of: insert, upsert, update" in e for e in errors.get("insert.mode", []))
+          and any("only supported for pk.mode record_key" in e for e in errors.get("delete.enabled", [])),
+          f"validate names the bad insert.mode and delete.enabled ({code} {errors})")
+    code, body = http("POST", f"{workers[0].url}/connectors", {"name": "bad", "config": bad}, timeout=10)
+    check(code == 400 and "insert.mode" in str(body), f"creating it is refused with 400 ({code})")
+
     if not create_connector(workers, sink) or not create_connector(workers, source):
         raise Abort("could not create the connectors")
 
