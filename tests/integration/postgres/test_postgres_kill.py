@@ -110,7 +110,7 @@ def run(kc, work, cluster, pg):
                          running_owners(survivors, "pg").get(0), 90, step=0.5)
     check(bool(new_owner), f"the sink task runs again on a surviving worker ({new_owner})")
 
-    done = wait_for(lambda: count_rows(pg) >= TOTAL, 150, step=1.0)
+    done = wait_for(lambda: count_rows(pg) >= TOTAL, 240, step=1.0)  # slack for sanitizer builds
     total, distinct = pg.query(f"SELECT count(*), count(DISTINCT (task, seq)) FROM {TABLE}")[0]
     per_task = pg.query(f"SELECT task, count(*), min(seq), max(seq), count(DISTINCT seq) FROM {TABLE} "
                         "GROUP BY task ORDER BY task")
