@@ -241,7 +241,7 @@ TEST_CASE("postgres sink: schemaless and non-struct values are errors naming top
                     Catch::Contains("offset 42") && Catch::Contains("STRING value schema"));
 }
 
-TEST_CASE("postgres sink: auto.evolve adds an optional column; without it a missing column is an error") {
+TEST_CASE("postgres sink: auto.evolve adds an optional column, and without it a missing column is an error") {
   auto v2 = [] {
     auto b = data::SchemaBuilder::struct_()
                  .name("person")
