@@ -562,6 +562,11 @@ bool same_schema(const data::SchemaPtr& a, const data::SchemaPtr& b) {
   return *a == *b;
 }
 
+/// The sink task (JdbcSinkTask + JdbcDbWriter): one libpq connection,
+/// opened on the first put(); each put() is one transaction; DDL for
+/// auto.create / auto.evolve runs inside it. Throws RetriableError for
+/// connection-level failures (up to max.retries in a row), ConnectError for
+/// the rest.
 class PostgresSinkTask : public SinkTask {
  public:
   ~PostgresSinkTask() override { close(); }
@@ -1089,6 +1094,8 @@ class PostgresSinkTask : public SinkTask {
   int retries_ = 0;  ///< retriable failures in a row
 };
 
+/// The connector (JdbcSinkConnector): checks the config in start() and
+/// gives every task the same config.
 class PostgresSinkConnector : public Connector {
  public:
   ConnectorType type() const override { return ConnectorType::Sink; }
