@@ -243,6 +243,7 @@ class SequenceTask : public SourceTask {
   void start(const ConfigMap& config, SourceTaskContext& ctx) override {
     topic_ = require(config, "topic", "SequenceSource");
     throughput_ = double_setting(config, "throughput", 10.0);
+    max_records_ = static_cast<int64_t>(double_setting(config, "max.records", -1.0));
     prefix_ = ctx.connector_name() + "-" + std::to_string(ctx.task_number());
     partition_ = OrderedJson{{"connector", ctx.connector_name()}, {"task", ctx.task_number()}};
     auto off = ctx.offset(partition_);
@@ -253,10 +254,15 @@ class SequenceTask : public SourceTask {
   std::vector<SourceRecord> poll() override {
     constexpr int64_t kMaxBatch = 1000;
     int64_t n = kMaxBatch;
+    if (max_records_ >= 0 && next_ >= max_records_) {  // max.records reached: idle
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      return {};
+    }
+    if (max_records_ >= 0) n = std::min(n, max_records_ - next_);
     if (throughput_ > 0) {
       double secs = std::chrono::duration<double>(Clock::now() - started_).count();
       auto due = static_cast<int64_t>(secs * throughput_) + 1;
-      n = std::min(kMaxBatch, due - emitted_);
+      n = std::min(n, due - emitted_);
       if (n <= 0) {
         auto wait = std::chrono::duration<double>(1.0 / throughput_);
         std::this_thread::sleep_for(std::min<std::chrono::duration<double>>(wait, std::chrono::milliseconds(100)));
@@ -291,6 +297,7 @@ class SequenceTask : public SourceTask {
  private:
   std::string topic_;
   double throughput_ = 10.0;
+  int64_t max_records_ = -1;  ///< seq stops before this; < 0 = unlimited
   std::string prefix_;
   SharedJson partition_;  ///< shared by the records
   data::SchemaPtr schema_ = sequence_value_schema();
@@ -391,7 +398,10 @@ ConfigDefs sequence_source_config_defs() {
                    "Topic to write the sequence to.", "Topic");
   topic.check = &non_empty_string;
   return {topic, key("throughput", ConfigType::Double, false, "10", ConfigImportance::Medium,
-                     "Records per second per task; 0 or less = as fast as possible.", "Throughput")};
+                     "Records per second per task; 0 or less = as fast as possible.", "Throughput"),
+          key("max.records", ConfigType::Long, false, "-1", ConfigImportance::Low,
+              "Records per task (seq 0 .. max.records-1), then the task idles; negative = unlimited.",
+              "Max records")};
 }
 
 std::unique_ptr<Connector> make_file_stream_source() { return std::make_unique<FileSourceConnector>(); }

@@ -2,6 +2,7 @@
 
 #include "worker/connectors/builtin.h"
 #include "worker/connectors/mirror/mirror_source.h"
+#include "worker/connectors/postgres/postgres_sink.h"
 #include "worker/connectors/transform_config.h"
 
 namespace kc::connectors {
@@ -99,7 +100,9 @@ void register_builtin_connectors(PluginRegistry& r) {
          &file_stream_sink_config_rule});
   r.add({kSequenceSourceClass, ConnectorType::Source, kBuiltinPluginVersion, &make_sequence_source,
          sequence_source_config_defs(), {}});
-  r.add({mirror::kMirrorSourceClass, ConnectorType::Source, kBuiltinPluginVersion, &mirror::make_mirror_source, mirror::mirror_source_config_defs(), &mirror::mirror_source_config_rule});
+  r.add({mirror::kMirrorSourceClass, ConnectorType::Source, kBuiltinPluginVersion, &mirror::make_mirror_source,
+         mirror::mirror_source_config_defs(), &mirror::mirror_source_config_rule});
+  r.add(postgres::postgres_sink_plugin());
 }
 
 }  // namespace kc::connectors
