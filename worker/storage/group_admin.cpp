@@ -1,7 +1,7 @@
 #include "worker/storage/group_admin.h"
 
 #include <algorithm>
-#include <atomic>
+#include <mutex>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -132,9 +132,9 @@ AdminStatus alter_group_offsets(const ClientProps& props, const std::string& gro
 
 AdminStatus delete_group_offsets(const ClientProps& props, const std::string& group,
                                  const std::vector<TopicPartition>& partitions, int timeout_ms) {
-  bool supported = false;
-  if (auto st = broker_supports_offset_delete(props, timeout_ms, supported); !st.ok()) return st;
-  if (!supported)
+  std::set<std::string> apis;
+  if (auto st = broker_apis(props, timeout_ms, apis); !st.ok()) return st;
+  if (!apis.count("OffsetDelete"))
     return local_error(RD_KAFKA_RESP_ERR__UNSUPPORTED_FEATURE,
                        "OffsetDelete API (KIP-496) not supported by the broker, requires broker version >= 2.4.0");
   EventPtr ev;
@@ -154,6 +154,11 @@ AdminStatus delete_group_offsets(const ClientProps& props, const std::string& gr
 }
 
 AdminStatus delete_group(const ClientProps& props, const std::string& group, int timeout_ms) {
+  std::set<std::string> apis;
+  if (auto st = broker_apis(props, timeout_ms, apis); !st.ok()) return st;
+  if (!apis.count("DeleteGroups"))
+    return local_error(RD_KAFKA_RESP_ERR__UNSUPPORTED_FEATURE,
+                       "DeleteGroups API (KIP-229) not supported by the broker, requires broker version >= 1.1.0");
   EventPtr ev;
   auto st = run_admin(props, RD_KAFKA_ADMIN_OP_DELETEGROUPS, timeout_ms,
                       [&](rd_kafka_t* rk, const rd_kafka_AdminOptions_t* o, rd_kafka_queue_t* q) {
@@ -188,34 +193,46 @@ AdminStatus topic_partitions(const ClientProps& props, const std::vector<std::st
 }
 
 namespace {
-// What the "feature" debug log of one probe client showed.
+// The API names one probe client's "feature" debug log listed, from lines
+// "<broker>:   ApiKey <Name> (<key>) Versions <min>..<max>". Written by
+// librdkafka's threads, read after the client is gone.
 struct ApiVersionLog {
-  std::atomic<bool> offset_delete{false};
+  std::mutex mu;
+  std::set<std::string> apis;
 };
 void api_version_log_cb(const rd_kafka_t* rk, int /*level*/, const char* fac, const char* buf) {
   auto* seen = static_cast<ApiVersionLog*>(rd_kafka_opaque(rk));
   if (!seen || !fac || !buf || std::strcmp(fac, "APIVERSION") != 0) return;
-  if (std::strstr(buf, "ApiKey OffsetDelete (47)")) seen->offset_delete = true;
+  const char* start = std::strstr(buf, "ApiKey ");
+  if (!start) return;
+  start += std::strlen("ApiKey ");
+  const char* end = std::strstr(start, " (");
+  if (!end) return;
+  std::lock_guard lk(seen->mu);
+  seen->apis.emplace(start, end);
 }
 }  // namespace
 
-AdminStatus broker_supports_offset_delete(const ClientProps& props, int timeout_ms, bool& supported) {
-  supported = false;
-  auto seen = std::make_unique<ApiVersionLog>();
-  ClientProps debug{{"debug", "feature"}};
-  auto client = make_client(RD_KAFKA_PRODUCER, props, debug, [&](rd_kafka_conf_t* conf) {
-    rd_kafka_conf_set_opaque(conf, seen.get());
-    rd_kafka_conf_set_log_cb(conf, &api_version_log_cb);
-  });
-  if (!client) return local_error(RD_KAFKA_RESP_ERR__INVALID_ARG, client.error().to_string());
-  // Any request makes the client connect, and librdkafka logs the broker's
-  // ApiVersions table before it sends anything else on that connection.
-  const rd_kafka_metadata_t* md = nullptr;
-  auto err = rd_kafka_metadata(client.value().get(), 0, nullptr, &md, std::max(timeout_ms, 1));
-  if (md) rd_kafka_metadata_destroy(md);
-  if (err) return local_error(err, std::string("no broker answered: ") + rd_kafka_err2str(err));
-  supported = seen->offset_delete.load();
-  client.value().reset();  // no log callback may run after `seen` is gone
+AdminStatus broker_apis(const ClientProps& props, int timeout_ms, std::set<std::string>& apis) {
+  apis.clear();
+  ApiVersionLog seen;
+  {
+    ClientProps debug{{"debug", "feature"}};
+    auto client = make_client(RD_KAFKA_PRODUCER, props, debug, [&](rd_kafka_conf_t* conf) {
+      rd_kafka_conf_set_opaque(conf, &seen);
+      rd_kafka_conf_set_log_cb(conf, &api_version_log_cb);
+    });
+    if (!client) return local_error(RD_KAFKA_RESP_ERR__INVALID_ARG, client.error().to_string());
+    // Any request makes the client connect, and librdkafka logs the
+    // broker's ApiVersions table before it sends anything else there.
+    const rd_kafka_metadata_t* md = nullptr;
+    auto err = rd_kafka_metadata(client.value().get(), 0, nullptr, &md, std::max(timeout_ms, 1));
+    if (md) rd_kafka_metadata_destroy(md);
+    if (err) return local_error(err, std::string("no broker answered: ") + rd_kafka_err2str(err));
+  }  // the client is destroyed here: no log callback runs after this
+  std::lock_guard lk(seen.mu);
+  apis = seen.apis;
+  if (apis.empty()) return local_error(RD_KAFKA_RESP_ERR__UNSUPPORTED_FEATURE, "the broker listed no API versions");
   return {};
 }
 

@@ -6,6 +6,7 @@
 // the timeout passes: call from a pool thread, never the io_context.
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,16 +57,18 @@ AdminStatus alter_group_offsets(const ClientProps& props, const std::string& gro
 /// Deletes the committed offsets of `partitions` for `group` (OffsetDelete,
 /// KIP-496, brokers >= 2.4, through rd_kafka_DeleteConsumerGroupOffsets).
 /// librdkafka 2.0.2 aborts the process when the broker lacks OffsetDelete
-/// (librdkafka #3663), so this first asks broker_supports_offset_delete()
-/// and answers RD_KAFKA_RESP_ERR__UNSUPPORTED_FEATURE without sending
-/// anything when it is missing. GROUP_SUBSCRIBED_TO_TOPIC while members
+/// (librdkafka #3663), so this first asks broker_apis() and answers
+/// RD_KAFKA_RESP_ERR__UNSUPPORTED_FEATURE without sending anything when it
+/// is missing. GROUP_SUBSCRIBED_TO_TOPIC while members
 /// consume the topic.
 AdminStatus delete_group_offsets(const ClientProps& props, const std::string& group,
                                  const std::vector<TopicPartition>& partitions, int timeout_ms);
 
 /// Deletes `group` and all its offsets (DeleteGroups through
 /// rd_kafka_DeleteGroups). GROUP_ID_NOT_FOUND when it does not exist,
-/// NON_EMPTY_GROUP while it has members.
+/// NON_EMPTY_GROUP while it has members. Like delete_group_offsets, asks
+/// broker_apis() first: librdkafka 2.0.2 also aborts after a DeleteGroups
+/// the broker does not support (RD_KAFKA_RESP_ERR__UNSUPPORTED_FEATURE).
 AdminStatus delete_group(const ClientProps& props, const std::string& group, int timeout_ms);
 
 /// Every partition of the listed topics that exist, from the cluster's
@@ -73,11 +76,12 @@ AdminStatus delete_group(const ClientProps& props, const std::string& group, int
 AdminStatus topic_partitions(const ClientProps& props, const std::vector<std::string>& topics, int timeout_ms,
                              std::vector<TopicPartition>& out);
 
-/// Whether the broker a fresh client reaches first lists OffsetDelete (API
-/// key 47) in its ApiVersions answer. librdkafka has no public API for a
-/// broker's versions, so this reads its "feature" debug log of the
-/// ApiVersions exchange. Brokers of one cluster are assumed to run one
-/// version. An error when no broker answered within `timeout_ms`.
-AdminStatus broker_supports_offset_delete(const ClientProps& props, int timeout_ms, bool& supported);
+/// The names of the APIs (Kafka's names, e.g. "DeleteGroups",
+/// "OffsetDelete") that the broker a fresh client reaches first lists in its
+/// ApiVersions answer. librdkafka has no public API for a broker's
+/// versions, so this reads its "feature" debug log of that exchange.
+/// Brokers of one cluster are assumed to run one version. An error when no
+/// broker answered within `timeout_ms`.
+AdminStatus broker_apis(const ClientProps& props, int timeout_ms, std::set<std::string>& apis);
 
 }  // namespace kc::storage
