@@ -1,22 +1,27 @@
 """Sink connector offsets (KIP-875) on a live three-worker cluster.
 
-GET / PATCH / DELETE /connectors/{c}/offsets of a FileStreamSink go through
-the leader and a follower (writes are forwarded to the leader), none of
-which need to run the sink's task. Checks, on `kconnectd mock-broker`:
+GET / PATCH / DELETE /connectors/{c}/offsets of FileStreamSinks go through
+the leader and a follower (writes are forwarded to the leader), chosen so
+that the follower does not run the sink's task. On `kconnectd mock-broker`:
   - GET shows the consumer group's committed offsets per partition, in
-    Connect's shape, from every worker, in any state;
-  - PATCH while RUNNING: 400 with Connect's STOPPED message;
+    Connect's shape, from every worker, RUNNING or STOPPED;
+  - PATCH and DELETE while RUNNING: 400 with Connect's STOPPED message;
   - 404 for an unknown connector (GET, PATCH, DELETE);
   - bad bodies after STOP: 400 with Connect's SinkUtils messages;
-  - STOP, PATCH to an earlier offset, GET shows it, RESUME: the sink
-    re-delivers exactly the lines from there;
-  - PATCH to 0 for every partition, RESUME: everything is re-read;
+  - a sink created STOPPED (its group never had members): GET is empty,
+    PATCH sets offsets (numbers or digit strings), GET shows them through
+    every worker, a second PATCH moves one back, RESUME: the task
+    delivers exactly the lines from those offsets on;
   - consumer.override.group.id: the task consumes in that group and the
     offsets API reads and writes that same group;
-  - PATCH with a null offset (OffsetDelete) and DELETE (DeleteGroups):
-    librdkafka's mock cluster lacks both APIs, so the worker answers 500
-    naming the missing broker feature, and stays up. (On a real broker the
-    same calls delete the partition's offset / the group.)
+  - limits of librdkafka's mock cluster, each answered as Connect would
+    answer the broker's refusal, with every worker staying up:
+      * OffsetCommit from outside a group the mock has seen members in is
+        refused (UNKNOWN_MEMBER_ID; the mock never forgets a group, a real
+        broker accepts it once the group is empty): PATCH of a sink that
+        has run answers 500 with Connect's "tasks haven't stopped" message;
+      * no OffsetDelete: PATCH with a null offset answers 500 naming it;
+      * no DeleteGroups: DELETE answers 500 naming it.
 
 Usage: test_sink_offsets.py <kconnectd binary>
 """
@@ -28,7 +33,8 @@ from kc_harness import (Abort, Worker, check, create_connector, failures, http, 
                         run_main, say, start_broker, wait_for, wait_healthy)
 
 SINK = "offsets-sink"
-SINK2 = "offsets-sink-override"
+SINK2 = "offsets-sink-stopped"
+SINK3 = "offsets-sink-override"
 A_LINES = [f"a{i}" for i in range(10)]
 B_LINES = [f"b{i}" for i in range(5)]
 STOPPED_MSG = ("Connectors must be in the STOPPED state before their offsets can be modified. This can be done for "
@@ -123,7 +129,7 @@ def scenario(kc, work, cluster):
     wait_healthy(workers)
 
     in_a, in_b = os.path.join(work, "a.txt"), os.path.join(work, "b.txt")
-    out, out2 = os.path.join(work, "out.txt"), os.path.join(work, "out2.txt")
+    out, out2, out3 = (os.path.join(work, n) for n in ("out.txt", "out2.txt", "out3.txt"))
     with open(in_a, "w") as f:
         f.write("\n".join(A_LINES) + "\n")
     with open(in_b, "w") as f:
@@ -197,28 +203,20 @@ def scenario(kc, work, cluster):
         code, body = write("PATCH", w, f"/connectors/{SINK}/offsets", body_in)
         check(code == 400 and body.get("message") == msg, f"bad PATCH body {i} through {w.worker_id}: 400 "
               f"'{msg[:50]}...' ({code} {body})")
-    check(get_offsets(follower) == expected, "bad bodies changed nothing")
 
-    # Alter through the follower (forwarded to the leader), then read back
-    # through every worker.
+    # The mock's limits (see the docstring): Connect's answers, workers up.
     code, body = write("PATCH", follower, f"/connectors/{SINK}/offsets", patch_a4)
-    check(code == 200 and body == {"message": "The offsets for this connector have been altered successfully"},
-          f"PATCH sa-0 to 4 while STOPPED: 200 with Connect's message ({code} {body})")
-    for w in workers:
-        check(get_offsets(w) == {("sa", 0): 4, ("sb", 0): 5}, f"GET through {w.worker_id} shows sa-0 at 4")
-    resume(follower, SINK)
-    want_a = A_LINES + A_LINES[4:]
-    check(wait_for(lambda: lines_with(out, "a") == want_a, 60, 0.25),
-          f"the sink re-delivered exactly a4..a9 ({lines_with(out, 'a')})")
-    check(lines_with(out, "b") == B_LINES, "sb was not re-delivered")
-    check(wait_for(lambda: get_offsets(leader) == expected, 30, 0.5), "offsets back at the end after RESUME")
-
-    stop(leader, SINK)
-    # Null offset = OffsetDelete; DELETE = DeleteGroups. The mock cluster
-    # implements neither: the answer names the missing broker feature.
+    check(code == 500 and body.get("message") == (
+        f"Failed to alter consumer group offsets for connector {SINK} either because its tasks haven't stopped "
+        "completely yet or the connector was resumed before the request to alter its offsets could be successfully "
+        "completed. If the connector is in a stopped state, this operation can be safely retried. If it doesn't "
+        "eventually succeed, the Connect cluster may need to be restarted to get rid of the zombie sink tasks."),
+          f"PATCH of a group the mock has seen members in: 500 with Connect's message ({code} {body})")
     null_b = {"offsets": [{"partition": {"kafka_topic": "sb", "kafka_partition": 0}, "offset": None}]}
     code, body = write("PATCH", leader, f"/connectors/{SINK}/offsets", null_b)
-    check(code == 500 and "OffsetDelete API (KIP-496) not supported by the broker" in str(body),
+    check(code == 500 and body.get("message") == (
+        f"Failed to alter consumer group offsets for connector {SINK}: OffsetDelete API (KIP-496) not supported by "
+        "the broker, requires broker version >= 2.4.0"),
           f"PATCH with a null offset on the mock: 500 naming OffsetDelete ({code} {body})")
     code, body = write("DELETE", follower, f"/connectors/{SINK}/offsets")
     check(code == 500 and body.get("message") ==
@@ -226,35 +224,49 @@ def scenario(kc, work, cluster):
           "supported by the broker, requires broker version >= 1.1.0",
           f"DELETE on the mock: 500 naming the unsupported DeleteGroups ({code} {body})")
     check(all(w.alive() for w in workers), "every worker is still up")
-    check(get_offsets(follower) == expected, "the failed calls changed nothing")
+    check(get_offsets(follower) == expected, "bad bodies and refused calls changed nothing")
 
-    # Everything from the beginning: every partition back to 0.
-    zero = {"offsets": [{"partition": {"kafka_topic": t, "kafka_partition": "0"}, "offset": {"kafka_offset": 0}}
-                        for t in ("sa", "sb")]}
-    code, body = write("PATCH", leader, f"/connectors/{SINK}/offsets", zero)
-    check(code == 200, f"PATCH every partition to 0 through the leader ({code} {body})")
-    check(get_offsets(follower) == {("sa", 0): 0, ("sb", 0): 0}, "GET shows both partitions at 0")
-    resume(leader, SINK)
-    check(wait_for(lambda: lines_with(out, "a") == want_a + A_LINES and lines_with(out, "b") == B_LINES * 2, 60, 0.25),
-          f"everything re-read from the beginning ({read_lines(out)})")
+    # A sink created STOPPED: its group connect-<name> never had a member.
+    if not create_connector(workers, {"name": SINK2, "initial_state": "STOPPED", "config": {
+            "connector.class": "FileStreamSink", "tasks.max": "1", "file": out2, "topics": "sa,sb"}}):
+        raise Abort("could not create the STOPPED sink")
+    check(wait_state(follower, SINK2, "STOPPED", None), f"{SINK2} created STOPPED")
+    code, body = http("GET", f"{leader.url}/connectors/{SINK2}/offsets", timeout=20)
+    check(code == 200 and body == {"offsets": []}, f"GET of a group without offsets: empty list ({code} {body})")
+    first = {"offsets": [
+        {"partition": {"kafka_topic": "sa", "kafka_partition": 0}, "offset": {"kafka_offset": 6}},
+        {"partition": {"kafka_topic": "sb", "kafka_partition": "0"}, "offset": {"kafka_offset": "3"}}]}
+    code, body = write("PATCH", follower, f"/connectors/{SINK2}/offsets", first)
+    check(code == 200 and body == {"message": "The offsets for this connector have been altered successfully"},
+          f"PATCH through the follower: 200 with Connect's message ({code} {body})")
+    for w in workers:
+        check(get_offsets(w, SINK2) == {("sa", 0): 6, ("sb", 0): 3},
+              f"GET through {w.worker_id} shows sa-0 at 6, sb-0 at 3 ({get_offsets(w, SINK2)})")
+    code, body = write("PATCH", leader, f"/connectors/{SINK2}/offsets", patch_a4)
+    check(code == 200, f"second PATCH (sa-0 back to 4) through the leader: 200 ({code} {body})")
+    check(get_offsets(follower, SINK2) == {("sa", 0): 4, ("sb", 0): 3}, "GET shows sa-0 at 4, sb-0 still at 3")
+    resume(follower, SINK2)
+    check(wait_for(lambda: lines_with(out2, "a") == A_LINES[4:] and lines_with(out2, "b") == B_LINES[3:], 60, 0.25),
+          f"the task delivered exactly a4..a9 and b3..b4 ({read_lines(out2)})")
+    check(wait_for(lambda: get_offsets(follower, SINK2) == expected, 30, 0.5),
+          f"its task committed up to the end ({get_offsets(follower, SINK2)})")
+    check(lines_with(out, "a") == A_LINES and lines_with(out, "b") == B_LINES, f"{SINK} was not affected")
 
-    # consumer.override.group.id: runtime and offsets API share the group.
-    if not create_connector(workers, {"name": SINK2, "config": {
-            "connector.class": "FileStreamSink", "tasks.max": "1", "file": out2, "topics": "sa",
+    # consumer.override.group.id: the runtime and the offsets API share it.
+    if not create_connector(workers, {"name": SINK3, "initial_state": "STOPPED", "config": {
+            "connector.class": "FileStreamSink", "tasks.max": "1", "file": out3, "topics": "sa",
             "consumer.override.group.id": "custom-sink-group"}}):
         raise Abort("could not create the override sink")
-    check(wait_for(lambda: read_lines(out2) == A_LINES, 60, 0.25), "the override sink wrote sa once")
-    check(wait_for(lambda: get_offsets(follower, SINK2) == {("sa", 0): 10}, 30, 0.5),
-          f"GET of the override sink reads group custom-sink-group ({get_offsets(follower, SINK2)})")
-    stop(follower, SINK2)
-    code, body = write("PATCH", follower, f"/connectors/{SINK2}/offsets",
+    check(wait_state(follower, SINK3, "STOPPED", None), f"{SINK3} created STOPPED")
+    code, body = write("PATCH", follower, f"/connectors/{SINK3}/offsets",
                        {"offsets": [{"partition": {"kafka_topic": "sa", "kafka_partition": 0},
                                      "offset": {"kafka_offset": 7}}]})
-    check(code == 200, f"PATCH the override sink to 7 ({code} {body})")
-    resume(follower, SINK2)
-    check(wait_for(lambda: read_lines(out2) == A_LINES + A_LINES[7:], 60, 0.25),
-          f"the override sink's task resumed from the offset written to its group ({read_lines(out2)})")
-    check(lines_with(out, "a") == want_a + A_LINES, "the first sink (group connect-offsets-sink) was not affected")
+    check(code == 200, f"PATCH the override sink's group to 7 ({code} {body})")
+    resume(leader, SINK3)
+    check(wait_for(lambda: read_lines(out3) == A_LINES[7:], 60, 0.25),
+          f"the override sink's task started from the offset in custom-sink-group ({read_lines(out3)})")
+    check(wait_for(lambda: get_offsets(leader, SINK3) == {("sa", 0): 10}, 30, 0.5),
+          f"GET of the override sink reads its task's commits in custom-sink-group ({get_offsets(leader, SINK3)})")
 
 
 if __name__ == "__main__":
