@@ -44,7 +44,7 @@ TEST_CASE("group admin: offsets committed with alter are listed per partition, s
   CHECK(out.empty());
 }
 
-TEST_CASE("group admin: the mock lacks DeleteGroups and OffsetDelete; both fail cleanly") {
+TEST_CASE("group admin: the mock lacks DeleteGroups and OffsetDelete and both fail cleanly") {
   auto mc = cluster_with({{"t", 1}});
   auto props = mc->client_props();
   REQUIRE(alter_group_offsets(props, "g", {{"t", 0, 5}}, kTimeoutMs).ok());
