@@ -106,7 +106,7 @@ const std::array kOptions = {
     opt_enum("exactly.once.source.support", "disabled", "disabled|preparing|enabled",
              "Exactly-once support for source connectors (KIP-618)."),
     opt_string("connector.client.config.override.policy", "All",
-               "Which producer/consumer/admin overrides connectors may set."),
+               "Which producer/consumer/admin overrides connectors may set (KIP-458): All, None or Principal."),
     opt_list("config.providers", "", "Names of ConfigProviders (config.providers.<name>.* settings)."),
     // REST.
     opt_list("listeners", "http://:8083", "REST listeners, SCHEME://[HOST]:PORT (http or https); empty host = all."),

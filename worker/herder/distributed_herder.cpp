@@ -34,6 +34,8 @@
 #include "worker/herder/internal_client.h"
 #include "worker/herder/plugin_config.h"
 #include "worker/herder/reconciler.h"
+#include "worker/herder/sink_offsets.h"
+#include "worker/storage/group_admin.h"
 #include "worker/metrics/log_context.h"
 #include "worker/rest/url.h"
 #include "worker/coordinator/worker_coordinator.h"
@@ -308,6 +310,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     wo.client["bootstrap.servers"] = cfg.bootstrap_servers;
     wo.producer_overrides = cfg.producer_overrides;
     wo.consumer_overrides = cfg.consumer_overrides;
+    wo.client_override_policy = cfg.client_override_policy;
     wo.offset_flush_interval_ms = cfg.offset_flush_interval_ms;
     wo.offset_flush_timeout_ms = cfg.offset_flush_timeout_ms;
     wo.task_shutdown_graceful_timeout_ms = cfg.task_shutdown_graceful_timeout_ms;
@@ -1698,17 +1701,120 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   }
 
   // Preconditions of the offsets API, in Connect's order: 404 unknown, then
-  // (writes only) 400 unless STOPPED, then 501 for sinks, whose offsets live
-  // in consumer group connect-<name> (not implemented here).
+  // (writes only) 400 unless STOPPED.
   std::optional<rest::RestError> offsets_precondition(const ClusterConfigState& snap, const std::string& name,
                                                       bool modify) const {
     if (!snap.contains(name)) return rest::RestError::connector_not_found(name);
     if (modify && snap.target_state(name) != storage::TargetState::Stopped)
       return rest::RestError::connector_not_stopped(name);
-    if (type_of(snap.connector_configs.at(name)) == rest::ConnectorType::Sink)
-      return rest::RestError::not_implemented(
-          "Offsets of sink connectors (consumer group connect-" + name + ") are not supported by kconnectd");
     return std::nullopt;
+  }
+
+  // ---- sink connector offsets (KIP-875): the connector's consumer group.
+  // Every call below blocks on the broker: pool threads only.
+
+  // The sink's config with ${provider:...} placeholders resolved, as its
+  // tasks see it (a group.id override may come from a provider).
+  ConfigMap resolved_config(const ConfigMap& raw) const {
+    if (!cfg.config_transformer) return raw;
+    auto r = cfg.config_transformer->transform(raw);
+    return r ? r->config : raw;
+  }
+
+  // The admin client's properties: the worker's client settings and
+  // admin.*, then the connector's admin.override.* (KIP-458) when the
+  // policy allows them all.
+  storage::ClientProps sink_admin_props(const std::string& name, const ConfigMap& conf) const {
+    storage::ClientProps p = cfg.client_props;
+    p["bootstrap.servers"] = cfg.bootstrap_servers;
+    for (const auto& [k, v] : cfg.admin_overrides) p[k] = v;
+    if (runtime::override_violations(cfg.client_override_policy, conf).empty())
+      for (auto& [k, v] : runtime::connector_client_overrides(conf, runtime::kAdminOverridePrefix)) p[k] = v;
+    p.emplace("client.id", "connector-worker-adminclient-" + name);
+    return p;
+  }
+
+  // GET for a sink: the committed offsets of its consumer group.
+  rest::Reply<std::vector<rest::ConnectorOffset>> sink_offsets(const std::string& name, const ConfigMap& raw) const {
+    const auto conf = resolved_config(raw);
+    const auto group = runtime::sink_consumer_group_id(name, conf, cfg.consumer_overrides);
+    const auto props = sink_admin_props(name, conf);
+    const int timeout_ms = cfg.worker_sync_timeout_ms * 3;
+    auto failed = [&](const storage::AdminStatus& st) {
+      spdlog::error("Failed to retrieve consumer group offsets for sink connector {} (group {}): {}", name, group,
+                    st.message);
+      return rest::RestError::internal("Failed to retrieve consumer group offsets for sink connector " + name + ": " +
+                                       st.message);
+    };
+    std::vector<storage::GroupOffset> offsets;
+    if (auto st = storage::list_group_offsets(props, group, {}, timeout_ms, offsets); !st.ok()) return failed(st);
+    if (offsets.empty()) {
+      // librdkafka's mock cluster answers the all-partitions form of
+      // OffsetFetch with nothing; ask again for the partitions of the
+      // connector's `topics`. A real broker answers both alike.
+      std::vector<std::string> topics;
+      if (auto it = conf.find("topics"); it != conf.end())
+        for (auto& t : split_comma_list(it->second)) topics.push_back(t);
+      std::vector<storage::TopicPartition> partitions;
+      if (!topics.empty()) {
+        if (auto st = storage::topic_partitions(props, topics, timeout_ms, partitions); !st.ok()) return failed(st);
+      }
+      if (!partitions.empty()) {
+        if (auto st = storage::list_group_offsets(props, group, partitions, timeout_ms, offsets); !st.ok())
+          return failed(st);
+      }
+    }
+    return sink_offsets_to_rest(offsets);
+  }
+
+  // PATCH (offsets set) or DELETE (nullopt) for a STOPPED sink.
+  rest::Reply<std::string> modify_sink_offsets(const std::string& name, const ConfigMap& raw,
+                                               const std::optional<std::vector<rest::ConnectorOffset>>& offsets) const {
+    const auto conf = resolved_config(raw);
+    const auto group = runtime::sink_consumer_group_id(name, conf, cfg.consumer_overrides);
+    const auto props = sink_admin_props(name, conf);
+    const int timeout_ms = cfg.worker_sync_timeout_ms * 3;
+    if (!offsets) {
+      auto st = storage::delete_group(props, group, timeout_ms);
+      // A group that is gone already is reset already (Connect treats
+      // GROUP_ID_NOT_FOUND as success: a reset is idempotent).
+      if (!st.ok() && st.code != RD_KAFKA_RESP_ERR_GROUP_ID_NOT_FOUND) {
+        spdlog::error("Failed to reset consumer group offsets for sink connector {} (group {}): {}", name, group,
+                      st.message);
+        if (st.code == RD_KAFKA_RESP_ERR_NON_EMPTY_GROUP)
+          return rest::RestError::internal(sink_group_busy_message(name, true));
+        return rest::RestError::internal("Failed to reset consumer group offsets for sink connector " + name + ": " +
+                                         st.message);
+      }
+      spdlog::info("leader reset the offsets of sink connector {}: deleted consumer group {}", name, group);
+      return std::string("The offsets for this connector have been reset successfully");
+    }
+    auto writes = parse_sink_offsets(*offsets);
+    if (!writes) return writes.error();
+    std::vector<storage::GroupOffset> to_alter;
+    std::vector<storage::TopicPartition> to_delete;
+    for (const auto& w : writes.value()) {
+      if (w.offset) to_alter.push_back({w.partition.first, w.partition.second, *w.offset});
+      else to_delete.push_back(w.partition);
+    }
+    auto failed = [&](const storage::AdminStatus& st) {
+      spdlog::error("Failed to alter consumer group offsets for connector {} (group {}): {}", name, group, st.message);
+      if (st.code == RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID || st.code == RD_KAFKA_RESP_ERR_GROUP_SUBSCRIBED_TO_TOPIC)
+        return rest::RestError::internal(sink_group_busy_message(name, false));
+      return rest::RestError::internal("Failed to alter consumer group offsets for connector " + name + ": " +
+                                       st.message);
+    };
+    if (!to_alter.empty()) {
+      if (auto st = storage::alter_group_offsets(props, group, to_alter, timeout_ms); !st.ok()) return failed(st);
+    }
+    if (!to_delete.empty()) {
+      if (auto st = storage::delete_group_offsets(props, group, to_delete, timeout_ms); !st.ok()) return failed(st);
+    }
+    spdlog::info("leader altered {} and deleted {} offset(s) of sink connector {} (group {})", to_alter.size(),
+                 to_delete.size(), name, group);
+    // Built-in sinks keep no offsets outside the framework (Connect's
+    // FileStreamSinkConnector.alterOffsets answers true): the short message.
+    return std::string("The offsets for this connector have been altered successfully");
   }
 
   // Runs `fn` on the io thread after the leader checks of a write
@@ -1857,7 +1963,9 @@ void DistributedHerder::connector_plugin_config(const std::string& plugin,
 }
 
 void DistributedHerder::validate_connector_config(rest::ConnectorConfig config, rest::Callback<rest::ConfigInfos> cb) {
-  cb(to_rest(validate_resolved(*impl_->registry, config_.config_transformer.get(), config)));
+  auto v = validate_resolved(*impl_->registry, config_.config_transformer.get(), config);
+  apply_override_policy(v, config_.client_override_policy, config);
+  cb(to_rest(v));
 }
 
 void DistributedHerder::connector_active_topics(const std::string& name,
@@ -1881,7 +1989,10 @@ void DistributedHerder::connector_offsets(const std::string& name,
   auto impl = impl_;
   // On the pool: the read to the end of the offsets topic blocks.
   asio::post(impl_->pool, [impl, name, cb = std::move(cb)] {
-    if (auto e = impl->offsets_precondition(impl->config_store->snapshot(), name, false)) return cb(*e);
+    auto snap = impl->config_store->snapshot();
+    if (auto e = impl->offsets_precondition(snap, name, false)) return cb(*e);
+    const auto& conf = snap.connector_configs.at(name);
+    if (impl->type_of(conf) == rest::ConnectorType::Sink) return cb(impl->sink_offsets(name, conf));
     auto st = impl->offset_store->read_to_end(impl->cfg.worker_sync_timeout_ms * 3);
     if (!st) return cb(rest::RestError::internal("Failed to read the offsets topic: " + st.error().to_string()));
     std::vector<rest::ConnectorOffset> out;
@@ -1931,7 +2042,8 @@ void DistributedHerder::put_connector_config(rest::PutConnectorRequest req, rest
   auto impl = impl_;
   impl_->leader_write<rest::PutConnectorResult>(
       std::move(cb), [impl, req = std::move(req)]() -> rest::Reply<rest::PutConnectorResult> {
-        if (auto invalid = reject_invalid_config(*impl->registry, impl->cfg.config_transformer.get(), req.config))
+        if (auto invalid = reject_invalid_config(*impl->registry, impl->cfg.config_transformer.get(), req.config,
+                                                 impl->cfg.client_override_policy))
           return *invalid;
         auto before = impl->config_store->snapshot();
         const bool exists = before.contains(req.name);
@@ -1978,7 +2090,10 @@ void DistributedHerder::modify_connector_offsets(const std::string& name,
   auto impl = impl_;
   impl_->leader_write<std::string>(
       std::move(cb), [impl, name, offsets = std::move(offsets)]() -> rest::Reply<std::string> {
-        if (auto e = impl->offsets_precondition(impl->config_store->snapshot(), name, true)) return *e;
+        auto snap = impl->config_store->snapshot();
+        if (auto e = impl->offsets_precondition(snap, name, true)) return *e;
+        const auto& conf = snap.connector_configs.at(name);
+        if (impl->type_of(conf) == rest::ConnectorType::Sink) return impl->modify_sink_offsets(name, conf, offsets);
         const int timeout_ms = impl->cfg.worker_sync_timeout_ms * 3;
         std::vector<std::pair<storage::SourcePartition, std::optional<storage::SourceOffset>>> batch;
         if (offsets) {

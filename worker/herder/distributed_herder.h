@@ -68,6 +68,11 @@ struct HerderConfig {
   storage::ClientProps client_props;
   storage::ClientProps producer_overrides;  ///< producer.* (prefix stripped), for source tasks
   storage::ClientProps consumer_overrides;  ///< consumer.* (prefix stripped), for sink tasks
+  /// admin.* (prefix stripped, REST `admin.listeners` excluded): the admin
+  /// client of the sink offsets API (KIP-875).
+  storage::ClientProps admin_overrides;
+  /// connector.client.config.override.policy (KIP-458, Connect's default All).
+  runtime::ClientOverridePolicy client_override_policy = runtime::ClientOverridePolicy::All;
   std::string client_id;                    ///< client.id; empty = "connect-<workerId>"
   ConnectProtocol protocol = ConnectProtocol::Sessioned;  ///< connect.protocol
   int session_timeout_ms = 10000;           ///< session.timeout.ms

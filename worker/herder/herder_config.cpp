@@ -15,6 +15,14 @@ HerderConfig herder_config_from(const config::WorkerConfig& wc, const std::strin
   h.producer_overrides = wc.originals_with_prefix("producer.");
   h.producer_overrides.erase("shared");  // producer.shared is a worker option, not a librdkafka one
   h.consumer_overrides = wc.originals_with_prefix("consumer.");
+  for (auto& [k, v] : wc.originals_with_prefix("admin."))
+    if (k != "listeners" && !k.starts_with("listeners.")) h.admin_overrides[k] = v;
+  const auto policy_text = wc.get_string("connector.client.config.override.policy");
+  auto policy = runtime::parse_client_override_policy(policy_text);
+  if (!policy)
+    throw config::ConfigError("connector.client.config.override.policy: unknown policy '" + policy_text +
+                              "' (expected All, None or Principal)");
+  h.client_override_policy = *policy;
   h.client_id = wc.group_client_id(default_host);
   auto proto = connect::protocol_from_config(wc.connect_protocol());
   if (!proto) throw config::ConfigError("connect.protocol: unknown value '" + wc.connect_protocol() + "'");

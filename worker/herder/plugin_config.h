@@ -14,6 +14,7 @@
 #include "worker/connectors/transform_config.h"
 #include "worker/providers/config_provider.h"
 #include "worker/rest/herder_api.h"
+#include "worker/runtime/client_overrides.h"
 
 namespace kc::herder {
 
@@ -92,13 +93,35 @@ inline connectors::ConfigValidation validate_resolved(const connectors::PluginRe
   return v;
 }
 
+/// Adds an error for every `*.override.*` key `policy` refuses (KIP-458):
+/// Connect's "The 'None' policy does not allow 'group.id' to be overridden
+/// in the connector configuration." on the full key, which is added to the
+/// result when the connector does not define it.
+inline void apply_override_policy(connectors::ConfigValidation& v, runtime::ClientOverridePolicy policy,
+                                  const rest::ConnectorConfig& config) {
+  for (auto& bad : runtime::override_violations(policy, config)) {
+    auto it = std::find_if(v.configs.begin(), v.configs.end(),
+                           [&](const connectors::ConfigEntry& c) { return c.definition.name == bad.key; });
+    if (it == v.configs.end()) {
+      connectors::ConfigKeyDef def;
+      def.name = bad.key;
+      it = v.configs.insert(v.configs.end(), connectors::ConfigEntry{def, {bad.key, config.at(bad.key), {}, {}, true}});
+    }
+    it->value.errors.push_back(std::move(bad.message));
+    ++v.error_count;
+  }
+}
+
 /// The create/update check: nullopt when `config` is valid, else 400 with
 /// Connect's "Connector configuration is invalid and contains the following
 /// N error(s): ..." message.
-inline std::optional<rest::RestError> reject_invalid_config(const connectors::PluginRegistry& registry,
-                                                            const providers::ConfigTransformer* transformer,
-                                                            const rest::ConnectorConfig& config) {
+/// `policy` is the worker's connector.client.config.override.policy.
+inline std::optional<rest::RestError> reject_invalid_config(
+    const connectors::PluginRegistry& registry, const providers::ConfigTransformer* transformer,
+    const rest::ConnectorConfig& config,
+    runtime::ClientOverridePolicy policy = runtime::ClientOverridePolicy::All) {
   auto v = validate_resolved(registry, transformer, config);
+  apply_override_policy(v, policy, config);
   if (v.error_count == 0) return std::nullopt;
   return rest::RestError::bad_request(v.invalid_message());
 }

@@ -192,7 +192,7 @@ struct RestError {
     return {ErrorKind::ServiceUnavailable, std::move(message), {}};
   }
   /// 501 with `message`: the request is valid Connect but kconnectd lacks
-  /// the feature (e.g. sink connector offsets).
+  /// the feature.
   static RestError not_implemented(std::string message) {
     return {ErrorKind::NotImplemented, std::move(message), {}};
   }
@@ -481,8 +481,11 @@ class HerderApi {
   virtual void set_target_state(const std::string& name, TargetState state, Callback<Done> cb) = 0;
 
   /// GET /connectors/{c}/offsets: the connector's committed offsets (any
-  /// worker). 404 if unknown; 501 for sink connectors (consumer-group
-  /// offsets are not implemented).
+  /// worker, any state). Source connectors: the offsets topic; sink
+  /// connectors: the committed offsets of their consumer group (KIP-875),
+  /// {"kafka_topic","kafka_partition"} → {"kafka_offset"}. 404 if unknown;
+  /// 500 "Failed to retrieve consumer group offsets for sink connector ..."
+  /// when the broker does not answer.
   virtual void connector_offsets(const std::string& name, Callback<std::vector<ConnectorOffset>> cb) = 0;
 
   /// PATCH /connectors/{c}/offsets (`offsets` = the non-empty list, checked
@@ -491,7 +494,11 @@ class HerderApi {
   /// message ("The offsets for this connector have been altered / reset
   /// successfully"). 404 if unknown; 400 "Connectors must be in the STOPPED
   /// state before their offsets can be modified. ..." unless the target state
-  /// is STOPPED; 501 for sink connectors.
+  /// is STOPPED. Sinks: 400 with Connect's SinkUtils messages for a bad
+  /// entry; PATCH commits (OffsetCommit) or, for null offsets, deletes
+  /// (OffsetDelete) the group's offsets, DELETE deletes the group
+  /// (DeleteGroups; a missing group is success); 500 with Connect's message
+  /// while the group still has members, or naming the broker's error.
   virtual void modify_connector_offsets(const std::string& name, std::optional<std::vector<ConnectorOffset>> offsets,
                                         Callback<std::string> cb) = 0;
 

@@ -765,8 +765,12 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
 
   if (env.observer) env.observer->on_task_start(env.options.worker_id, id);
   try {
+    // KIP-458: refused overrides are caught when the config is validated;
+    // a config written before the policy changed fails here, as Connect.
+    if (auto bad = override_violations(env.options.client_override_policy, connector_config); !bad.empty())
+      throw connectors::ConnectError("Client Config Overrides not allowed: " + bad.front().message);
     storage::ClientProps overrides = env.options.consumer_overrides;
-    overrides["group.id"] = "connect-" + id.connector;
+    overrides["group.id"] = sink_consumer_group_id(id.connector, connector_config, env.options.consumer_overrides);
     // Range, as Connect's sink consumers effectively use. Not
     // cooperative-sticky: librdkafka < 2.3 aborts when such a consumer is
     // closed before its first assignment (librdkafka #4312), which a task
@@ -784,6 +788,10 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
     // 100 ms is the Java consumer's retry.backoff.ms. `consumer.` overrides.
     overrides.emplace("queued.min.messages", "1000000");
     overrides.emplace("fetch.error.backoff.ms", "100");
+    // The connector's consumer.override.* last (Connect's order), except
+    // that the framework keeps committing offsets itself.
+    for (auto& [k, v] : connector_client_overrides(connector_config, kConsumerOverridePrefix))
+      if (k != "enable.auto.commit" && k != "enable.auto.offset.store") overrides[k] = v;
     auto c = storage::make_client(RD_KAFKA_CONSUMER, env.options.client, overrides, [&](rd_kafka_conf_t* conf) {
       rd_kafka_conf_set_rebalance_cb(conf, &sink_rebalance_cb);
       rd_kafka_conf_set_opaque(conf, &state);

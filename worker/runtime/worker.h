@@ -55,6 +55,7 @@
 
 #include "common/result.h"
 #include "protocol/connect/types.h"
+#include "worker/runtime/client_overrides.h"
 #include "worker/metrics/worker_metrics.h"
 #include "worker/connectors/connector.h"
 #include "worker/connectors/registry.h"
@@ -132,6 +133,9 @@ struct WorkerOptions {
   storage::ClientProps client;                  ///< base librdkafka props (bootstrap.servers, security)
   storage::ClientProps producer_overrides;      ///< `producer.*` with the prefix stripped
   storage::ClientProps consumer_overrides;      ///< `consumer.*` with the prefix stripped
+  /// connector.client.config.override.policy: which `consumer.override.*`
+  /// keys of a sink connector reach its task consumers (KIP-458).
+  ClientOverridePolicy client_override_policy = ClientOverridePolicy::All;
   int64_t offset_flush_interval_ms = 60000;     ///< offset.flush.interval.ms
   int offset_flush_timeout_ms = 5000;           ///< offset.flush.timeout.ms
   int task_shutdown_graceful_timeout_ms = 5000; ///< task.shutdown.graceful.timeout.ms

@@ -218,7 +218,8 @@ class FakeHerder : public HerderApi {
     });
   }
   // Offsets: per-connector list in partition order of first write; same
-  // preconditions as the real herder (404, 400 unless STOPPED, 501 sinks).
+  // preconditions as the real herder (404, 400 unless STOPPED), for
+  // source and sink connectors alike.
   void connector_offsets(const std::string& name, Callback<std::vector<ConnectorOffset>> cb) override {
     run([this, name, cb] {
       if (auto e = offsets_check(name, false)) return cb(*e);
@@ -265,7 +266,6 @@ class FakeHerder : public HerderApi {
     auto it = connectors.find(name);
     if (it == connectors.end()) return RestError::connector_not_found(name);
     if (modify && targets[name] != TargetState::Stopped) return RestError::connector_not_stopped(name);
-    if (it->second.type == ConnectorType::Sink) return RestError::not_implemented("sink offsets");
     return std::nullopt;
   }
   std::optional<RestError> write_check() {
@@ -744,7 +744,7 @@ TEST_CASE("connector offsets: GET, PATCH and DELETE only when STOPPED", "[rest]"
   CHECK(unknown_patch.j()["message"] == "Connector nope not found");
 }
 
-TEST_CASE("PATCH offsets validates its body, sinks answer 501, writes are forwarded", "[rest]") {
+TEST_CASE("PATCH offsets validates its body, sinks reach the herder, writes are forwarded", "[rest]") {
   Server s;
   REQUIRE(request(s.port(), "POST", "/connectors", kCreateC1).status == 201);
   REQUIRE(request(s.port(), "PUT", "/connectors/c1/stop").status == 204);
@@ -771,9 +771,18 @@ TEST_CASE("PATCH offsets validates its body, sinks answer 501, writes are forwar
   CHECK(s.herder.calls_snapshot() == std::vector<std::string>{"put c1"});  // none reached the herder
 
   REQUIRE(request(s.port(), "PUT", "/connectors/k/config", R"({"connector.class":"kc.FileStreamSink"})").status == 201);
+  // Sink offsets are the herder's business (consumer group, KIP-875): the
+  // REST layer passes GET and the checked PATCH body through unchanged.
   auto sink = request(s.port(), "GET", "/connectors/k/offsets");
-  check_error_body(sink, 501);
-  CHECK(sink.j()["message"] == "sink offsets");
+  CHECK(sink.status == 200);
+  CHECK(sink.j() == nlohmann::json::parse(R"({"offsets":[]})"));
+  REQUIRE(request(s.port(), "PUT", "/connectors/k/stop").status == 204);
+  auto sink_patch = request(s.port(), "PATCH", "/connectors/k/offsets",
+                            R"({"offsets":[{"partition":{"kafka_topic":"t","kafka_partition":0},"offset":{"kafka_offset":3}}]})");
+  CHECK(sink_patch.status == 200);
+  auto sink_get = request(s.port(), "GET", "/connectors/k/offsets");
+  CHECK(sink_get.j() == nlohmann::json::parse(
+                           R"({"offsets":[{"partition":{"kafka_topic":"t","kafka_partition":0},"offset":{"kafka_offset":3}}]})"));
 
   Server follower;
   follower.herder.not_leader_url = s.server.url();

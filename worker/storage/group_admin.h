@@ -1,0 +1,87 @@
+#pragma once
+// Consumer group offsets through librdkafka's admin API: what the sink
+// connector offsets API (KIP-875, Connect's Worker.sinkConnectorOffsets /
+// modifySinkConnectorOffsets) needs. Each call creates a short-lived admin
+// client from the given properties and blocks until the broker answers or
+// the timeout passes: call from a pool thread, never the io_context.
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <librdkafka/rdkafka.h>
+
+#include "worker/storage/kafka_client.h"
+
+namespace kc::storage {
+
+/// One committed offset of a consumer group: topic, partition, and the
+/// offset of the next record to consume (>= 0).
+struct GroupOffset {
+  std::string topic;
+  int32_t partition = 0;
+  int64_t offset = 0;
+  bool operator==(const GroupOffset&) const = default;
+};
+
+/// A topic partition (topic, partition).
+using TopicPartition = std::pair<std::string, int32_t>;
+
+/// Outcome of an admin call: `code` is the Kafka (or librdkafka local)
+/// error, RD_KAFKA_RESP_ERR_NO_ERROR on success; `message` is the broker's
+/// or librdkafka's text, naming the partition when one partition failed.
+struct AdminStatus {
+  rd_kafka_resp_err_t code = RD_KAFKA_RESP_ERR_NO_ERROR;
+  std::string message;
+  [[nodiscard]] bool ok() const { return code == RD_KAFKA_RESP_ERR_NO_ERROR; }
+};
+
+/// The committed offsets of `group` (OffsetFetch through
+/// rd_kafka_ListConsumerGroupOffsets). `partitions` empty = every partition
+/// the group has an offset for; otherwise only those (partitions without a
+/// committed offset are left out). A group that does not exist has none.
+/// Sorted by topic, then partition. `timeout_ms` bounds the whole call.
+AdminStatus list_group_offsets(const ClientProps& props, const std::string& group,
+                               const std::vector<TopicPartition>& partitions, int timeout_ms,
+                               std::vector<GroupOffset>& out);
+
+/// Commits `offsets` for `group` (OffsetCommit through
+/// rd_kafka_AlterConsumerGroupOffsets). The broker refuses it with
+/// UNKNOWN_MEMBER_ID while the group has members. A per-partition error
+/// fails the call with that partition's code.
+AdminStatus alter_group_offsets(const ClientProps& props, const std::string& group,
+                                const std::vector<GroupOffset>& offsets, int timeout_ms);
+
+/// Deletes the committed offsets of `partitions` for `group` (OffsetDelete,
+/// KIP-496, brokers >= 2.4, through rd_kafka_DeleteConsumerGroupOffsets).
+/// librdkafka 2.0.2 aborts the process when the broker lacks OffsetDelete
+/// (librdkafka #3663), so this first asks broker_apis() and answers
+/// RD_KAFKA_RESP_ERR__UNSUPPORTED_FEATURE without sending anything when it
+/// is missing. GROUP_SUBSCRIBED_TO_TOPIC while members
+/// consume the topic.
+AdminStatus delete_group_offsets(const ClientProps& props, const std::string& group,
+                                 const std::vector<TopicPartition>& partitions, int timeout_ms);
+
+/// Deletes `group` and all its offsets (DeleteGroups through
+/// rd_kafka_DeleteGroups). GROUP_ID_NOT_FOUND when it does not exist,
+/// NON_EMPTY_GROUP while it has members. Like delete_group_offsets, asks
+/// broker_apis() first: librdkafka 2.0.2 also aborts after a DeleteGroups
+/// the broker does not support (RD_KAFKA_RESP_ERR__UNSUPPORTED_FEATURE).
+AdminStatus delete_group(const ClientProps& props, const std::string& group, int timeout_ms);
+
+/// Every partition of the listed topics that exist, from the cluster's
+/// metadata (topics the broker does not know are left out).
+AdminStatus topic_partitions(const ClientProps& props, const std::vector<std::string>& topics, int timeout_ms,
+                             std::vector<TopicPartition>& out);
+
+/// The names of the APIs (Kafka's names, e.g. "DeleteGroups",
+/// "OffsetDelete") that the broker a fresh client reaches first lists in its
+/// ApiVersions answer. librdkafka has no public API for a broker's
+/// versions, so this reads its "feature" debug log of that exchange.
+/// Brokers of one cluster are assumed to run one version. An error when no
+/// broker answered within `timeout_ms`.
+AdminStatus broker_apis(const ClientProps& props, int timeout_ms, std::set<std::string>& apis);
+
+}  // namespace kc::storage
