@@ -23,6 +23,7 @@ void PluginRegistry::add(PluginDesc desc) {
   const std::string suffix = "Connector";
   if (simple.size() > suffix.size() && simple.compare(simple.size() - suffix.size(), suffix.size(), suffix) == 0)
     alias_to_class_[simple.substr(0, simple.size() - suffix.size())] = cls;
+  for (const auto& a : desc.aliases) alias_to_class_[a] = cls;
   by_class_[cls] = std::move(desc);
 }
 

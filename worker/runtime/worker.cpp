@@ -453,6 +453,15 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
     auto st = commit_acked(drain_first);
     if (!st) return ok_status();
     if (auto* tm = live_metrics(env, r)) tm->offset_commit(st->ok());
+    if (st->ok()) {
+      // SourceTask.commit once the offsets are written; as Connect, its
+      // failure is logged and the task goes on.
+      try {
+        task->commit();
+      } catch (const std::exception& e) {
+        spdlog::error("{}: exception thrown while calling task.commit(): {}", id.to_string(), e.what());
+      }
+    }
     return *st;
   };
   bool startup_reported = false;
@@ -642,7 +651,7 @@ struct SinkState {
   ConnectorTaskId id;
   connectors::TopicPartitionOffsets consumed;   ///< next offset per partition, written to the plugin
   connectors::TopicPartitionOffsets committed;  ///< what the group has
-  std::optional<std::string> failure;
+  std::optional<std::string> failure;  ///< a plugin's open()/close() failure, thrown by the task loop
   /// No more commits: set by the task thread before its own close.
   std::atomic<bool> cancelled{false};
   /// The runner's flag, set by the thread that cuts the task off.
@@ -653,6 +662,21 @@ struct SinkState {
   std::mutex* kafka_mu = nullptr;      ///< the runner's kafka_mu
   int commit_timeout_ms = 5000;        ///< offset.flush.timeout.ms
   metrics::TaskMetrics* tm = nullptr;  ///< offset-commit counts; may be null
+
+  /// Calls the plugin's open()/close() with `parts` from inside the
+  /// rebalance callback (a C callback: nothing may be thrown through it);
+  /// the first failure is kept in `failure` for the task loop to throw.
+  template <typename Fn>
+  void call_plugin(const char* what, const rd_kafka_topic_partition_list_t* parts, Fn&& fn) {
+    connectors::TopicPartitions tps;
+    tps.reserve(static_cast<size_t>(parts->cnt));
+    for (int i = 0; i < parts->cnt; ++i) tps.emplace_back(parts->elems[i].topic, parts->elems[i].partition);
+    try {
+      fn(tps);
+    } catch (const std::exception& e) {
+      if (!failure) failure = std::string("SinkTask ") + what + " failed: " + e.what();
+    }
+  }
 
   /// True once nothing may be committed any more.
   bool discarded() const { return cancelled.load() || (abandoned && abandoned->load()); }
@@ -673,11 +697,17 @@ struct SinkState {
     }
     if (todo.empty() || discarded()) return ok_status();
     try {
-      task->flush(todo);
+      // SinkTask.preCommit (default: flush, then all of them); only the
+      // partitions asked about are committed.
+      auto chosen = task->pre_commit(todo);
+      for (auto it = chosen.begin(); it != chosen.end();)
+        it = todo.count(it->first) ? std::next(it) : chosen.erase(it);
+      todo = std::move(chosen);
     } catch (const std::exception& e) {
       if (tm && !discarded()) tm->offset_commit(false);
       return Error{"flush", e.what()};
     }
+    if (todo.empty() || discarded()) return ok_status();
     auto* list = rd_kafka_topic_partition_list_new(static_cast<int>(todo.size()));
     for (const auto& [tp, off] : todo) rd_kafka_topic_partition_list_add(list, tp.first.c_str(), tp.second)->offset = off;
     rd_kafka_queue_t* replies = rd_kafka_queue_new(rk);
@@ -720,6 +750,7 @@ void sink_rebalance_cb(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_p
     else rd_kafka_assign(rk, parts);
     // Eager (range) reassigns every partition on each group rebalance.
     if (s->paused && s->paused->load()) rd_kafka_pause_partitions(rk, parts);
+    if (!s->discarded()) s->call_plugin("open", parts, [&](const auto& tps) { s->task->open(tps); });
     return;
   }
   if (s->abandoned && s->abandoned->load()) {
@@ -736,6 +767,9 @@ void sink_rebalance_cb(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_p
     auto st = s->commit(rk, parts, /*locked=*/true);
     if (!st) spdlog::warn("{}: commit on revocation failed: {}", s->id.to_string(), st.error().to_string());
   }
+  // SinkTask.close after their commit: on revocation, and for every
+  // partition when the task's own close() revokes them at stop.
+  s->call_plugin("close", parts, [&](const auto& tps) { s->task->close(tps); });
   for (int i = 0; i < parts->cnt; ++i) {
     std::pair<std::string, int32_t> tp{parts->elems[i].topic, parts->elems[i].partition};
     s->consumed.erase(tp);
@@ -865,6 +899,7 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
           }
         }
       }
+      if (state.failure) throw connectors::ConnectError(*state.failure);
       batch.clear();
       read_ends.clear();
       try {
