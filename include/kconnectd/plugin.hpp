@@ -343,6 +343,25 @@ class SinkRecord {
   const kc_sink_record* r_;
 };
 
+/// A polled source record, read back in commit_record().
+class SourceRecordView {
+ public:
+  explicit SourceRecordView(const kc_source_record* r) : r_(r) {}
+  std::string topic() const { return host().source_record_topic(r_); }
+  ValueView key() const { return ValueView(host().source_record_key(r_)); }
+  ValueView value() const { return ValueView(host().source_record_value(r_)); }
+  /// A source offset field (nullopt when absent or not an integer).
+  std::optional<int64_t> offset_int64(const std::string& k) const {
+    int64_t v = 0;
+    return host().json_get_int64(host().source_record_get_source_offset(r_), k.c_str(), &v)
+               ? std::optional<int64_t>(v)
+               : std::nullopt;
+  }
+
+ private:
+  const kc_source_record* r_;
+};
+
 /// The records of one put().
 class SinkRecords {
  public:
@@ -423,6 +442,13 @@ class SourceTask {
   virtual void poll(SourceRecords& out) = 0;
   /// The offsets of the records polled so far were committed.
   virtual void commit() {}
+  /// `record` was acknowledged by Kafka (`md`; partition -1 when it was not
+  /// sent, e.g. dropped by a transform). Runs on the task thread. Only
+  /// tasks that override it are called (others cost nothing per record).
+  virtual void commit_record(const SourceRecordView& record, const kc_record_metadata& md) {
+    (void)record;
+    (void)md;
+  }
   virtual void stop() = 0;
 };
 
@@ -539,6 +565,9 @@ struct Tables {
   static kc_status src_commit(void* self) {
     return detail::guard([&] { static_cast<T*>(self)->commit(); });
   }
+  static kc_status src_commit_record(void* self, const kc_source_record* r, const kc_record_metadata* md) {
+    return detail::guard([&] { static_cast<T*>(self)->commit_record(SourceRecordView(r), *md); });
+  }
   // Sink tasks.
   static kc_status sink_start(void* self, const kc_config* cfg) {
     return detail::guard([&] { static_cast<T*>(self)->start(detail::to_config(cfg)); });
@@ -596,8 +625,12 @@ class Registrar {
               const std::vector<std::string>& aliases = {}) {
     static_assert(std::is_base_of_v<SourceConnector, C> && std::is_base_of_v<SourceTask, T>);
     using X = Tables<C, T>;
+    // commit_record only when T overrides it (its member pointer type is then T's).
+    constexpr bool per_record =
+        !std::is_same_v<decltype(&T::commit_record), decltype(&SourceTask::commit_record)>;
     kc_source_task_class t{sizeof(kc_source_task_class), &X::task_create, &X::src_start, &X::src_poll,
-                           &X::src_commit, nullptr, &X::task_stop, &X::task_destroy};
+                           &X::src_commit, per_record ? &X::src_commit_record : nullptr, &X::task_stop,
+                           &X::task_destroy};
     add<C, T>(class_name, version, def, aliases, KC_SOURCE, &t, nullptr);
   }
   /// A sink connector class C whose tasks are T.

@@ -48,6 +48,11 @@ class Src : public kd::SourceTask {
     }
   }
   void commit() override { seen.committed = true; }
+  void commit_record(const kd::SourceRecordView& r, const kc_record_metadata& md) override {
+    seen.put_values.push_back(r.value().get("s").as_string() + "@" + md.topic + "/" + std::to_string(md.partition) +
+                              "/" + std::to_string(md.offset) + " pos " +
+                              std::to_string(r.offset_int64("pos").value_or(-1)));
+  }
   void stop() override {}
 
  private:
@@ -219,6 +224,9 @@ TEST_CASE("plugin ABI: a source connector and task through the handles") {
   CHECK(r.headers.list()[0].value == kc::data::Value(int64_t{7}));
   task->commit();
   CHECK(seen.committed);
+  REQUIRE(task->wants_commit_record());
+  task->commit_record(recs[1], cx::RecordMetadata{"out", 1, 77, 5});
+  CHECK(seen.put_values == std::vector<std::string>{"x1@out/1/77 pos 11"});
   task->stop();
   (*c)->stop();
 }
