@@ -243,6 +243,7 @@ class SequenceTask : public SourceTask {
   void start(const ConfigMap& config, SourceTaskContext& ctx) override {
     topic_ = require(config, "topic", "SequenceSource");
     throughput_ = double_setting(config, "throughput", 10.0);
+    max_records_ = int_setting(config, "max.records", -1);
     prefix_ = ctx.connector_name() + "-" + std::to_string(ctx.task_number());
     partition_ = OrderedJson{{"connector", ctx.connector_name()}, {"task", ctx.task_number()}};
     auto off = ctx.offset(partition_);
@@ -252,6 +253,10 @@ class SequenceTask : public SourceTask {
 
   std::vector<SourceRecord> poll() override {
     constexpr int64_t kMaxBatch = 1000;
+    if (max_records_ >= 0 && next_ >= max_records_) {  // all emitted: idle, quietly
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      return {};
+    }
     int64_t n = kMaxBatch;
     if (throughput_ > 0) {
       double secs = std::chrono::duration<double>(Clock::now() - started_).count();
@@ -263,6 +268,7 @@ class SequenceTask : public SourceTask {
         return {};
       }
     }
+    if (max_records_ >= 0) n = std::min(n, max_records_ - next_);
     std::vector<SourceRecord> out;
     out.reserve(static_cast<size_t>(n));
     // Each record carries its creation time, so that timestamp-based
@@ -291,6 +297,7 @@ class SequenceTask : public SourceTask {
  private:
   std::string topic_;
   double throughput_ = 10.0;
+  int64_t max_records_ = -1;  ///< seqs 0 .. max.records-1 in all; -1 = no end
   std::string prefix_;
   SharedJson partition_;  ///< shared by the records
   data::SchemaPtr schema_ = sequence_value_schema();
@@ -305,6 +312,7 @@ class SequenceConnector : public Connector {
   void start(const ConfigMap& config) override {
     require(config, "topic", "SequenceSource");
     double_setting(config, "throughput", 10.0);
+    int_setting(config, "max.records", -1);
     config_ = config;
   }
   std::vector<ConfigMap> task_configs(int max_tasks) override {
@@ -390,8 +398,15 @@ ConfigDefs sequence_source_config_defs() {
   auto topic = key("topic", ConfigType::String, true, std::nullopt, ConfigImportance::High,
                    "Topic to write the sequence to.", "Topic");
   topic.check = &non_empty_string;
-  return {topic, key("throughput", ConfigType::Double, false, "10", ConfigImportance::Medium,
-                     "Records per second per task; 0 or less = as fast as possible.", "Throughput")};
+  auto max = key("max.records", ConfigType::Long, false, "-1", ConfigImportance::Low,
+                 "Records per task in all (seq 0 to max.records - 1, counted across restarts); after them the "
+                 "task emits nothing more. -1 = no limit.",
+                 "Max records");
+  max.at_least = -1;
+  return {topic,
+          key("throughput", ConfigType::Double, false, "10", ConfigImportance::Medium,
+              "Records per second per task; 0 or less = as fast as possible.", "Throughput"),
+          max};
 }
 
 std::unique_ptr<Connector> make_file_stream_source() { return std::make_unique<FileSourceConnector>(); }

@@ -14,7 +14,9 @@
 //
 // SequenceSource (kc.connect.SequenceSourceConnector, alias SequenceSource)
 //   config: `topic`, `tasks.max` (tasks created), `throughput` (records per
-//   second per task, default 10; <= 0 = unthrottled). Task n of connector C
+//   second per task, default 10; <= 0 = unthrottled), `max.records` (per
+//   task: seqs 0 .. max.records-1 in all, across restarts, then nothing
+//   more; default -1 = no limit). Task n of connector C
 //   emits key "C-n" and a Struct value {task: "C-n", seq: <seq>} (schema
 //   kconnectd.Sequence) with seq = 0, 1, 2, ...; partition
 //   {"connector":"C","task":n}, offset {"seq":<seq>}. Resumes after the
@@ -48,7 +50,7 @@ ConfigDefs file_stream_sink_config_defs();
 /// topics.regex must be set; the error goes on both keys.
 void file_stream_sink_config_rule(const ConfigMap& config, ConfigErrors& errors);
 /// SequenceSource keys: topic (required, non-empty), throughput (DOUBLE,
-/// default 10).
+/// default 10), max.records (LONG >= -1, default -1 = no limit).
 ConfigDefs sequence_source_config_defs();
 
 }  // namespace kc::connectors
