@@ -483,6 +483,7 @@ struct ConfigKey {
   std::optional<double> min, max;
   std::vector<std::string> one_of;
   bool non_empty = false;
+  std::string display_name;  ///< "" = the name
 };
 
 /// Connect's ConfigDef: `ConfigDef().define("topic", KC_CONFIG_STRING,
@@ -492,19 +493,21 @@ class ConfigDef {
  public:
   /// A required key (no default).
   ConfigDef& define(const std::string& name, kc_config_type type, kc_importance imp, const std::string& doc) {
-    keys_.push_back(ConfigKey{name, type, true, std::nullopt, imp, doc, {}, {}, {}, false});
+    keys_.push_back(ConfigKey{name, type, true, std::nullopt, imp, doc, {}, {}, {}, false, {}});
     return *this;
   }
   /// A key with a default.
   ConfigDef& define(const std::string& name, kc_config_type type, const std::string& def, kc_importance imp,
                     const std::string& doc) {
-    keys_.push_back(ConfigKey{name, type, false, def, imp, doc, {}, {}, {}, false});
+    keys_.push_back(ConfigKey{name, type, false, def, imp, doc, {}, {}, {}, false, {}});
     return *this;
   }
   ConfigDef& at_least(double v) { return keys_.back().min = v, *this; }
   ConfigDef& at_most(double v) { return keys_.back().max = v, *this; }
   ConfigDef& one_of(std::vector<std::string> v) { return keys_.back().one_of = std::move(v), *this; }
   ConfigDef& non_empty() { return keys_.back().non_empty = true, *this; }
+  /// The display name (UI hint); default the key's name.
+  ConfigDef& display(const std::string& d) { return keys_.back().display_name = d, *this; }
   const std::vector<ConfigKey>& keys() const { return keys_; }
 
  private:
@@ -672,6 +675,7 @@ class Registrar {
         c.one_of = v.data();
       }
       c.non_empty = k.non_empty ? 1 : 0;
+      c.display_name = k.display_name.empty() ? nullptr : k.display_name.c_str();
       keys.push_back(c);
     }
     std::vector<const char*> alias_ptrs;

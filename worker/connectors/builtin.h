@@ -29,6 +29,8 @@
 
 namespace kc::connectors {
 
+class PluginRegistry;
+
 /// Full class names of the built-ins.
 inline constexpr const char* kFileStreamSourceClass = "org.apache.kafka.connect.file.FileStreamSourceConnector";
 inline constexpr const char* kFileStreamSinkClass = "org.apache.kafka.connect.file.FileStreamSinkConnector";
@@ -38,8 +40,13 @@ inline constexpr const char* kSequenceSourceClass = "kc.connect.SequenceSourceCo
 std::unique_ptr<Connector> make_file_stream_source();
 /// A new FileStreamSink connector instance.
 std::unique_ptr<Connector> make_file_stream_sink();
-/// A new SequenceSource connector instance.
+/// A new SequenceSource connector instance. SequenceSource is written
+/// against the plugin ABI (builtin_sequence.cpp, plugin.hpp); this is its
+/// adapter.
 std::unique_ptr<Connector> make_sequence_source();
+/// Adds the built-ins written against the plugin ABI (SequenceSource),
+/// registered through their entry point function as a .so's would be.
+void register_builtin_abi_connectors(PluginRegistry& r);
 
 /// FileStreamSource keys: file (required, non-empty), topic (required, one
 /// non-empty topic), batch.size (INT >= 1, default 2000).

@@ -235,7 +235,7 @@ class PluginConnector : public Connector {
     std::vector<ConfigMap> out;
     check(cls_->table.task_configs(self_, max_tasks, reinterpret_cast<kc_task_configs*>(&out)), *cls_,
           "task_configs");
-    if (static_cast<int>(out.size()) > max_tasks) out.resize(static_cast<size_t>(std::max(max_tasks, 0)));
+    if (max_tasks > 0 && static_cast<int>(out.size()) > max_tasks) out.resize(static_cast<size_t>(max_tasks));
     return out;
   }
   void stop() override {

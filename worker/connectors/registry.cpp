@@ -97,8 +97,7 @@ void register_builtin_connectors(PluginRegistry& r) {
          file_stream_source_config_defs(), {}});
   r.add({kFileStreamSinkClass, ConnectorType::Sink, kBuiltinPluginVersion, &make_file_stream_sink, file_stream_sink_config_defs(),
          &file_stream_sink_config_rule});
-  r.add({kSequenceSourceClass, ConnectorType::Source, kBuiltinPluginVersion, &make_sequence_source,
-         sequence_source_config_defs(), {}});
+  register_builtin_abi_connectors(r);  // SequenceSource
 }
 
 }  // namespace kc::connectors
