@@ -12,7 +12,8 @@
 //   config: `file` (path; empty = stdout), `topics` (comma list). Appends each
 //   record value's string form plus "\n"; flush() fflush+fsync.
 //
-// SequenceSource (kc.connect.SequenceSourceConnector, alias SequenceSource)
+// SequenceSource (kc.connect.SequenceSourceConnector, alias SequenceSource;
+//   written against the plugin ABI with plugin.hpp: builtin_sequence.cpp)
 //   config: `topic`, `tasks.max` (tasks created), `throughput` (records per
 //   second per task, default 10; <= 0 = unthrottled), `max.records` (per
 //   task: seqs 0 .. max.records-1 in all, across restarts, then nothing
