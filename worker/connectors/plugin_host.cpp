@@ -117,6 +117,12 @@ ConfigKeyDef key_def(const kc_config_key& k) {
   return d;
 }
 
+/// Clears the message slot before a plugin call, so a message left by a
+/// host call the plugin recovered from is not reported later.
+struct Fresh {
+  Fresh() { t_error.clear(); }
+};
+
 /// Throws ConnectError (RetriableError for KC_RETRIABLE when `retriable`)
 /// with the plugin's message when `st` is not KC_OK.
 void check(kc_status st, const PluginClass& cls, const char* what, bool retriable = false) {
@@ -143,21 +149,25 @@ class PluginSourceTask : public SourceTask, public SourceTaskContext {
           "task start");
   }
   std::vector<SourceRecord> poll() override {
+    Fresh fresh;
     std::vector<SourceRecord> out;
     check(cls_->source.poll(self_, reinterpret_cast<kc_source_records*>(&out)), *cls_, "task poll");
     return out;
   }
   void commit() override {
+    Fresh fresh;
     if (self_ && cls_->source.commit) check(cls_->source.commit(self_), *cls_, "task commit");
   }
   bool wants_commit_record() const override { return cls_->source.commit_record != nullptr; }
   void commit_record(const SourceRecord& record, const RecordMetadata& md) override {
+    Fresh fresh;
     if (!self_ || !cls_->source.commit_record) return;
     kc_record_metadata m{md.topic.c_str(), md.partition, md.offset, md.timestamp_ms};
     check(cls_->source.commit_record(self_, reinterpret_cast<const kc_source_record*>(&record), &m), *cls_,
           "task commit_record");
   }
   void stop() override {
+    Fresh fresh;
     if (self_) check(cls_->source.stop(self_), *cls_, "task stop");
   }
   // SourceTaskContext (unused: the handle given is the runtime's own).
@@ -178,19 +188,23 @@ class PluginSinkTask : public SinkTask {
     if (self_ && cls_->sink.destroy) cls_->sink.destroy(self_);
   }
   void start(const ConfigMap& config) override {
+    Fresh fresh;
     t_error.clear();
     check(cls_->sink.create(cls_->table.class_data, &self_), *cls_, "task create");
     check(cls_->sink.start(self_, H(&config)), *cls_, "task start");
   }
   void put(const std::vector<SinkRecord>& records) override {
+    Fresh fresh;
     check(cls_->sink.put(self_, reinterpret_cast<const kc_sink_records*>(&records)), *cls_, "task put",
           /*retriable=*/true);
   }
   void flush(const TopicPartitionOffsets& offsets) override {
+    Fresh fresh;
     if (cls_->sink.flush)
       check(cls_->sink.flush(self_, reinterpret_cast<const kc_offsets*>(&offsets)), *cls_, "task flush");
   }
   TopicPartitionOffsets pre_commit(const TopicPartitionOffsets& current) override {
+    Fresh fresh;
     if (!cls_->sink.pre_commit) return SinkTask::pre_commit(current);
     TopicPartitionOffsets out = current;
     check(cls_->sink.pre_commit(self_, reinterpret_cast<const kc_offsets*>(&current),
@@ -199,14 +213,17 @@ class PluginSinkTask : public SinkTask {
     return out;
   }
   void open(const TopicPartitions& parts) override {
+    Fresh fresh;
     if (self_ && cls_->sink.open)
       check(cls_->sink.open(self_, reinterpret_cast<const kc_partitions*>(&parts)), *cls_, "task open");
   }
   void close(const TopicPartitions& parts) override {
+    Fresh fresh;
     if (self_ && cls_->sink.close)
       check(cls_->sink.close(self_, reinterpret_cast<const kc_partitions*>(&parts)), *cls_, "task close");
   }
   void stop() override {
+    Fresh fresh;
     if (self_) check(cls_->sink.stop(self_), *cls_, "task stop");
   }
 
@@ -227,10 +244,12 @@ class PluginConnector : public Connector {
   }
   std::string version() const override { return cls_->version; }
   void start(const ConfigMap& config) override {
+    Fresh fresh;
     ensure();
     check(cls_->table.start(self_, H(&config)), *cls_, "start");
   }
   std::vector<ConfigMap> task_configs(int max_tasks) override {
+    Fresh fresh;
     ensure();
     std::vector<ConfigMap> out;
     check(cls_->table.task_configs(self_, max_tasks, reinterpret_cast<kc_task_configs*>(&out)), *cls_,
@@ -239,6 +258,7 @@ class PluginConnector : public Connector {
     return out;
   }
   void stop() override {
+    Fresh fresh;
     if (self_) check(cls_->table.stop(self_), *cls_, "stop");
   }
   std::unique_ptr<SourceTask> create_source_task() override {
@@ -546,7 +566,8 @@ void h_set_boolean(kc_value* v, int x) { *V(v) = Value(x != 0); }
 void h_set_string(kc_value* v, const char* s, size_t n) { *V(v) = Value(std::string(s ? s : "", s ? n : 0)); }
 void h_set_bytes(kc_value* v, const char* b, size_t n) { *V(v) = Value(data::Bytes{std::string(b ? b : "", b ? n : 0)}); }
 void h_set_decimal(kc_value* v, const char* u, size_t n, int32_t scale) {
-  *V(v) = Value(data::BigDecimal::from_unscaled_bytes(std::string_view(u ? u : "", u ? n : 0), scale));
+  if (!u || n == 0) u = "", n = 1;  // zero: one 0x00 byte (BigInteger's minimal form)
+  *V(v) = Value(data::BigDecimal::from_unscaled_bytes(std::string_view(u, n), scale));
 }
 void h_set_date(kc_value* v, int64_t ms) { *V(v) = Value(data::JavaDate{ms}); }
 void h_set_array(kc_value* v) { *V(v) = Value(data::Array{}); }
@@ -593,10 +614,17 @@ void h_headers_add(kc_headers* h, const char* k, const kc_schema* s, kc_value* v
 
 kc_json* h_json_new() { return reinterpret_cast<kc_json*>(new OrderedJson(OrderedJson::object())); }
 void h_json_free(kc_json* j) { delete J(j); }
-void h_json_set_string(kc_json* j, const char* k, const char* v) { (*J(j))[str(k)] = str(v); }
-void h_json_set_int64(kc_json* j, const char* k, int64_t v) { (*J(j))[str(k)] = v; }
-void h_json_set_double(kc_json* j, const char* k, double v) { (*J(j))[str(k)] = v; }
-void h_json_set_boolean(kc_json* j, const char* k, int v) { (*J(j))[str(k)] = v != 0; }
+// A committed offset read back may be a non-object (another writer's
+// data): setting a key then starts a fresh object instead of throwing
+// through the plugin's C frames.
+OrderedJson& object(kc_json* j) {
+  if (!J(j)->is_object()) *J(j) = OrderedJson::object();
+  return *J(j);
+}
+void h_json_set_string(kc_json* j, const char* k, const char* v) { object(j)[str(k)] = str(v); }
+void h_json_set_int64(kc_json* j, const char* k, int64_t v) { object(j)[str(k)] = v; }
+void h_json_set_double(kc_json* j, const char* k, double v) { object(j)[str(k)] = v; }
+void h_json_set_boolean(kc_json* j, const char* k, int v) { object(j)[str(k)] = v != 0; }
 const OrderedJson* member(const kc_json* j, const char* k) {
   if (!J(j)->is_object()) return nullptr;
   auto it = J(j)->find(str(k));

@@ -4,6 +4,9 @@
 // and errors and exceptions turned into ConnectError / RetriableError.
 #include <catch2/catch.hpp>
 
+#include <cstdio>
+#include <fstream>
+
 #include <kconnectd/plugin.hpp>
 
 #include "worker/connectors/plugin_host.h"
@@ -321,4 +324,16 @@ TEST_CASE("plugin ABI: load_plugin_file refuses a missing file and a non-ELF fil
   CHECK(r.error.find("cannot be loaded") == 0);
   CHECK(r.error.find("No such file") != std::string::npos);
   CHECK(reg.list().empty());
+  // A text file named .so, long enough for an ELF header check.
+  const std::string text_so = std::string(KC_BINARY_DIR) + "/test_plugin_abi_not_elf.so";
+  {
+    std::ofstream f(text_so);
+    f << std::string(200, 'x') << "\n";
+  }
+  auto t = cx::load_plugin_file(text_so, reg);
+  CHECK(t.error.find("cannot be loaded: ") == 0);
+  CHECK(t.error.find("invalid ELF header") != std::string::npos);
+  CHECK(t.classes.empty());
+  CHECK(reg.list().empty());
+  std::remove(text_so.c_str());
 }
