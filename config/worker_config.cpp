@@ -102,7 +102,7 @@ const std::array kOptions = {
                "Converter class for record values; value.converter.* settings go to the converter."),
     opt_string("header.converter", "org.apache.kafka.connect.storage.SimpleHeaderConverter",
                "Converter class for record headers."),
-    opt_list("plugin.path", nullptr, "Directories searched for connector plugins."),
+    opt_list("plugin.path", nullptr, "Comma-separated directories of connector plugins: every *.so in each, and in its immediate subdirectories, is loaded at start (include/kconnectd/README.md); a refused file is logged and skipped."),
     opt_enum("exactly.once.source.support", "disabled", "disabled|preparing|enabled",
              "Exactly-once support for source connectors (KIP-618)."),
     opt_string("connector.client.config.override.policy", "All",

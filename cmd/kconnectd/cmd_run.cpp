@@ -36,6 +36,7 @@
 #include "config/env_overrides.h"
 #include "config/properties.h"
 #include "config/worker_config.h"
+#include "worker/connectors/plugin_host.h"
 #include "worker/herder/admin_routes.h"
 #include "worker/herder/distributed_herder.h"
 #include "worker/herder/herder_config.h"
@@ -84,6 +85,10 @@ int run_worker(const std::string& path) {
   // log.format: text | json; every line carries the worker id and generation.
   (void)metrics::configure_logging(level, wc->log_format());
   for (const auto& w : wc->warnings()) spdlog::warn("config: {}", w);
+
+  // Connector plugins of plugin.path join the built-ins; a refused file is
+  // one log line and does not stop the worker.
+  kc::connectors::load_plugins(wc->plugin_path(), kc::connectors::PluginRegistry::builtin());
 
   // 2. Herder, then REST. One metrics registry for herder, runtime and GET /metrics.
   hc.metrics = std::make_shared<metrics::WorkerMetrics>();

@@ -34,16 +34,6 @@ int64_t int_setting(const ConfigMap& c, const std::string& key, int64_t def) {
   }
 }
 
-double double_setting(const ConfigMap& c, const std::string& key, double def) {
-  auto it = c.find(key);
-  if (it == c.end() || it->second.empty()) return def;
-  try {
-    return std::stod(it->second);
-  } catch (const std::exception&) {
-    throw ConnectError("Invalid value " + it->second + " for configuration " + key + ": Not a number");
-  }
-}
-
 // ---------------------------------------------------------------- FileStreamSource
 
 class FileSourceTask : public SourceTask {
@@ -221,115 +211,6 @@ class FileSinkConnector : public Connector {
   ConfigMap config_;
 };
 
-// ---------------------------------------------------------------- SequenceSource
-
-/// The value schema of SequenceSource records: a STRUCT named
-/// kconnectd.Sequence with `task` ("<connector>-<task>") and `seq` (the
-/// task's record number from 0), so that transforms and JsonConverter have
-/// fields to act on. Through StringConverter it reads
-/// "Struct{task=c-0,seq=5}" (Struct.toString).
-const data::SchemaPtr& sequence_value_schema() {
-  static const data::SchemaPtr schema = data::SchemaBuilder::struct_()
-                                            .name("kconnectd.Sequence")
-                                            .field("task", data::STRING_SCHEMA())
-                                            .field("seq", data::INT64_SCHEMA())
-                                            .build()
-                                            .value();
-  return schema;
-}
-
-class SequenceTask : public SourceTask {
- public:
-  void start(const ConfigMap& config, SourceTaskContext& ctx) override {
-    topic_ = require(config, "topic", "SequenceSource");
-    throughput_ = double_setting(config, "throughput", 10.0);
-    max_records_ = static_cast<int64_t>(double_setting(config, "max.records", -1.0));
-    prefix_ = ctx.connector_name() + "-" + std::to_string(ctx.task_number());
-    partition_ = OrderedJson{{"connector", ctx.connector_name()}, {"task", ctx.task_number()}};
-    auto off = ctx.offset(partition_);
-    if (off && off->contains("seq") && (*off)["seq"].is_number_integer()) next_ = (*off)["seq"].get<int64_t>() + 1;
-    started_ = Clock::now();
-  }
-
-  std::vector<SourceRecord> poll() override {
-    constexpr int64_t kMaxBatch = 1000;
-    int64_t n = kMaxBatch;
-    if (max_records_ >= 0 && next_ >= max_records_) {  // max.records reached: idle
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      return {};
-    }
-    if (max_records_ >= 0) n = std::min(n, max_records_ - next_);
-    if (throughput_ > 0) {
-      double secs = std::chrono::duration<double>(Clock::now() - started_).count();
-      auto due = static_cast<int64_t>(secs * throughput_) + 1;
-      n = std::min(n, due - emitted_);
-      if (n <= 0) {
-        auto wait = std::chrono::duration<double>(1.0 / throughput_);
-        std::this_thread::sleep_for(std::min<std::chrono::duration<double>>(wait, std::chrono::milliseconds(100)));
-        return {};
-      }
-    }
-    std::vector<SourceRecord> out;
-    out.reserve(static_cast<size_t>(n));
-    // Each record carries its creation time, so that timestamp-based
-    // transforms (TimestampRouter, InsertField timestamp.field) have one.
-    const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                               std::chrono::system_clock::now().time_since_epoch())
-                               .count();
-    for (int64_t i = 0; i < n; ++i, ++next_, ++emitted_) {
-      SourceRecord r;
-      r.source_partition = partition_;
-      r.source_offset = OrderedJson{{"seq", next_}};
-      r.topic = topic_;
-      r.key = Data::string(prefix_);
-      data::Struct value(schema_);
-      value.put_unchecked(0, data::Value(prefix_));
-      value.put_unchecked(1, data::Value(next_));
-      r.value = Data{schema_, data::Value(std::move(value))};
-      r.timestamp_ms = now_ms;
-      out.push_back(std::move(r));
-    }
-    return out;
-  }
-
-  void stop() override {}
-
- private:
-  std::string topic_;
-  double throughput_ = 10.0;
-  int64_t max_records_ = -1;  ///< seq stops before this; < 0 = unlimited
-  std::string prefix_;
-  SharedJson partition_;  ///< shared by the records
-  data::SchemaPtr schema_ = sequence_value_schema();
-  int64_t next_ = 0;
-  int64_t emitted_ = 0;
-  Clock::time_point started_;
-};
-
-class SequenceConnector : public Connector {
- public:
-  ConnectorType type() const override { return ConnectorType::Source; }
-  void start(const ConfigMap& config) override {
-    require(config, "topic", "SequenceSource");
-    double_setting(config, "throughput", 10.0);
-    config_ = config;
-  }
-  std::vector<ConfigMap> task_configs(int max_tasks) override {
-    std::vector<ConfigMap> out;
-    for (int i = 0; i < std::max(1, max_tasks); ++i) {
-      ConfigMap c = config_;
-      c["task.id"] = std::to_string(i);
-      out.push_back(std::move(c));
-    }
-    return out;
-  }
-  void stop() override {}
-  std::unique_ptr<SourceTask> create_source_task() override { return std::make_unique<SequenceTask>(); }
-
- private:
-  ConfigMap config_;
-};
-
 }  // namespace
 
 namespace {
@@ -393,19 +274,7 @@ void file_stream_sink_config_rule(const ConfigMap& config, ConfigErrors& errors)
   }
 }
 
-ConfigDefs sequence_source_config_defs() {
-  auto topic = key("topic", ConfigType::String, true, std::nullopt, ConfigImportance::High,
-                   "Topic to write the sequence to.", "Topic");
-  topic.check = &non_empty_string;
-  return {topic, key("throughput", ConfigType::Double, false, "10", ConfigImportance::Medium,
-                     "Records per second per task; 0 or less = as fast as possible.", "Throughput"),
-          key("max.records", ConfigType::Long, false, "-1", ConfigImportance::Low,
-              "Records per task (seq 0 .. max.records-1), then the task idles; negative = unlimited.",
-              "Max records")};
-}
-
 std::unique_ptr<Connector> make_file_stream_source() { return std::make_unique<FileSourceConnector>(); }
 std::unique_ptr<Connector> make_file_stream_sink() { return std::make_unique<FileSinkConnector>(); }
-std::unique_ptr<Connector> make_sequence_source() { return std::make_unique<SequenceConnector>(); }
 
 }  // namespace kc::connectors

@@ -12,11 +12,12 @@
 //   config: `file` (path; empty = stdout), `topics` (comma list). Appends each
 //   record value's string form plus "\n"; flush() fflush+fsync.
 //
-// SequenceSource (kc.connect.SequenceSourceConnector, alias SequenceSource)
+// SequenceSource (kc.connect.SequenceSourceConnector, alias SequenceSource;
+//   written against the plugin ABI with plugin.hpp: builtin_sequence.cpp)
 //   config: `topic`, `tasks.max` (tasks created), `throughput` (records per
 //   second per task, default 10; <= 0 = unthrottled), `max.records` (per
-//   task: seq stops at max.records - 1, then the task idles; default -1 =
-//   unlimited). Task n of connector C
+//   task: seqs 0 .. max.records-1 in all, across restarts, then nothing
+//   more; default -1 = no limit). Task n of connector C
 //   emits key "C-n" and a Struct value {task: "C-n", seq: <seq>} (schema
 //   kconnectd.Sequence) with seq = 0, 1, 2, ...; partition
 //   {"connector":"C","task":n}, offset {"seq":<seq>}. Resumes after the
@@ -29,6 +30,8 @@
 
 namespace kc::connectors {
 
+class PluginRegistry;
+
 /// Full class names of the built-ins.
 inline constexpr const char* kFileStreamSourceClass = "org.apache.kafka.connect.file.FileStreamSourceConnector";
 inline constexpr const char* kFileStreamSinkClass = "org.apache.kafka.connect.file.FileStreamSinkConnector";
@@ -38,8 +41,13 @@ inline constexpr const char* kSequenceSourceClass = "kc.connect.SequenceSourceCo
 std::unique_ptr<Connector> make_file_stream_source();
 /// A new FileStreamSink connector instance.
 std::unique_ptr<Connector> make_file_stream_sink();
-/// A new SequenceSource connector instance.
+/// A new SequenceSource connector instance. SequenceSource is written
+/// against the plugin ABI (builtin_sequence.cpp, plugin.hpp); this is its
+/// adapter.
 std::unique_ptr<Connector> make_sequence_source();
+/// Adds the built-ins written against the plugin ABI (SequenceSource),
+/// registered through their entry point function as a .so's would be.
+void register_builtin_abi_connectors(PluginRegistry& r);
 
 /// FileStreamSource keys: file (required, non-empty), topic (required, one
 /// non-empty topic), batch.size (INT >= 1, default 2000).
@@ -50,7 +58,7 @@ ConfigDefs file_stream_sink_config_defs();
 /// topics.regex must be set; the error goes on both keys.
 void file_stream_sink_config_rule(const ConfigMap& config, ConfigErrors& errors);
 /// SequenceSource keys: topic (required, non-empty), throughput (DOUBLE,
-/// default 10), max.records (LONG, default -1 = unlimited).
+/// default 10), max.records (LONG >= -1, default -1 = no limit).
 ConfigDefs sequence_source_config_defs();
 
 }  // namespace kc::connectors

@@ -9,6 +9,10 @@ SharedJson::SharedJson() {
 
 SharedJson::SharedJson(OrderedJson value) : value_(std::make_shared<const OrderedJson>(std::move(value))) {}
 
+SharedJson::SharedJson(std::shared_ptr<const OrderedJson> value) : SharedJson() {
+  if (value) value_ = std::move(value);
+}
+
 Data Data::string(std::optional<std::string> s) {
   if (!s) return Data{data::OPTIONAL_STRING_SCHEMA(), data::Value()};
   return Data{data::STRING_SCHEMA(), data::Value(std::move(*s))};

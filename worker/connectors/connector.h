@@ -71,6 +71,8 @@ class SharedJson {
   /// An empty object.
   SharedJson();
   SharedJson(OrderedJson value);  // implicit: `record.source_partition = OrderedJson{...}`
+  /// Shares an already built value (nullptr = an empty object).
+  explicit SharedJson(std::shared_ptr<const OrderedJson> value);
   const OrderedJson& get() const { return *value_; }
   operator const OrderedJson&() const { return *value_; }
   const OrderedJson& operator*() const { return *value_; }
@@ -112,6 +114,17 @@ struct SinkRecord {
 
 /// Topic-partition -> next offset to consume (i.e. last handled + 1).
 using TopicPartitionOffsets = std::map<std::pair<std::string, int32_t>, int64_t>;
+/// A list of topic-partitions (SinkTask.open / close).
+using TopicPartitions = std::vector<std::pair<std::string, int32_t>>;
+
+/// What the producer reported for an acknowledged source record (Connect's
+/// RecordMetadata). `offset` and `timestamp_ms` are -1 when unknown.
+struct RecordMetadata {
+  std::string topic;
+  int32_t partition = -1;
+  int64_t offset = -1;
+  int64_t timestamp_ms = -1;
+};
 
 /// What the runtime offers a source task (Connect's SourceTaskContext).
 class SourceTaskContext {
@@ -135,6 +148,19 @@ class SourceTask {
   /// Returns the next records, or an empty vector when none are ready.
   /// Must return within about 1 s so that stop requests are noticed.
   virtual std::vector<SourceRecord> poll() = 0;
+  /// SourceTask.commit: the offsets of the records polled so far were
+  /// written to the offsets topic. Default: nothing.
+  virtual void commit() {}
+  /// True when commit_record() does something: only then does the runtime
+  /// keep each record until Kafka acknowledges it (no per-record cost else).
+  virtual bool wants_commit_record() const { return false; }
+  /// SourceTask.commitRecord: `record` (as polled, before transforms) was
+  /// acknowledged by Kafka with `metadata`. Runs on the task
+  /// thread. Default: nothing.
+  virtual void commit_record(const SourceRecord& record, const RecordMetadata& metadata) {
+    (void)record;
+    (void)metadata;
+  }
   /// Releases resources. Called once, after the last poll().
   virtual void stop() = 0;
 };
@@ -150,6 +176,18 @@ class SinkTask {
   /// Makes everything put so far durable; the runtime then commits `offsets`
   /// to the consumer group.
   virtual void flush(const TopicPartitionOffsets& offsets) = 0;
+  /// SinkTask.preCommit: the offsets to commit for `current` (the consumed
+  /// positions not committed yet). Default, as Connect: flush(current),
+  /// then commit all of them. Entries left out are not committed.
+  virtual TopicPartitionOffsets pre_commit(const TopicPartitionOffsets& current) {
+    flush(current);
+    return current;
+  }
+  /// SinkTask.open: partitions newly assigned to this task. Default: nothing.
+  virtual void open(const TopicPartitions& partitions) { (void)partitions; }
+  /// SinkTask.close: partitions revoked from this task (and all of them
+  /// before stop()), after their offsets were committed. Default: nothing.
+  virtual void close(const TopicPartitions& partitions) { (void)partitions; }
   /// Releases resources. Called once, after the final flush.
   virtual void stop() = 0;
 };

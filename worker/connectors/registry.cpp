@@ -25,6 +25,7 @@ void PluginRegistry::add(PluginDesc desc) {
   const std::string suffix = "Connector";
   if (simple.size() > suffix.size() && simple.compare(simple.size() - suffix.size(), suffix.size(), suffix) == 0)
     alias_to_class_[simple.substr(0, simple.size() - suffix.size())] = cls;
+  for (const auto& a : desc.aliases) alias_to_class_[a] = cls;
   by_class_[cls] = std::move(desc);
 }
 
@@ -98,8 +99,7 @@ void register_builtin_connectors(PluginRegistry& r) {
          file_stream_source_config_defs(), {}});
   r.add({kFileStreamSinkClass, ConnectorType::Sink, kBuiltinPluginVersion, &make_file_stream_sink, file_stream_sink_config_defs(),
          &file_stream_sink_config_rule});
-  r.add({kSequenceSourceClass, ConnectorType::Source, kBuiltinPluginVersion, &make_sequence_source,
-         sequence_source_config_defs(), {}});
+  register_builtin_abi_connectors(r);  // SequenceSource
   r.add({mirror::kMirrorSourceClass, ConnectorType::Source, kBuiltinPluginVersion, &mirror::make_mirror_source,
          mirror::mirror_source_config_defs(), &mirror::mirror_source_config_rule});
   r.add(postgres::postgres_sink_plugin());

@@ -29,6 +29,8 @@ struct PluginDesc {
   std::function<std::unique_ptr<Connector>()> factory;
   ConfigDefs config_defs;  ///< the plugin's own keys (GET /connector-plugins/{p}/config)
   ConfigRule config_rule;  ///< cross-key rule, may be empty
+  std::vector<std::string> aliases;  ///< extra names (a plugin's declared aliases)
+  std::string location;    ///< the .so it came from; empty for built-ins
 };
 
 /// Plugin registry. Thread-safe.

@@ -351,6 +351,19 @@ struct TaskDeliveries {
 /// the count to zero (the last report, or the task taking off the records
 /// it never sent) drops that self-reference. So a task may end, or be cut
 /// off, with records in flight: the batch lives on until their reports.
+struct InFlightBatch;
+
+/// The delivery report of one record of a task that overrides
+/// SourceTask::commit_record: keeps what Kafka said about the record in its
+/// batch, then counts it down there. Only such tasks pay for one per record.
+struct RecordAck final : storage::Producer::Delivery {
+  RecordAck(InFlightBatch* b, size_t i) : batch(b), index(i) {}
+  void delivered(rd_kafka_resp_err_t err) override;
+  void delivered_message(const rd_kafka_message_t* msg) override;
+  InFlightBatch* batch;
+  size_t index;
+};
+
 struct InFlightBatch final : storage::Producer::Delivery {
   explicit InFlightBatch(std::shared_ptr<TaskDeliveries> d) : deliveries(std::move(d)) {}
 
@@ -382,7 +395,31 @@ struct InFlightBatch final : storage::Producer::Delivery {
   bool sealed = false;  ///< every record of the poll was handed to the producer (task thread only)
   /// Offset key (storage::encode_offset_key) -> the last partition/offset.
   std::map<std::string, std::pair<storage::SourcePartition, storage::SourceOffset>> offsets;
+  /// Tasks with commit_record only (else empty): the records as polled,
+  /// what Kafka reported for each (partition -1: not sent, e.g. dropped by
+  /// a transform), whether its delivery failed, and one report per record.
+  /// Written by the reports before their count-down, read by the task
+  /// thread once done().
+  std::vector<connectors::SourceRecord> polled;
+  std::vector<connectors::RecordMetadata> acks;
+  std::vector<uint8_t> failed;
+  std::vector<RecordAck> record_acks;
 };
+
+void RecordAck::delivered(rd_kafka_resp_err_t err) { batch->delivered(err); }
+
+void RecordAck::delivered_message(const rd_kafka_message_t* msg) {
+  if (msg->err) {
+    batch->failed[index] = 1;
+  } else {
+    auto& md = batch->acks[index];
+    md.topic = rd_kafka_topic_name(msg->rkt);
+    md.partition = msg->partition;
+    md.offset = msg->offset;
+    md.timestamp_ms = rd_kafka_message_timestamp(msg, nullptr);
+  }
+  batch->delivered(msg->err);  // may destroy the batch and this report: nothing after it
+}
 
 template <typename Runner>
 void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, Runner& r) {
@@ -399,10 +436,22 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
   storage::Producer* producer = nullptr;
   const bool shared = env.shared_producer != nullptr || env.shared_producer_error.has_value();
 
-  // Moves the offsets of the acknowledged prefix of `in_flight` to `pending`.
+  // SourceTask.commitRecord is called only for tasks that override it.
+  const bool commit_records = task->wants_commit_record();
+  // Moves the offsets of the acknowledged prefix of `in_flight` to `pending`
+  // (and hands its records to commit_record, on this thread).
   auto collect_acked = [&] {
     while (!in_flight.empty() && in_flight.front()->done()) {
-      for (auto& [key, po] : in_flight.front()->offsets) pending[key] = std::move(po);
+      auto& b = *in_flight.front();
+      for (auto& [key, po] : b.offsets) pending[key] = std::move(po);
+      for (size_t i = 0; i < b.polled.size(); ++i) {
+        if (b.failed[i]) continue;
+        try {
+          task->commit_record(b.polled[i], b.acks[i]);
+        } catch (const std::exception& e) {  // logged, as Connect does
+          spdlog::error("{}: exception thrown while calling task.commitRecord(): {}", id.to_string(), e.what());
+        }
+      }
       in_flight.pop_front();
     }
   };
@@ -453,6 +502,15 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
     auto st = commit_acked(drain_first);
     if (!st) return ok_status();
     if (auto* tm = live_metrics(env, r)) tm->offset_commit(st->ok());
+    if (st->ok()) {
+      // SourceTask.commit once the offsets are written; as Connect, its
+      // failure is logged and the task goes on.
+      try {
+        task->commit();
+      } catch (const std::exception& e) {
+        spdlog::error("{}: exception thrown while calling task.commit(): {}", id.to_string(), e.what());
+      }
+    }
     return *st;
   };
   bool startup_reported = false;
@@ -509,6 +567,13 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
           // Counted for the whole poll up front (one atomic operation); the
           // records not handed to the producer are taken off when the block
           // ends, also on an exception, so the count always reaches zero.
+          if (commit_records) {
+            batch.polled = records;  // as polled: the pipeline changes `records`
+            batch.acks.resize(records.size());
+            batch.failed.assign(records.size(), 0);
+            batch.record_acks.reserve(records.size());
+            for (size_t i = 0; i < records.size(); ++i) batch.record_acks.emplace_back(&batch, i);
+          }
           batch.arm(in_flight.back(), static_cast<int64_t>(records.size()));
           size_t sent = 0;
           struct Seal {
@@ -548,7 +613,9 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
                 if (r.cancelled.load()) break;
               }
               // A record's own timestamp, else the producer's time (as Connect).
-              auto st = producer->send_view(rkt, converted.key, converted.value, &batch,
+              storage::Producer::Delivery* report = &batch;
+              if (commit_records) report = &batch.record_acks[static_cast<size_t>(&rec - records.data())];
+              auto st = producer->send_view(rkt, converted.key, converted.value, report,
                                             rec.kafka_partition.value_or(-1), rec.timestamp_ms.value_or(0),
                                             converted.headers.empty() ? nullptr : &converted.headers);
               if (!st) throw connectors::ConnectError(st.error().to_string());
@@ -583,6 +650,7 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
       producer->serve_deliveries();  // no-op on the shared producer (its poll thread serves them)
+      if (commit_records) collect_acked();  // commit_record soon after the acks, not at the next commit
       if (deliveries->failed.load()) {
         delivery_failed_flag = true;
         std::lock_guard lk(deliveries->mu);
@@ -642,7 +710,7 @@ struct SinkState {
   ConnectorTaskId id;
   connectors::TopicPartitionOffsets consumed;   ///< next offset per partition, written to the plugin
   connectors::TopicPartitionOffsets committed;  ///< what the group has
-  std::optional<std::string> failure;
+  std::optional<std::string> failure;  ///< a plugin's open()/close() failure, thrown by the task loop
   /// No more commits: set by the task thread before its own close.
   std::atomic<bool> cancelled{false};
   /// The runner's flag, set by the thread that cuts the task off.
@@ -653,6 +721,21 @@ struct SinkState {
   std::mutex* kafka_mu = nullptr;      ///< the runner's kafka_mu
   int commit_timeout_ms = 5000;        ///< offset.flush.timeout.ms
   metrics::TaskMetrics* tm = nullptr;  ///< offset-commit counts; may be null
+
+  /// Calls the plugin's open()/close() with `parts` from inside the
+  /// rebalance callback (a C callback: nothing may be thrown through it);
+  /// the first failure is kept in `failure` for the task loop to throw.
+  template <typename Fn>
+  void call_plugin(const char* what, const rd_kafka_topic_partition_list_t* parts, Fn&& fn) {
+    connectors::TopicPartitions tps;
+    tps.reserve(static_cast<size_t>(parts->cnt));
+    for (int i = 0; i < parts->cnt; ++i) tps.emplace_back(parts->elems[i].topic, parts->elems[i].partition);
+    try {
+      fn(tps);
+    } catch (const std::exception& e) {
+      if (!failure) failure = std::string("SinkTask ") + what + " failed: " + e.what();
+    }
+  }
 
   /// True once nothing may be committed any more.
   bool discarded() const { return cancelled.load() || (abandoned && abandoned->load()); }
@@ -673,11 +756,17 @@ struct SinkState {
     }
     if (todo.empty() || discarded()) return ok_status();
     try {
-      task->flush(todo);
+      // SinkTask.preCommit (default: flush, then all of them); only the
+      // partitions asked about are committed.
+      auto chosen = task->pre_commit(todo);
+      for (auto it = chosen.begin(); it != chosen.end();)
+        it = todo.count(it->first) ? std::next(it) : chosen.erase(it);
+      todo = std::move(chosen);
     } catch (const std::exception& e) {
       if (tm && !discarded()) tm->offset_commit(false);
       return Error{"flush", e.what()};
     }
+    if (todo.empty() || discarded()) return ok_status();
     auto* list = rd_kafka_topic_partition_list_new(static_cast<int>(todo.size()));
     for (const auto& [tp, off] : todo) rd_kafka_topic_partition_list_add(list, tp.first.c_str(), tp.second)->offset = off;
     rd_kafka_queue_t* replies = rd_kafka_queue_new(rk);
@@ -720,6 +809,7 @@ void sink_rebalance_cb(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_p
     else rd_kafka_assign(rk, parts);
     // Eager (range) reassigns every partition on each group rebalance.
     if (s->paused && s->paused->load()) rd_kafka_pause_partitions(rk, parts);
+    if (!s->discarded()) s->call_plugin("open", parts, [&](const auto& tps) { s->task->open(tps); });
     return;
   }
   if (s->abandoned && s->abandoned->load()) {
@@ -736,6 +826,9 @@ void sink_rebalance_cb(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_p
     auto st = s->commit(rk, parts, /*locked=*/true);
     if (!st) spdlog::warn("{}: commit on revocation failed: {}", s->id.to_string(), st.error().to_string());
   }
+  // SinkTask.close after their commit: on revocation, and for every
+  // partition when the task's own close() revokes them at stop.
+  s->call_plugin("close", parts, [&](const auto& tps) { s->task->close(tps); });
   for (int i = 0; i < parts->cnt; ++i) {
     std::pair<std::string, int32_t> tp{parts->elems[i].topic, parts->elems[i].partition};
     s->consumed.erase(tp);
@@ -873,6 +966,7 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
           }
         }
       }
+      if (state.failure) throw connectors::ConnectError(*state.failure);
       batch.clear();
       read_ends.clear();
       try {

@@ -85,7 +85,7 @@ class CallbackDelivery final : public Producer::Delivery {
 }  // namespace
 
 void Producer::on_delivery(rd_kafka_t*, const rd_kafka_message_t* msg, void*) {
-  if (auto* d = static_cast<Delivery*>(msg->_private)) d->delivered(msg->err);
+  if (auto* d = static_cast<Delivery*>(msg->_private)) d->delivered_message(msg);
 }
 
 Result<std::unique_ptr<Producer>> Producer::create(const ClientProps& props, const ClientProps& overrides,

@@ -71,6 +71,9 @@ class Producer {
   class Delivery {
    public:
     virtual void delivered(rd_kafka_resp_err_t err) = 0;
+    /// The same report with the whole message (its partition, offset and
+    /// timestamp), for senders that want them; by default delivered(err).
+    virtual void delivered_message(const rd_kafka_message_t* msg) { delivered(msg->err); }
 
    protected:
     ~Delivery() = default;

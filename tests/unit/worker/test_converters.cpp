@@ -138,6 +138,58 @@ TEST_CASE("SequenceSource makes tasks.max task configs", "[worker][connectors]")
   CHECK_THROWS(f->start({{"file", "/tmp/x"}}));  // no topic
 }
 
+namespace {
+/// A source task context whose committed offset for every partition is `seq`
+/// (nullopt = none).
+struct SeqContext : kc::connectors::SourceTaskContext {
+  std::optional<int64_t> seq;
+  std::string name = "seq";
+  std::optional<kc::connectors::OrderedJson> offset(const kc::connectors::OrderedJson&) const override {
+    if (!seq) return std::nullopt;
+    return kc::connectors::OrderedJson{{"seq", *seq}};
+  }
+  const std::string& connector_name() const override { return name; }
+  int32_t task_number() const override { return 0; }
+};
+
+/// The seqs a SequenceSource task emits in `polls` polls.
+std::vector<int64_t> sequence_seqs(const kc::connectors::ConfigMap& cfg, std::optional<int64_t> committed, int polls) {
+  SeqContext ctx;
+  ctx.seq = committed;
+  auto c = kc::connectors::make_sequence_source();
+  c->start(cfg);
+  auto t = c->create_source_task();
+  t->start(c->task_configs(1)[0], ctx);
+  std::vector<int64_t> out;
+  for (int i = 0; i < polls; ++i)
+    for (const auto& r : t->poll()) out.push_back(r.source_offset.at("seq").get<int64_t>());
+  t->stop();
+  return out;
+}
+}  // namespace
+
+TEST_CASE("SequenceSource max.records: seqs 0 .. max.records-1 per task in all, then nothing", "[worker][connectors]") {
+  const kc::connectors::ConfigMap cfg{{"name", "seq"}, {"topic", "t"}, {"throughput", "0"}, {"max.records", "2500"}};
+  auto seqs = sequence_seqs(cfg, std::nullopt, 5);  // 1000 per poll at most
+  REQUIRE(seqs.size() == 2500);
+  CHECK(seqs.front() == 0);
+  CHECK(seqs.back() == 2499);
+  // A restarted task resumes after the committed seq and stops at the same end.
+  seqs = sequence_seqs(cfg, 2399, 3);
+  REQUIRE(seqs.size() == 100);
+  CHECK(seqs.front() == 2400);
+  CHECK(seqs.back() == 2499);
+  CHECK(sequence_seqs(cfg, 2499, 2).empty());
+  // Default: no limit.
+  auto unlimited = sequence_seqs({{"name", "seq"}, {"topic", "t"}, {"throughput", "0"}}, std::nullopt, 3);
+  CHECK(unlimited.size() == 3000);
+  auto bad = kc::connectors::make_sequence_source();
+  CHECK_THROWS(bad->start({{"topic", "t"}, {"max.records", "lots"}}));
+  auto v = kc::connectors::PluginRegistry::builtin().validate(
+      {{"connector.class", "SequenceSource"}, {"name", "s"}, {"topic", "t"}, {"max.records", "-2"}});
+  CHECK(v.error_count == 1);
+}
+
 TEST_CASE("SharedJson: copies share one value, and it reads and compares as the JSON", "[worker][records]") {
   using kc::connectors::OrderedJson;
   using kc::connectors::SharedJson;

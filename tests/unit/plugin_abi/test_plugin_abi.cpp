@@ -1,0 +1,339 @@
+// The host side of include/kconnectd/plugin.h: registration, config
+// definitions and validators, records through the handles (no copies of
+// the source partition), connector context, sink open/close/pre_commit,
+// and errors and exceptions turned into ConnectError / RetriableError.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <fstream>
+
+#include <kconnectd/plugin.hpp>
+
+#include "worker/connectors/plugin_host.h"
+
+namespace cx = kc::connectors;
+namespace kd = kconnectd;
+
+namespace {
+
+// What the test plugin saw (one test at a time).
+struct Seen {
+  std::vector<kd::TopicPartitions> opened, closed;
+  std::vector<std::string> put_values;
+  int64_t resumed_from = -1;
+  bool committed = false;
+} seen;
+
+class Src : public kd::SourceTask {
+ public:
+  void start(const kd::Config& c, const kd::SourceTaskContext& ctx) override {
+    topic_ = c.at("topic");
+    part_.set("file", "f").set("n", 1);
+    if (auto o = ctx.offset(part_)) seen.resumed_from = o->get_int64("pos").value_or(-2);
+    schema_ = kd::SchemaBuilder::struct_()
+                  .name("t.S")
+                  .field("s", kd::Schema::string())
+                  .field("l", kd::SchemaBuilder::array(kd::Schema::int32()).build())
+                  .build();
+  }
+  void poll(kd::SourceRecords& out) override {
+    for (int i = 0; i < 2; ++i) {
+      auto v = kd::Value::struct_of(schema_);
+      v.put("s", kd::Value::of("x" + std::to_string(i)));
+      auto l = kd::Value::list();
+      l.append(kd::Value::of(int32_t{i})).append(kd::Value::of(int32_t{42}));
+      v.put("l", std::move(l));
+      auto r = out.add();
+      r.topic(topic_).key(kd::Schema::string(), kd::Value::of("k")).value(schema_, std::move(v));
+      r.source_partition(part_).timestamp(1000 + i).kafka_partition(i);
+      r.source_offset().set("pos", int64_t{10 + i});
+      r.header("h", kd::Schema::int64(), kd::Value::of(int64_t{7}));
+    }
+  }
+  void commit() override { seen.committed = true; }
+  void commit_record(const kd::SourceRecordView& r, const kc_record_metadata& md) override {
+    seen.put_values.push_back(r.value().get("s").as_string() + "@" + md.topic + "/" + std::to_string(md.partition) +
+                              "/" + std::to_string(md.offset) + " pos " +
+                              std::to_string(r.offset_int64("pos").value_or(-1)));
+  }
+  void stop() override {}
+
+ private:
+  std::string topic_;
+  kd::Json part_;
+  kd::Schema schema_;
+};
+
+class SrcConn : public kd::SourceConnector {
+ public:
+  void start(const kd::Config& c) override {
+    if (c.count("fail")) throw std::runtime_error("start refused: " + c.at("fail"));
+    c_ = c;
+    context().request_task_reconfiguration();
+    if (c.count("raise")) context().raise_error(c.at("raise"));
+  }
+  std::vector<kd::Config> task_configs(int max) override { return std::vector<kd::Config>(max + 2, c_); }
+  void stop() override {}
+  std::map<std::string, std::vector<std::string>> validate(const kd::Config& c) override {
+    if (c.count("topic") && c.at("topic") == "forbidden") return {{"topic", {"topic may not be 'forbidden'"}}};
+    return {};
+  }
+
+ private:
+  kd::Config c_;
+};
+
+class Sink : public kd::SinkTask {
+ public:
+  void start(const kd::Config&) override {}
+  void put(const kd::SinkRecords& rs) override {
+    for (size_t i = 0; i < rs.size(); ++i) {
+      auto v = rs[i].value();
+      if (v.kind() == KC_VALUE_STRING && v.as_string() == "retry") throw kd::RetriableError("later please");
+      if (v.kind() == KC_VALUE_STRING && v.as_string() == "bad") throw std::runtime_error("cannot write bad");
+      seen.put_values.push_back(rs[i].topic() + ":" + std::to_string(rs[i].kafka_offset()) + ":" +
+                                (v.kind() == KC_VALUE_STRUCT ? v.get("a").to_string() : v.to_string()));
+    }
+  }
+  kd::Offsets pre_commit(const kd::Offsets& cur) override {
+    kd::Offsets out = cur;
+    out.erase({"t", 1});  // not durable yet
+    return out;
+  }
+  void open(const kd::TopicPartitions& p) override { seen.opened.push_back(p); }
+  void close(const kd::TopicPartitions& p) override { seen.closed.push_back(p); }
+  void stop() override {}
+};
+
+class SinkConn : public kd::SinkConnector {
+ public:
+  void start(const kd::Config&) override {}
+  std::vector<kd::Config> task_configs(int) override { return {{}}; }
+  void stop() override {}
+};
+
+kd::ConfigDef defs() {
+  return kd::ConfigDef()
+      .define("topic", KC_CONFIG_STRING, KC_IMPORTANCE_HIGH, "topic")
+      .non_empty()
+      .define("mode", KC_CONFIG_STRING, "a", KC_IMPORTANCE_LOW, "mode")
+      .one_of({"a", "b"})
+      .define("n", KC_CONFIG_INT, "5", KC_IMPORTANCE_MEDIUM, "n")
+      .at_least(1)
+      .at_most(10);
+}
+
+}  // namespace
+
+KCONNECTD_BUILTIN_PLUGIN(test_plugins, reg) {
+  reg.source<SrcConn, Src>("t.SourceConnector", "9.9", defs(), {"TSrc"});
+  reg.sink<SinkConn, Sink>("t.SinkConnector", "8.8");
+}
+
+namespace {
+
+struct Ctx : cx::ConnectorContext {
+  std::string name = "c1";
+  int reconfigs = 0;
+  std::vector<std::string> errors;
+  const std::string& connector_name() const override { return name; }
+  void request_task_reconfiguration() override { ++reconfigs; }
+  void raise_error(const std::string& m) override { errors.push_back(m); }
+};
+
+struct TaskCtx : cx::SourceTaskContext {
+  std::string name = "c1";
+  std::optional<cx::OrderedJson> offset(const cx::OrderedJson& p) const override {
+    if (p == cx::OrderedJson{{"file", "f"}, {"n", 1}}) return cx::OrderedJson{{"pos", 5}};
+    return std::nullopt;
+  }
+  const std::string& connector_name() const override { return name; }
+  int32_t task_number() const override { return 0; }
+};
+
+cx::PluginRegistry& registry() {
+  static cx::PluginRegistry* r = [] {
+    auto* reg = new cx::PluginRegistry();
+    auto st = cx::register_plugin(&test_plugins, "test", *reg);
+    if (!st) FAIL(st.error().message);
+    return reg;
+  }();
+  return *r;
+}
+
+}  // namespace
+
+TEST_CASE("plugin ABI: declared classes reach the registry with their names, version and config defs") {
+  auto d = registry().find("TSrc");
+  REQUIRE(d);
+  CHECK(d->class_name == "t.SourceConnector");
+  CHECK(d->version == "9.9");
+  CHECK(d->type == cx::ConnectorType::Source);
+  CHECK(registry().find("SourceConnector"));  // simple name alias, as built-ins
+  REQUIRE(d->config_defs.size() == 3);
+  CHECK(d->config_defs[0].required);
+  CHECK(d->config_defs[1].default_value == "a");
+  CHECK(d->config_defs[2].type == cx::ConfigType::Int);
+  auto s = registry().find("t.SinkConnector");
+  REQUIRE(s);
+  CHECK(s->type == cx::ConnectorType::Sink);
+  CHECK(s->version == "8.8");
+}
+
+TEST_CASE("plugin ABI: validators and Connector.validate apply with Connect's messages") {
+  auto v = registry().validate({{"connector.class", "TSrc"}, {"name", "x"}, {"mode", "c"}, {"n", "11"},
+                                {"topic", "forbidden"}});
+  std::map<std::string, std::vector<std::string>> errs;
+  for (const auto& c : v.configs) errs[c.value.name] = c.value.errors;
+  CHECK(errs["mode"] == std::vector<std::string>{"Invalid value c for configuration mode: String must be one of: a, b"});
+  CHECK(errs["n"] == std::vector<std::string>{"Invalid value 11 for configuration n: Value must be no more than 10"});
+  CHECK(errs["topic"] == std::vector<std::string>{"topic may not be 'forbidden'"});
+  CHECK(v.error_count == 3);
+  auto ok = registry().validate({{"connector.class", "TSrc"}, {"name", "x"}, {"topic", "t"}, {"n", "10"}});
+  CHECK(ok.error_count == 0);
+}
+
+TEST_CASE("plugin ABI: a source connector and task through the handles") {
+  auto c = registry().create("TSrc");
+  REQUIRE(c);
+  Ctx ctx;
+  (*c)->initialize(ctx);
+  (*c)->start({{"topic", "out"}});
+  CHECK(ctx.reconfigs == 1);
+  CHECK((*c)->task_configs(2).size() == 2);  // the plugin's extra configs are cut to max tasks
+  auto task = (*c)->create_source_task();
+  REQUIRE(task);
+  CHECK_FALSE((*c)->create_sink_task());
+  TaskCtx tctx;
+  seen = {};
+  task->start({{"topic", "out"}}, tctx);
+  CHECK(seen.resumed_from == 5);
+  auto recs = task->poll();
+  REQUIRE(recs.size() == 2);
+  const auto& r = recs[1];
+  CHECK(r.topic == "out");
+  CHECK(r.kafka_partition == 1);
+  CHECK(r.timestamp_ms == 1001);
+  CHECK(r.key == cx::Data::string("k"));
+  REQUIRE(r.value.schema);
+  CHECK(r.value.schema->name() == "t.S");
+  CHECK(kc::data::java_to_string(r.value.value) == "Struct{s=x1,l=[1, 42]}");
+  CHECK(r.source_partition == cx::OrderedJson{{"file", "f"}, {"n", 1}});
+  CHECK(r.source_offset == cx::OrderedJson{{"pos", 11}});
+  // One partition object for both records, as Java's records share a Map.
+  CHECK(&recs[0].source_partition.get() == &recs[1].source_partition.get());
+  REQUIRE(r.headers.size() == 1);
+  CHECK(r.headers.list()[0].key == "h");
+  CHECK(r.headers.list()[0].value == kc::data::Value(int64_t{7}));
+  task->commit();
+  CHECK(seen.committed);
+  REQUIRE(task->wants_commit_record());
+  task->commit_record(recs[1], cx::RecordMetadata{"out", 1, 77, 5});
+  CHECK(seen.put_values == std::vector<std::string>{"x1@out/1/77 pos 11"});
+  task->stop();
+  (*c)->stop();
+}
+
+TEST_CASE("plugin ABI: errors and exceptions become ConnectError with the plugin's message") {
+  auto c = registry().create("TSrc");
+  REQUIRE(c);
+  Ctx ctx;
+  (*c)->initialize(ctx);
+  CHECK_THROWS_WITH((*c)->start({{"topic", "t"}, {"fail", "no"}}), "start refused: no");
+  auto c2 = registry().create("TSrc");
+  (*c2)->initialize(ctx);
+  (*c2)->start({{"topic", "t"}, {"raise", "connector broke"}});
+  CHECK(ctx.errors == std::vector<std::string>{"connector broke"});
+}
+
+TEST_CASE("plugin ABI: sink put, pre_commit, open and close") {
+  auto c = registry().create("t.SinkConnector");
+  REQUIRE(c);
+  auto task = (*c)->create_sink_task();
+  REQUIRE(task);
+  seen = {};
+  task->start({});
+  task->open({{"t", 0}, {"t", 1}});
+  REQUIRE(seen.opened.size() == 1);
+  CHECK(seen.opened[0] == kd::TopicPartitions{{"t", 0}, {"t", 1}});
+
+  auto schema = kc::data::SchemaBuilder::struct_().field("a", kc::data::INT32_SCHEMA()).build().value();
+  kc::data::Struct st(schema);
+  REQUIRE(st.put("a", int32_t{3}));
+  std::vector<cx::SinkRecord> batch(2);
+  batch[0].topic = "t";
+  batch[0].kafka_offset = 4;
+  batch[0].value = cx::Data{schema, kc::data::Value(st)};
+  batch[1].topic = "t";
+  batch[1].kafka_offset = 5;
+  batch[1].value = cx::Data::string("plain");
+  task->put(batch);
+  CHECK(seen.put_values == std::vector<std::string>{"t:4:3", "t:5:plain"});
+
+  auto out = task->pre_commit({{{"t", 0}, 6}, {{"t", 1}, 9}});
+  CHECK(out == cx::TopicPartitionOffsets{{{"t", 0}, 6}});
+
+  std::vector<cx::SinkRecord> retry(1);
+  retry[0].value = cx::Data::string("retry");
+  CHECK_THROWS_AS(task->put(retry), cx::RetriableError);
+  retry[0].value = cx::Data::string("bad");
+  try {
+    task->put(retry);
+    FAIL("put must throw");
+  } catch (const cx::RetriableError&) {
+    FAIL("a plain exception is not retriable");
+  } catch (const cx::ConnectError& e) {
+    CHECK(std::string(e.what()) == "cannot write bad");
+  }
+  task->close({{"t", 0}});
+  REQUIRE(seen.closed.size() == 1);
+  CHECK(seen.closed[0] == kd::TopicPartitions{{"t", 0}});
+  task->stop();
+}
+
+namespace {
+kc_status bad_table(const kc_host_api* h, kc_registrar* r) {
+  kc_connector_class c{};
+  c.struct_size = sizeof c;
+  c.class_name = "t.NoFunctions";
+  c.type = KC_SOURCE;
+  return h->register_connector(r, &c);
+}
+kc_status refuses(const kc_host_api* h, kc_registrar* r) {
+  (void)r;
+  h->set_error("license expired");
+  return KC_ERROR;
+}
+}  // namespace
+
+TEST_CASE("plugin ABI: bad registrations are refused and add nothing") {
+  cx::PluginRegistry reg;
+  auto a = cx::register_plugin(&bad_table, "x.so", reg);
+  REQUIRE_FALSE(a);
+  CHECK(a.error().message ==
+        "registration failed: connector class t.NoFunctions: create, start, task_configs and stop are required");
+  auto b = cx::register_plugin(&refuses, "y.so", reg);
+  REQUIRE_FALSE(b);
+  CHECK(b.error().message == "registration failed: license expired");
+  CHECK(reg.list().empty());
+}
+
+TEST_CASE("plugin ABI: load_plugin_file refuses a missing file and a non-ELF file, naming the reason") {
+  cx::PluginRegistry reg;
+  auto r = cx::load_plugin_file("/nonexistent/x.so", reg);
+  CHECK(r.error.find("cannot be loaded") == 0);
+  CHECK(r.error.find("No such file") != std::string::npos);
+  CHECK(reg.list().empty());
+  // A text file named .so, long enough for an ELF header check.
+  const std::string text_so = std::string(KC_BINARY_DIR) + "/test_plugin_abi_not_elf.so";
+  {
+    std::ofstream f(text_so);
+    f << std::string(200, 'x') << "\n";
+  }
+  auto t = cx::load_plugin_file(text_so, reg);
+  CHECK(t.error.find("cannot be loaded: ") == 0);
+  CHECK(t.error.find("invalid ELF header") != std::string::npos);
+  CHECK(t.classes.empty());
+  CHECK(reg.list().empty());
+  std::remove(text_so.c_str());
+}
