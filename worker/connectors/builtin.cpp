@@ -215,19 +215,6 @@ class FileSinkConnector : public Connector {
 
 namespace {
 
-ConfigKeyDef key(std::string name, ConfigType type, bool required, std::optional<std::string> def,
-                 ConfigImportance importance, std::string doc, std::string display) {
-  ConfigKeyDef k;
-  k.name = std::move(name);
-  k.type = type;
-  k.required = required;
-  k.default_value = std::move(def);
-  k.importance = importance;
-  k.documentation = std::move(doc);
-  k.display_name = std::move(display);
-  return k;
-}
-
 std::optional<std::string> single_topic(const std::string& v) {
   if (auto e = non_empty_string(v)) return e;
   if (v.find(',') != std::string::npos) return std::string("FileStreamSource 'topic' must be a single topic");
@@ -242,24 +229,24 @@ bool is_set(const ConfigMap& c, const char* key) {
 }  // namespace
 
 ConfigDefs file_stream_source_config_defs() {
-  auto file = key("file", ConfigType::String, true, std::nullopt, ConfigImportance::High,
+  auto file = config_key("file", ConfigType::String, true, std::nullopt, ConfigImportance::High,
                   "Path of the file to read lines from.", "File");
   file.check = &non_empty_string;
-  auto topic = key("topic", ConfigType::String, true, std::nullopt, ConfigImportance::High,
+  auto topic = config_key("topic", ConfigType::String, true, std::nullopt, ConfigImportance::High,
                    "Topic to write the lines to.", "Topic");
   topic.check = &single_topic;
-  auto batch = key("batch.size", ConfigType::Int, false, "2000", ConfigImportance::Low,
+  auto batch = config_key("batch.size", ConfigType::Int, false, "2000", ConfigImportance::Low,
                    "Maximum number of lines returned by one poll.", "Batch size");
   batch.at_least = 1;
   return {file, topic, batch};
 }
 
 ConfigDefs file_stream_sink_config_defs() {
-  return {key("file", ConfigType::String, false, "", ConfigImportance::High,
+  return {config_key("file", ConfigType::String, false, "", ConfigImportance::High,
               "Path of the file to append record values to; empty = standard output.", "File"),
-          key("topics", ConfigType::List, false, "", ConfigImportance::High,
+          config_key("topics", ConfigType::List, false, "", ConfigImportance::High,
               "Comma-separated topics to consume.", "Topics"),
-          key("topics.regex", ConfigType::String, false, "", ConfigImportance::High,
+          config_key("topics.regex", ConfigType::String, false, "", ConfigImportance::High,
               "Regular expression of the topics to consume.", "Topics regex")};
 }
 

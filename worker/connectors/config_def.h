@@ -47,6 +47,23 @@ struct ConfigKeyDef {
   std::function<std::optional<std::string>(const std::string& value)> check;
 };
 
+/// A key with the fields every definition sets (ConfigDef.define's common
+/// overload); group, order, width and checks are set on the result.
+/// `display_name` "" = the key's name.
+inline ConfigKeyDef config_key(std::string name, ConfigType type, bool required,
+                               std::optional<std::string> default_value, ConfigImportance importance,
+                               std::string documentation, std::string display_name = "") {
+  ConfigKeyDef k;
+  k.name = std::move(name);
+  k.type = type;
+  k.required = required;
+  k.default_value = std::move(default_value);
+  k.importance = importance;
+  k.documentation = std::move(documentation);
+  k.display_name = display_name.empty() ? k.name : std::move(display_name);
+  return k;
+}
+
 /// The definitions of one plugin, in display order.
 using ConfigDefs = std::vector<ConfigKeyDef>;
 

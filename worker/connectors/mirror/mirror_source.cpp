@@ -346,15 +346,8 @@ std::unique_ptr<SourceTask> MirrorSourceConnector::create_source_task() { return
 
 ConfigKeyDef def(std::string name, ConfigType type, bool required, std::optional<std::string> dflt,
                  ConfigImportance imp, std::string doc) {
-  ConfigKeyDef k;
-  k.name = std::move(name);
-  k.type = type;
-  k.required = required;
-  k.default_value = std::move(dflt);
-  k.importance = imp;
-  k.documentation = std::move(doc);
+  auto k = config_key(std::move(name), type, required, std::move(dflt), imp, std::move(doc));
   k.group = "Mirror";
-  k.display_name = k.name;
   return k;
 }
 

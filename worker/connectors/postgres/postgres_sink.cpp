@@ -129,16 +129,9 @@ bool parse_int64(const std::string& v, int64_t& out) {
 
 ConfigKeyDef def(std::string name, ConfigType type, bool required, std::optional<std::string> dflt,
                  ConfigImportance importance, std::string group, int order, std::string doc, std::string display) {
-  ConfigKeyDef k;
-  k.name = std::move(name);
-  k.type = type;
-  k.required = required;
-  k.default_value = std::move(dflt);
-  k.importance = importance;
+  auto k = config_key(std::move(name), type, required, std::move(dflt), importance, std::move(doc), std::move(display));
   k.group = std::move(group);
   k.order_in_group = order;
-  k.documentation = std::move(doc);
-  k.display_name = std::move(display);
   return k;
 }
 
@@ -777,6 +770,21 @@ class PostgresSinkTask : public SinkTask {
       for (const auto& f : vs->fields())
         if (!skip_pk || !pk_names.count(f.name)) l.rest.push_back(Column{f.name, f.schema, Source::ValueField});
     };
+    // pk.fields of a struct (all its fields when empty), or an error naming
+    // the missing one.
+    auto pk_from_struct = [&](const data::Schema& st, const char* which, Source source) {
+      if (cfg_.pk_fields.empty()) {
+        for (const auto& f : st.fields()) l.pk.push_back(Column{f.name, f.schema, source});
+        return;
+      }
+      for (const auto& n : cfg_.pk_fields) {
+        const data::Field* f = st.field(n);
+        if (!f)
+          throw ConnectError("PostgresSink: pk.fields names '" + n + "', which the " + which +
+                             " struct of the record at " + where(r) + " does not have");
+        l.pk.push_back(Column{n, f->schema, source});
+      }
+    };
     switch (cfg_.pk_mode) {
       case PkMode::None: add_value_fields(false); break;
       case PkMode::Kafka: {
@@ -794,17 +802,7 @@ class PostgresSinkTask : public SinkTask {
           throw ConnectError("PostgresSink: pk.mode=record_key needs a key schema, but the record at " + where(r) +
                              " has none (use a key.converter that gives schemas)");
         if (ks->type() == data::Type::STRUCT) {
-          if (cfg_.pk_fields.empty()) {
-            for (const auto& f : ks->fields()) l.pk.push_back(Column{f.name, f.schema, Source::KeyField});
-          } else {
-            for (const auto& n : cfg_.pk_fields) {
-              const data::Field* f = ks->field(n);
-              if (!f)
-                throw ConnectError("PostgresSink: pk.fields names '" + n + "', which the key struct of the record at " +
-                                   where(r) + " does not have");
-              l.pk.push_back(Column{n, f->schema, Source::KeyField});
-            }
-          }
+          pk_from_struct(*ks, "key", Source::KeyField);
         } else {
           if (cfg_.pk_fields.size() != 1)
             throw ConnectError("PostgresSink: the key of the record at " + where(r) + " is a primitive (" +
@@ -818,17 +816,7 @@ class PostgresSinkTask : public SinkTask {
         break;
       }
       case PkMode::RecordValue: {
-        if (cfg_.pk_fields.empty()) {
-          for (const auto& f : vs->fields()) l.pk.push_back(Column{f.name, f.schema, Source::ValueField});
-        } else {
-          for (const auto& n : cfg_.pk_fields) {
-            const data::Field* f = vs->field(n);
-            if (!f)
-              throw ConnectError("PostgresSink: pk.fields names '" + n + "', which the value struct of the record at " +
-                                 where(r) + " does not have");
-            l.pk.push_back(Column{n, f->schema, Source::ValueField});
-          }
-        }
+        pk_from_struct(*vs, "value", Source::ValueField);
         for (const auto& c : l.pk) pk_names.insert(c.name);
         add_value_fields(true);
         break;
