@@ -15,6 +15,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -181,6 +182,20 @@ class ValueView {
     if (!p) throw Error("value is not bytes");
     return std::string(p, n);
   }
+  /// STRING's text without a copy (valid while the value is); nullopt on
+  /// another kind. The fast path for sinks that write text as it is.
+  std::optional<std::string_view> string_ref() const {
+    size_t n = 0;
+    const char* p = v_ ? host().value_string(v_, &n) : nullptr;
+    return p ? std::optional<std::string_view>(std::string_view(p, n)) : std::nullopt;
+  }
+  /// BYTES' bytes without a copy (valid while the value is); nullopt on
+  /// another kind.
+  std::optional<std::string_view> bytes_ref() const {
+    size_t n = 0;
+    const char* p = v_ ? host().value_bytes(v_, &n) : nullptr;
+    return p ? std::optional<std::string_view>(std::string_view(p, n)) : std::nullopt;
+  }
   size_t size() const { return kind() == KC_VALUE_MAP ? host().value_map_size(v_) : host().value_array_size(v_); }
   ValueView at(size_t i) const { return ValueView(host().value_array_get(v_, i)); }
   /// Struct.get(field). Throws Error for an unknown field.
@@ -302,6 +317,13 @@ class SourceRecord {
   SourceRecord& value(const Schema& s, Value v) {
     return host().source_record_set_value(r_, s.handle(), v.handle()), *this;
   }
+  /// A STRING value from `text` (copied once, into the record): no value
+  /// handle is made per record, for sources that emit many strings.
+  SourceRecord& value(const Schema& s, std::string_view text) {
+    kc_value* slot = scratch();
+    host().value_set_string(slot, text.data(), text.size());
+    return host().source_record_set_value(r_, s.handle(), slot), *this;  // moves it out, leaves null
+  }
   /// Records given the same Json share one copy.
   SourceRecord& source_partition(const Json& p) {
     return host().source_record_set_source_partition(r_, p.handle()), *this;
@@ -313,6 +335,11 @@ class SourceRecord {
   }
 
  private:
+  /// This thread's reusable value slot for the string fast path.
+  static kc_value* scratch() {
+    thread_local Value slot;
+    return slot.handle();
+  }
   kc_source_record* r_;
 };
 

@@ -12,6 +12,8 @@
 //   config: `file` (path; empty = stdout), `topics` (comma list). Appends each
 //   record value's string form plus "\n"; flush() fflush+fsync.
 //
+// Both are written against the plugin ABI with plugin.hpp (builtin_file.cpp).
+//
 // SequenceSource (kc.connect.SequenceSourceConnector, alias SequenceSource;
 //   written against the plugin ABI with plugin.hpp: builtin_sequence.cpp)
 //   config: `topic`, `tasks.max` (tasks created), `throughput` (records per
@@ -37,15 +39,17 @@ inline constexpr const char* kFileStreamSourceClass = "org.apache.kafka.connect.
 inline constexpr const char* kFileStreamSinkClass = "org.apache.kafka.connect.file.FileStreamSinkConnector";
 inline constexpr const char* kSequenceSourceClass = "kc.connect.SequenceSourceConnector";
 
-/// A new FileStreamSource connector instance (see the file comment).
+/// A new FileStreamSource connector instance (see the file comment): the
+/// adapter of its plugin ABI class (builtin_file.cpp).
 std::unique_ptr<Connector> make_file_stream_source();
-/// A new FileStreamSink connector instance.
+/// A new FileStreamSink connector instance (the same).
 std::unique_ptr<Connector> make_file_stream_sink();
 /// A new SequenceSource connector instance. SequenceSource is written
 /// against the plugin ABI (builtin_sequence.cpp, plugin.hpp); this is its
 /// adapter.
 std::unique_ptr<Connector> make_sequence_source();
-/// Adds the built-ins written against the plugin ABI (SequenceSource),
+/// Adds the built-ins written against the plugin ABI (FileStreamSource,
+/// FileStreamSink, SequenceSource),
 /// registered through their entry point function as a .so's would be.
 void register_builtin_abi_connectors(PluginRegistry& r);
 

@@ -1,7 +1,8 @@
 // SequenceSource written against the plugin ABI (include/kconnectd/plugin.hpp),
 // as a plugin author would: compiled into the daemon and registered through
-// the same entry point type a .so exports (builtin_plugins_register), not
-// dlopen. Behaviour, class name, config defs and docs: builtin.h.
+// the same entry point type a .so exports (builtin_plugins_register,
+// registered in builtin.cpp), not dlopen. Behaviour, class name, config
+// defs and docs: builtin.h.
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
@@ -11,7 +12,6 @@
 #include <kconnectd/plugin.hpp>
 
 #include "worker/connectors/builtin.h"
-#include "worker/connectors/plugin_host.h"
 #include "worker/connectors/registry.h"
 
 namespace kc::connectors {
@@ -164,26 +164,5 @@ kp::ConfigDef sequence_defs() {
 KCONNECTD_BUILTIN_PLUGIN(builtin_plugins_register, reg) {
   reg.source<SequenceConnector, SequenceTask>(kSequenceSourceClass, kBuiltinPluginVersion, sequence_defs());
 }
-
-namespace {
-/// The classes builtin_plugins_register declares, registered once.
-const PluginRegistry& abi_builtins() {
-  static const PluginRegistry* r = [] {
-    auto* reg = new PluginRegistry();
-    auto st = register_plugin(&builtin_plugins_register, "built-in", *reg);
-    if (!st) throw std::logic_error("built-in plugins: " + st.error().message);  // a bug, at startup
-    return reg;
-  }();
-  return *r;
-}
-}  // namespace
-
-void register_builtin_abi_connectors(PluginRegistry& r) {
-  for (auto& d : abi_builtins().list()) r.add(std::move(d));
-}
-
-std::unique_ptr<Connector> make_sequence_source() { return abi_builtins().find(kSequenceSourceClass)->factory(); }
-
-ConfigDefs sequence_source_config_defs() { return abi_builtins().find(kSequenceSourceClass)->config_defs; }
 
 }  // namespace kc::connectors

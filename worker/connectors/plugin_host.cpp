@@ -151,7 +151,9 @@ class PluginSourceTask : public SourceTask, public SourceTaskContext {
   std::vector<SourceRecord> poll() override {
     Fresh fresh;
     std::vector<SourceRecord> out;
+    out.reserve(last_poll_);  // room for as many as last time: records are not moved while added
     check(cls_->source.poll(self_, reinterpret_cast<kc_source_records*>(&out)), *cls_, "task poll");
+    last_poll_ = std::min<size_t>(out.size(), 4096);
     return out;
   }
   void commit() override {
@@ -179,6 +181,7 @@ class PluginSourceTask : public SourceTask, public SourceTaskContext {
   ClassPtr cls_;
   void* self_ = nullptr;
   SourceTaskContext* ctx_ = nullptr;
+  size_t last_poll_ = 0;  ///< records the last poll returned (capped): the next one's reserve
 };
 
 class PluginSinkTask : public SinkTask {

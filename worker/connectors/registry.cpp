@@ -95,11 +95,7 @@ std::vector<PluginDesc> PluginRegistry::list() const {
 }
 
 void register_builtin_connectors(PluginRegistry& r) {
-  r.add({kFileStreamSourceClass, ConnectorType::Source, kBuiltinPluginVersion, &make_file_stream_source,
-         file_stream_source_config_defs(), {}});
-  r.add({kFileStreamSinkClass, ConnectorType::Sink, kBuiltinPluginVersion, &make_file_stream_sink, file_stream_sink_config_defs(),
-         &file_stream_sink_config_rule});
-  register_builtin_abi_connectors(r);  // SequenceSource
+  register_builtin_abi_connectors(r);  // FileStreamSource, FileStreamSink, SequenceSource
   r.add({mirror::kMirrorSourceClass, ConnectorType::Source, kBuiltinPluginVersion, &mirror::make_mirror_source,
          mirror::mirror_source_config_defs(), &mirror::mirror_source_config_rule});
   r.add(postgres::postgres_sink_plugin());
