@@ -17,7 +17,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       cmake ninja-build g++ pkg-config \
       librdkafka-dev libboost-dev libboost-system-dev libspdlog-dev \
-      nlohmann-json3-dev libcli11-dev catch2 libbenchmark-dev \
+      nlohmann-json3-dev libcli11-dev catch2 libbenchmark-dev libpq-dev \
  && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /src
@@ -37,10 +37,11 @@ ARG DEBIAN_FRONTEND=noninteractive
 # libspdlog1.10 and libfmt9: compiled spdlog (Debian builds it against the
 # system fmt). libboost-system1.74.0: only if the linker keeps the (stub)
 # Boost.System library; it is 30 kB, so it is always installed.
+# libpq5: the PostgreSQL sink.
 # curl: the HEALTHCHECK. ca-certificates: TLS to brokers (security.protocol=SSL).
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      librdkafka1 libspdlog1.10 libfmt9 libboost-system1.74.0 \
+      librdkafka1 libspdlog1.10 libfmt9 libboost-system1.74.0 libpq5 \
       ca-certificates curl \
  && rm -rf /var/lib/apt/lists/*
 
