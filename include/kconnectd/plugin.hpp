@@ -45,6 +45,41 @@ class RetriableError : public Error {
 
 /// A connector or task config (string -> string).
 using Config = std::map<std::string, std::string>;
+/// `key`'s value; throws Error "<who> requires the '<key>' setting" when it
+/// is missing or empty.
+inline std::string require_setting(const Config& c, const std::string& key, const std::string& who) {
+  auto it = c.find(key);
+  if (it == c.end() || it->second.empty()) throw Error(who + " requires the '" + key + "' setting");
+  return it->second;
+}
+
+/// `key` as a whole number, `def` when missing or empty; throws Error with
+/// ConfigDef's "Invalid value X for configuration K: Not a number of type
+/// INT" otherwise.
+inline int64_t int_setting(const Config& c, const std::string& key, int64_t def) {
+  auto it = c.find(key);
+  if (it == c.end() || it->second.empty()) return def;
+  try {
+    size_t used = 0;
+    int64_t v = std::stoll(it->second, &used);
+    if (used == it->second.size()) return v;
+  } catch (const std::exception&) {
+  }
+  throw Error("Invalid value " + it->second + " for configuration " + key + ": Not a number of type INT");
+}
+
+/// `key` as a number, `def` when missing or empty; throws Error "Invalid
+/// value X for configuration K: Not a number" otherwise.
+inline double double_setting(const Config& c, const std::string& key, double def) {
+  auto it = c.find(key);
+  if (it == c.end() || it->second.empty()) return def;
+  try {
+    return std::stod(it->second);
+  } catch (const std::exception&) {
+    throw Error("Invalid value " + it->second + " for configuration " + key + ": Not a number");
+  }
+}
+
 /// (topic, partition) -> next offset to consume.
 using Offsets = std::map<std::pair<std::string, int32_t>, int64_t>;
 /// A list of (topic, partition).

@@ -25,25 +25,6 @@ namespace {
 
 namespace kp = kconnectd;
 
-std::string require(const kp::Config& c, const std::string& key, const std::string& who) {
-  auto it = c.find(key);
-  if (it == c.end() || it->second.empty()) throw kp::Error(who + " requires the '" + key + "' setting");
-  return it->second;
-}
-
-int64_t int_setting(const kp::Config& c, const std::string& key, int64_t def) {
-  auto it = c.find(key);
-  if (it == c.end() || it->second.empty()) return def;
-  try {
-    size_t used = 0;
-    int64_t v = std::stoll(it->second, &used);
-    if (used != it->second.size()) throw std::invalid_argument(key);
-    return v;
-  } catch (const std::exception&) {
-    throw kp::Error("Invalid value " + it->second + " for configuration " + key + ": Not a number of type INT");
-  }
-}
-
 /// Set and not only blanks (how SinkConnectorConfig reads topics / topics.regex).
 bool is_set(const kp::Config& c, const char* key) {
   auto it = c.find(key);
@@ -57,9 +38,9 @@ constexpr const char* kSingleTopic = "FileStreamSource 'topic' must be a single 
 class FileSourceTask : public kp::SourceTask {
  public:
   void start(const kp::Config& config, const kp::SourceTaskContext& ctx) override {
-    file_ = require(config, "file", "FileStreamSource");
-    topic_ = require(config, "topic", "FileStreamSource");
-    batch_size_ = int_setting(config, "batch.size", 2000);
+    file_ = kp::require_setting(config, "file", "FileStreamSource");
+    topic_ = kp::require_setting(config, "topic", "FileStreamSource");
+    batch_size_ = kp::int_setting(config, "batch.size", 2000);
     if (batch_size_ < 1) throw kp::Error("batch.size must be at least 1");
     partition_.set("filename", file_);
     if (auto off = ctx.offset(partition_))
@@ -140,10 +121,10 @@ class FileSourceTask : public kp::SourceTask {
 class FileSourceConnector : public kp::SourceConnector {
  public:
   void start(const kp::Config& config) override {
-    require(config, "file", "FileStreamSource");
-    require(config, "topic", "FileStreamSource");
+    kp::require_setting(config, "file", "FileStreamSource");
+    kp::require_setting(config, "topic", "FileStreamSource");
     if (config.at("topic").find(',') != std::string::npos) throw kp::Error(kSingleTopic);
-    int_setting(config, "batch.size", 2000);
+    kp::int_setting(config, "batch.size", 2000);
     config_ = config;
   }
   std::vector<kp::Config> task_configs(int) override { return {config_}; }  // always one task

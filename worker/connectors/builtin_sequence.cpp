@@ -20,41 +20,12 @@ namespace {
 namespace kp = kconnectd;
 using Clock = std::chrono::steady_clock;
 
-std::string require(const kp::Config& c, const std::string& key) {
-  auto it = c.find(key);
-  if (it == c.end() || it->second.empty()) throw kp::Error("SequenceSource requires the '" + key + "' setting");
-  return it->second;
-}
-
-double double_setting(const kp::Config& c, const std::string& key, double def) {
-  auto it = c.find(key);
-  if (it == c.end() || it->second.empty()) return def;
-  try {
-    return std::stod(it->second);
-  } catch (const std::exception&) {
-    throw kp::Error("Invalid value " + it->second + " for configuration " + key + ": Not a number");
-  }
-}
-
-int64_t int_setting(const kp::Config& c, const std::string& key, int64_t def) {
-  auto it = c.find(key);
-  if (it == c.end() || it->second.empty()) return def;
-  try {
-    size_t used = 0;
-    int64_t v = std::stoll(it->second, &used);
-    if (used != it->second.size()) throw std::invalid_argument(key);
-    return v;
-  } catch (const std::exception&) {
-    throw kp::Error("Invalid value " + it->second + " for configuration " + key + ": Not a number of type INT");
-  }
-}
-
 class SequenceTask : public kp::SourceTask {
  public:
   void start(const kp::Config& config, const kp::SourceTaskContext& ctx) override {
-    topic_ = require(config, "topic");
-    throughput_ = double_setting(config, "throughput", 10.0);
-    max_records_ = int_setting(config, "max.records", -1);
+    topic_ = kp::require_setting(config, "topic", "SequenceSource");
+    throughput_ = kp::double_setting(config, "throughput", 10.0);
+    max_records_ = kp::int_setting(config, "max.records", -1);
     const std::string connector = ctx.connector_name();
     prefix_ = connector + "-" + std::to_string(ctx.task_number());
     partition_.set("connector", connector).set("task", static_cast<int64_t>(ctx.task_number()));
@@ -124,9 +95,9 @@ class SequenceTask : public kp::SourceTask {
 class SequenceConnector : public kp::SourceConnector {
  public:
   void start(const kp::Config& config) override {
-    require(config, "topic");
-    double_setting(config, "throughput", 10.0);
-    int_setting(config, "max.records", -1);
+    kp::require_setting(config, "topic", "SequenceSource");
+    kp::double_setting(config, "throughput", 10.0);
+    kp::int_setting(config, "max.records", -1);
     config_ = config;
   }
   std::vector<kp::Config> task_configs(int max_tasks) override {
