@@ -7,7 +7,6 @@
 // Set KC_TEST_LOG=info to see the herders' logs.
 #include <cstdlib>
 #include <future>
-#include <regex>
 #include <sstream>
 #include <thread>
 

@@ -97,18 +97,19 @@ std::unique_ptr<ReplicationPolicy> make_replication_policy(const std::string& cl
 }
 
 RegexList::RegexList(const std::string& key, const std::string& list) {
+  // Java regex syntax (MM2 compiles these with java.util.regex), on PCRE2.
   for (const auto& item : split_list(list)) {
-    try {
-      regexes_.emplace_back(item, std::regex::ECMAScript | std::regex::optimize);
-    } catch (const std::regex_error& e) {
+    auto compiled = transforms::JavaRegex::compile(item);
+    if (!compiled)
       throw ConnectError("Invalid value " + list + " for configuration " + key + ": '" + item +
-                         "' is not a valid regular expression (" + e.what() + ")");
-    }
+                         "' is not a valid regular expression (" + compiled.error().message + ")");
+    regexes_.push_back(std::move(*compiled));
   }
 }
 
 bool RegexList::matches(const std::string& topic) const {
-  return std::any_of(regexes_.begin(), regexes_.end(), [&](const std::regex& r) { return std::regex_match(topic, r); });
+  return std::any_of(regexes_.begin(), regexes_.end(),
+                     [&](const transforms::JavaRegex& r) { return r.matches(topic); });
 }
 
 MirrorConfig parse_mirror_config(const ConfigMap& config) {

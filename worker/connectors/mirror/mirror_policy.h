@@ -8,13 +8,13 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "worker/connectors/connector.h"
+#include "worker/transforms/java_regex.h"
 
 namespace kc::connectors::mirror {
 
@@ -90,7 +90,7 @@ class RegexList {
   bool empty() const { return regexes_.empty(); }
 
  private:
-  std::vector<std::regex> regexes_;
+  std::vector<transforms::JavaRegex> regexes_;
 };
 
 /// The connector's settings, parsed (see README.md in this folder).
