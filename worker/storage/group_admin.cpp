@@ -1,10 +1,17 @@
 #include "worker/storage/group_admin.h"
 
 #include <algorithm>
-#include <mutex>
-#include <cstring>
+#include <cctype>
+#include <charconv>
+#include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <string_view>
+
+#include <boost/asio/io_context.hpp>
+
+#include "protocol/kafka/connection.h"
 
 namespace kc::storage {
 
@@ -76,6 +83,189 @@ ListPtr to_list(const std::vector<TopicPartition>& partitions) {
 
 }  // namespace
 
+namespace {
+
+// One bootstrap entry: "host:port", "[v6]:port", optionally with a
+// listener prefix ("PLAINTEXT://host:port") as Java clients accept.
+std::optional<std::pair<std::string, uint16_t>> parse_broker(std::string s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.erase(0, 1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.pop_back();
+  if (auto scheme = s.find("://"); scheme != std::string::npos) s.erase(0, scheme + 3);
+  const auto colon = s.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 >= s.size()) return std::nullopt;
+  std::string host = s.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  unsigned port = 0;
+  auto digits = std::string_view(s).substr(colon + 1);
+  auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
+  if (ec != std::errc() || p != digits.data() + digits.size() || port == 0 || port > 65535) return std::nullopt;
+  return std::make_pair(std::move(host), static_cast<uint16_t>(port));
+}
+
+// Blocking use of the asynchronous Connection on a private io_context that
+// only this call runs: each step runs the context until its handler fired
+// or the deadline passed.
+class Probe {
+ public:
+  using Clock = std::chrono::steady_clock;
+  Probe(std::string client_id, Clock::time_point deadline) : client_id_(std::move(client_id)), deadline_(deadline) {}
+  ~Probe() {
+    for (auto& c : conns_) c->close("probe done");
+    io_.restart();
+    io_.poll();  // the close handlers, so nothing refers to a dead connection
+    conns_.clear();
+    io_.poll();
+  }
+
+  [[nodiscard]] int left_ms() const {
+    return static_cast<int>(std::max<int64_t>(
+        0, std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now()).count()));
+  }
+
+  // A connected Connection (ApiVersions done) or the connect error.
+  kafka::NetResult<std::shared_ptr<kafka::Connection>> connect(const std::string& host, uint16_t port) {
+    kafka::ConnectionOptions opts;
+    opts.client_id = client_id_;
+    opts.connect_timeout = std::chrono::milliseconds(std::max(left_ms(), 1));
+    opts.request_timeout = std::chrono::milliseconds(std::max(left_ms(), 1));
+    auto conn = kafka::Connection::create(io_, opts);
+    conns_.push_back(conn);
+    std::optional<kafka::NetStatus> result;
+    conn->connect(host, port, [&result](kafka::NetStatus st) { result = std::move(st); });
+    run_until([&] { return result.has_value(); });
+    if (!result) return kafka::NetError{kafka::NetErrorKind::Timeout, "no ApiVersions answer in time"};
+    if (!*result) return result->error();
+    return conn;
+  }
+
+  kafka::NetResult<kafka::FindCoordinatorResponse> find_coordinator(kafka::Connection& conn, const std::string& group) {
+    std::optional<kafka::NetResult<kafka::FindCoordinatorResponse>> result;
+    conn.send(kafka::FindCoordinatorRequest{group, 0},
+              std::function<void(kafka::NetResult<kafka::FindCoordinatorResponse>)>(
+                  [&result](kafka::NetResult<kafka::FindCoordinatorResponse> r) { result = std::move(r); }),
+              std::chrono::milliseconds(std::max(left_ms(), 1)));
+    run_until([&] { return result.has_value(); });
+    if (!result) return kafka::NetError{kafka::NetErrorKind::Timeout, "no FindCoordinator answer in time"};
+    return std::move(*result);
+  }
+
+  void sleep_ms(int ms) {
+    const auto until = std::min(deadline_, Clock::now() + std::chrono::milliseconds(ms));
+    io_.restart();
+    io_.run_until(until);
+  }
+
+ private:
+  template <typename Pred>
+  void run_until(Pred done) {
+    io_.restart();
+    while (!done() && Clock::now() < deadline_) {
+      io_.run_one_until(deadline_);
+      if (io_.stopped()) io_.restart();
+    }
+  }
+
+  std::string client_id_;
+  Clock::time_point deadline_;
+  boost::asio::io_context io_;
+  std::vector<std::shared_ptr<kafka::Connection>> conns_;
+};
+
+BrokerApis to_apis(const std::vector<kafka::ApiVersionRange>& ranges) {
+  BrokerApis out;
+  for (const auto& r : ranges) out[r.api_key] = {r.min_version, r.max_version};
+  return out;
+}
+
+// Refused before anything is sent when the coordinator lacks `key`.
+AdminStatus require_api(const ClientProps& props, const std::string& group, int timeout_ms, int16_t key,
+                        const char* missing_message) {
+  BrokerApis apis;
+  if (auto st = broker_apis(props, group, timeout_ms, apis); !st.ok()) return st;
+  if (!apis.count(key)) return local_error(RD_KAFKA_RESP_ERR__UNSUPPORTED_FEATURE, missing_message);
+  return {};
+}
+
+}  // namespace
+
+AdminStatus broker_apis(const ClientProps& props, const std::string& group, int timeout_ms, BrokerApis& apis) {
+  apis.clear();
+  if (auto it = props.find("security.protocol"); it != props.end()) {
+    std::string proto = it->second;
+    std::transform(proto.begin(), proto.end(), proto.begin(), [](unsigned char c) { return std::toupper(c); });
+    if (proto != "PLAINTEXT")
+      return local_error(RD_KAFKA_RESP_ERR__INVALID_ARG,
+                         "cannot ask the broker for its API versions over security.protocol=" + it->second +
+                             ": kconnectd's own Kafka client speaks PLAINTEXT only");
+  }
+  std::vector<std::pair<std::string, uint16_t>> brokers;
+  if (auto it = props.find("bootstrap.servers"); it != props.end()) {
+    std::string rest = it->second;
+    size_t pos = 0;
+    while (pos <= rest.size()) {
+      auto comma = rest.find(',', pos);
+      if (comma == std::string::npos) comma = rest.size();
+      std::string entry = rest.substr(pos, comma - pos);
+      if (entry.find_first_not_of(" \t") != std::string::npos) {
+        auto hp = parse_broker(entry);
+        if (!hp) return local_error(RD_KAFKA_RESP_ERR__INVALID_ARG, "invalid bootstrap.servers entry '" + entry + "'");
+        brokers.push_back(std::move(*hp));
+      }
+      pos = comma + 1;
+    }
+  }
+  if (brokers.empty()) return local_error(RD_KAFKA_RESP_ERR__INVALID_ARG, "bootstrap.servers is empty");
+
+  auto cid = props.find("client.id");
+  Probe probe(cid != props.end() ? cid->second : "kconnectd-admin-probe",
+              Probe::Clock::now() + std::chrono::milliseconds(std::max(timeout_ms, 1)));
+  std::shared_ptr<kafka::Connection> bootstrap;
+  std::string failures;
+  for (const auto& [host, port] : brokers) {
+    auto c = probe.connect(host, port);
+    if (c) {
+      bootstrap = c.value();
+      break;
+    }
+    failures += (failures.empty() ? "" : "; ") + host + ":" + std::to_string(port) + ": " + c.error().to_string();
+  }
+  if (!bootstrap) return local_error(RD_KAFKA_RESP_ERR__TRANSPORT, "no broker answered ApiVersions: " + failures);
+  if (group.empty()) {
+    apis = to_apis(bootstrap->broker_versions());
+    return {};
+  }
+  // The group's coordinator is the broker that answers DeleteGroups and
+  // OffsetDelete; in a cluster being upgraded it may differ from the first.
+  while (true) {
+    auto r = probe.find_coordinator(*bootstrap, group);
+    if (!r) return local_error(RD_KAFKA_RESP_ERR__TRANSPORT, "FindCoordinator for group " + group + " failed: " + r.error().to_string());
+    const kafka::Coordinator* c = r->coordinators.empty() ? nullptr : &r->coordinators.front();
+    const int16_t code = c ? c->error_code : static_cast<int16_t>(kafka::ErrorCode::COORDINATOR_NOT_AVAILABLE);
+    if (code == static_cast<int16_t>(kafka::ErrorCode::COORDINATOR_NOT_AVAILABLE) ||
+        code == static_cast<int16_t>(kafka::ErrorCode::COORDINATOR_LOAD_IN_PROGRESS)) {
+      if (probe.left_ms() <= 0)
+        return local_error(RD_KAFKA_RESP_ERR__TIMED_OUT, "no coordinator for group " + group + " within the timeout");
+      probe.sleep_ms(100);
+      continue;
+    }
+    if (code != 0)
+      return local_error(static_cast<rd_kafka_resp_err_t>(code),
+                         "FindCoordinator for group " + group + " failed: " + rd_kafka_err2str(static_cast<rd_kafka_resp_err_t>(code)));
+    if (c->port <= 0 || c->port > 65535 || c->host.empty())
+      return local_error(RD_KAFKA_RESP_ERR__BAD_MSG, "invalid coordinator address " + c->host + ":" + std::to_string(c->port));
+    if (bootstrap->peer() == c->host + ":" + std::to_string(c->port)) {
+      apis = to_apis(bootstrap->broker_versions());
+      return {};
+    }
+    auto coord = probe.connect(c->host, static_cast<uint16_t>(c->port));
+    if (!coord)
+      return local_error(RD_KAFKA_RESP_ERR__TRANSPORT, "coordinator " + c->host + ":" + std::to_string(c->port) +
+                                                         " of group " + group + ": " + coord.error().to_string());
+    apis = to_apis(coord.value()->broker_versions());
+    return {};
+  }
+}
+
 AdminStatus list_group_offsets(const ClientProps& props, const std::string& group,
                                const std::vector<TopicPartition>& partitions, int timeout_ms,
                                std::vector<GroupOffset>& out) {
@@ -132,11 +322,10 @@ AdminStatus alter_group_offsets(const ClientProps& props, const std::string& gro
 
 AdminStatus delete_group_offsets(const ClientProps& props, const std::string& group,
                                  const std::vector<TopicPartition>& partitions, int timeout_ms) {
-  std::set<std::string> apis;
-  if (auto st = broker_apis(props, timeout_ms, apis); !st.ok()) return st;
-  if (!apis.count("OffsetDelete"))
-    return local_error(RD_KAFKA_RESP_ERR__UNSUPPORTED_FEATURE,
-                       "OffsetDelete API (KIP-496) not supported by the broker, requires broker version >= 2.4.0");
+  if (auto st = require_api(props, group, timeout_ms, kApiOffsetDelete,
+                            "OffsetDelete API (KIP-496) not supported by the broker, requires broker version >= 2.4.0");
+      !st.ok())
+    return st;
   EventPtr ev;
   auto st = run_admin(props, RD_KAFKA_ADMIN_OP_DELETECONSUMERGROUPOFFSETS, timeout_ms,
                       [&](rd_kafka_t* rk, const rd_kafka_AdminOptions_t* o, rd_kafka_queue_t* q) {
@@ -154,11 +343,10 @@ AdminStatus delete_group_offsets(const ClientProps& props, const std::string& gr
 }
 
 AdminStatus delete_group(const ClientProps& props, const std::string& group, int timeout_ms) {
-  std::set<std::string> apis;
-  if (auto st = broker_apis(props, timeout_ms, apis); !st.ok()) return st;
-  if (!apis.count("DeleteGroups"))
-    return local_error(RD_KAFKA_RESP_ERR__UNSUPPORTED_FEATURE,
-                       "DeleteGroups API (KIP-229) not supported by the broker, requires broker version >= 1.1.0");
+  if (auto st = require_api(props, group, timeout_ms, kApiDeleteGroups,
+                            "DeleteGroups API (KIP-229) not supported by the broker, requires broker version >= 1.1.0");
+      !st.ok())
+    return st;
   EventPtr ev;
   auto st = run_admin(props, RD_KAFKA_ADMIN_OP_DELETEGROUPS, timeout_ms,
                       [&](rd_kafka_t* rk, const rd_kafka_AdminOptions_t* o, rd_kafka_queue_t* q) {
@@ -192,48 +380,5 @@ AdminStatus topic_partitions(const ClientProps& props, const std::vector<std::st
   return {};
 }
 
-namespace {
-// The API names one probe client's "feature" debug log listed, from lines
-// "<broker>:   ApiKey <Name> (<key>) Versions <min>..<max>". Written by
-// librdkafka's threads, read after the client is gone.
-struct ApiVersionLog {
-  std::mutex mu;
-  std::set<std::string> apis;
-};
-void api_version_log_cb(const rd_kafka_t* rk, int /*level*/, const char* fac, const char* buf) {
-  auto* seen = static_cast<ApiVersionLog*>(rd_kafka_opaque(rk));
-  if (!seen || !fac || !buf || std::strcmp(fac, "APIVERSION") != 0) return;
-  const char* start = std::strstr(buf, "ApiKey ");
-  if (!start) return;
-  start += std::strlen("ApiKey ");
-  const char* end = std::strstr(start, " (");
-  if (!end) return;
-  std::lock_guard lk(seen->mu);
-  seen->apis.emplace(start, end);
-}
-}  // namespace
-
-AdminStatus broker_apis(const ClientProps& props, int timeout_ms, std::set<std::string>& apis) {
-  apis.clear();
-  ApiVersionLog seen;
-  {
-    ClientProps debug{{"debug", "feature"}};
-    auto client = make_client(RD_KAFKA_PRODUCER, props, debug, [&](rd_kafka_conf_t* conf) {
-      rd_kafka_conf_set_opaque(conf, &seen);
-      rd_kafka_conf_set_log_cb(conf, &api_version_log_cb);
-    });
-    if (!client) return local_error(RD_KAFKA_RESP_ERR__INVALID_ARG, client.error().to_string());
-    // Any request makes the client connect, and librdkafka logs the
-    // broker's ApiVersions table before it sends anything else there.
-    const rd_kafka_metadata_t* md = nullptr;
-    auto err = rd_kafka_metadata(client.value().get(), 0, nullptr, &md, std::max(timeout_ms, 1));
-    if (md) rd_kafka_metadata_destroy(md);
-    if (err) return local_error(err, std::string("no broker answered: ") + rd_kafka_err2str(err));
-  }  // the client is destroyed here: no log callback runs after this
-  std::lock_guard lk(seen.mu);
-  apis = seen.apis;
-  if (apis.empty()) return local_error(RD_KAFKA_RESP_ERR__UNSUPPORTED_FEATURE, "the broker listed no API versions");
-  return {};
-}
 
 }  // namespace kc::storage

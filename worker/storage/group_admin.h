@@ -6,6 +6,7 @@
 // the timeout passes: call from a pool thread, never the io_context.
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -57,10 +58,12 @@ AdminStatus alter_group_offsets(const ClientProps& props, const std::string& gro
 /// Deletes the committed offsets of `partitions` for `group` (OffsetDelete,
 /// KIP-496, brokers >= 2.4, through rd_kafka_DeleteConsumerGroupOffsets).
 /// librdkafka 2.0.2 aborts the process when the broker lacks OffsetDelete
-/// (librdkafka #3663), so this first asks broker_apis() and answers
-/// RD_KAFKA_RESP_ERR__UNSUPPORTED_FEATURE without sending anything when it
-/// is missing. GROUP_SUBSCRIBED_TO_TOPIC while members
-/// consume the topic.
+/// (librdkafka #3663), so this first asks the group's coordinator with
+/// broker_apis() and answers RD_KAFKA_RESP_ERR__UNSUPPORTED_FEATURE ("OffsetDelete
+/// API (KIP-496) not supported by the broker, requires broker version >=
+/// 2.4.0") without sending anything when it is missing.
+/// GROUP_SUBSCRIBED_TO_TOPIC while members consume the topic,
+/// GROUP_ID_NOT_FOUND when the group has no offsets at all.
 AdminStatus delete_group_offsets(const ClientProps& props, const std::string& group,
                                  const std::vector<TopicPartition>& partitions, int timeout_ms);
 
@@ -68,7 +71,9 @@ AdminStatus delete_group_offsets(const ClientProps& props, const std::string& gr
 /// rd_kafka_DeleteGroups). GROUP_ID_NOT_FOUND when it does not exist,
 /// NON_EMPTY_GROUP while it has members. Like delete_group_offsets, asks
 /// broker_apis() first: librdkafka 2.0.2 also aborts after a DeleteGroups
-/// the broker does not support (RD_KAFKA_RESP_ERR__UNSUPPORTED_FEATURE).
+/// the broker does not support (RD_KAFKA_RESP_ERR__UNSUPPORTED_FEATURE,
+/// "DeleteGroups API (KIP-229) not supported by the broker, requires broker
+/// version >= 1.1.0").
 AdminStatus delete_group(const ClientProps& props, const std::string& group, int timeout_ms);
 
 /// Every partition of the listed topics that exist, from the cluster's
@@ -76,12 +81,27 @@ AdminStatus delete_group(const ClientProps& props, const std::string& group, int
 AdminStatus topic_partitions(const ClientProps& props, const std::vector<std::string>& topics, int timeout_ms,
                              std::vector<TopicPartition>& out);
 
-/// The names of the APIs (Kafka's names, e.g. "DeleteGroups",
-/// "OffsetDelete") that the broker a fresh client reaches first lists in its
-/// ApiVersions answer. librdkafka has no public API for a broker's
-/// versions, so this reads its "feature" debug log of that exchange.
-/// Brokers of one cluster are assumed to run one version. An error when no
-/// broker answered within `timeout_ms`.
-AdminStatus broker_apis(const ClientProps& props, int timeout_ms, std::set<std::string>& apis);
+/// Kafka API keys the admin calls need, as ApiVersions lists them.
+inline constexpr int16_t kApiCreateTopics = 19;
+inline constexpr int16_t kApiCreatePartitions = 37;
+inline constexpr int16_t kApiDeleteGroups = 42;
+inline constexpr int16_t kApiOffsetDelete = 47;
+
+/// A broker's ApiVersions answer: API key -> [min, max] version.
+using BrokerApis = std::map<int16_t, std::pair<int16_t, int16_t>>;
+
+/// What the broker that coordinates `group` lists in its ApiVersions answer,
+/// asked with kconnectd's own Kafka client (protocol/kafka Connection), not
+/// librdkafka: librdkafka has no public API for a broker's versions.
+/// Connects to the `bootstrap.servers` in order until one answers, asks it
+/// FindCoordinator for `group` (retrying COORDINATOR_NOT_AVAILABLE /
+/// LOAD_IN_PROGRESS) and takes the coordinator's own answer; with `group`
+/// empty, the bootstrap broker's. Blocks up to `timeout_ms` on the calling
+/// thread with a private io_context: call from a pool thread, never the
+/// worker's io_context. Errors: __INVALID_ARG for a bad bootstrap list or a
+/// security.protocol other than PLAINTEXT (the own client has no TLS/SASL);
+/// __TRANSPORT when no broker answered (naming each one's failure);
+/// __TIMED_OUT when the coordinator was not found in time.
+AdminStatus broker_apis(const ClientProps& props, const std::string& group, int timeout_ms, BrokerApis& apis);
 
 }  // namespace kc::storage

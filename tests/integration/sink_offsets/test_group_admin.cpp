@@ -49,12 +49,13 @@ TEST_CASE("group admin: the mock lacks DeleteGroups and OffsetDelete and both fa
   auto props = mc->client_props();
   REQUIRE(alter_group_offsets(props, "g", {{"t", 0, 5}}, kTimeoutMs).ok());
 
-  std::set<std::string> apis;
-  REQUIRE(broker_apis(props, kTimeoutMs, apis).ok());
-  CHECK(apis.count("OffsetCommit") == 1);
-  CHECK(apis.count("OffsetFetch") == 1);
-  CHECK(apis.count("DeleteGroups") == 0);
-  CHECK(apis.count("OffsetDelete") == 0);
+  // The probe asks the group's coordinator with kconnectd's own client.
+  BrokerApis apis;
+  REQUIRE(broker_apis(props, "g", kTimeoutMs, apis).ok());
+  CHECK(apis.count(8) == 1);  // OffsetCommit
+  CHECK(apis.count(9) == 1);  // OffsetFetch
+  CHECK(apis.count(kApiDeleteGroups) == 0);
+  CHECK(apis.count(kApiOffsetDelete) == 0);
 
   auto del = delete_group_offsets(props, "g", {{"t", 0}}, kTimeoutMs);
   CHECK(del.code == RD_KAFKA_RESP_ERR__UNSUPPORTED_FEATURE);
@@ -76,7 +77,9 @@ TEST_CASE("group admin: no broker is an error, not a hang or a crash") {
   auto st = list_group_offsets(props, "g", {}, 1500, out);
   CHECK_FALSE(st.ok());
   CHECK_FALSE(st.message.empty());
-  std::set<std::string> apis;
-  CHECK_FALSE(broker_apis(props, 1500, apis).ok());
+  BrokerApis apis;
+  auto probe = broker_apis(props, "g", 1500, apis);
+  CHECK(probe.code == RD_KAFKA_RESP_ERR__TRANSPORT);
+  CHECK(probe.message.find("127.0.0.1:1") != std::string::npos);
   CHECK(apis.empty());
 }
