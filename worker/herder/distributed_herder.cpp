@@ -1734,87 +1734,29 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     return p;
   }
 
+  // Where the sink's offsets live: its group, the admin client and topics.
+  SinkGroup sink_group(const std::string& name, const ConfigMap& raw) const {
+    const auto conf = resolved_config(raw);
+    SinkGroup sink;
+    sink.connector = name;
+    sink.group = runtime::sink_consumer_group_id(name, conf, cfg.consumer_overrides);
+    sink.admin_props = sink_admin_props(name, conf);
+    if (auto it = conf.find("topics"); it != conf.end())
+      for (auto& t : split_comma_list(it->second)) sink.topics.push_back(t);
+    sink.timeout_ms = cfg.worker_sync_timeout_ms * 3;
+    return sink;
+  }
+
   // GET for a sink: the committed offsets of its consumer group.
   rest::Reply<std::vector<rest::ConnectorOffset>> sink_offsets(const std::string& name, const ConfigMap& raw) const {
-    const auto conf = resolved_config(raw);
-    const auto group = runtime::sink_consumer_group_id(name, conf, cfg.consumer_overrides);
-    const auto props = sink_admin_props(name, conf);
-    const int timeout_ms = cfg.worker_sync_timeout_ms * 3;
-    auto failed = [&](const storage::AdminStatus& st) {
-      spdlog::error("Failed to retrieve consumer group offsets for sink connector {} (group {}): {}", name, group,
-                    st.message);
-      return rest::RestError::internal("Failed to retrieve consumer group offsets for sink connector " + name + ": " +
-                                       st.message);
-    };
-    std::vector<storage::GroupOffset> offsets;
-    if (auto st = storage::list_group_offsets(props, group, {}, timeout_ms, offsets); !st.ok()) return failed(st);
-    if (offsets.empty()) {
-      // librdkafka's mock cluster answers the all-partitions form of
-      // OffsetFetch with nothing; ask again for the partitions of the
-      // connector's `topics`. A real broker answers both alike.
-      std::vector<std::string> topics;
-      if (auto it = conf.find("topics"); it != conf.end())
-        for (auto& t : split_comma_list(it->second)) topics.push_back(t);
-      std::vector<storage::TopicPartition> partitions;
-      if (!topics.empty()) {
-        if (auto st = storage::topic_partitions(props, topics, timeout_ms, partitions); !st.ok()) return failed(st);
-      }
-      if (!partitions.empty()) {
-        if (auto st = storage::list_group_offsets(props, group, partitions, timeout_ms, offsets); !st.ok())
-          return failed(st);
-      }
-    }
-    return sink_offsets_to_rest(offsets);
+    return read_sink_offsets(sink_group(name, raw));
   }
 
   // PATCH (offsets set) or DELETE (nullopt) for a STOPPED sink.
   rest::Reply<std::string> modify_sink_offsets(const std::string& name, const ConfigMap& raw,
                                                const std::optional<std::vector<rest::ConnectorOffset>>& offsets) const {
-    const auto conf = resolved_config(raw);
-    const auto group = runtime::sink_consumer_group_id(name, conf, cfg.consumer_overrides);
-    const auto props = sink_admin_props(name, conf);
-    const int timeout_ms = cfg.worker_sync_timeout_ms * 3;
-    if (!offsets) {
-      auto st = storage::delete_group(props, group, timeout_ms);
-      // A group that is gone already is reset already (Connect treats
-      // GROUP_ID_NOT_FOUND as success: a reset is idempotent).
-      if (!st.ok() && st.code != RD_KAFKA_RESP_ERR_GROUP_ID_NOT_FOUND) {
-        spdlog::error("Failed to reset consumer group offsets for sink connector {} (group {}): {}", name, group,
-                      st.message);
-        if (st.code == RD_KAFKA_RESP_ERR_NON_EMPTY_GROUP)
-          return rest::RestError::internal(sink_group_busy_message(name, true));
-        return rest::RestError::internal("Failed to reset consumer group offsets for sink connector " + name + ": " +
-                                         st.message);
-      }
-      spdlog::info("leader reset the offsets of sink connector {}: deleted consumer group {}", name, group);
-      return std::string("The offsets for this connector have been reset successfully");
-    }
-    auto writes = parse_sink_offsets(*offsets);
-    if (!writes) return writes.error();
-    std::vector<storage::GroupOffset> to_alter;
-    std::vector<storage::TopicPartition> to_delete;
-    for (const auto& w : writes.value()) {
-      if (w.offset) to_alter.push_back({w.partition.first, w.partition.second, *w.offset});
-      else to_delete.push_back(w.partition);
-    }
-    auto failed = [&](const storage::AdminStatus& st) {
-      spdlog::error("Failed to alter consumer group offsets for connector {} (group {}): {}", name, group, st.message);
-      if (st.code == RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID || st.code == RD_KAFKA_RESP_ERR_GROUP_SUBSCRIBED_TO_TOPIC)
-        return rest::RestError::internal(sink_group_busy_message(name, false));
-      return rest::RestError::internal("Failed to alter consumer group offsets for connector " + name + ": " +
-                                       st.message);
-    };
-    if (!to_alter.empty()) {
-      if (auto st = storage::alter_group_offsets(props, group, to_alter, timeout_ms); !st.ok()) return failed(st);
-    }
-    if (!to_delete.empty()) {
-      if (auto st = storage::delete_group_offsets(props, group, to_delete, timeout_ms); !st.ok()) return failed(st);
-    }
-    spdlog::info("leader altered {} and deleted {} offset(s) of sink connector {} (group {})", to_alter.size(),
-                 to_delete.size(), name, group);
-    // Built-in sinks keep no offsets outside the framework (Connect's
-    // FileStreamSinkConnector.alterOffsets answers true): the short message.
-    return std::string("The offsets for this connector have been altered successfully");
+    if (!offsets) return reset_sink_offsets(sink_group(name, raw));
+    return alter_sink_offsets(sink_group(name, raw), *offsets);
   }
 
   // Runs `fn` on the io thread after the leader checks of a write

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <map>
 
+#include <spdlog/spdlog.h>
+
 namespace kc::herder {
 
 namespace {
@@ -97,6 +99,82 @@ std::string sink_group_busy_message(const std::string& connector, bool reset) {
          what + " its offsets could be successfully completed. If the connector is in a stopped state, this operation "
          "can be safely retried. If it doesn't eventually succeed, the Connect cluster may need to be restarted to get "
          "rid of the zombie sink tasks.";
+}
+
+rest::Reply<std::vector<rest::ConnectorOffset>> read_sink_offsets(const SinkGroup& sink) {
+  auto failed = [&](const storage::AdminStatus& st) {
+    spdlog::error("Failed to retrieve consumer group offsets for sink connector {} (group {}): {}", sink.connector,
+                  sink.group, st.message);
+    return rest::RestError::internal("Failed to retrieve consumer group offsets for sink connector " + sink.connector +
+                                     ": " + st.message);
+  };
+  std::vector<storage::GroupOffset> offsets;
+  if (auto st = storage::list_group_offsets(sink.admin_props, sink.group, {}, sink.timeout_ms, offsets); !st.ok())
+    return failed(st);
+  if (offsets.empty() && !sink.topics.empty()) {
+    // librdkafka's mock cluster answers the all-partitions form of
+    // OffsetFetch with nothing; ask again for the partitions of the
+    // connector's `topics`. A real broker answers both alike.
+    std::vector<storage::TopicPartition> partitions;
+    if (auto st = storage::topic_partitions(sink.admin_props, sink.topics, sink.timeout_ms, partitions); !st.ok())
+      return failed(st);
+    if (!partitions.empty()) {
+      if (auto st = storage::list_group_offsets(sink.admin_props, sink.group, partitions, sink.timeout_ms, offsets);
+          !st.ok())
+        return failed(st);
+    }
+  }
+  return sink_offsets_to_rest(offsets);
+}
+
+rest::Reply<std::string> alter_sink_offsets(const SinkGroup& sink, const std::vector<rest::ConnectorOffset>& entries) {
+  auto writes = parse_sink_offsets(entries);
+  if (!writes) return writes.error();
+  std::vector<storage::GroupOffset> to_alter;
+  std::vector<storage::TopicPartition> to_delete;
+  for (const auto& w : writes.value()) {
+    if (w.offset) to_alter.push_back({w.partition.first, w.partition.second, *w.offset});
+    else to_delete.push_back(w.partition);
+  }
+  auto failed = [&](const storage::AdminStatus& st) {
+    spdlog::error("Failed to alter consumer group offsets for connector {} (group {}): {}", sink.connector, sink.group,
+                  st.message);
+    if (st.code == RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID || st.code == RD_KAFKA_RESP_ERR_GROUP_SUBSCRIBED_TO_TOPIC)
+      return rest::RestError::internal(sink_group_busy_message(sink.connector, false));
+    return rest::RestError::internal("Failed to alter consumer group offsets for connector " + sink.connector + ": " +
+                                     st.message);
+  };
+  if (!to_alter.empty()) {
+    if (auto st = storage::alter_group_offsets(sink.admin_props, sink.group, to_alter, sink.timeout_ms); !st.ok())
+      return failed(st);
+  }
+  if (!to_delete.empty()) {
+    // Unlike a reset, a group that does not exist is an error here, as in
+    // Connect (GroupIdNotFoundException fails the alter).
+    if (auto st = storage::delete_group_offsets(sink.admin_props, sink.group, to_delete, sink.timeout_ms); !st.ok())
+      return failed(st);
+  }
+  spdlog::info("leader altered {} and deleted {} offset(s) of sink connector {} (group {})", to_alter.size(),
+               to_delete.size(), sink.connector, sink.group);
+  // Built-in sinks keep no offsets outside the framework (Connect's
+  // FileStreamSinkConnector.alterOffsets answers true): the short message.
+  return std::string("The offsets for this connector have been altered successfully");
+}
+
+rest::Reply<std::string> reset_sink_offsets(const SinkGroup& sink) {
+  auto st = storage::delete_group(sink.admin_props, sink.group, sink.timeout_ms);
+  // A group that is gone already is reset already (Connect treats
+  // GROUP_ID_NOT_FOUND as success: a reset is idempotent).
+  if (!st.ok() && st.code != RD_KAFKA_RESP_ERR_GROUP_ID_NOT_FOUND) {
+    spdlog::error("Failed to reset consumer group offsets for sink connector {} (group {}): {}", sink.connector,
+                  sink.group, st.message);
+    if (st.code == RD_KAFKA_RESP_ERR_NON_EMPTY_GROUP)
+      return rest::RestError::internal(sink_group_busy_message(sink.connector, true));
+    return rest::RestError::internal("Failed to reset consumer group offsets for sink connector " + sink.connector +
+                                     ": " + st.message);
+  }
+  spdlog::info("leader reset the offsets of sink connector {}: deleted consumer group {}", sink.connector, sink.group);
+  return std::string("The offsets for this connector have been reset successfully");
 }
 
 }  // namespace kc::herder
