@@ -88,10 +88,13 @@ const std::map<int16_t, int16_t>& admin_broker_versions() {
   // The lowest non-flexible version librdkafka 2.0.2 can use for each:
   // Metadata v1 (controller id, for CreateTopics / CreatePartitions),
   // OffsetFetch v2 (null topics = every partition of the group),
-  // OffsetCommit v2 (generation + member id, retention time).
+  // OffsetCommit v2 (generation + member id, retention time),
+  // CreateTopics v4 (the first that takes -1 for "broker default"
+  // partitions / replication factor, KIP-464; librdkafka refuses
+  // replication.factor -1 below it).
   static const std::map<int16_t, int16_t> versions{
       {api::kMetadata, 1},     {api::kOffsetCommit, 2},     {api::kOffsetFetch, 2},
-      {api::kFindCoordinator, 0}, {api::kCreateTopics, 0}, {api::kCreatePartitions, 0},
+      {api::kFindCoordinator, 0}, {api::kCreateTopics, 4}, {api::kCreatePartitions, 0},
       {api::kDeleteGroups, 0}, {api::kOffsetDelete, 0},
   };
   return versions;
@@ -391,15 +394,15 @@ struct AdminBroker::Impl {
     }
   }
 
-  // CreateTopics v0: Topics[Name, NumPartitions, ReplicationFactor,
-  // Assignments[Index, BrokerIds], Configs[Name, Value]], TimeoutMs ->
-  // Topics[Name, ErrorCode].
+  // CreateTopics v4: Topics[Name, NumPartitions, ReplicationFactor,
+  // Assignments[Index, BrokerIds], Configs[Name, Value]], TimeoutMs,
+  // ValidateOnly -> ThrottleTimeMs, Topics[Name, ErrorCode, ErrorMessage].
   void create_topics(AdminBrokerRequest& rec, Reader& r, Writer& w) {
     const size_t n = read_count(r);
     for (size_t i = 0; i < n; ++i) {
       std::string name = read_string(r);
       const int32_t parts = read_i32(r);
-      (void)read_i16(r);
+      rec.replication_factors.push_back(read_i16(r));
       const size_t na = read_count(r);
       for (size_t a = 0; a < na; ++a) {
         (void)read_i32(r);
@@ -414,14 +417,25 @@ struct AdminBroker::Impl {
       rec.counts.emplace_back(std::move(name), parts);
     }
     (void)read_i32(r);
+    bool validate_only = false;
+    need(r.boolean(validate_only), r);
+    w.i32(0);
     put_count(w, rec.counts.size());
     for (const auto& [name, parts] : rec.counts) {
       int16_t code = kNone;
-      if (topics.count(name)) code = kTopicAlreadyExists;
-      else if (parts < 1) code = kInvalidPartitions;
-      else topics[name] = parts;
+      std::optional<std::string> message;
+      if (topics.count(name)) {
+        code = kTopicAlreadyExists;
+        message = "Topic '" + name + "' already exists.";
+      } else if (parts == 0 || parts < -1) {
+        code = kInvalidPartitions;
+        message = "Number of partitions must be larger than 0.";
+      } else if (!validate_only) {
+        topics[name] = parts == -1 ? 1 : parts;  // -1: the broker default, 1 here
+      }
       put_string(w, name);
       w.i16(code);
+      (void)w.nullable_string(message, false);
     }
   }
 

@@ -22,7 +22,8 @@
 //   OffsetDelete: GROUP_ID_NOT_FOUND for an unknown group,
 //     GROUP_SUBSCRIBED_TO_TOPIC for a topic its members subscribe to;
 //   DeleteGroups: GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP while it has members;
-//   CreateTopics: TOPIC_ALREADY_EXISTS, INVALID_PARTITIONS (count < 1);
+//   CreateTopics: TOPIC_ALREADY_EXISTS, INVALID_PARTITIONS (0 or < -1;
+//     -1 is the broker default, 1 partition here);
 //   CreatePartitions: UNKNOWN_TOPIC_OR_PARTITION, INVALID_PARTITIONS (not
 //     more than now).
 
@@ -72,6 +73,7 @@ struct AdminBrokerRequest {
   std::string group;
   std::vector<std::pair<std::string, int32_t>> partitions;
   std::vector<std::pair<std::string, int32_t>> counts;
+  std::vector<int16_t> replication_factors;  ///< CreateTopics, one per topic
   bool handled = true;
 };
 

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include "protocol/kafka/connection.h"
 
@@ -130,29 +131,33 @@ class Probe {
     opts.request_timeout = std::chrono::milliseconds(std::max(left_ms(), 1));
     auto conn = kafka::Connection::create(io_, opts);
     conns_.push_back(conn);
-    std::optional<kafka::NetStatus> result;
-    conn->connect(host, port, [&result](kafka::NetStatus st) { result = std::move(st); });
-    run_until([&] { return result.has_value(); });
-    if (!result) return kafka::NetError{kafka::NetErrorKind::Timeout, "no ApiVersions answer in time"};
-    if (!*result) return result->error();
+    // Shared, not a local: a handler still pending at the deadline runs
+    // later, when the destructor drains the context.
+    auto result = std::make_shared<std::optional<kafka::NetStatus>>();
+    conn->connect(host, port, [result](kafka::NetStatus st) { *result = std::move(st); });
+    run_until([&] { return result->has_value(); });
+    if (!*result) return kafka::NetError{kafka::NetErrorKind::Timeout, "no ApiVersions answer in time"};
+    if (!**result) return (*result)->error();
     return conn;
   }
 
   kafka::NetResult<kafka::FindCoordinatorResponse> find_coordinator(kafka::Connection& conn, const std::string& group) {
-    std::optional<kafka::NetResult<kafka::FindCoordinatorResponse>> result;
+    auto result = std::make_shared<std::optional<kafka::NetResult<kafka::FindCoordinatorResponse>>>();
     conn.send(kafka::FindCoordinatorRequest{group, 0},
               std::function<void(kafka::NetResult<kafka::FindCoordinatorResponse>)>(
-                  [&result](kafka::NetResult<kafka::FindCoordinatorResponse> r) { result = std::move(r); }),
+                  [result](kafka::NetResult<kafka::FindCoordinatorResponse> r) { *result = std::move(r); }),
               std::chrono::milliseconds(std::max(left_ms(), 1)));
-    run_until([&] { return result.has_value(); });
-    if (!result) return kafka::NetError{kafka::NetErrorKind::Timeout, "no FindCoordinator answer in time"};
-    return std::move(*result);
+    run_until([&] { return result->has_value(); });
+    if (!*result) return kafka::NetError{kafka::NetErrorKind::Timeout, "no FindCoordinator answer in time"};
+    return std::move(**result);
   }
 
+  // Waits `ms` (at most until the deadline) on a timer of the private context.
   void sleep_ms(int ms) {
-    const auto until = std::min(deadline_, Clock::now() + std::chrono::milliseconds(ms));
-    io_.restart();
-    io_.run_until(until);
+    boost::asio::steady_timer timer(io_, std::min(deadline_, Clock::now() + std::chrono::milliseconds(ms)));
+    auto fired = std::make_shared<bool>(false);
+    timer.async_wait([fired](const boost::system::error_code&) { *fired = true; });
+    run_until([&] { return *fired; });
   }
 
  private:

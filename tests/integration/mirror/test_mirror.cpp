@@ -6,6 +6,7 @@
 #include <chrono>
 #include <thread>
 
+#include "tests/support/admin_broker.h"
 #include "worker/connectors/mirror/mirror_policy.h"
 #include "worker/connectors/mirror/mirror_source.h"
 #include "worker/connectors/registry.h"
@@ -328,4 +329,106 @@ TEST_CASE("mirror: a target without CreateTopics does not stop task-config gener
   auto n = kc::storage::topic_partition_count(probe->get(), "primary.orders", 5000);
   REQUIRE(n);
   CHECK_FALSE(n->has_value());  // not created (and not auto-created by the listing)
+}
+
+// Against the scripted admin broker (tests/support/admin_broker.h), which
+// has the CreateTopics and CreatePartitions the mock lacks: as MM2, the
+// remote topic is created with the source partition count, and grown when
+// the source topic grows.
+TEST_CASE("mirror: the remote topic is created with the source partition count and grown with it") {
+  kc::test::AdminBroker source, target;
+  source.set_topic("orders", 3);
+  source.set_topic("__consumer_offsets", 2);  // internal: never mirrored
+  ConfigMap config = base_config();
+  config["source.cluster.bootstrap.servers"] = source.bootstrap();
+  config["target.cluster.bootstrap.servers"] = target.bootstrap();
+  config["refresh.topics.enabled"] = "false";
+  auto conn = make_mirror_source();
+  CountingContext cctx;
+  conn->initialize(cctx);
+  conn->start(config);
+
+  auto tasks = conn->task_configs(4);
+  CHECK(tasks.size() == 3);
+  CHECK(target.topics() == std::map<std::string, int32_t>{{"primary.orders", 3}});
+  auto creates = target.requests(kc::test::api::kCreateTopics);
+  REQUIRE(creates.size() == 1);
+  CHECK(creates[0].api_version == 4);
+  CHECK(creates[0].counts == std::vector<std::pair<std::string, int32_t>>{{"primary.orders", 3}});
+  CHECK(creates[0].replication_factors == std::vector<int16_t>{-1});  // replication.factor default: broker's
+  CHECK(target.requests(kc::test::api::kCreatePartitions).empty());
+
+  // The source grows: the remote topic grows to match (CreatePartitions).
+  source.set_topic("orders", 5);
+  tasks = conn->task_configs(1);
+  REQUIRE(tasks.size() == 1);
+  CHECK(decode_partitions(tasks[0][kTaskPartitionsKey]).size() == 5);
+  CHECK(target.topics() == std::map<std::string, int32_t>{{"primary.orders", 5}});
+  auto grows = target.requests(kc::test::api::kCreatePartitions);
+  REQUIRE(grows.size() == 1);
+  CHECK(grows[0].api_version == 0);
+  CHECK(grows[0].counts == std::vector<std::pair<std::string, int32_t>>{{"primary.orders", 5}});
+
+  // Nothing changed: neither is asked again. A target topic with more
+  // partitions than its source is left alone (partitions never shrink).
+  target.set_topic("primary.orders", 6);
+  conn->task_configs(1);
+  CHECK(target.requests(kc::test::api::kCreateTopics).size() == 1);
+  CHECK(target.requests(kc::test::api::kCreatePartitions).size() == 1);
+  CHECK(target.topics() == std::map<std::string, int32_t>{{"primary.orders", 6}});
+  conn->stop();
+  for (const auto& r : target.requests()) CHECK(r.handled);
+}
+
+TEST_CASE("mirror: the refresh thread creates a new source topic's remote topic and asks for new task configs") {
+  kc::test::AdminBroker source, target;
+  source.set_topic("orders", 2);
+  ConfigMap config = base_config();
+  config["source.cluster.bootstrap.servers"] = source.bootstrap();
+  config["target.cluster.bootstrap.servers"] = target.bootstrap();
+  config["refresh.topics.interval.ms"] = "100";
+  config["replication.factor"] = "1";
+  auto conn = make_mirror_source();
+  CountingContext cctx;
+  conn->initialize(cctx);
+  conn->start(config);
+  auto wait_for = [](auto pred) {
+    for (int i = 0; i < 200 && !pred(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    return pred();
+  };
+  // The first listing (within 1 s of start) creates primary.orders.
+  CHECK(wait_for([&] { return target.topics().count("primary.orders") == 1; }));
+  const int before = cctx.requests.load();
+  source.set_topic("payments", 4);
+  source.set_topic("orders", 3);
+  CHECK(wait_for([&] {
+    auto t = target.topics();
+    return t.count("primary.payments") && t["primary.payments"] == 4 && t["primary.orders"] == 3;
+  }));
+  CHECK(wait_for([&] { return cctx.requests.load() > before; }));
+  conn->stop();
+  for (const auto& r : target.requests(kc::test::api::kCreateTopics))
+    CHECK(r.replication_factors == std::vector<int16_t>(r.counts.size(), 1));
+}
+
+// An old target broker without CreateTopics / CreatePartitions: nothing is
+// sent for them (librdkafka fails the admin call locally), the task
+// configs are still generated.
+TEST_CASE("mirror: a target that lists no CreateTopics gets no CreateTopics request") {
+  kc::test::AdminBroker source;
+  kc::test::AdminBroker target(std::set<int16_t>{kc::test::api::kMetadata});
+  source.set_topic("orders", 2);
+  ConfigMap config = base_config();
+  config["source.cluster.bootstrap.servers"] = source.bootstrap();
+  config["target.cluster.bootstrap.servers"] = target.bootstrap();
+  config["refresh.topics.enabled"] = "false";
+  auto conn = make_mirror_source();
+  CountingContext cctx;
+  conn->initialize(cctx);
+  conn->start(config);
+  CHECK(conn->task_configs(2).size() == 2);
+  conn->stop();
+  CHECK(target.topics().empty());
+  CHECK(target.requests(kc::test::api::kCreateTopics).empty());
+  for (const auto& r : target.requests()) CHECK(r.handled);
 }
