@@ -17,7 +17,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       cmake ninja-build g++ pkg-config \
       librdkafka-dev libboost-dev libboost-system-dev libspdlog-dev \
-      nlohmann-json3-dev libcli11-dev catch2 libbenchmark-dev libpq-dev libpcre2-dev \
+      nlohmann-json3-dev libcli11-dev catch2 libbenchmark-dev libpq-dev libpcre2-dev libssl-dev \
  && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /src

@@ -32,7 +32,8 @@ void add_task_reconfiguration_route(rest::RestServer& server, DistributedHerder&
   server.add_route(rest::Method::Post, "/connectors/{connector}/tasks", [h](const rest::RestRequest& req,
                                                                              rest::Responder r) {
     const std::string connector = req.params.at("connector");
-    h->accept_task_reconfiguration(connector, [r](int status, const std::string& why) {
+    SignatureHeaders sig{req.connect_signature, req.connect_signature_algorithm};
+    h->accept_task_reconfiguration(connector, std::move(sig), req.body, [r](int status, const std::string& why) {
       if (status == 204) return r(rest::RestResponse::empty(204));
       r(rest::RestResponse::error(status, why));
     });

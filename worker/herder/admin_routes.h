@@ -27,9 +27,13 @@ void add_drain_routes(rest::RestServer& server, DistributedHerder& herder, std::
 
 /// Connect's internal POST /connectors/{connector}/tasks: a follower whose
 /// running connector asked for a task reconfiguration forwards it to the
-/// leader, which generates and writes the task configs itself (any body is
-/// ignored; see DistributedHerder). 204 when scheduled, 404 for an unknown
-/// connector, 409 when this worker is not the leader. Never blocks.
+/// leader, which generates and writes the task configs itself (the body is
+/// only signed, not used; see DistributedHerder). Under the `sessioned`
+/// protocol the KIP-507 signature headers are checked first: 400 when
+/// missing or for an unknown/unaccepted algorithm or bad base64, 503 before
+/// the session key is known, 403 for a bad signature (Connect's statuses
+/// and messages). Then 204 when scheduled, 404 for an unknown connector,
+/// 409 when this worker is not the leader. Never blocks.
 void add_task_reconfiguration_route(rest::RestServer& server, DistributedHerder& herder);
 
 }  // namespace kc::herder

@@ -140,8 +140,10 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
         status_poll_timer(io),
         retry_timer(io),
         drain_timer(io),
+        key_timer(io),
         hand_over_retry_timer(io) {
     if (!cfg.metrics) cfg.metrics = std::make_shared<metrics::WorkerMetrics>();
+    io_protocol = cfg.protocol;  // until the first assignment names the group's (Connect's currentProtocolVersion)
     log_ctx->worker_id = cfg.worker_id;
   }
 
@@ -217,6 +219,15 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   std::set<std::string> io_drain_members;
   std::vector<std::string> io_round_members;
   std::atomic<bool> draining_flag{false};
+
+  // ---- KIP-507 (io thread): the session key in force, the leader's
+  // rotation timer; `key_mu` guards the published view and the counters.
+  std::optional<SessionKey> io_session_key;
+  bool io_key_writing = false;  // leader: a new key is being written
+  asio::steady_timer key_timer;
+  mutable std::mutex key_mu;
+  SessionKeyInfo key_info;
+  InternalRequestStats key_stats;
 
   // ---- apply-strand state: the reconciler's actual state (what this worker
   // started, with which configs and target states)
@@ -404,6 +415,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       s->io_known_connectors.clear();
       for (const auto& [name, _] : snap.connector_configs) s->io_known_connectors.insert(name);
       s->io_accept_updates = true;
+      s->io_load_session_key();
       s->schedule_config_poll();
       s->schedule_status_poll();
     });
@@ -679,6 +691,10 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       case K::TargetState:
         io_leader_duties();  // a resumed STOPPED connector needs task configs again
         break;
+      case K::SessionKey:
+        io_load_session_key();
+        io_check_key_rotation();  // a key this leader's settings disagree with is replaced
+        return;
       case K::RestartRequested:
         asio::post(apply_strand, [w = weak_from_this(), r = RestartRequest{u.connector, u.restart.include_tasks,
                                                                            u.restart.only_failed}] {
@@ -941,13 +957,130 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     });
   }
 
+  // ------------------------------------------------------------------ KIP-507
+  bool io_validation_enabled() const { return io_protocol == ConnectProtocol::Sessioned; }
+
+  size_t wanted_key_bytes() const {
+    if (cfg.key_size_bits) return static_cast<size_t>(*cfg.key_size_bits) / 8;
+    return default_key_bytes(cfg.key_generation_algorithm).value_or(0);
+  }
+
+  void publish_key_info() {
+    std::lock_guard lk(key_mu);
+    key_info = SessionKeyInfo{};
+    if (!io_session_key) return;
+    key_info.present = true;
+    key_info.algorithm = io_session_key->algorithm;
+    key_info.creation_timestamp_ms = io_session_key->creation_timestamp_ms;
+    key_info.key_bytes = io_session_key->key.size();
+    key_info.expires_at_ms = cfg.key_ttl_ms > 0 ? io_session_key->creation_timestamp_ms + cfg.key_ttl_ms : 0;
+  }
+
+  /// Installs the session key of the config snapshot, if newer than ours
+  /// (every worker: followers sign with it, and may become leader). io thread.
+  void io_load_session_key() {
+    auto snap = config_store->snapshot();
+    if (!snap.session_key) return;
+    auto k = session_key_from_record(*snap.session_key);
+    if (!k) {
+      spdlog::error("ignoring the session key of the config topic: {}", k.error().to_string());
+      return;
+    }
+    if (io_session_key && *io_session_key == *k) return;
+    io_session_key = std::move(k).value();
+    spdlog::info("session key updated (algorithm {}, {} bytes, created at {})", io_session_key->algorithm,
+                 io_session_key->key.size(), io_session_key->creation_timestamp_ms);
+    publish_key_info();
+  }
+
+  /// Leader under `sessioned`: writes a new session key when there is none,
+  /// when it expired, or when its algorithm or length differ from this
+  /// worker's settings (Connect's checkForKeyRotation); otherwise arms the
+  /// timer for its expiry. The write runs on the pool. io thread.
+  void io_check_key_rotation() {
+    if (stopping || !io_is_leader || !io_validation_enabled() || io_key_writing) return;
+    const int64_t now = wall_ms();
+    std::string why;
+    if (!io_session_key)
+      why = "no session key has been distributed yet";
+    else if (cfg.key_ttl_ms > 0 && now >= io_session_key->creation_timestamp_ms + cfg.key_ttl_ms)
+      why = "the session key expired";
+    else if (io_session_key->algorithm != cfg.key_generation_algorithm ||
+             io_session_key->key.size() != wanted_key_bytes())
+      why = "the session key's algorithm or size differ from this worker's settings";
+    if (why.empty()) {
+      if (cfg.key_ttl_ms <= 0) return;
+      const int64_t due = io_session_key->creation_timestamp_ms + cfg.key_ttl_ms;
+      key_timer.expires_after(std::chrono::milliseconds(std::max<int64_t>(due - now, 0)));
+      key_timer.async_wait([w = weak_from_this()](const boost::system::error_code& ec) {
+        if (auto s = w.lock(); s && !ec) s->io_check_key_rotation();
+      });
+      return;
+    }
+    spdlog::info("distributing a new session key: {}", why);
+    io_key_writing = true;
+    key_timer.cancel();
+    asio::post(pool, [w = weak_from_this(), now] {
+      auto s = w.lock();
+      if (!s) return;
+      Status st = ok_status();
+      auto key = generate_session_key(s->cfg.key_generation_algorithm, s->cfg.key_size_bits, now);
+      if (!key) st = key.error();
+      else st = s->config_store->put_session_key(session_key_record(*key), s->cfg.worker_sync_timeout_ms);
+      asio::post(s->io, [w, st] {
+        auto s2 = w.lock();
+        if (!s2) return;
+        s2->io_key_writing = false;
+        if (!st) {
+          // As Connect: read the topic again before possibly retrying.
+          spdlog::warn("writing a new session key failed: {}; retrying", st.error().to_string());
+          s2->key_timer.expires_after(std::chrono::milliseconds(std::max(s2->cfg.retry_backoff_ms, 500)));
+          s2->key_timer.async_wait([w](const boost::system::error_code& ec) {
+            if (auto s3 = w.lock(); s3 && !ec) s3->io_check_key_rotation();
+          });
+          return;
+        }
+        s2->io_load_session_key();
+        s2->io_check_key_rotation();
+      });
+    });
+  }
+
+  /// The two signature headers for `body`, when requests are signed (the
+  /// `sessioned` protocol and a key is known); else none, as Connect's
+  /// RestClient, which signs only with a key. io thread.
+  std::vector<std::pair<std::string, std::string>> io_signature_headers(const std::string& body) {
+    if (!io_validation_enabled() || !io_session_key) return {};
+    auto sig = sign_request(cfg.signature_algorithm, io_session_key->key, body);
+    if (!sig) {
+      spdlog::warn("cannot sign an internal request: {}", sig.error().to_string());
+      return {};
+    }
+    return {{std::string(kSignatureHeader), *sig}, {std::string(kSignatureAlgorithmHeader), cfg.signature_algorithm}};
+  }
+
+  /// Leader check of an internal request; counts it. io thread.
+  VerifyResult io_verify(const SignatureHeaders& headers, const std::string& body) {
+    VerifyResult v;
+    if (io_validation_enabled())
+      v = verify_request(headers, body, cfg.verification_algorithms, io_session_key ? &*io_session_key : nullptr);
+    std::lock_guard lk(key_mu);
+    if (v.ok()) {
+      ++key_stats.verified;
+    } else {
+      ++key_stats.rejected;
+      key_stats.last_rejected_status = v.status;
+      key_stats.last_rejected_message = v.message;
+    }
+    return v;
+  }
+
   // A running connector asked for new task configs (Connect's
   // requestTaskReconfiguration). The leader generates them itself (a
   // request during a generation runs another one after it, since the
   // source may have changed since it listed); a follower forwards the
   // request to the leader (POST /connectors/{c}/tasks, Connect's internal
-  // endpoint) from the pool, and if that fails sends it again after the
-  // next assignment. io thread only.
+  // endpoint) from the pool. io thread only.
   void io_task_reconfiguration(const std::string& c) {
     if (stopping) return;
     if (io_is_leader) {
@@ -959,30 +1092,67 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       leader_reconfigure(c);
       return;
     }
+    io_forward_task_reconfiguration(c, mono_ms(), 0);
+  }
+
+  // Follower: sends the request, signed under `sessioned`. A 403 or 503
+  // within a minute of the first attempt is retried with backoff and a
+  // fresh signature (the leader may have rotated the key, or not read it
+  // yet: Connect's isPossibleExpiredKeyException); any other failure is
+  // sent again after the next assignment. io thread only.
+  void io_forward_task_reconfiguration(const std::string& c, int64_t first_ms, int attempt) {
+    if (stopping) return;
+    if (io_is_leader) return io_task_reconfiguration(c);
     if (io_leader_url.empty()) {
       io_reconfigure_unsent.insert(c);
       return;
     }
     spdlog::info("connector {} asked for a task reconfiguration; forwarding to the leader {}", c, io_leader_url);
-    asio::post(pool, [w = weak_from_this(), c, url = io_leader_url, timeout = cfg.worker_sync_timeout_ms + 5000] {
-      auto r = post_internal(url, "/connectors/" + rest::percent_encode_segment(c) + "/tasks", "", timeout);
+    // Deviation (see distributed_herder.h): the leader generates the task
+    // configs itself, so the body is empty; it is still what is signed.
+    const std::string body;
+    auto headers = io_signature_headers(body);
+    if (!headers.empty()) {
+      std::lock_guard lk(key_mu);
+      ++key_stats.signed_requests;
+    }
+    asio::post(pool, [w = weak_from_this(), c, url = io_leader_url, body, headers = std::move(headers), first_ms,
+                      attempt, timeout = cfg.worker_sync_timeout_ms + 5000] {
+      auto r = post_internal(url, "/connectors/" + rest::percent_encode_segment(c) + "/tasks", body, timeout, headers);
       auto s = w.lock();
       if (!s) return;
       const bool ok = r && r->status / 100 == 2;
+      const bool key_trouble = r && (r->status == 403 || r->status == 503);
+      const bool retry_soon = key_trouble && mono_ms() - first_ms < 60000;
       if (!ok)
-        spdlog::warn("forwarding the task reconfiguration of {} to the leader {} failed ({}); sending it again after "
-                     "the next assignment",
-                     c, url, r ? "HTTP " + std::to_string(r->status) + " " + r->body : r.error().to_string());
-      asio::post(s->io, [w, c, ok] {
+        spdlog::warn("forwarding the task reconfiguration of {} to the leader {} failed ({}); {}", c, url,
+                     r ? "HTTP " + std::to_string(r->status) + " " + r->body : r.error().to_string(),
+                     retry_soon ? "possibly an expired session key, retrying after backoff"
+                                : "sending it again after the next assignment");
+      {
+        std::lock_guard lk(s->key_mu);
+        ++(ok ? s->key_stats.forwarded : s->key_stats.forward_failures);
+      }
+      asio::post(s->io, [w, c, ok, retry_soon, first_ms, attempt] {
         auto s2 = w.lock();
-        if (s2 && !ok) s2->io_reconfigure_unsent.insert(c);
+        if (!s2 || ok) return;
+        if (!retry_soon) {
+          s2->io_reconfigure_unsent.insert(c);
+          return;
+        }
+        auto timer = std::make_shared<asio::steady_timer>(
+            s2->io, std::chrono::milliseconds(std::min(250 << std::min(attempt, 4), 4000)));
+        timer->async_wait([w, c, first_ms, attempt, timer](const boost::system::error_code& ec) {
+          if (auto s3 = w.lock(); s3 && !ec) s3->io_forward_task_reconfiguration(c, first_ms, attempt + 1);
+        });
       });
     });
   }
 
-  /// Leader side of a forwarded request. Returns (204, "") when a
-  /// generation was scheduled, (404, ..) for an unknown connector, (409, ..)
-  /// when this worker is not the leader. io thread only.
+  /// Leader side of a forwarded request, after its signature check.
+  /// Returns (204, "") when a generation was scheduled, (404, ..) for an
+  /// unknown connector, (409, ..) when this worker is not the leader. io
+  /// thread only.
   std::pair<int, std::string> io_accept_task_reconfiguration(const std::string& c) {
     if (!io_is_leader)
       return {409, "Cannot complete request because of a conflicting operation (this worker is not the leader" +
@@ -1291,6 +1461,16 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     const bool became_leader = ev.is_leader && !io_is_leader;
     io_is_leader = ev.is_leader;
     io_leader_url = ev.received.leader_url;
+    if (ev.protocol != io_protocol) {
+      const bool was = io_protocol == ConnectProtocol::Sessioned;
+      const bool now = ev.protocol == ConnectProtocol::Sessioned;
+      if (now && !was) spdlog::info("internal request validation has been re-enabled");
+      if (was && !now)
+        spdlog::warn("the group's protocol was downgraded from '{}' to '{}': internal requests are no longer signed "
+                     "or checked (KIP-507). A worker with an older connect.protocol probably joined; set it to "
+                     "'sessioned' there, or the cluster stays insecure",
+                     connect::protocol_name(io_protocol), connect::protocol_name(ev.protocol));
+    }
     io_protocol = ev.protocol;
     io_assignment = ev.snapshot;
     status_listener->set_generation(ev.generation);
@@ -1312,6 +1492,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       coord_lost = false;
       pub.in_group = true;
     }
+    io_check_key_rotation();
     scheduled_timer.cancel();
     if (ev.received.delay_ms > 0) {
       scheduled_timer.expires_after(std::chrono::milliseconds(ev.received.delay_ms));
@@ -1623,6 +1804,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
         s->config_poll_timer.cancel();
         s->status_poll_timer.cancel();
         s->retry_timer.cancel();
+        s->key_timer.cancel();
       }
     });
     if (!leave) coord->stop();
@@ -2139,12 +2321,37 @@ void DistributedHerder::accept_drain_request(const std::string& member_id,
   });
 }
 
-void DistributedHerder::accept_task_reconfiguration(const std::string& connector,
+void DistributedHerder::accept_task_reconfiguration(const std::string& connector, SignatureHeaders signature,
+                                                    std::string body,
                                                     std::function<void(int status, std::string)> done) {
-  asio::post(impl_->io, [impl = impl_, connector, done = std::move(done)] {
+  asio::post(impl_->io, [impl = impl_, connector, signature = std::move(signature), body = std::move(body),
+                         done = std::move(done)] {
+    // Connect checks the signature before anything else, leadership included.
+    if (auto v = impl->io_verify(signature, body); !v.ok()) return done(v.status, v.message);
     auto [status, why] = impl->io_accept_task_reconfiguration(connector);
     done(status, why);
   });
+}
+
+void DistributedHerder::check_internal_request(SignatureHeaders signature, std::string body,
+                                               std::function<void(int status, std::string)> done) {
+  asio::post(impl_->io, [impl = impl_, signature = std::move(signature), body = std::move(body),
+                         done = std::move(done)] {
+    auto v = impl->io_verify(signature, body);
+    done(v.status, v.message);
+  });
+}
+
+SessionKeyInfo DistributedHerder::session_key_info() const {
+  std::lock_guard lk(impl_->key_mu);
+  SessionKeyInfo info = impl_->key_info;
+  info.current = info.present && (info.expires_at_ms == 0 || wall_ms() < info.expires_at_ms);
+  return info;
+}
+
+InternalRequestStats DistributedHerder::internal_request_stats() const {
+  std::lock_guard lk(impl_->key_mu);
+  return impl_->key_stats;
 }
 
 bool DistributedHerder::draining() const { return impl_->draining_flag.load(); }

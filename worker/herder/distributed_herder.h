@@ -47,6 +47,7 @@
 
 #include "common/result.h"
 #include "protocol/connect/types.h"
+#include "worker/herder/request_signature.h"
 #include "worker/metrics/worker_metrics.h"
 #include "worker/rest/herder_api.h"
 #include "worker/runtime/worker.h"
@@ -122,6 +123,20 @@ struct HerderConfig {
   /// exactly.once.source.support=enabled: source tasks keep one producer
   /// each, whatever producer.shared says.
   bool exactly_once_source = false;
+  /// inter.worker.key.generation.algorithm: the HMAC algorithm of the
+  /// session keys the leader generates (KIP-507).
+  std::string key_generation_algorithm = "HmacSHA256";
+  /// inter.worker.key.size: session key size in bits; nullopt = the
+  /// algorithm's default (256 bits for HmacSHA256).
+  std::optional<int> key_size_bits;
+  /// inter.worker.key.ttl.ms: the leader writes a new session key once the
+  /// current one is this old; 0 = never rotate (as Connect).
+  int64_t key_ttl_ms = 3600000;
+  /// inter.worker.signature.algorithm: the HMAC followers sign internal
+  /// requests with.
+  std::string signature_algorithm = "HmacSHA256";
+  /// inter.worker.verification.algorithms: the HMACs the leader accepts.
+  std::vector<std::string> verification_algorithms{"HmacSHA256"};
   /// Advertised REST URL with trailing '/', e.g. "http://w1:8083/" (4.1).
   std::string advertised_url = "http://localhost:8083/";
   /// Worker id, "<advertised host>:<port>" (4.1); written in status records.
@@ -188,6 +203,27 @@ struct AssignmentState {
   bool in_group = false;                 ///< the coordinator is a member of a stable generation
 };
 
+/// What this worker knows of the KIP-507 session key (never the key bytes).
+struct SessionKeyInfo {
+  bool present = false;               ///< a key was read from the config topic
+  std::string algorithm;              ///< e.g. "HmacSHA256"
+  int64_t creation_timestamp_ms = 0;  ///< epoch ms the leader created it
+  size_t key_bytes = 0;               ///< key length in bytes
+  int64_t expires_at_ms = 0;          ///< creation + inter.worker.key.ttl.ms; 0 = never (ttl 0)
+  bool current = false;               ///< present and not expired now
+};
+
+/// Counters of KIP-507 internal requests on this worker, since start.
+struct InternalRequestStats {
+  uint64_t verified = 0;          ///< leader: internal requests accepted (signature good, or not required)
+  uint64_t rejected = 0;          ///< leader: refused for their signature (400/403/503)
+  int last_rejected_status = 0;   ///< status of the last refusal, 0 = none
+  std::string last_rejected_message;  ///< its message
+  uint64_t forwarded = 0;         ///< follower: task reconfigurations the leader accepted (2xx)
+  uint64_t forward_failures = 0;  ///< follower: forwards that failed or were refused
+  uint64_t signed_requests = 0;   ///< follower: requests sent with a signature
+};
+
 /// The distributed herder. Construct, start(), ..., stop(). HerderApi
 /// methods may be called from any thread once start() succeeded (before,
 /// they answer 503).
@@ -245,11 +281,29 @@ class DistributedHerder : public rest::HerderApi {
 
   /// Leader side of a forwarded task reconfiguration (POST
   /// /connectors/{c}/tasks from a follower whose running connector asked
-  /// for one): schedules a task-config generation of `connector`. `done`
-  /// gets (204, "") when scheduled, (404, reason) for an unknown connector,
-  /// (409, reason) when this worker is not the leader. Thread-safe; `done`
-  /// runs on the io thread.
-  void accept_task_reconfiguration(const std::string& connector, std::function<void(int status, std::string)> done);
+  /// for one): checks the KIP-507 signature of `body` first (as
+  /// check_internal_request), then schedules a task-config generation of
+  /// `connector`. `done` gets (204, "") when scheduled, the signature
+  /// check's (400|403|503, Connect's message), (404, reason) for an unknown
+  /// connector, (409, reason) when this worker is not the leader.
+  /// Thread-safe; `done` runs on the io thread.
+  void accept_task_reconfiguration(const std::string& connector, SignatureHeaders signature, std::string body,
+                                   std::function<void(int status, std::string)> done);
+
+  /// KIP-507 check of an internal request (Connect's
+  /// requestNotSignedProperly) against the session key this worker holds:
+  /// under the `sessioned` protocol `done` gets (0, "") for a good
+  /// signature, else (400|403|503, Connect's message; see verify_request);
+  /// under `eager`/`compatible` always (0, ""). Counts the outcome in
+  /// internal_request_stats(). Thread-safe; `done` runs on the io thread.
+  void check_internal_request(SignatureHeaders signature, std::string body,
+                              std::function<void(int status, std::string)> done);
+
+  /// Thread-safe view of the session key in force here (no key bytes).
+  [[nodiscard]] SessionKeyInfo session_key_info() const;
+
+  /// Thread-safe copy of the KIP-507 request counters.
+  [[nodiscard]] InternalRequestStats internal_request_stats() const;
 
   /// True once drain() was called.
   [[nodiscard]] bool draining() const;

@@ -60,6 +60,15 @@ HerderConfig herder_config_from(const config::WorkerConfig& wc, const std::strin
   h.topic_tracking_allow_reset = wc.topic_tracking_allow_reset();
   h.producer_shared = wc.producer_shared();
   h.exactly_once_source = wc.get_string("exactly.once.source.support") == "enabled";
+  h.key_generation_algorithm = wc.get_string("inter.worker.key.generation.algorithm");
+  if (!wc.is_null("inter.worker.key.size")) h.key_size_bits = wc.get_int("inter.worker.key.size");
+  h.key_ttl_ms = wc.get_int("inter.worker.key.ttl.ms");
+  h.signature_algorithm = wc.get_string("inter.worker.signature.algorithm");
+  h.verification_algorithms = wc.get_list("inter.worker.verification.algorithms");
+  if (auto st = validate_signing_config(h.key_generation_algorithm, h.key_size_bits, h.signature_algorithm,
+                                        h.verification_algorithms);
+      !st)
+    throw config::ConfigError(st.error().to_string());
   h.advertised_url = wc.advertised_url(default_host);
   h.worker_id = wc.worker_id(default_host);
   return h;

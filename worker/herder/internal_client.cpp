@@ -17,7 +17,8 @@ namespace http = beast::http;
 using tcp = boost::asio::ip::tcp;
 
 Result<InternalResponse> post_internal(const std::string& base_url, const std::string& path,
-                                       const std::string& json_body, int timeout_ms) {
+                                       const std::string& json_body, int timeout_ms,
+                                       const std::vector<std::pair<std::string, std::string>>& headers) {
   auto url = rest::parse_http_url(base_url);
   if (!url) return Error{"internal request", "bad URL '" + base_url + "': " + url.error().to_string()};
   if (url->scheme != "http") return Error{"internal request", "unsupported URL '" + base_url + "'"};
@@ -33,6 +34,7 @@ Result<InternalResponse> post_internal(const std::string& base_url, const std::s
     req.set(http::field::user_agent, "kafka-connect");
     req.set(http::field::content_type, "application/json");
     req.set(http::field::accept, "application/json");
+    for (const auto& [name, value] : headers) req.set(name, value);
     req.body() = json_body;
     req.keep_alive(false);
     req.prepare_payload();

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/result.h"
 
@@ -16,11 +18,13 @@ struct InternalResponse {
 
 /// POSTs `json_body` to `base_url` + `path` (base_url as in JoinGroup
 /// metadata, "http://host:port/") with Connect's internal-request habits
-/// (User-Agent kafka-connect, JSON, no keep-alive) and waits at most
-/// `timeout_ms` for the whole exchange. Errors: unparsable or non-http URL,
-/// resolve/connect/read/write failure or timeout (the message names the
-/// URL). KIP-507 signing is added here once request signing exists.
+/// (User-Agent kafka-connect, JSON, no keep-alive) plus `headers` (the
+/// KIP-507 signature headers when the request is signed), and waits at
+/// most `timeout_ms` for the whole exchange. Errors: unparsable or
+/// non-http URL, resolve/connect/read/write failure or timeout (the message
+/// names the URL).
 Result<InternalResponse> post_internal(const std::string& base_url, const std::string& path,
-                                       const std::string& json_body, int timeout_ms);
+                                       const std::string& json_body, int timeout_ms,
+                                       const std::vector<std::pair<std::string, std::string>>& headers = {});
 
 }  // namespace kc::herder

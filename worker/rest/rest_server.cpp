@@ -455,6 +455,10 @@ class RestServer::Impl::Session : public std::enable_shared_from_this<Session> {
     slot.log_line = std::string(hreq.method_string()) + " " + req.target;
     req.authorization = std::string(hreq[http::field::authorization]);
     req.content_type = std::string(hreq[http::field::content_type]);
+    if (auto it = hreq.find("X-Connect-Authorization"); it != hreq.end())
+      req.connect_signature = std::string(it->value());
+    if (auto it = hreq.find("X-Connect-Request-Signature-Algorithm"); it != hreq.end())
+      req.connect_signature_algorithm = std::string(it->value());
     req.body = std::move(hreq.body());
     auto qpos = req.target.find('?');
     req.raw_path = req.target.substr(0, qpos);

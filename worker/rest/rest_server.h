@@ -69,6 +69,10 @@ struct RestRequest {
   std::map<std::string, std::string> params;  ///< "{name}" captures of the matched pattern; "*" = rest
   std::string authorization;           ///< the Authorization header ("" if absent), copied when forwarding
   std::string content_type;            ///< the Content-Type header ("" if absent)
+  /// KIP-507 X-Connect-Authorization (base64 HMAC of the body); nullopt if absent.
+  std::optional<std::string> connect_signature;
+  /// KIP-507 X-Connect-Request-Signature-Algorithm, e.g. "HmacSHA256"; nullopt if absent.
+  std::optional<std::string> connect_signature_algorithm;
   std::string body;
 
   /// First value of query parameter `name`, nullopt if absent.

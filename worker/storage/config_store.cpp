@@ -183,7 +183,22 @@ void ConfigBackingStore::apply(const TopicReader::Record& r) {
       if (listener_) unpublished_updates_.push_back(ConfigUpdate{ConfigUpdate::Kind::RestartRequested, key.name, *f});
       return;
     }
-    case ConfigKeyKind::SessionKey:
+    case ConfigKeyKind::SessionKey: {
+      // As Connect: a bad or null record is logged and ignored; the key
+      // in force stays.
+      if (!r.value) {
+        spdlog::error("config topic: ignoring session key at offset {} because it is unexpectedly null", r.offset);
+        return;
+      }
+      auto k = decode_session_key(*r.value);
+      if (!k) {
+        spdlog::error("config topic: ignoring session key at offset {}: {}", r.offset, k.error().to_string());
+        return;
+      }
+      state_.session_key = std::move(k).value();
+      if (listener_) unpublished_updates_.push_back(ConfigUpdate{ConfigUpdate::Kind::SessionKey, ""});
+      return;
+    }
     case ConfigKeyKind::TasksFencing:
     case ConfigKeyKind::LoggerCluster:
       return;  // understood but not used by this store yet
@@ -268,6 +283,14 @@ Status ConfigBackingStore::put_task_configs(const std::string& connector, const 
 Status ConfigBackingStore::put_restart_request(const std::string& connector, const RestartFlags& flags,
                                                int timeout_ms) {
   auto st = write({{restart_key(connector), encode_restart(flags)}}, timeout_ms);
+  if (!st) return st;
+  auto r = read_to_end(timeout_ms);
+  if (!r) return r.error();
+  return ok_status();
+}
+
+Status ConfigBackingStore::put_session_key(const SessionKeyRecord& key, int timeout_ms) {
+  auto st = write({{std::string(kSessionKeyKey), encode_session_key(key)}}, timeout_ms);
   if (!st) return st;
   auto r = read_to_end(timeout_ms);
   if (!r) return r.error();

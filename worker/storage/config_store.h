@@ -38,6 +38,8 @@ struct ClusterConfigState {
   /// Connectors whose last commit lacked some task ids 0..N-1; they have no
   /// tasks until a good commit arrives.
   std::set<std::string> inconsistent;
+  /// The last good `session-key` record (KIP-507), nullopt before any.
+  std::optional<SessionKeyRecord> session_key;
 
   /// True if `connector` has a config.
   bool contains(const std::string& connector) const { return connector_configs.count(connector) != 0; }
@@ -60,6 +62,7 @@ struct ConfigUpdate {
     TasksCommitted,   ///< a `commit-<name>` record was applied (good or inconsistent)
     TargetState,      ///< target state changed
     RestartRequested, ///< a `restart-connector-<name>` record (KIP-745); see `restart`
+    SessionKey,       ///< a good `session-key` record (KIP-507); the key is in the snapshot
   };
   Kind kind;
   std::string connector;
@@ -120,6 +123,10 @@ class ConfigBackingStore {
   /// reads to the end, so every worker that reads it restarts what it owns.
   /// Blocking.
   Status put_restart_request(const std::string& connector, const RestartFlags& flags, int timeout_ms);
+
+  /// Writes `session-key` (KIP-507; leader-only in Connect) and reads to the
+  /// end, so the snapshot holds the new key on return. Blocking.
+  Status put_session_key(const SessionKeyRecord& key, int timeout_ms);
 
   /// Writes `target-state-<name>` and reads to the end. Blocking.
   Status put_target_state(const std::string& connector, TargetState state, int timeout_ms);

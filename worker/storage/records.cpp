@@ -155,6 +155,31 @@ Result<RestartFlags> decode_restart(std::string_view value) {
   return f;
 }
 
+std::string encode_session_key(const SessionKeyRecord& record) {
+  // nlohmann sorts object keys, so the fields are written in Connect's order by hand.
+  return "{\"key\":" + nlohmann::json(record.key_base64).dump() + ",\"algorithm\":" +
+         nlohmann::json(record.algorithm).dump() +
+         ",\"creation-timestamp\":" + std::to_string(record.creation_timestamp_ms) + "}";
+}
+
+Result<SessionKeyRecord> decode_session_key(std::string_view value) {
+  auto j = parse(value, "session-key");
+  if (!j) return j.error();
+  if (!j->is_object()) return Error{"session-key", "expected an object"};
+  SessionKeyRecord r;
+  auto key = j->find("key");
+  if (key == j->end() || !key->is_string()) return Error{"session-key", "'key' must be a string"};
+  r.key_base64 = key->get<std::string>();
+  auto alg = j->find("algorithm");
+  if (alg == j->end() || !alg->is_string()) return Error{"session-key", "'algorithm' must be a string"};
+  r.algorithm = alg->get<std::string>();
+  auto ts = j->find("creation-timestamp");
+  if (ts == j->end() || !(ts->is_number_integer() || ts->is_number_unsigned()))
+    return Error{"session-key", "'creation-timestamp' must be an integer (epoch ms)"};
+  r.creation_timestamp_ms = ts->get<int64_t>();
+  return r;
+}
+
 std::string encode_target_state(TargetState s) {
   const char* v1 = s == TargetState::Stopped ? "PAUSED" : target_state_name(s);
   return std::string("{\"state\":\"") + v1 + "\",\"state.v2\":\"" + target_state_name(s) + "\"}";

@@ -113,6 +113,28 @@ std::string encode_restart(const RestartFlags& flags);
 /// a non-object or a non-boolean field.
 Result<RestartFlags> decode_restart(std::string_view value);
 
+/// "session-key": the config-topic key of the KIP-507 session key.
+inline constexpr std::string_view kSessionKeyKey = "session-key";
+
+/// The value of a `session-key` record (Kafka Connect's SessionKey, written
+/// by the leader under `connect.protocol=sessioned`, KIP-507). The key stays
+/// base64 text here, as stored; the herder decodes it.
+struct SessionKeyRecord {
+  std::string key_base64;             ///< "key": the secret key, standard base64
+  std::string algorithm;              ///< "algorithm", e.g. "HmacSHA256"
+  int64_t creation_timestamp_ms = 0;  ///< "creation-timestamp": epoch ms when the leader made it
+
+  bool operator==(const SessionKeyRecord&) const = default;
+};
+/// `{"key":"<base64>","algorithm":"<name>","creation-timestamp":<ms>}`, the
+/// field order of Connect's SESSION_KEY_V0 struct.
+std::string encode_session_key(const SessionKeyRecord& record);
+/// Reads a session-key value as Connect's KafkaConfigBackingStore does:
+/// an object with a string "key", a string "algorithm" and an integral
+/// "creation-timestamp". Errors name the bad field; malformed JSON, a null
+/// (tombstone) or a non-object are errors too.
+Result<SessionKeyRecord> decode_session_key(std::string_view value);
+
 // ---------------------------------------------------------------- offsets topic
 
 /// Offset-topic key: `["<connector>",{<partition>}]` in compact JSON,

@@ -162,6 +162,7 @@ HerderConfig TestCluster::config_for(const std::string& id) const {
   c.config_poll_interval_ms = 500;
   c.status_poll_interval_ms = 1000;
   c.startup_timeout_ms = 30000;
+  if (opts_.configure) opts_.configure(id, c);
   return c;
 }
 

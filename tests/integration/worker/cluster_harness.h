@@ -81,6 +81,9 @@ struct ClusterOptions {
   bool hand_over_moves = true;
   /// Extra topics to create: name → partitions.
   std::map<std::string, int> data_topics;
+  /// Called with each worker's id and config before it starts, to change
+  /// settings this struct has no field for (e.g. inter.worker.key.ttl.ms).
+  std::function<void(const std::string& id, HerderConfig& config)> configure;
 };
 
 /// Expected configured work: connector names and task ids.

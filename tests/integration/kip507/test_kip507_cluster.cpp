@@ -1,0 +1,393 @@
+// KIP-507 signed internal requests on an in-process cluster: two
+// DistributedHerder workers against librdkafka's mock cluster, each with the
+// REST route of Connect's internal POST /connectors/{c}/tasks. A test
+// connector asks for task reconfigurations from its running instance, so a
+// worker that is not the leader forwards signed requests to the leader.
+// Cases: the leader writes a session key in Connect's format; forwarded
+// requests verify; forged ones get Connect's 400/403 and change nothing; a
+// short inter.worker.key.ttl.ms rotates the key and requests still verify;
+// a key written by another writer (as Kafka Connect would) is accepted;
+// under `compatible` nothing is signed and requests are accepted.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <thread>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <nlohmann/json.hpp>
+
+#include "tests/integration/worker/cluster_harness.h"
+#include "worker/connectors/registry.h"
+#include "worker/herder/admin_routes.h"
+#include "worker/herder/internal_client.h"
+#include "worker/herder/request_signature.h"
+#include "worker/rest/rest_server.h"
+#include "worker/storage/config_store.h"
+
+using namespace kc;
+using namespace kc::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr const char* kReconfClass = "org.kconnectd.test.ReconfiguringSourceConnector";
+
+/// A source task that produces nothing.
+class IdleTask : public connectors::SourceTask {
+ public:
+  void start(const storage::ConfigMap&, connectors::SourceTaskContext&) override {}
+  std::vector<connectors::SourceRecord> poll() override {
+    std::this_thread::sleep_for(100ms);
+    return {};
+  }
+  void stop() override {}
+};
+
+/// A source connector whose running instance asks for a task
+/// reconfiguration every 400 ms (as a connector that watches its source
+/// does), so the worker running it forwards POST /connectors/{c}/tasks
+/// when it is not the leader. Its task configs never change.
+class ReconfiguringConnector : public connectors::Connector {
+ public:
+  ~ReconfiguringConnector() override { stop(); }
+  void initialize(connectors::ConnectorContext& ctx) override { ctx_ = &ctx; }
+  connectors::ConnectorType type() const override { return connectors::ConnectorType::Source; }
+  void start(const storage::ConfigMap&) override {
+    running_ = true;
+    thread_ = std::thread([this] {
+      while (running_) {
+        std::this_thread::sleep_for(400ms);
+        if (running_ && ctx_) ctx_->request_task_reconfiguration();
+      }
+    });
+  }
+  std::vector<storage::ConfigMap> task_configs(int) override { return {{{"task.kind", "idle"}}}; }
+  void stop() override {
+    running_ = false;
+    if (thread_.joinable()) thread_.join();
+  }
+  std::unique_ptr<connectors::SourceTask> create_source_task() override { return std::make_unique<IdleTask>(); }
+
+ private:
+  connectors::ConnectorContext* ctx_ = nullptr;
+  std::atomic<bool> running_{false};
+  std::thread thread_;
+};
+
+void register_test_connector() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  connectors::PluginDesc d;
+  d.class_name = kReconfClass;
+  d.type = connectors::ConnectorType::Source;
+  d.factory = [] { return std::make_unique<ReconfiguringConnector>(); };
+  connectors::PluginRegistry::builtin().add(std::move(d));
+}
+
+uint16_t free_port() {
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::acceptor a(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
+  return a.local_endpoint().port();
+}
+
+/// Workers with REST servers: ids are "127.0.0.1:<port>", so each worker's
+/// advertised URL is its REST server.
+struct SignedCluster {
+  TestCluster cluster;
+  std::map<std::string, std::unique_ptr<rest::RestServer>> rest;
+  std::vector<std::string> ids;
+
+  explicit SignedCluster(ClusterOptions opts) : cluster(std::move(opts)) {
+    register_test_connector();
+    for (int i = 0; i < 2; ++i) ids.push_back("127.0.0.1:" + std::to_string(free_port()));
+    cluster.start_workers(ids);
+    for (const auto& id : ids) {
+      rest::RestServerOptions ro;
+      ro.listeners = {"http://" + id};
+      auto server = std::make_unique<rest::RestServer>(ro, cluster.worker(id));
+      herder::add_task_reconfiguration_route(*server, cluster.worker(id));
+      auto st = server->start();
+      INFO("REST of " << id << ": " << (st ? std::string("ok") : st.error().to_string()));
+      REQUIRE(st);
+      rest[id] = std::move(server);
+    }
+  }
+  ~SignedCluster() {
+    for (auto& [id, r] : rest) r->stop();
+  }
+
+  std::string leader_id() {
+    std::optional<std::string> l;
+    REQUIRE(eventually([&] { return (l = cluster.leader()).has_value(); }, 60s));
+    return *l;
+  }
+  std::string follower_id(const std::string& leader) { return ids[0] == leader ? ids[1] : ids[0]; }
+  static std::string url(const std::string& id) { return "http://" + id + "/"; }
+};
+
+/// The config topic as another reader sees it.
+std::unique_ptr<storage::ConfigBackingStore> open_config_store(TestCluster& c) {
+  storage::ConfigBackingStore::Options o;
+  o.client = {{"bootstrap.servers", c.mock().bootstrap_servers()}};
+  o.replication_factor = 1;
+  o.client_id = "kip507-test-reader";
+  auto s = storage::ConfigBackingStore::open(o);
+  INFO((s ? std::string("ok") : s.error().to_string()));
+  REQUIRE(s);
+  return std::move(s).value();
+}
+
+std::optional<herder::SessionKey> topic_key(storage::ConfigBackingStore& store) {
+  auto snap = store.read_to_end(5000);
+  if (!snap || !snap->session_key) return std::nullopt;
+  auto k = herder::session_key_from_record(*snap->session_key);
+  if (!k) return std::nullopt;
+  return *k;
+}
+
+herder::InternalResponse post_tasks(const std::string& url, const std::string& connector, const std::string& body,
+                                    const std::vector<std::pair<std::string, std::string>>& headers) {
+  auto r = herder::post_internal(url, "/connectors/" + connector + "/tasks", body, 10000, headers);
+  INFO((r ? std::string("ok") : r.error().to_string()));
+  REQUIRE(r);
+  return *r;
+}
+
+std::vector<std::pair<std::string, std::string>> signed_headers(const std::string& key, const std::string& body,
+                                                                const std::string& alg = "HmacSHA256") {
+  auto sig = herder::sign_request(alg, key, body);
+  REQUIRE(sig);
+  return {{"X-Connect-Authorization", *sig}, {"X-Connect-Request-Signature-Algorithm", alg}};
+}
+
+std::string message_of(const herder::InternalResponse& r) {
+  auto j = nlohmann::json::parse(r.body, nullptr, false);
+  return j.is_object() && j.contains("message") && j["message"].is_string() ? j["message"].get<std::string>() : r.body;
+}
+
+void put_reconfiguring_connectors(SignedCluster& sc, Expected& expected) {
+  for (const char* name : {"rc1", "rc2"}) {
+    sc.cluster.put_connector(name, {{"connector.class", kReconfClass}, {"tasks.max", "1"}});
+    expected.add(name, 1);
+  }
+  sc.cluster.wait_stable(expected);
+}
+
+/// The follower running one of the connectors (balance puts one on each).
+std::string follower_with_connector(SignedCluster& sc, const std::string& leader) {
+  auto f = sc.follower_id(leader);
+  auto st = sc.cluster.worker(f).assignment_state();
+  INFO(sc.cluster.dump());
+  REQUIRE(!st.assigned_connectors.empty());
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("sessioned: the leader distributes a key, forwarded requests verify, forged ones are refused",
+          "[kip507][security]") {
+  ClusterOptions opts;
+  SignedCluster sc(opts);
+  const auto leader = sc.leader_id();
+  auto& lh = sc.cluster.worker(leader);
+
+  // The leader writes a key in Connect's format, and every worker reads it.
+  REQUIRE(eventually([&] { return lh.session_key_info().present; }, 60s));
+  auto store = open_config_store(sc.cluster);
+  std::optional<herder::SessionKey> key;
+  REQUIRE(eventually([&] { return (key = topic_key(*store)).has_value(); }, 30s));
+  CHECK(key->algorithm == "HmacSHA256");
+  CHECK(key->key.size() == 32);  // 256 bits, the HmacSHA256 default
+  REQUIRE(eventually(
+      [&] {
+        for (const auto& id : sc.ids) {
+          auto info = sc.cluster.worker(id).session_key_info();
+          if (!info.present || info.creation_timestamp_ms != key->creation_timestamp_ms || !info.current) return false;
+        }
+        return true;
+      },
+      30s));
+
+  Expected expected;
+  put_reconfiguring_connectors(sc, expected);
+  const auto follower = follower_with_connector(sc, leader);
+  auto& fh = sc.cluster.worker(follower);
+
+  // The follower's forwarded requests are signed and the leader accepts them.
+  REQUIRE(eventually(
+      [&] { return fh.internal_request_stats().forwarded >= 2 && fh.internal_request_stats().signed_requests >= 2; },
+      60s));
+  CHECK(lh.internal_request_stats().verified >= 2);
+
+  // Forged requests straight to the leader: Connect's statuses and messages.
+  const auto before = lh.internal_request_stats();
+  const auto offset_before = store->read_to_end(5000).value().offset;
+  const std::string body;
+  const std::string url = SignedCluster::url(leader);
+  {
+    auto r = post_tasks(url, "rc1", body, {});
+    CHECK(r.status == 400);
+    CHECK(message_of(r) == "Internal request missing required signature");
+  }
+  {
+    std::string wrong = key->key;
+    wrong[0] = static_cast<char>(wrong[0] ^ 0x55);
+    auto r = post_tasks(url, "rc1", body, signed_headers(wrong, body));
+    CHECK(r.status == 403);
+    CHECK(message_of(r) == "Internal request contained invalid signature.");
+    // A signature over another body does not carry over either.
+    auto r2 = post_tasks(url, "rc1", "[{}]", signed_headers(key->key, body));
+    CHECK(r2.status == 403);
+  }
+  {
+    auto r = post_tasks(url, "rc1", body, {{"X-Connect-Authorization", "AAAA"},
+                                            {"X-Connect-Request-Signature-Algorithm", "HmacFoo"}});
+    CHECK(r.status == 400);
+    CHECK(message_of(r) == "Algorithm HmacFoo not available");
+  }
+  {
+    auto r = post_tasks(url, "rc1", body, {{"X-Connect-Authorization", "not*base64"},
+                                            {"X-Connect-Request-Signature-Algorithm", "HmacSHA256"}});
+    CHECK(r.status == 400);
+    CHECK(message_of(r) == "Illegal base64 character 2a");
+  }
+  {
+    auto r = post_tasks(url, "rc1", body, signed_headers(key->key, body, "HmacSHA512"));
+    CHECK(r.status == 400);
+    CHECK(message_of(r).starts_with("This worker does not support the 'HmacSHA512' key signing algorithm"));
+  }
+  {
+    // The signature is checked before anything else: a forged request for
+    // an unknown connector is 403, not 404.
+    auto r = post_tasks(url, "ghost", body, signed_headers(std::string(32, 'x'), body));
+    CHECK(r.status == 403);
+  }
+  const auto after = lh.internal_request_stats();
+  CHECK(after.rejected == before.rejected + 7);
+  CHECK(after.last_rejected_status == 403);
+  // Nothing was written to the config topic by the forged requests.
+  CHECK(store->read_to_end(5000).value().offset == offset_before);
+
+  // Signed with the distributed key: accepted.
+  CHECK(post_tasks(url, "rc1", body, signed_headers(key->key, body)).status == 204);
+  CHECK(post_tasks(url, "ghost", body, signed_headers(key->key, body)).status == 404);
+  // A follower checks the signature too, then answers 409: it is not the leader.
+  CHECK(post_tasks(SignedCluster::url(follower), "rc1", body, signed_headers(key->key, body)).status == 409);
+  sc.cluster.check_invariant();
+}
+
+TEST_CASE("sessioned: a short inter.worker.key.ttl.ms rotates the key and requests still verify",
+          "[kip507][security]") {
+  ClusterOptions opts;
+  opts.configure = [](const std::string&, HerderConfig& c) { c.key_ttl_ms = 2000; };
+  SignedCluster sc(opts);
+  const auto leader = sc.leader_id();
+  auto& lh = sc.cluster.worker(leader);
+  REQUIRE(eventually([&] { return lh.session_key_info().present; }, 60s));
+
+  Expected expected;
+  put_reconfiguring_connectors(sc, expected);
+  const auto follower = follower_with_connector(sc, leader);
+  auto& fh = sc.cluster.worker(follower);
+
+  auto store = open_config_store(sc.cluster);
+  std::optional<herder::SessionKey> first;
+  REQUIRE(eventually([&] { return (first = topic_key(*store)).has_value(); }, 30s));
+
+  // New keys appear in the config topic with newer creation timestamps.
+  std::optional<herder::SessionKey> second;
+  REQUIRE(eventually(
+      [&] {
+        second = topic_key(*store);
+        return second && second->creation_timestamp_ms > first->creation_timestamp_ms;
+      },
+      30s));
+  CHECK(second->key != first->key);
+  CHECK(second->creation_timestamp_ms - first->creation_timestamp_ms >= 2000);
+  std::optional<herder::SessionKey> third;
+  REQUIRE(eventually(
+      [&] {
+        third = topic_key(*store);
+        return third && third->creation_timestamp_ms > second->creation_timestamp_ms;
+      },
+      30s));
+
+  // Forwarded requests keep verifying across rotations.
+  const auto forwarded = fh.internal_request_stats().forwarded;
+  const auto verified = lh.internal_request_stats().verified;
+  REQUIRE(eventually([&] { return fh.internal_request_stats().forwarded >= forwarded + 5; }, 60s));
+  CHECK(lh.internal_request_stats().verified >= verified + 5);
+
+  // Only the current key is accepted: sign with the newest key the topic
+  // holds; a key two rotations old is refused.
+  const std::string body;
+  bool accepted = false;
+  for (int i = 0; i < 5 && !accepted; ++i) {  // the key may rotate between reading and posting
+    auto now_key = topic_key(*store);
+    REQUIRE(now_key);
+    accepted = post_tasks(SignedCluster::url(leader), "rc1", body, signed_headers(now_key->key, body)).status == 204;
+  }
+  CHECK(accepted);
+  auto old = post_tasks(SignedCluster::url(leader), "rc1", body, signed_headers(first->key, body));
+  CHECK(old.status == 403);
+  sc.cluster.check_invariant();
+}
+
+TEST_CASE("sessioned: a key another writer put in Connect's format is used", "[kip507][security]") {
+  ClusterOptions opts;
+  SignedCluster sc(opts);
+  const auto leader = sc.leader_id();
+  auto& lh = sc.cluster.worker(leader);
+  REQUIRE(eventually([&] { return lh.session_key_info().present; }, 60s));
+
+  // As a Kafka Connect leader would write it: a 256-bit HmacSHA256 key.
+  std::string raw;
+  for (int i = 0; i < 32; ++i) raw.push_back(static_cast<char>(200 - i));
+  const int64_t created =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  auto store = open_config_store(sc.cluster);
+  REQUIRE(store->put_session_key(herder::session_key_record({raw, "HmacSHA256", created}), 10000));
+  REQUIRE(eventually(
+      [&] {
+        for (const auto& id : sc.ids)
+          if (sc.cluster.worker(id).session_key_info().creation_timestamp_ms != created) return false;
+        return true;
+      },
+      30s));
+  const std::string body;
+  CHECK(post_tasks(SignedCluster::url(leader), "ghost", body, signed_headers(raw, body)).status == 404);
+  // The leader kept it: same algorithm and size as its own, and not expired.
+  std::this_thread::sleep_for(1500ms);
+  auto k = topic_key(*store);
+  REQUIRE(k);
+  CHECK(k->key == raw);
+  CHECK(lh.session_key_info().creation_timestamp_ms == created);
+}
+
+TEST_CASE("compatible: nothing is signed and internal requests are accepted", "[kip507][security]") {
+  ClusterOptions opts;
+  opts.protocol = ConnectProtocol::Compatible;
+  SignedCluster sc(opts);
+  const auto leader = sc.leader_id();
+  auto& lh = sc.cluster.worker(leader);
+
+  Expected expected;
+  put_reconfiguring_connectors(sc, expected);
+  const auto follower = follower_with_connector(sc, leader);
+  auto& fh = sc.cluster.worker(follower);
+  REQUIRE(eventually([&] { return fh.internal_request_stats().forwarded >= 2; }, 60s));
+  CHECK(fh.internal_request_stats().signed_requests == 0);
+  CHECK(lh.internal_request_stats().rejected == 0);
+
+  // An unsigned request is accepted; no session key is ever written.
+  CHECK(post_tasks(SignedCluster::url(leader), "rc1", "", {}).status == 204);
+  auto store = open_config_store(sc.cluster);
+  CHECK_FALSE(topic_key(*store).has_value());
+  CHECK_FALSE(lh.session_key_info().present);
+  sc.cluster.check_invariant();
+}
