@@ -111,7 +111,7 @@ TEST_CASE("SCRAM rejects a wrong server signature, e= errors and bad server-firs
     CHECK(r.error().message.find("iteration count 4095 is below the minimum 4096") != std::string::npos);
   }
   SECTION("malformed attributes") {
-    for (const std::string bad : {"", "s=abc,r=x,i=4096", "r=" + kNonce + "x,s=!!!!,i=4096",
+    for (const std::string& bad : std::vector<std::string>{"", "s=abc,r=x,i=4096", "r=" + kNonce + "x,s=!!!!,i=4096",
                                   "r=" + kNonce + "x,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=12ab",
                                   "m=ext,r=" + kNonce + "x"}) {
       INFO(bad);
