@@ -185,7 +185,8 @@ Result<std::optional<SaslClientCredentials>> sasl_credentials(const std::map<std
   if (!is_sasl_protocol(protocol)) return std::optional<SaslClientCredentials>{};
   SaslClientCredentials c;
   c.mechanism = trim(get(props, "sasl.mechanism"));
-  if (c.mechanism.empty()) c.mechanism = "GSSAPI";  // Kafka's default
+  if (c.mechanism.empty()) c.mechanism = trim(get(props, "sasl.mechanisms"));  // librdkafka's spelling
+  if (c.mechanism.empty()) c.mechanism = "GSSAPI";                            // Kafka's default
   if (c.mechanism != "PLAIN" && c.mechanism != "SCRAM-SHA-256" && c.mechanism != "SCRAM-SHA-512") {
     return Error{"", "sasl.mechanism " + c.mechanism +
                          " is not supported by kconnectd's group client; use PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512"};

@@ -59,7 +59,8 @@ bool is_sasl_protocol(std::string_view security_protocol);
 
 /// The SASL credentials from client properties (placeholders resolved):
 /// nullopt when security.protocol is not SASL_*. Otherwise sasl.mechanism
-/// (Kafka's default GSSAPI when unset) must be PLAIN, SCRAM-SHA-256 or
+/// (or librdkafka's sasl.mechanisms; Kafka's default GSSAPI when both are
+/// unset) must be PLAIN, SCRAM-SHA-256 or
 /// SCRAM-SHA-512, and the username and password come from sasl.jaas.config
 /// (exactly one PlainLoginModule or ScramLoginModule entry with `username`
 /// and `password` options) or, when it is unset, from sasl.username and

@@ -414,10 +414,9 @@ WorkerConfig WorkerConfig::from_properties(const Properties& props) {
   // holding ${...} config-provider references are checked once resolved
   // (herder_config_from), since only then is the JAAS text final.
   if (is_sasl_protocol(cfg.get_string("security.protocol"))) {
-    std::map<std::string, std::string> sasl{{"security.protocol", cfg.get_string("security.protocol")},
-                                            {"sasl.mechanism", cfg.get_string("sasl.mechanism")}};
+    std::map<std::string, std::string> sasl{{"security.protocol", cfg.get_string("security.protocol")}};
     bool placeholders = false;
-    for (const char* key : {"sasl.jaas.config", "sasl.username", "sasl.password"}) {
+    for (const char* key : {"sasl.mechanism", "sasl.mechanisms", "sasl.jaas.config", "sasl.username", "sasl.password"}) {
       auto it = props.find(key);
       if (it == props.end()) continue;
       sasl[key] = it->second;
@@ -426,6 +425,9 @@ WorkerConfig WorkerConfig::from_properties(const Properties& props) {
     if (placeholders) {
       sasl.erase("sasl.jaas.config");
       sasl["sasl.username"] = sasl["sasl.password"] = "resolved later";
+      for (const char* key : {"sasl.mechanism", "sasl.mechanisms"}) {
+        if (sasl.count(key) && sasl[key].find("${") != std::string::npos) sasl[key] = "PLAIN";  // checked once resolved
+      }
     }
     auto creds = sasl_credentials(sasl);
     if (!creds) throw ConfigError(creds.error().to_string());

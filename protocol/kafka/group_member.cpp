@@ -336,17 +336,17 @@ void GroupMember::find_coordinator(uint64_t epoch) {
     auto self = w.lock();
     if (!self || epoch != self->coord_epoch_ || self->state_ != GroupState::Discovering) return;
     if (!st) {
+      if (st.error().kind == NetErrorKind::Authentication) {
+        // Bad credentials do not get better by retrying (Kafka clients raise
+        // AuthenticationException instead of reconnecting): one fatal error.
+        self->fatal(GroupError{ApiKey::FindCoordinator, ErrorCode::SASL_AUTHENTICATION_FAILED,
+                               ErrorAction::Fatal, st.error().kind, st.error().message, true});
+        return;
+      }
       self->report(GroupError{ApiKey::FindCoordinator, ErrorCode::NONE, ErrorAction::Retry,
                               st.error().kind, "bootstrap " + st.error().message, false});
       if (st.error().kind == NetErrorKind::Unsupported) {
         self->fatal(GroupError{ApiKey::FindCoordinator, ErrorCode::UNSUPPORTED_VERSION,
-                               ErrorAction::Fatal, st.error().kind, st.error().message, true});
-        return;
-      }
-      if (st.error().kind == NetErrorKind::Authentication) {
-        // Bad credentials do not get better by retrying (Kafka clients raise
-        // AuthenticationException instead of reconnecting).
-        self->fatal(GroupError{ApiKey::FindCoordinator, ErrorCode::SASL_AUTHENTICATION_FAILED,
                                ErrorAction::Fatal, st.error().kind, st.error().message, true});
         return;
       }
@@ -423,16 +423,16 @@ void GroupMember::connect_coordinator(uint64_t epoch, const std::string& host, u
     auto self = w.lock();
     if (!self || epoch != self->coord_epoch_ || self->state_ != GroupState::Discovering) return;
     if (!st) {
+      if (st.error().kind == NetErrorKind::Authentication) {
+        self->fatal(GroupError{ApiKey::JoinGroup, ErrorCode::SASL_AUTHENTICATION_FAILED,
+                               ErrorAction::Fatal, st.error().kind, st.error().message, true});
+        return;
+      }
       self->report(GroupError{ApiKey::FindCoordinator, ErrorCode::NONE,
                               ErrorAction::RediscoverCoordinator, st.error().kind,
                               "coordinator " + st.error().message, false});
       if (st.error().kind == NetErrorKind::Unsupported) {
         self->fatal(GroupError{ApiKey::JoinGroup, ErrorCode::UNSUPPORTED_VERSION,
-                               ErrorAction::Fatal, st.error().kind, st.error().message, true});
-        return;
-      }
-      if (st.error().kind == NetErrorKind::Authentication) {
-        self->fatal(GroupError{ApiKey::JoinGroup, ErrorCode::SASL_AUTHENTICATION_FAILED,
                                ErrorAction::Fatal, st.error().kind, st.error().message, true});
         return;
       }

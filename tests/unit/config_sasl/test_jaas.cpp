@@ -132,6 +132,9 @@ TEST_CASE("worker config: security.protocol and sasl.* are validated", "[jaas][c
   CHECK(config_error(p) ==
         "sasl.mechanism GSSAPI is not supported by kconnectd's group client; use PLAIN, SCRAM-SHA-256 or "
         "SCRAM-SHA-512");
+  p["sasl.mechanisms"] = "PLAIN";  // librdkafka's spelling counts too
+  CHECK(config_error(p).empty());
+  p.erase("sasl.mechanisms");
   p["sasl.mechanism"] = "PLAIN";
   CHECK(config_error(p).empty());
   p["sasl.jaas.config"] = std::string(kPlainLoginModule) + " required username=\"u\" password=\"p\"";
