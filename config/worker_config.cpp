@@ -1,6 +1,7 @@
 // WorkerConfig: the option table and the validation derived from it.
 #include "config/worker_config.h"
 #include "common/strings.h"
+#include "config/jaas.h"
 
 #include <unistd.h>
 
@@ -37,6 +38,9 @@ constexpr OptionDef opt_list(const char* n, const char* d, const char* doc) {
 }
 constexpr OptionDef opt_bool(const char* n, const char* d, const char* doc) {
   return OptionDef{n, OptionType::Boolean, d, false, false, 0, 0, false, nullptr, "", doc};
+}
+constexpr OptionDef opt_password(const char* n, const char* doc) {
+  return OptionDef{n, OptionType::Password, nullptr, false, false, 0, 0, false, nullptr, "", doc};
 }
 /// Replication factor: -1 (broker default) or 1..32767.
 constexpr OptionDef opt_replication(const char* n, const char* doc) {
@@ -129,6 +133,15 @@ const std::array kOptions = {
     opt_string("client.id", "", "Client id; empty = connect-<workerId> for the group member."),
     opt_enum("security.protocol", "PLAINTEXT", "PLAINTEXT|SSL|SASL_PLAINTEXT|SASL_SSL",
              "Protocol used to talk to brokers; passed to every Kafka client."),
+    opt_string("sasl.mechanism", "GSSAPI",
+               "SASL mechanism with SASL_PLAINTEXT/SASL_SSL: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (Kafka's "
+               "default GSSAPI is not supported); passed to every Kafka client."),
+    opt_password("sasl.jaas.config",
+                 "JAAS entry of the PlainLoginModule or ScramLoginModule with username and password; "
+                 "${provider:path:key} references allowed. Librdkafka clients get sasl.username/sasl.password "
+                 "from it."),
+    opt_string("sasl.username", nullptr, "SASL username when sasl.jaas.config is unset (librdkafka's key)."),
+    opt_password("sasl.password", "SASL password when sasl.jaas.config is unset (librdkafka's key)."),
     opt_int("request.timeout.ms", "40000", 0, kIntMax, "ms", "Kafka request timeout."),
     opt_long("metadata.max.age.ms", "300000", 0, kLongMax, "ms", "Metadata refresh period."),
     opt_long("retry.backoff.ms", "100", 0, kLongMax, "ms", "Backoff before retrying a failed request."),
@@ -396,6 +409,28 @@ WorkerConfig WorkerConfig::from_properties(const Properties& props) {
   if (std::find(verify.begin(), verify.end(), sig) == verify.end()) {
     throw ConfigError("inter.worker.signature.algorithm: '" + sig +
                       "' must be listed in inter.worker.verification.algorithms");
+  }
+  // SASL: the mechanism and the credentials' shape are checked here; values
+  // holding ${...} config-provider references are checked once resolved
+  // (herder_config_from), since only then is the JAAS text final.
+  if (is_sasl_protocol(cfg.get_string("security.protocol"))) {
+    std::map<std::string, std::string> sasl{{"security.protocol", cfg.get_string("security.protocol")}};
+    bool placeholders = false;
+    for (const char* key : {"sasl.mechanism", "sasl.mechanisms", "sasl.jaas.config", "sasl.username", "sasl.password"}) {
+      auto it = props.find(key);
+      if (it == props.end()) continue;
+      sasl[key] = it->second;
+      placeholders = placeholders || it->second.find("${") != std::string::npos;
+    }
+    if (placeholders) {
+      sasl.erase("sasl.jaas.config");
+      sasl["sasl.username"] = sasl["sasl.password"] = "resolved later";
+      for (const char* key : {"sasl.mechanism", "sasl.mechanisms"}) {
+        if (sasl.count(key) && sasl[key].find("${") != std::string::npos) sasl[key] = "PLAIN";  // checked once resolved
+      }
+    }
+    auto creds = sasl_credentials(sasl);
+    if (!creds) throw ConfigError(creds.error().to_string());
   }
   if (cfg.session_timeout_ms() < 6000 || cfg.session_timeout_ms() > 1800000) {
     cfg.warnings_.push_back("session.timeout.ms " + std::to_string(cfg.session_timeout_ms()) +

@@ -92,6 +92,22 @@ int run_worker(const std::string& path) {
 
   // 2. Herder, then REST. One metrics registry for herder, runtime and GET /metrics.
   hc.metrics = std::make_shared<metrics::WorkerMetrics>();
+  // Shutdown, from a signal, POST /admin/drain or a fatal SASL failure of the
+  // group client; runs on sig_io. A drain first hands every connector and
+  // task to the other workers.
+  boost::asio::io_context sig_io;
+  std::function<void(bool drain)> begin_shutdown;
+  int exit_code = 0;
+  hc.on_fatal_error = [&](const std::string& message) {
+    // From the herder's io thread: report, then stop the worker like a
+    // SIGTERM would, and exit 1 (Connect's herder exits on such errors).
+    boost::asio::post(sig_io, [&, message] {
+      spdlog::error("stopping the worker: {}", message);
+      std::cerr << "kconnectd run: " << message << "\n";
+      exit_code = 1;
+      begin_shutdown(false);
+    });
+  };
   auto herder = std::make_unique<herder::DistributedHerder>(hc);
   if (auto st = herder->start(); !st) {
     std::cerr << "kconnectd run: cannot start the worker: " << st.error().to_string() << "\n";
@@ -107,10 +123,6 @@ int run_worker(const std::string& path) {
 #endif
   auto server = std::make_unique<rest::RestServer>(ro, *herder);
   kc::herder::add_observability_routes(*server, *herder, hc.metrics);  // GET /metrics, GET /rebalances
-  // Shutdown, from a signal or POST /admin/drain; runs on sig_io. A drain
-  // first hands every connector and task to the other workers.
-  boost::asio::io_context sig_io;
-  std::function<void(bool drain)> begin_shutdown;
   kc::herder::add_task_reconfiguration_route(*server, *herder);  // POST /connectors/{c}/tasks (internal)
   kc::herder::add_drain_routes(*server, *herder, hc.worker_id, [&] {
     boost::asio::post(sig_io, [&] { begin_shutdown(true); });
@@ -184,7 +196,7 @@ int run_worker(const std::string& path) {
   server.reset();
   herder.reset();
   spdlog::info("[{}] worker stopped", hc.worker_id);
-  return 0;
+  return exit_code;
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include <array>
 #include <deque>
 
+#include <spdlog/spdlog.h>
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -39,9 +41,17 @@ int16_t read_be16(const uint8_t* p) {
 }
 
 // The APIs the group client uses; the version table covers exactly these.
-constexpr std::array<ApiKey, 6> kUsedApis = {ApiKey::ApiVersions, ApiKey::FindCoordinator,
-                                             ApiKey::JoinGroup,   ApiKey::SyncGroup,
-                                             ApiKey::Heartbeat,   ApiKey::LeaveGroup};
+constexpr std::array<ApiKey, 8> kUsedApis = {
+    ApiKey::ApiVersions, ApiKey::FindCoordinator, ApiKey::JoinGroup,     ApiKey::SyncGroup,
+    ApiKey::Heartbeat,   ApiKey::LeaveGroup,      ApiKey::SaslHandshake, ApiKey::SaslAuthenticate};
+
+// SaslHandshake v0 would be followed by unframed tokens (pre-KIP-152);
+// we only speak the framed form.
+constexpr int16_t kSaslHandshakeMin = 1;
+
+bool is_sasl_api(ApiKey key) {
+  return key == ApiKey::SaslHandshake || key == ApiKey::SaslAuthenticate;
+}
 
 }  // namespace
 
@@ -52,6 +62,7 @@ const char* net_error_kind_name(NetErrorKind kind) {
     case NetErrorKind::Disconnected: return "Disconnected";
     case NetErrorKind::Protocol: return "Protocol";
     case NetErrorKind::Unsupported: return "Unsupported";
+    case NetErrorKind::Authentication: return "Authentication";
   }
   return "?";
 }
@@ -127,6 +138,8 @@ struct Connection::Impl {
   asio::steady_timer connect_timer;
   std::array<uint8_t, 4> size_buf{};
   std::deque<std::shared_ptr<Bytes>> write_queue;
+  // Frames of ordinary requests sent while SASL runs; written once open.
+  std::deque<std::shared_ptr<Bytes>> held;
   bool writing = false;
   int32_t next_correlation_id = 1;
   std::map<int32_t, Pending> pending;
@@ -206,10 +219,7 @@ void Connection::connect(const std::string& host, uint16_t port, ConnectHandler 
                 self2->negotiate(kApiVersionsFirst);
               } else {
                 self2->versions_ = ApiVersionTable::fixed(self2->options_.fixed_versions);
-                self2->state_ = ConnState::Open;
-                auto cb = std::move(self2->connect_done_);
-                self2->connect_done_ = nullptr;
-                if (cb) cb(std::monostate{});
+                self2->after_versions();
               }
             });
       });
@@ -260,16 +270,125 @@ void Connection::negotiate(int16_t version) {
              }
              self->broker_versions_ = resp->api_keys;
              self->versions_ = ApiVersionTable::negotiate(resp->api_keys);
-             self->state_ = ConnState::Open;
-             auto cb = std::move(self->connect_done_);
-             self->connect_done_ = nullptr;
-             if (cb) cb(std::monostate{});
+             self->after_versions();
            });
+}
+
+// ------------------------------------------------------------------ SASL
+
+void Connection::after_versions() {
+  if (!options_.sasl) {
+    open_now();
+    return;
+  }
+  state_ = ConnState::Authenticating;
+  sasl_client_ = make_sasl_client(*options_.sasl);
+  sasl_handshake();
+}
+
+void Connection::open_now() {
+  state_ = ConnState::Open;
+  sasl_client_.reset();
+  // Requests queued while SASL ran go out now, in the order they were sent.
+  while (!impl_->held.empty()) {
+    impl_->write_queue.push_back(std::move(impl_->held.front()));
+    impl_->held.pop_front();
+  }
+  write_next();
+  auto cb = std::move(connect_done_);
+  connect_done_ = nullptr;
+  if (cb) cb(std::monostate{});
+}
+
+void Connection::sasl_failed(NetErrorKind kind, const std::string& what) {
+  drop(NetError{kind, "SASL authentication failed with broker " + peer_ + " (" +
+                          sasl_mechanism_name(options_.sasl->mechanism) + "): " + what});
+}
+
+void Connection::sasl_handshake() {
+  const char* mech = sasl_mechanism_name(options_.sasl->mechanism);
+  auto version = versions_.version_for(ApiKey::SaslHandshake);
+  if (!version || *version < kSaslHandshakeMin) {
+    sasl_failed(NetErrorKind::Authentication,
+                version ? "the broker only speaks SaslHandshake v0 (unframed SASL, Kafka < 1.0)"
+                        : version.error().message);
+    return;
+  }
+  std::weak_ptr<Connection> weak = shared_from_this();
+  send_at(SaslHandshakeRequest{mech}, *version,
+          [weak](NetResult<SaslHandshakeResponse> r) {
+            auto self = weak.lock();
+            if (!self || self->state_ != ConnState::Authenticating) return;
+            if (!r) {
+              if (r.error().kind != NetErrorKind::Disconnected) {
+                self->sasl_failed(r.error().kind, "SaslHandshake: " + r.error().message);
+              }
+              return;  // a drop already reported itself (see drop())
+            }
+            if (r->error_code != 0) {
+              std::string enabled;
+              for (const auto& m : r->mechanisms) enabled += (enabled.empty() ? "" : ", ") + m;
+              const bool unsupported =
+                  r->error_code == static_cast<int16_t>(ErrorCode::UNSUPPORTED_SASL_MECHANISM);
+              self->sasl_failed(NetErrorKind::Authentication,
+                                (unsupported ? std::string("the broker does not enable this mechanism")
+                                             : "SaslHandshake " + error_name(r->error_code)) +
+                                    "; enabled mechanisms: [" + enabled + "]");
+              return;
+            }
+            self->sasl_authenticate(self->sasl_client_->initial());
+          });
+}
+
+void Connection::sasl_authenticate(Bytes token) {
+  auto version = versions_.version_for(ApiKey::SaslAuthenticate);
+  if (!version) {
+    sasl_failed(NetErrorKind::Authentication, version.error().message);
+    return;
+  }
+  std::weak_ptr<Connection> weak = shared_from_this();
+  send_at(SaslAuthenticateRequest{std::move(token)}, *version,
+          [weak](NetResult<SaslAuthenticateResponse> r) {
+            auto self = weak.lock();
+            if (!self || self->state_ != ConnState::Authenticating) return;
+            if (!r) {
+              if (r.error().kind != NetErrorKind::Disconnected) {
+                self->sasl_failed(r.error().kind, "SaslAuthenticate: " + r.error().message);
+              }
+              return;
+            }
+            if (r->error_code != 0) {
+              // The broker's text is what an operator needs, e.g. "Authentication
+              // failed during authentication due to invalid credentials with SASL
+              // mechanism SCRAM-SHA-256".
+              self->sasl_failed(NetErrorKind::Authentication,
+                                r->error_message && !r->error_message->empty()
+                                    ? *r->error_message
+                                    : error_name(r->error_code));
+              return;
+            }
+            auto next = self->sasl_client_->step(r->auth_bytes);
+            if (!next) {
+              self->sasl_failed(NetErrorKind::Authentication, next.error().to_string());
+              return;
+            }
+            if (next->has_value()) {
+              self->sasl_authenticate(std::move(**next));
+              return;
+            }
+            if (r->session_lifetime_ms > 0) {
+              // KIP-368: the broker drops the connection after this; the
+              // group client then reconnects and authenticates again.
+              spdlog::debug("{}: SASL session lifetime {} ms", self->peer_, r->session_lifetime_ms);
+            }
+            self->open_now();
+          });
 }
 
 void Connection::send_raw(ApiKey key, int16_t version, Bytes body, RawHandler handler,
                           std::optional<std::chrono::milliseconds> timeout) {
-  if (state_ != ConnState::Open && state_ != ConnState::Negotiating) {
+  if (state_ != ConnState::Open && state_ != ConnState::Negotiating &&
+      state_ != ConnState::Authenticating) {
     fail_later(NetError{NetErrorKind::Disconnected,
                         std::string(api_name(key)) + ": connection to " + peer_ + " is not open"},
                [handler](NetError e) { handler(std::move(e)); });
@@ -308,7 +427,12 @@ void Connection::send_raw(ApiKey key, int16_t version, Bytes body, RawHandler ha
   });
   impl_->pending.emplace(id, std::move(p));
 
-  impl_->write_queue.push_back(std::make_shared<Bytes>(std::move(frame.value())));
+  auto shared = std::make_shared<Bytes>(std::move(frame.value()));
+  if (state_ == ConnState::Authenticating && !is_sasl_api(key)) {
+    impl_->held.push_back(std::move(shared));  // nothing else goes out before SASL is done
+    return;
+  }
+  impl_->write_queue.push_back(std::move(shared));
   write_next();
 }
 
@@ -324,7 +448,10 @@ void Connection::on_timeout(int32_t correlation_id) {
 
 void Connection::write_next() {
   if (impl_->writing || impl_->write_queue.empty()) return;
-  if (state_ != ConnState::Open && state_ != ConnState::Negotiating) return;
+  if (state_ != ConnState::Open && state_ != ConnState::Negotiating &&
+      state_ != ConnState::Authenticating) {
+    return;
+  }
   impl_->writing = true;
   auto frame = impl_->write_queue.front();
   std::weak_ptr<Connection> weak = shared_from_this();
@@ -375,7 +502,8 @@ void Connection::start_read() {
                            }
                            self2->on_frame(std::move(*frame));
                            if (self2->state_ == ConnState::Open ||
-                               self2->state_ == ConnState::Negotiating) {
+                               self2->state_ == ConnState::Negotiating ||
+                               self2->state_ == ConnState::Authenticating) {
                              self2->start_read();
                            }
                          });
@@ -415,12 +543,21 @@ void Connection::close(const std::string& reason) {
 void Connection::drop(NetError reason) {
   if (state_ == ConnState::Closed) return;
   const bool was_open = state_ == ConnState::Open;
+  if (state_ == ConnState::Authenticating && reason.kind != NetErrorKind::Authentication) {
+    // Say that SASL was under way: "closed by the broker" alone would hide
+    // that the broker may have rejected us.
+    reason.message = std::string("SASL authentication (") +
+                     sasl_mechanism_name(options_.sasl->mechanism) + ") with " + peer_ +
+                     " interrupted: " + reason.message;
+  }
+  sasl_client_.reset();
   state_ = ConnState::Closed;
   boost::system::error_code ignored;
   impl_->socket.close(ignored);
   impl_->resolver.cancel();
   impl_->connect_timer.cancel();
   impl_->write_queue.clear();
+  impl_->held.clear();
 
   // Fail everything that is still waiting, each exactly once, outside of
   // this call (the caller of close() may be inside a handler).

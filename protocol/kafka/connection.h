@@ -6,7 +6,10 @@
 // flight (matched back by correlation id), times each request out on its own
 // steady_timer, and negotiates API versions with ApiVersions right after the
 // TCP connect. Every request then goes out at the highest version both sides
-// support.
+// support. When SASL is configured (ConnectionOptions::sasl), SaslHandshake
+// and the SaslAuthenticate rounds run right after ApiVersions, before the
+// connection counts as open (KIP-152 order: ApiVersions, SaslHandshake v1,
+// SaslAuthenticate...).
 //
 // Threading: a Connection is owned by the single thread that runs its
 // io_context. Every member function must be called on that thread, and every
@@ -14,7 +17,7 @@
 // inside the call that registered them (failures detected up front are posted).
 //
 // Errors travel as `NetError` values with a kind (Timeout, Disconnected,
-// Protocol, Unsupported, Connect). When the connection drops or is closed,
+// Protocol, Unsupported, Connect, Authentication). When the connection drops or is closed,
 // every in-flight request fails with Disconnected, exactly once.
 
 #include <chrono>
@@ -31,6 +34,7 @@
 #include <boost/asio/io_context.hpp>
 
 #include "protocol/kafka/messages.h"
+#include "protocol/kafka/sasl.h"
 
 namespace kc::kafka {
 
@@ -41,9 +45,15 @@ enum class NetErrorKind {
   Disconnected,  ///< the connection dropped or was closed while the request was pending
   Protocol,      ///< bytes could not be encoded/decoded, or framing was broken
   Unsupported,   ///< no API version common to us and the broker (see select_version)
+  /// SASL failed: bad credentials, a mechanism the broker does not enable,
+  /// or a server token that fails verification. Not transient: the group
+  /// client treats it as fatal (Kafka's AuthenticationException, which
+  /// clients do not retry).
+  Authentication,
 };
 
-/// Name of a kind: "Connect", "Timeout", "Disconnected", "Protocol", "Unsupported".
+/// Name of a kind: "Connect", "Timeout", "Disconnected", "Protocol",
+/// "Unsupported", "Authentication".
 const char* net_error_kind_name(NetErrorKind kind);
 
 /// A typed connection-level error: the kind plus a human-readable message.
@@ -134,6 +144,8 @@ KC_KAFKA_API_TRAITS(JoinGroupRequest, JoinGroupResponse, JoinGroup)
 KC_KAFKA_API_TRAITS(SyncGroupRequest, SyncGroupResponse, SyncGroup)
 KC_KAFKA_API_TRAITS(HeartbeatRequest, HeartbeatResponse, Heartbeat)
 KC_KAFKA_API_TRAITS(LeaveGroupRequest, LeaveGroupResponse, LeaveGroup)
+KC_KAFKA_API_TRAITS(SaslHandshakeRequest, SaslHandshakeResponse, SaslHandshake)
+KC_KAFKA_API_TRAITS(SaslAuthenticateRequest, SaslAuthenticateResponse, SaslAuthenticate)
 #undef KC_KAFKA_API_TRAITS
 
 // --------------------------------------------------------------- Connection
@@ -155,6 +167,9 @@ struct ConnectionOptions {
   /// Largest response frame accepted; bigger frames are a Protocol error
   /// that closes the connection.
   int32_t max_response_bytes = 100 * 1024 * 1024;
+  /// SASL credentials (security.protocol SASL_PLAINTEXT/SASL_SSL); nullopt =
+  /// no authentication. Needs SaslHandshake v1+ at the broker (Kafka 1.0+).
+  std::optional<SaslSettings> sasl;
 };
 
 /// One asynchronous client connection to a Kafka broker (see file comment).
@@ -176,10 +191,16 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   /// Resolves host:port, connects within options.connect_timeout, then
   /// (unless disabled) runs ApiVersions: first at our max (v3); if the broker
-  /// answers UNSUPPORTED_VERSION, again at v0. `done` gets ok, or a Connect
-  /// error (resolve/connect/timeout), or the error of the ApiVersions
-  /// exchange (Timeout/Disconnected/Protocol, or Unsupported when the broker
-  /// returns another error code). Call at most once per Connection.
+  /// answers UNSUPPORTED_VERSION, again at v0. With options.sasl it then
+  /// authenticates (SaslHandshake, SaslAuthenticate rounds). `done` gets ok,
+  /// or a Connect error (resolve/connect/timeout), or the error of the
+  /// ApiVersions exchange (Timeout/Disconnected/Protocol, or Unsupported when
+  /// the broker returns another error code), or an Authentication error
+  /// "SASL authentication failed with broker <host:port> (<mechanism>):
+  /// <broker's error_message or what failed>" (an unsupported mechanism
+  /// lists the broker's enabled ones). A drop during SASL is Disconnected
+  /// and says "SASL authentication (<mechanism>) with <host:port>
+  /// interrupted". Call at most once per Connection.
   void connect(const std::string& host, uint16_t port, ConnectHandler done);
 
   /// Sends `req` at the negotiated version of its API and decodes the
@@ -191,6 +212,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   ///   Timeout     — no response within `timeout` (default
   ///                 options.request_timeout); a late response is discarded;
   ///   Disconnected— the connection is not open, dropped, or was closed.
+  /// Requests other than SASL ones sent while SASL runs wait (queued, their
+  /// timeout running) until authentication succeeds.
   template <typename Request>
   void send(const Request& req,
             std::function<void(NetResult<typename ApiTraits<Request>::Response>)> handler,
@@ -271,13 +294,27 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void on_close(std::function<void(const NetError&)> fn) { on_close_ = std::move(fn); }
 
  private:
-  enum class ConnState { Idle, Connecting, Negotiating, Open, Closed };
+  enum class ConnState {
+    Idle,            ///< created, connect() not called
+    Connecting,      ///< resolving / TCP connect
+    Negotiating,     ///< ApiVersions in flight
+    Authenticating,  ///< SaslHandshake / SaslAuthenticate in flight; other requests wait
+    Open,            ///< ready for requests
+    Closed,          ///< dropped or closed
+  };
   struct Impl;
   struct Pending;
 
   Connection(boost::asio::io_context& io, ConnectionOptions options);
   void fail_later(NetError error, std::function<void(NetError)> fn);
   void negotiate(int16_t version);
+  // After the versions are known: authenticate when SASL is configured,
+  // else open.
+  void after_versions();
+  void sasl_handshake();
+  void sasl_authenticate(Bytes token);
+  void sasl_failed(NetErrorKind kind, const std::string& what);
+  void open_now();
   void start_read();
   void write_next();
   void on_frame(Bytes frame);
@@ -293,6 +330,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::vector<ApiVersionRange> broker_versions_;
   ConnectHandler connect_done_;
   std::function<void(const NetError&)> on_close_;
+  std::unique_ptr<SaslClient> sasl_client_;  // set while Authenticating
 };
 
 }  // namespace kc::kafka

@@ -22,9 +22,10 @@ using C = ErrorCode;
 // Codes the group APIs do not normally return (TOPIC_AUTHORIZATION_FAILED,
 // INVALID_REQUEST, NON_EMPTY_GROUP, GROUP_ID_NOT_FOUND, UNRELEASED_INSTANCE_ID,
 // UNKNOWN_SERVER_ERROR) are fatal, as Java raises any unexpected group error
-// to the caller. FENCED_INSTANCE_ID is fatal as in JoinGroup (static
+// to the caller. The SASL codes (33, 34, 58) come from SaslHandshake /
+// SaslAuthenticate: authentication failures, never retried. FENCED_INSTANCE_ID is fatal as in JoinGroup (static
 // membership, which Connect does not use).
-constexpr std::array<ErrorInfo, 24> kErrors{{
+constexpr std::array<ErrorInfo, 27> kErrors{{
     {C::UNKNOWN_SERVER_ERROR, "UNKNOWN_SERVER_ERROR", false, A::Fatal},
     {C::NONE, "NONE", false, A::None},
     {C::CORRUPT_MESSAGE, "CORRUPT_MESSAGE", true, A::Retry},
@@ -41,8 +42,11 @@ constexpr std::array<ErrorInfo, 24> kErrors{{
     {C::REBALANCE_IN_PROGRESS, "REBALANCE_IN_PROGRESS", false, A::Rejoin},
     {C::TOPIC_AUTHORIZATION_FAILED, "TOPIC_AUTHORIZATION_FAILED", false, A::Fatal},
     {C::GROUP_AUTHORIZATION_FAILED, "GROUP_AUTHORIZATION_FAILED", false, A::Fatal},
+    {C::UNSUPPORTED_SASL_MECHANISM, "UNSUPPORTED_SASL_MECHANISM", false, A::Fatal},
+    {C::ILLEGAL_SASL_STATE, "ILLEGAL_SASL_STATE", false, A::Fatal},
     {C::UNSUPPORTED_VERSION, "UNSUPPORTED_VERSION", false, A::Fatal},
     {C::INVALID_REQUEST, "INVALID_REQUEST", false, A::Fatal},
+    {C::SASL_AUTHENTICATION_FAILED, "SASL_AUTHENTICATION_FAILED", false, A::Fatal},
     {C::NON_EMPTY_GROUP, "NON_EMPTY_GROUP", false, A::Fatal},
     {C::GROUP_ID_NOT_FOUND, "GROUP_ID_NOT_FOUND", false, A::Fatal},
     {C::MEMBER_ID_REQUIRED, "MEMBER_ID_REQUIRED", false, A::AdoptMemberIdRejoin},

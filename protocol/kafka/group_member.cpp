@@ -330,11 +330,19 @@ void GroupMember::find_coordinator(uint64_t epoch) {
   opts.client_id = config_.client_id;
   opts.connect_timeout = config_.connect_timeout;
   opts.request_timeout = config_.request_timeout;
+  opts.sasl = config_.sasl;
   conn = Connection::create(io_, opts);
   conn->connect(hp.host, hp.port, [w = weak_from_this(), epoch, conn = conn](NetStatus st) {
     auto self = w.lock();
     if (!self || epoch != self->coord_epoch_ || self->state_ != GroupState::Discovering) return;
     if (!st) {
+      if (st.error().kind == NetErrorKind::Authentication) {
+        // Bad credentials do not get better by retrying (Kafka clients raise
+        // AuthenticationException instead of reconnecting): one fatal error.
+        self->fatal(GroupError{ApiKey::FindCoordinator, ErrorCode::SASL_AUTHENTICATION_FAILED,
+                               ErrorAction::Fatal, st.error().kind, st.error().message, true});
+        return;
+      }
       self->report(GroupError{ApiKey::FindCoordinator, ErrorCode::NONE, ErrorAction::Retry,
                               st.error().kind, "bootstrap " + st.error().message, false});
       if (st.error().kind == NetErrorKind::Unsupported) {
@@ -405,6 +413,7 @@ void GroupMember::connect_coordinator(uint64_t epoch, const std::string& host, u
   opts.client_id = config_.client_id;
   opts.connect_timeout = config_.connect_timeout;
   opts.request_timeout = config_.request_timeout;
+  opts.sasl = config_.sasl;
   // A separate connection from the bootstrap one, even to the same broker
   // (the Java client does the same, reference 9.8 notes).
   auto conn = Connection::create(io_, opts);
@@ -414,6 +423,11 @@ void GroupMember::connect_coordinator(uint64_t epoch, const std::string& host, u
     auto self = w.lock();
     if (!self || epoch != self->coord_epoch_ || self->state_ != GroupState::Discovering) return;
     if (!st) {
+      if (st.error().kind == NetErrorKind::Authentication) {
+        self->fatal(GroupError{ApiKey::JoinGroup, ErrorCode::SASL_AUTHENTICATION_FAILED,
+                               ErrorAction::Fatal, st.error().kind, st.error().message, true});
+        return;
+      }
       self->report(GroupError{ApiKey::FindCoordinator, ErrorCode::NONE,
                               ErrorAction::RediscoverCoordinator, st.error().kind,
                               "coordinator " + st.error().message, false});
@@ -849,6 +863,7 @@ void GroupMember::do_leave(const std::string& reason, LeaveDone done) {
   opts.client_id = config_.client_id;
   opts.connect_timeout = config_.connect_timeout;
   opts.request_timeout = config_.request_timeout;
+  opts.sasl = config_.sasl;
   impl_->coord_conn = Connection::create(io_, opts);
   impl_->coord_conn->connect(impl_->coord.host, impl_->coord.port,
                              [w = weak_from_this(), reason](NetStatus st) {

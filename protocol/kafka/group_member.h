@@ -73,6 +73,10 @@ struct GroupMemberConfig {
   std::chrono::milliseconds retry_backoff{100};
   /// Upper bound for resolve + TCP connect of each connection.
   std::chrono::milliseconds connect_timeout{10000};
+  /// SASL credentials for every connection (bootstrap and coordinator);
+  /// nullopt = none. An Authentication failure stops the member (fatal
+  /// GroupError with net == NetErrorKind::Authentication), with no reconnect.
+  std::optional<SaslSettings> sasl;
 };
 
 /// The member's state. Transitions are checked by a single set_state(),

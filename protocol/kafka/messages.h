@@ -8,7 +8,7 @@
 // Supported versions (Kafka protocol message specs, see
 // ../shared/reference/connect-reference.md section 9.8):
 //   ApiVersions v0-3, FindCoordinator v0-4, JoinGroup v0-9, SyncGroup v0-5,
-//   Heartbeat v0-4, LeaveGroup v0-5.
+//   Heartbeat v0-4, LeaveGroup v0-5, SaslHandshake v0-1, SaslAuthenticate v0-2.
 
 #include <cstdint>
 #include <optional>
@@ -31,7 +31,9 @@ enum class ApiKey : int16_t {
   Heartbeat = 12,
   LeaveGroup = 13,
   SyncGroup = 14,
+  SaslHandshake = 17,
   ApiVersions = 18,
+  SaslAuthenticate = 36,
 };
 
 /// Name of an API key ("JoinGroup", ...), for error messages.
@@ -44,7 +46,8 @@ struct VersionRange {
 };
 
 /// Our supported range for each API (ApiVersions 0-3, FindCoordinator 0-4,
-/// JoinGroup 0-9, SyncGroup 0-5, Heartbeat 0-4, LeaveGroup 0-5).
+/// JoinGroup 0-9, SyncGroup 0-5, Heartbeat 0-4, LeaveGroup 0-5,
+/// SaslHandshake 0-1, SaslAuthenticate 0-2).
 VersionRange supported_versions(ApiKey key);
 
 /// True when `version` of `key` uses the flexible encoding (compact strings,
@@ -232,6 +235,44 @@ struct LeaveGroupResponse {
   bool operator==(const LeaveGroupResponse&) const = default;
 };
 
+// -------------------------------------------------------------- SASL (KIP-43, KIP-152)
+/// SaslHandshakeRequest (key 17, v0-1, never flexible): the SASL mechanism
+/// the client wants ("PLAIN", "SCRAM-SHA-256", ...). At v1 the SASL tokens
+/// that follow travel in SaslAuthenticate requests (KIP-152); at v0 they
+/// would be unframed, which kconnectd does not speak.
+struct SaslHandshakeRequest {
+  std::string mechanism;
+
+  bool operator==(const SaslHandshakeRequest&) const = default;
+};
+/// SaslHandshakeResponse (key 17): error_code UNSUPPORTED_SASL_MECHANISM (33)
+/// when the broker does not enable `mechanism`; `mechanisms` lists the ones
+/// it does enable.
+struct SaslHandshakeResponse {
+  int16_t error_code = 0;
+  std::vector<std::string> mechanisms;
+
+  bool operator==(const SaslHandshakeResponse&) const = default;
+};
+/// SaslAuthenticateRequest (key 36, v0-2, flexible from v2): one SASL token
+/// from the client (the mechanism's bytes, opaque to Kafka).
+struct SaslAuthenticateRequest {
+  Bytes auth_bytes;
+
+  bool operator==(const SaslAuthenticateRequest&) const = default;
+};
+/// SaslAuthenticateResponse (key 36): the server's token, or an error
+/// (SASL_AUTHENTICATION_FAILED, 58) with the broker's text in error_message.
+struct SaslAuthenticateResponse {
+  int16_t error_code = 0;
+  std::optional<std::string> error_message;
+  Bytes auth_bytes;
+  /// v1+ (KIP-368): ms until the broker expects re-authentication; 0 = never.
+  int64_t session_lifetime_ms = 0;
+
+  bool operator==(const SaslAuthenticateResponse&) const = default;
+};
+
 // ------------------------------------------------------------------ codecs
 // Body codecs (no size prefix, no header). Encoders fail with an Error when a
 // value cannot be written at that version (e.g. a string > 32767 bytes, a
@@ -270,6 +311,10 @@ KC_KAFKA_MESSAGE_CODEC(HeartbeatRequest)
 KC_KAFKA_MESSAGE_CODEC(HeartbeatResponse)
 KC_KAFKA_MESSAGE_CODEC(LeaveGroupRequest)
 KC_KAFKA_MESSAGE_CODEC(LeaveGroupResponse)
+KC_KAFKA_MESSAGE_CODEC(SaslHandshakeRequest)
+KC_KAFKA_MESSAGE_CODEC(SaslHandshakeResponse)
+KC_KAFKA_MESSAGE_CODEC(SaslAuthenticateRequest)
+KC_KAFKA_MESSAGE_CODEC(SaslAuthenticateResponse)
 #undef KC_KAFKA_MESSAGE_CODEC
 
 /// Request header (v1, or v2 when flexible). client_id is a nullable int16 string.

@@ -23,13 +23,15 @@ struct ApiInfo {
   int16_t flexible_from;
 };
 
-constexpr std::array<ApiInfo, 6> kApis{{
+constexpr std::array<ApiInfo, 8> kApis{{
     {ApiKey::ApiVersions, "ApiVersions", {0, 3}, 3},
     {ApiKey::FindCoordinator, "FindCoordinator", {0, 4}, 3},
     {ApiKey::JoinGroup, "JoinGroup", {0, 9}, 6},
     {ApiKey::SyncGroup, "SyncGroup", {0, 5}, 4},
     {ApiKey::Heartbeat, "Heartbeat", {0, 4}, 4},
     {ApiKey::LeaveGroup, "LeaveGroup", {0, 5}, 4},
+    {ApiKey::SaslHandshake, "SaslHandshake", {0, 1}, Versions::kOpen},  // never flexible
+    {ApiKey::SaslAuthenticate, "SaslAuthenticate", {0, 2}, 2},
 }};
 
 const ApiInfo* find_api(ApiKey key) {
@@ -211,6 +213,27 @@ constexpr auto kLeaveGroupResponse = message<LGResp>(
               NStr("group_instance_id", &LeaveGroupMemberResponse::group_instance_id, since(0), 0),
               Int("error_code", &LeaveGroupMemberResponse::error_code, since(0)))));
 
+// SaslHandshake (key 17): same fields at v0 and v1; v1 only changes what
+// follows (SaslAuthenticate framing instead of raw tokens).
+constexpr auto kSaslHandshakeRequest = message<SaslHandshakeRequest>(
+    "SaslHandshakeRequest", Str("mechanism", &SaslHandshakeRequest::mechanism, since(0)));
+
+constexpr auto kSaslHandshakeResponse = message<SaslHandshakeResponse>(
+    "SaslHandshakeResponse", Int("error_code", &SaslHandshakeResponse::error_code, since(0)),
+    StrArray("mechanisms", &SaslHandshakeResponse::mechanisms, since(0)));
+
+// SaslAuthenticate (key 36): v1 adds SessionLifetimeMs (KIP-368), v2 is the
+// flexible form.
+constexpr auto kSaslAuthenticateRequest = message<SaslAuthenticateRequest>(
+    "SaslAuthenticateRequest", Blob("auth_bytes", &SaslAuthenticateRequest::auth_bytes, since(0)));
+
+using SAResp = SaslAuthenticateResponse;
+constexpr auto kSaslAuthenticateResponse = message<SAResp>(
+    "SaslAuthenticateResponse", Int("error_code", &SAResp::error_code, since(0)),
+    NStr("error_message", &SAResp::error_message, since(0), 0),
+    Blob("auth_bytes", &SAResp::auth_bytes, since(0)),
+    Int("session_lifetime_ms", &SAResp::session_lifetime_ms, since(1), kIgnorable));
+
 // ------------------------------------------------------------------ drivers
 std::optional<Error> version_error(ApiKey key, int16_t version, const char* what) {
   const ApiInfo* api = find_api(key);
@@ -293,6 +316,10 @@ KC_KAFKA_DEFINE_CODEC(HeartbeatRequest, Heartbeat, kHeartbeatRequest)
 KC_KAFKA_DEFINE_CODEC(HeartbeatResponse, Heartbeat, kHeartbeatResponse)
 KC_KAFKA_DEFINE_CODEC(LeaveGroupRequest, LeaveGroup, kLeaveGroupRequest)
 KC_KAFKA_DEFINE_CODEC(LeaveGroupResponse, LeaveGroup, kLeaveGroupResponse)
+KC_KAFKA_DEFINE_CODEC(SaslHandshakeRequest, SaslHandshake, kSaslHandshakeRequest)
+KC_KAFKA_DEFINE_CODEC(SaslHandshakeResponse, SaslHandshake, kSaslHandshakeResponse)
+KC_KAFKA_DEFINE_CODEC(SaslAuthenticateRequest, SaslAuthenticate, kSaslAuthenticateRequest)
+KC_KAFKA_DEFINE_CODEC(SaslAuthenticateResponse, SaslAuthenticate, kSaslAuthenticateResponse)
 #undef KC_KAFKA_DEFINE_CODEC
 
 // ------------------------------------------------------------------ headers

@@ -355,6 +355,15 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     cc.group.heartbeat_interval = std::chrono::milliseconds(cfg.heartbeat_interval_ms);
     cc.group.request_timeout = std::chrono::milliseconds(cfg.request_timeout_ms);
     cc.group.retry_backoff = std::chrono::milliseconds(cfg.retry_backoff_ms);
+    if (cfg.group_sasl) {
+      auto mech = kafka::parse_sasl_mechanism(cfg.group_sasl->mechanism);
+      if (!mech) {
+        return Error{"sasl.mechanism", cfg.group_sasl->mechanism +
+                                           " is not supported by kconnectd's group client; use PLAIN, "
+                                           "SCRAM-SHA-256 or SCRAM-SHA-512"};
+      }
+      cc.group.sasl = kafka::SaslSettings{*mech, cfg.group_sasl->username, cfg.group_sasl->password};
+    }
     cc.protocol = cfg.protocol;
     cc.url = cfg.advertised_url;
 
@@ -394,9 +403,12 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       if (s && (e.api == kafka::ApiKey::JoinGroup || e.api == kafka::ApiKey::SyncGroup))
         s->cfg.metrics->record_failed_rebalance();
       if (!s || !e.fatal) return;
-      std::lock_guard lk(s->mu);
-      s->coord_fatal = true;
-      s->coord_fatal_message = e.to_string();
+      {
+        std::lock_guard lk(s->mu);
+        s->coord_fatal = true;
+        s->coord_fatal_message = e.to_string();
+      }
+      if (e.net == kafka::NetErrorKind::Authentication && s->cfg.on_fatal_error) s->cfg.on_fatal_error(e.message);
     };
     try {
       coord = coordinator::WorkerCoordinator::create(io, cc, std::move(cb));

@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "config/jaas.h"
 #include "protocol/connect/types.h"
 #include "worker/herder/request_signature.h"
 #include "worker/metrics/worker_metrics.h"
@@ -155,6 +156,15 @@ struct HerderConfig {
   /// Metrics the herder, its coordinator and its runtime update (GET
   /// /metrics renders them). Null = the herder creates its own.
   std::shared_ptr<metrics::WorkerMetrics> metrics;
+  /// SASL credentials of the group client (security.protocol SASL_*,
+  /// config-provider references resolved); nullopt = no SASL. The librdkafka
+  /// clients get the same ones through client_props.
+  std::optional<config::SaslClientCredentials> group_sasl;
+  /// Called once, on the io thread, when group membership failed for good
+  /// with a SASL authentication error (a wrong password does not get better
+  /// by reconnecting). `kconnectd run` stops the worker and exits 1 with the
+  /// message. Empty = only the health endpoint reports it (Unhealthy).
+  std::function<void(const std::string& message)> on_fatal_error;
 };
 
 /// How long the stop of one revoked task took (GET /rebalances).

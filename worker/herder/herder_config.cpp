@@ -1,8 +1,45 @@
 #include "worker/herder/herder_config.h"
 
+#include "config/jaas.h"
 #include "protocol/connect/types.h"
 
 namespace kc::herder {
+namespace {
+
+// Resolves the sasl.* values of one client property map through the worker's
+// config providers (Kafka resolves ${...} in worker and client configs
+// before a client reads them), then hands librdkafka what it understands:
+// sasl.jaas.config becomes sasl.username / sasl.password. Returns the
+// credentials when the map selects a SASL security.protocol. `what` names the
+// map in errors ("worker", "producer.", ...). Throws config::ConfigError.
+std::optional<config::SaslClientCredentials> prepare_sasl(storage::ClientProps& props,
+                                                          const providers::ConfigTransformer& transformer,
+                                                          const std::string& prefix) {
+  storage::ClientProps sasl;
+  for (const auto& [k, v] : props)
+    if (k.starts_with("sasl.")) sasl[k] = v;
+  if (sasl.empty() && !props.count("security.protocol")) return std::nullopt;
+  if (providers::ConfigTransformer::has_placeholders(sasl)) {
+    auto resolved = transformer.transform(sasl);
+    if (!resolved) throw config::ConfigError(prefix + resolved.error().to_string());
+    for (auto& [k, v] : resolved->config) props[k] = v;
+  }
+  auto creds = config::sasl_credentials(props);
+  if (!creds) {
+    const auto& e = creds.error();
+    throw config::ConfigError(e.field.empty() ? e.message : prefix + e.to_string());
+  }
+  if (props.count("sasl.jaas.config")) {
+    props.erase("sasl.jaas.config");
+    if (*creds) {
+      props["sasl.username"] = (*creds)->username;
+      props["sasl.password"] = (*creds)->password;
+    }
+  }
+  return *creds;
+}
+
+}  // namespace
 
 HerderConfig herder_config_from(const config::WorkerConfig& wc, const std::string& default_host) {
   HerderConfig h;
@@ -55,6 +92,19 @@ HerderConfig herder_config_from(const config::WorkerConfig& wc, const std::strin
   auto transformer = providers::ConfigTransformer::from_worker_config(wc.originals());
   if (!transformer) throw config::ConfigError(transformer.error().to_string());
   h.config_transformer = std::move(transformer).value();
+  // SASL for the group client and the librdkafka clients: one set of
+  // credentials from the worker keys; producer./consumer./admin. overrides
+  // that carry their own JAAS text are translated the same way.
+  h.group_sasl = prepare_sasl(h.client_props, *h.config_transformer, "");
+  for (auto* overrides : {&h.producer_overrides, &h.consumer_overrides, &h.admin_overrides}) {
+    if (!overrides->count("sasl.jaas.config")) continue;
+    storage::ClientProps merged = h.client_props;
+    for (const auto& [k, v] : *overrides) merged[k] = v;
+    (void)prepare_sasl(merged, *h.config_transformer, "");
+    overrides->erase("sasl.jaas.config");
+    for (const char* key : {"sasl.username", "sasl.password"})
+      if (merged.count(key)) (*overrides)[key] = merged[key];
+  }
   h.topic_tracking_enable = wc.topic_tracking_enable();
   h.hand_over_moves = wc.rebalance_hand_over_enable();
   h.topic_tracking_allow_reset = wc.topic_tracking_allow_reset();

@@ -161,6 +161,7 @@ TEST_CASE("worker config: client pass-through", "[config]") {
   p["security.protocol"] = "sasl_ssl";
   p["sasl.mechanism"] = "PLAIN";
   p["sasl.username"] = "u";
+  p["sasl.password"] = "pw";  // SASL_* needs both (or sasl.jaas.config)
   p["ssl.ca.location"] = "/ca.pem";
   p["producer.linger.ms"] = "5";
   p["producer.sasl.username"] = "pu";
@@ -173,6 +174,7 @@ TEST_CASE("worker config: client pass-through", "[config]") {
   CHECK(common == std::map<std::string, std::string>{{"bootstrap.servers", "b1:9092,b2:9092"},
                                                      {"security.protocol", "SASL_SSL"},
                                                      {"sasl.mechanism", "PLAIN"},
+                                                     {"sasl.password", "pw"},
                                                      {"sasl.username", "u"},
                                                      {"ssl.ca.location", "/ca.pem"}});
   auto prod = c.producer_config();

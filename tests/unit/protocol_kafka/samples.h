@@ -158,6 +158,30 @@ inline LeaveGroupResponse sample_LeaveGroupResponse(int16_t v) {
   return m;
 }
 
+inline SaslHandshakeRequest sample_SaslHandshakeRequest(int16_t) {
+  return SaslHandshakeRequest{"SCRAM-SHA-512"};
+}
+
+inline SaslHandshakeResponse sample_SaslHandshakeResponse(int16_t) {
+  return SaslHandshakeResponse{33, {"PLAIN", "SCRAM-SHA-256"}};
+}
+
+inline SaslAuthenticateRequest sample_SaslAuthenticateRequest(int16_t) {
+  SaslAuthenticateRequest m;
+  const std::string t = "n,,n=user,r=fyko+d2lbbFgONRv9qkxdawL";
+  m.auth_bytes.assign(t.begin(), t.end());
+  return m;
+}
+
+inline SaslAuthenticateResponse sample_SaslAuthenticateResponse(int16_t v) {
+  SaslAuthenticateResponse m;
+  m.error_code = 58;
+  m.error_message = "Authentication failed";
+  m.auth_bytes = bytes_of({'v', '=', 'x'});
+  m.session_lifetime_ms = v >= 1 ? 3600000 : 0;
+  return m;
+}
+
 /// One codec, type-erased: encode the sample, decode any bytes, round trip.
 struct CodecCase {
   std::string name;
@@ -214,6 +238,10 @@ inline std::vector<CodecCase> all_cases() {
       KC_CASE(HeartbeatResponse, Heartbeat),
       KC_CASE(LeaveGroupRequest, LeaveGroup),
       KC_CASE(LeaveGroupResponse, LeaveGroup),
+      KC_CASE(SaslHandshakeRequest, SaslHandshake),
+      KC_CASE(SaslHandshakeResponse, SaslHandshake),
+      KC_CASE(SaslAuthenticateRequest, SaslAuthenticate),
+      KC_CASE(SaslAuthenticateResponse, SaslAuthenticate),
   };
 }
 #undef KC_CASE
