@@ -1,5 +1,6 @@
 // WorkerConfig: the option table and the validation derived from it.
 #include "config/worker_config.h"
+#include "common/secrets.h"
 #include "common/strings.h"
 #include "config/jaas.h"
 
@@ -230,8 +231,8 @@ std::string escape_pipes(std::string_view s) {
 }
 
 [[noreturn]] void bad_value(const OptionDef& def, const std::string& raw, const std::string& problem) {
-  throw ConfigError(std::string(def.name) + ": '" + raw + "' " + problem + " (expected " +
-                    describe_expectation(def) + ")");
+  throw ConfigError(std::string(def.name) + ": '" + secrets::redact(def.name, raw, &is_secret_option) + "' " +
+                    problem + " (expected " + describe_expectation(def) + ")");
 }
 
 std::optional<Listener> parse_listener(const std::string& s) {
@@ -350,6 +351,11 @@ std::string options_markdown() {
   return md;
 }
 
+bool is_secret_option(std::string_view key) {
+  const OptionDef* def = find_option(key);
+  return (def && def->type == OptionType::Password) || secrets::is_secret_key(key);
+}
+
 std::string local_hostname() {
   char buf[256] = {};
   if (gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0') return "localhost";
@@ -446,6 +452,22 @@ WorkerConfig WorkerConfig::from_properties(const Properties& props) {
     if (!found) cfg.warnings_.push_back("rest.advertised.listener '" + *adv + "' matches none of listeners");
   }
   return cfg;
+}
+
+std::string WorkerConfig::describe() const {
+  std::map<std::string, std::string> shown;
+  for (const auto& [name, v] : values_) {
+    std::string text;
+    if (std::holds_alternative<std::monostate>(v)) text = "null";
+    else if (auto* b = std::get_if<bool>(&v)) text = *b ? "true" : "false";
+    else if (auto* n = std::get_if<int64_t>(&v)) text = std::to_string(*n);
+    else if (auto* str = std::get_if<std::string>(&v)) text = *str;
+    else
+      for (const auto& item : std::get<std::vector<std::string>>(v)) text += (text.empty() ? "" : ",") + item;
+    shown[name] = std::move(text);
+  }
+  for (const auto& [k, v] : originals_) shown.emplace(k, v);  // pass-through keys, as given
+  return secrets::describe_config("kconnectd worker config values", shown, &is_secret_option);
 }
 
 const WorkerConfig::Value& WorkerConfig::value(std::string_view name) const {

@@ -63,6 +63,15 @@ std::string describe_expectation(const OptionDef& def);
 /// The README's option table (Markdown) generated from worker_options().
 std::string options_markdown();
 
+/// True when worker property `key` holds a secret, shown only as
+/// "[hidden]" (Kafka's Password type): a declared option of type Password,
+/// or secret by name (secrets::is_secret_key): Kafka's PASSWORD client keys
+/// ssl.key.password, ssl.keystore.password, ssl.truststore.password,
+/// sasl.jaas.config, librdkafka's sasl.password, under any prefix
+/// (producer., consumer., admin., listeners.https., ...), and any
+/// *.password / *.secret key.
+bool is_secret_option(std::string_view key);
+
 /// One entry of `listeners`: "http://:8083" -> {"http", "", 8083}.
 struct Listener {
   std::string scheme;  ///< lower-case "http" or "https"
@@ -97,6 +106,11 @@ class WorkerConfig {
   [[nodiscard]] const std::vector<std::string>& warnings() const { return warnings_; }
   /// The properties as given (before defaults).
   [[nodiscard]] const Properties& originals() const { return originals_; }
+  /// Kafka's "DistributedConfig values:" startup dump: every declared
+  /// option's effective value (defaults included; null as "null", lists
+  /// comma-joined) and every other given property, one "\tkey = value" line
+  /// each in key order, secrets (is_secret_option) as "[hidden]".
+  [[nodiscard]] std::string describe() const;
 
   // Generic typed access by declared name; throws std::out_of_range for an
   // undeclared name and std::bad_variant_access for a null or mistyped value.

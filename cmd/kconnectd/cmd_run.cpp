@@ -85,6 +85,8 @@ int run_worker(const std::string& path) {
   // log.format: text | json; every line carries the worker id and generation.
   (void)metrics::configure_logging(level, wc->log_format());
   for (const auto& w : wc->warnings()) spdlog::warn("config: {}", w);
+  // Connect logs its config values at startup; secrets read "[hidden]".
+  spdlog::info("{}", wc->describe());
 
   // Connector plugins of plugin.path join the built-ins; a refused file is
   // one log line and does not stop the worker.

@@ -235,8 +235,24 @@ void converter_rule(const std::map<std::string, std::string>& config, ConfigErro
   }
 }
 
+bool is_secret_connector_key(const ConfigDefs& defs, std::string_view key) {
+  for (const auto& d : defs)
+    if (d.type == ConfigType::Password && d.name == key) return true;
+  return secrets::is_secret_key(key);
+}
+
+secrets::SecretKeyPredicate connector_secret_predicate(const ConfigDefs& defs, std::set<std::string> also_secret) {
+  std::set<std::string, std::less<>> passwords;
+  for (const auto& d : defs)
+    if (d.type == ConfigType::Password) passwords.insert(d.name);
+  return [passwords = std::move(passwords), also = std::move(also_secret)](std::string_view key) {
+    return passwords.count(key) > 0 || also.count(std::string(key)) > 0 || secrets::is_secret_key(key);
+  };
+}
+
 ConfigValidation validate_config(const std::string& name, const ConfigDefs& defs, const ConfigRule& rule,
                                  const std::map<std::string, std::string>& config) {
+  const auto secret = connector_secret_predicate(defs);
   ConfigErrors errors;
   for (const auto& def : defs) {
     auto it = config.find(def.name);
@@ -246,9 +262,14 @@ ConfigValidation validate_config(const std::string& name, const ConfigDefs& defs
       continue;
     }
     if (auto why = value_error(def, it->second))
-      errors[def.name].push_back("Invalid value " + it->second + " for configuration " + def.name + ": " + *why);
+      errors[def.name].push_back("Invalid value " + secrets::redact(def.name, it->second, secret) +
+                                 " for configuration " + def.name + ": " + *why);
   }
   if (rule) rule(config, errors);
+  // A rule or a check may quote any value it looked at.
+  const auto hidden_values = secrets::secret_values(config, secret);
+  for (auto& [_, list] : errors)
+    for (auto& e : list) e = secrets::scrub(e, hidden_values);
 
   ConfigValidation out;
   out.name = name;
@@ -256,7 +277,7 @@ ConfigValidation validate_config(const std::string& name, const ConfigDefs& defs
     ConfigEntry e{def, {def.name, def.default_value, {}, {}, true}};
     if (auto it = config.find(def.name); it != config.end()) e.value.value = it->second;
     // Connect's Password.toString(): a password never leaves the worker.
-    if (def.type == ConfigType::Password && e.value.value) e.value.value = "[hidden]";
+    if (e.value.value && secret(def.name)) e.value.value = std::string(secrets::kHidden);
     if (auto it = errors.find(def.name); it != errors.end()) e.value.errors = it->second;
     out.error_count += static_cast<int>(e.value.errors.size());
     if (!def.group.empty() && std::find(out.groups.begin(), out.groups.end(), def.group) == out.groups.end())

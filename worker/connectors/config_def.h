@@ -9,7 +9,11 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <set>
+#include <string_view>
 #include <vector>
+
+#include "common/secrets.h"
 
 namespace kc::connectors {
 
@@ -132,9 +136,26 @@ void dlq_topic_rule(const std::map<std::string, std::string>& config, ConfigErro
 /// configure() error).
 void converter_rule(const std::map<std::string, std::string>& config, ConfigErrors& errors);
 
+/// True when `key` of a connector config holds a secret: typed PASSWORD in
+/// `defs` (the connector's ConfigDef, e.g. the PostgreSQL sink's
+/// connection.password), or secret by name (secrets::is_secret_key: client
+/// overrides such as producer.override.sasl.jaas.config, converter
+/// credentials, any *.password).
+bool is_secret_connector_key(const ConfigDefs& defs, std::string_view key);
+
+/// is_secret_connector_key() over `defs` as a predicate for the
+/// secrets:: helpers; `also_secret` adds keys (e.g. those a config provider
+/// resolved, KIP-297). The predicate owns copies: it may outlive its inputs.
+secrets::SecretKeyPredicate connector_secret_predicate(const ConfigDefs& defs,
+                                                       std::set<std::string> also_secret = {});
+
 /// Validates `config` against `defs` in order (each key: required, type,
 /// at_least, check), then applies `rule`. Keys of `config` that no def names
 /// are ignored, as Connect does. `name` becomes ConfigValidation::name.
+/// Secrets stay hidden (Connect's Password.toString()): the value of a
+/// secret key (is_secret_connector_key) reads "[hidden]", in its entry and
+/// in "Invalid value [hidden] for configuration ..." errors, and no error
+/// message (a rule's included) quotes a secret value.
 ConfigValidation validate_config(const std::string& name, const ConfigDefs& defs, const ConfigRule& rule,
                                  const std::map<std::string, std::string>& config);
 

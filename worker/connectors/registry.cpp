@@ -54,6 +54,25 @@ Result<std::unique_ptr<Connector>> PluginRegistry::create(const std::string& nam
   return c;
 }
 
+ConfigDefs PluginRegistry::config_defs_for(const ConfigMap& config) const {
+  auto cls = config.find("connector.class");
+  std::optional<PluginDesc> desc;
+  if (cls != config.end()) desc = find(cls->second);
+  ConfigDefs defs = common_connector_config_defs();
+  if (!desc) return defs;
+  const auto enriched = transformation_config_defs(config);
+  defs.insert(defs.end(), enriched.begin(), enriched.end());
+  const auto& errors = error_handling_config_defs(desc->type == ConnectorType::Sink);
+  defs.insert(defs.end(), errors.begin(), errors.end());
+  defs.insert(defs.end(), desc->config_defs.begin(), desc->config_defs.end());
+  return defs;
+}
+
+secrets::SecretKeyPredicate PluginRegistry::secret_predicate(const ConfigMap& config,
+                                                             std::set<std::string> also_secret) const {
+  return connector_secret_predicate(config_defs_for(config), std::move(also_secret));
+}
+
 ConfigValidation PluginRegistry::validate(const ConfigMap& config) const {
   auto cls = config.find("connector.class");
   std::optional<PluginDesc> desc;
@@ -71,13 +90,8 @@ ConfigValidation PluginRegistry::validate(const ConfigMap& config) const {
   }
   // Connect's group order: Common, Transforms, Predicates, one group per
   // transform and predicate alias, Error Handling, then the plugin's own.
-  ConfigDefs defs = common_connector_config_defs();
+  const ConfigDefs defs = config_defs_for(config);
   const bool sink = desc->type == ConnectorType::Sink;
-  const auto enriched = transformation_config_defs(config);
-  defs.insert(defs.end(), enriched.begin(), enriched.end());
-  const auto& errors = error_handling_config_defs(sink);
-  defs.insert(defs.end(), errors.begin(), errors.end());
-  defs.insert(defs.end(), desc->config_defs.begin(), desc->config_defs.end());
   ConfigRule rule = [plugin_rule = desc->config_rule, sink](const ConfigMap& c, ConfigErrors& e) {
     if (plugin_rule) plugin_rule(c, e);
     if (sink) dlq_topic_rule(c, e);

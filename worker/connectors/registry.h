@@ -60,6 +60,18 @@ class PluginRegistry {
   /// PUT /connector-plugins/{p}/config/validate.
   ConfigValidation validate(const ConfigMap& config) const;
 
+  /// Every definition validate() checks `config` against: the common
+  /// connector keys, the transforms/predicates `config` names, the error
+  /// handling keys and the plugin's own (only the common keys when its
+  /// connector.class is unknown).
+  ConfigDefs config_defs_for(const ConfigMap& config) const;
+
+  /// Which keys of `config` hold secrets (connectors::connector_secret_predicate
+  /// over config_defs_for(config)): its PASSWORD keys, `also_secret`, and
+  /// secret-looking names. For every log line and error text that shows a
+  /// connector or task config.
+  secrets::SecretKeyPredicate secret_predicate(const ConfigMap& config, std::set<std::string> also_secret = {}) const;
+
   /// All plugins, sorted by class name.
   std::vector<PluginDesc> list() const;
 

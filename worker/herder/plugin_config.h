@@ -6,10 +6,12 @@
 // validator from a fake herder.
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "common/secrets.h"
 #include "worker/connectors/registry.h"
 #include "worker/connectors/transform_config.h"
 #include "worker/providers/config_provider.h"
@@ -65,8 +67,10 @@ inline rest::Reply<std::vector<rest::ConfigKeyInfo>> plugin_config(const connect
 
 /// Validates `config` as its connector will see it: placeholders resolved
 /// through `transformer` (may be null), while the values shown stay as
-/// written, so a resolved secret never appears (KIP-297). A provider
-/// failure is an error on the key holding the placeholder.
+/// written, so a resolved secret never appears (KIP-297): neither as a
+/// value nor inside an error message ("Invalid value [hidden] for
+/// configuration batch.size: ..."). A provider failure is an error on the
+/// key holding the placeholder.
 inline connectors::ConfigValidation validate_resolved(const connectors::PluginRegistry& registry,
                                                       const providers::ConfigTransformer* transformer,
                                                       const rest::ConnectorConfig& config) {
@@ -80,16 +84,22 @@ inline connectors::ConfigValidation validate_resolved(const connectors::PluginRe
     if (it == v.configs.end()) {
       connectors::ConfigKeyDef def;
       def.name = e.field;
-      it = v.configs.insert(v.configs.end(), connectors::ConfigEntry{def, {e.field, config.at(e.field), {}, {}, true}});
+      it = v.configs.insert(v.configs.end(),
+                            connectors::ConfigEntry{def, {e.field, secrets::redact(e.field, config.at(e.field)), {}, {}, true}});
     }
     it->value.errors.push_back(e.message);
     ++v.error_count;
     return v;
   }
   auto v = registry.validate(resolved->config);
-  for (auto& c : v.configs)
-    if (resolved->resolved_keys.count(c.definition.name) && c.definition.type != connectors::ConfigType::Password)
+  std::map<std::string, std::string> provided;  // the resolved values: all secrets
+  for (const auto& k : resolved->resolved_keys) provided[k] = resolved->config.at(k);
+  const auto hidden = secrets::secret_values(provided, [](std::string_view) { return true; });
+  for (auto& c : v.configs) {
+    if (resolved->resolved_keys.count(c.definition.name) && c.value.value != secrets::kHidden)
       c.value.value = config.at(c.definition.name);
+    for (auto& e : c.value.errors) e = secrets::scrub(e, hidden);
+  }
   return v;
 }
 
@@ -105,7 +115,9 @@ inline void apply_override_policy(connectors::ConfigValidation& v, runtime::Clie
     if (it == v.configs.end()) {
       connectors::ConfigKeyDef def;
       def.name = bad.key;
-      it = v.configs.insert(v.configs.end(), connectors::ConfigEntry{def, {bad.key, config.at(bad.key), {}, {}, true}});
+      // Not in the connector's ConfigDef: hidden by name (e.g. *.sasl.jaas.config).
+      it = v.configs.insert(v.configs.end(),
+                            connectors::ConfigEntry{def, {bad.key, secrets::redact(bad.key, config.at(bad.key)), {}, {}, true}});
     }
     it->value.errors.push_back(std::move(bad.message));
     ++v.error_count;

@@ -152,7 +152,12 @@ Reply<Json> parse_body(std::string_view body) {
   try {
     return Json::parse(body);
   } catch (const typename Json::parse_error& e) {
-    return RestError::bad_request(std::string("Invalid JSON in request body: ") + e.what());
+    // nlohmann's message ends with "; last read: '<token>'", the token it
+    // was reading, which may be a password (an unterminated string, a raw
+    // control character): the position is enough.
+    std::string what = e.what();
+    if (auto cut = what.find("; last read:"); cut != std::string::npos) what.erase(cut);
+    return RestError::bad_request("Invalid JSON in request body: " + what);
   }
 }
 

@@ -1,5 +1,6 @@
 #include "worker/runtime/worker.h"
 
+#include "common/secrets.h"
 #include "common/strings.h"
 
 #include <algorithm>
@@ -239,6 +240,9 @@ struct TaskEnv {
   /// The Worker's count of source producers created (a task that creates
   /// its own adds one). Outlives the task thread.
   std::atomic<int64_t>* producers_created = nullptr;
+  /// Secret values of the task's and its connector's configs (resolved),
+  /// scrubbed out of every failure text (secrets::scrub).
+  std::vector<std::string> secret_values;
 };
 
 class SourceContext : public connectors::SourceTaskContext {
@@ -693,6 +697,7 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
     // errors) is nobody's business any more.
     spdlog::info("abandoned task {} ended{}", id.to_string(), failure ? " (failed)" : "");
   } else if (failure) {
+    failure = secrets::scrub(*failure, env.secret_values);
     spdlog::error("task {} failed: {}", id.to_string(), *failure);
     report_task(env, r, StatusState::Failed, failure);
   } else {
@@ -1007,7 +1012,7 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
             // Connect hands the same records to put() again after a
             // backoff, for as long as the task runs.
             spdlog::warn("{}: put() failed with a retriable error, retrying in {} ms: {}", id.to_string(), backoff_ms,
-                         e.what());
+                         secrets::scrub(e.what(), env.secret_values));
             if (auto* tm = live_metrics(env, r)) tm->error_retry();
             std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
             backoff_ms = std::min<int64_t>(backoff_ms * 2, 10000);
@@ -1062,6 +1067,7 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
   if (r.cancelled.load()) {
     spdlog::info("abandoned task {} ended{}", id.to_string(), failure ? " (failed)" : "");
   } else if (failure) {
+    failure = secrets::scrub(*failure, env.secret_values);
     spdlog::error("task {} failed: {}", id.to_string(), *failure);
     report_task(env, r, StatusState::Failed, failure);
   } else {
@@ -1121,9 +1127,17 @@ Status Worker::start_connector(const std::string& name, const ConfigMap& config_
   const ConfigMap& config = resolved->config;
   auto cls = config.find("connector.class");
   if (cls == config.end()) return early_fail(Error{"connector.class", "missing connector.class for connector " + name});
+  // Connect's "ConnectorConfig values" dump, as written (placeholders, not
+  // their secrets); PASSWORD keys of the plugin's ConfigDef read [hidden].
+  spdlog::info("{}", secrets::describe_config("connector " + name + " config values", raw,
+                                              registry_->secret_predicate(raw)));
   auto created = registry_->create(cls->second);
   if (!created) return early_fail(created.error());
   std::shared_ptr<connectors::Connector> connector = std::move(created).value();
+  // What a failure text must never quote: the resolved values of its secret
+  // keys and of every provider-resolved key.
+  auto hidden = std::make_shared<const std::vector<std::string>>(
+      secrets::secret_values(config, registry_->secret_predicate(raw, resolved->resolved_keys)));
 
   auto runner = std::make_shared<ConnectorRunner>();
   runner->name = name;
@@ -1138,16 +1152,17 @@ Status Worker::start_connector(const std::string& name, const ConfigMap& config_
   update_running_metrics_locked();
   StatusListener* status = status_;
   auto context = std::make_shared<RunnerContext>(
-      name, options_.on_task_reconfiguration, [runner, status](const std::string& message) {
+      name, options_.on_task_reconfiguration, [runner, status, hidden](const std::string& message) {
         {
           std::lock_guard lk(runner->mu);
           if (runner->failed) return;
           runner->failed = true;
         }
-        spdlog::error("connector {} raised an error: {}", runner->name, message);
-        if (status && !runner->cancelled.load()) status->on_connector_status(runner->name, StatusState::Failed, message);
+        const std::string shown = secrets::scrub(message, *hidden);
+        spdlog::error("connector {} raised an error: {}", runner->name, shown);
+        if (status && !runner->cancelled.load()) status->on_connector_status(runner->name, StatusState::Failed, shown);
       });
-  runner->thread = std::thread([runner, connector, context, config, target, status, wm] {
+  runner->thread = std::thread([runner, connector, context, config, target, status, wm, hidden] {
     auto report = [&](StatusState s, const std::optional<std::string>& trace) {
       if (status && !runner->cancelled.load()) status->on_connector_status(runner->name, s, trace);
     };
@@ -1160,7 +1175,7 @@ Status Worker::start_connector(const std::string& name, const ConfigMap& config_
     } catch (const std::exception& e) {
       ok = false;
       if (wm) wm->connector_startup_result(false);
-      auto trace = trace_of(e, "start of connector " + runner->name);
+      auto trace = secrets::scrub(trace_of(e, "start of connector " + runner->name), *hidden);
       spdlog::error("connector {} failed: {}", runner->name, trace);
       {
         std::lock_guard lk(runner->mu);
@@ -1184,7 +1199,7 @@ Status Worker::start_connector(const std::string& name, const ConfigMap& config_
         connector->stop();
         report(StatusState::Unassigned, std::nullopt);
       } catch (const std::exception& e) {
-        report(StatusState::Failed, trace_of(e, "stop of connector " + runner->name));
+        report(StatusState::Failed, secrets::scrub(trace_of(e, "stop of connector " + runner->name), *hidden));
       }
     }
     std::lock_guard lk(runner->mu);
@@ -1401,6 +1416,18 @@ Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_
   env.status = status_;
   env.observer = observer_.load();
   env.task_config = task_config;
+  {
+    // A task failure text must not quote a secret of its configs.
+    auto hidden = secrets::secret_values(
+        connector_config, registry_->secret_predicate(connector_config_in, connector_resolved->resolved_keys));
+    auto task_hidden = secrets::secret_values(
+        task_config, registry_->secret_predicate(connector_config_in, task_resolved->resolved_keys));
+    hidden.insert(hidden.end(), task_hidden.begin(), task_hidden.end());
+    std::sort(hidden.begin(), hidden.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+    env.secret_values = std::move(hidden);
+  }
+  spdlog::debug("{}", secrets::describe_config("task " + id.to_string() + " config values", task_config_in,
+                                               registry_->secret_predicate(connector_config_in)));
   env.on_running_changed = [this] {
     std::lock_guard lk(mu_);
     update_running_metrics_locked();

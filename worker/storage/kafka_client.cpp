@@ -5,6 +5,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/secrets.h"
+
 namespace kc::storage {
 namespace {
 
@@ -31,17 +33,20 @@ Result<RdKafkaPtr> make_client(rd_kafka_type_t type, const ClientProps& props, c
   char errstr[512];
   ClientProps all = props;
   for (const auto& [k, v] : overrides) all[k] = v;
+  // librdkafka's errstr may quote the value it refused ("Invalid value
+  // \"...\" for configuration property ..."): secrets are scrubbed out.
+  const auto hidden = secrets::secret_values(all);
   for (const auto& [k, v] : all) {
     if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), errstr, sizeof errstr) != RD_KAFKA_CONF_OK) {
       rd_kafka_conf_destroy(conf);
-      return Error{k, errstr};
+      return Error{k, secrets::scrub(errstr, hidden)};
     }
   }
   if (customize) customize(conf);
   rd_kafka_t* rk = rd_kafka_new(type, conf, errstr, sizeof errstr);  // takes conf on success
   if (!rk) {
     rd_kafka_conf_destroy(conf);
-    return Error{"librdkafka", errstr};
+    return Error{"librdkafka", secrets::scrub(errstr, hidden)};
   }
   return RdKafkaPtr(rk);
 }

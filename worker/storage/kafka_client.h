@@ -37,7 +37,8 @@ using RdKafkaPtr = std::unique_ptr<rd_kafka_t, RdKafkaDeleter>;
 /// Creates a librdkafka client of `type` from `props` (later maps override
 /// earlier ones: `overrides` beats `props`). `customize`, if set, may install
 /// callbacks on the conf before the client is created. Errors name the bad
-/// property.
+/// property, with the value of every secret key (secrets::is_secret_key:
+/// sasl.password, ssl.key.password, ...) scrubbed out of librdkafka's text.
 Result<RdKafkaPtr> make_client(rd_kafka_type_t type, const ClientProps& props,
                                const ClientProps& overrides = {},
                                const std::function<void(rd_kafka_conf_t*)>& customize = {});
