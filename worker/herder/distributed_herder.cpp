@@ -596,8 +596,8 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     if (io_leader_url.empty()) return;
     nlohmann::json body = {{"member_id", me}, {"url", cfg.advertised_url}};
     asio::post(pool, [w = weak_from_this(), url = io_leader_url, body = body.dump(),
-                      timeout = cfg.worker_sync_timeout_ms + 5000] {
-      auto r = post_internal(url, "/admin/drain/members", body, timeout);
+                      timeout = cfg.worker_sync_timeout_ms + 5000, tls = cfg.rest_client_tls] {
+      auto r = post_internal(url, "/admin/drain/members", body, timeout, tls.get());
       auto s = w.lock();
       if (!s) return;
       asio::post(s->io, [w, url, r] {
@@ -964,8 +964,10 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       return;
     }
     spdlog::info("connector {} asked for a task reconfiguration; forwarding to the leader {}", c, io_leader_url);
-    asio::post(pool, [w = weak_from_this(), c, url = io_leader_url, timeout = cfg.worker_sync_timeout_ms + 5000] {
-      auto r = post_internal(url, "/connectors/" + rest::percent_encode_segment(c) + "/tasks", "", timeout);
+    asio::post(pool, [w = weak_from_this(), c, url = io_leader_url, timeout = cfg.worker_sync_timeout_ms + 5000,
+                      tls = cfg.rest_client_tls] {
+      auto r = post_internal(url, "/connectors/" + rest::percent_encode_segment(c) + "/tasks", "", timeout,
+                             tls.get());
       auto s = w.lock();
       if (!s) return;
       const bool ok = r && r->status / 100 == 2;

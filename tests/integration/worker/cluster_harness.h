@@ -81,6 +81,11 @@ struct ClusterOptions {
   bool hand_over_moves = true;
   /// Extra topics to create: name → partitions.
   std::map<std::string, int> data_topics;
+  /// Scheme of each worker's advertised URL "<scheme>://<id>/" (ids are
+  /// host:port when the test runs REST servers for them).
+  std::string rest_scheme = "http";
+  /// HerderConfig::rest_client_tls of every worker (https peers).
+  std::shared_ptr<rest::TlsContext> rest_client_tls;
 };
 
 /// Expected configured work: connector names and task ids.
