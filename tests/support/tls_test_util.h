@@ -83,7 +83,7 @@ struct TestPki {
 
  private:
   static void run(const std::string& cmd) {
-    if (std::system((cmd + " >/dev/null 2>&1").c_str()) != 0) throw std::runtime_error("failed: " + cmd);
+    if (std::system(("(" + cmd + ") >/dev/null 2>&1").c_str()) != 0) throw std::runtime_error("failed: " + cmd);
   }
 };
 

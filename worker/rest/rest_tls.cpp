@@ -46,6 +46,16 @@ std::string reason(const boost::system::error_code& ec) {
   return m;
 }
 
+/// The reason of OpenSSL's latest error (queue cleared), with the PEM hint.
+std::string openssl_reason() {
+  unsigned long err = ERR_peek_last_error();
+  const char* r = err != 0 ? ERR_reason_error_string(err) : nullptr;
+  std::string m = r != nullptr ? r : "unknown OpenSSL error";
+  ERR_clear_error();
+  if (m.find("no start line") != std::string::npos) m += " (not PEM; JKS and PKCS12 stores are not supported)";
+  return m;
+}
+
 /// Loads the keystore (certificate chain + private key) into `ctx`.
 Status load_keystore(ssl::context& ctx, const TlsSettings& s) {
   boost::system::error_code ec;
@@ -53,33 +63,45 @@ Status load_keystore(ssl::context& ctx, const TlsSettings& s) {
     const std::string pw = s.key_password;
     ctx.set_password_callback([pw](std::size_t, ssl::context::password_purpose) { return pw; }, ec);
   }
-  std::string chain, key, chain_key, key_key;
+  auto password_hint = [&](std::string why) {
+    if (why.find("bad decrypt") != std::string::npos || why.find("bad password") != std::string::npos ||
+        why.find("interrupted or cancelled") != std::string::npos ||
+        why.find("problems getting password") != std::string::npos) {
+      why += " (check " + s.key("ssl.key.password") + ")";
+    }
+    return why;
+  };
+  std::string key_key;
   if (!s.keystore_location.empty()) {
+    // One PEM file with the key and the chain (Kafka's PEM keystore): let
+    // OpenSSL pick the blocks it needs from the file.
+    const std::string where = s.key("ssl.keystore.location") + " ('" + s.keystore_location + "')";
     auto pem = read_file(s.key("ssl.keystore.location"), s.keystore_location);
     if (!pem) return pem.error();
-    chain = key = pem.value();
-    chain_key = key_key = s.key("ssl.keystore.location") + " ('" + s.keystore_location + "')";
+    if (pem.value().find("-----BEGIN") == std::string::npos) {
+      return Error{where, "contains no PEM block (not PEM; JKS and PKCS12 stores are not supported)"};
+    }
+    ERR_clear_error();
+    if (SSL_CTX_use_certificate_chain_file(ctx.native_handle(), s.keystore_location.c_str()) != 1) {
+      return Error{where, "no usable PEM certificate chain: " + openssl_reason()};
+    }
+    if (SSL_CTX_use_PrivateKey_file(ctx.native_handle(), s.keystore_location.c_str(), SSL_FILETYPE_PEM) != 1) {
+      return Error{where, "no usable PEM private key: " + password_hint(openssl_reason())};
+    }
+    key_key = where;
   } else {
     if (s.keystore_certificate_chain.empty() || s.keystore_key.empty()) {
       return Error{s.key("ssl.keystore.certificate.chain"),
                    "both " + s.key("ssl.keystore.certificate.chain") + " and " + s.key("ssl.keystore.key") +
                        " must be set when " + s.key("ssl.keystore.location") + " is not"};
     }
-    chain = s.keystore_certificate_chain;
-    key = s.keystore_key;
-    chain_key = s.key("ssl.keystore.certificate.chain");
     key_key = s.key("ssl.keystore.key");
-  }
-  ctx.use_certificate_chain(boost::asio::buffer(chain), ec);
-  if (ec) return Error{chain_key, "no usable PEM certificate chain: " + reason(ec)};
-  ctx.use_private_key(boost::asio::buffer(key), ssl::context::pem, ec);
-  if (ec) {
-    std::string why = reason(ec);
-    if (why.find("bad decrypt") != std::string::npos || why.find("bad password") != std::string::npos ||
-        why.find("interrupted or cancelled") != std::string::npos || why.find("problems getting password") != std::string::npos) {
-      why += " (check " + s.key("ssl.key.password") + ")";
-    }
-    return Error{key_key, "no usable PEM private key: " + why};
+    ERR_clear_error();
+    ctx.use_certificate_chain(boost::asio::buffer(s.keystore_certificate_chain), ec);
+    if (ec) return Error{s.key("ssl.keystore.certificate.chain"), "no usable PEM certificate chain: " + reason(ec)};
+    ERR_clear_error();
+    ctx.use_private_key(boost::asio::buffer(s.keystore_key), ssl::context::pem, ec);
+    if (ec) return Error{key_key, "no usable PEM private key: " + password_hint(reason(ec))};
   }
   if (SSL_CTX_check_private_key(ctx.native_handle()) != 1) {
     ERR_clear_error();
@@ -108,6 +130,7 @@ Status load_truststore(ssl::context& ctx, const TlsSettings& s) {
   if (pem.find("-----BEGIN CERTIFICATE-----") == std::string::npos) {
     return Error{where, "contains no PEM certificate (JKS and PKCS12 stores are not supported)"};
   }
+  ERR_clear_error();
   ctx.add_certificate_authority(boost::asio::buffer(pem), ec);
   if (ec) return Error{where, "bad PEM certificate: " + reason(ec)};
   return ok_status();
