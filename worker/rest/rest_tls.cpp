@@ -64,6 +64,7 @@ Status load_keystore(ssl::context& ctx, const TlsSettings& s) {
     ctx.set_password_callback([pw](std::size_t, ssl::context::password_purpose) { return pw; }, ec);
   }
   auto password_hint = [&](std::string why) {
+    if (why.find("key values mismatch") != std::string::npos) return std::string("the private key does not match the certificate");
     if (why.find("bad decrypt") != std::string::npos || why.find("bad password") != std::string::npos ||
         why.find("interrupted or cancelled") != std::string::npos ||
         why.find("problems getting password") != std::string::npos) {
