@@ -119,7 +119,18 @@ const std::array kOptions = {
     opt_int("rest.advertised.port", nullptr, 0, 65535, "", "Port other workers use to reach this worker's REST API."),
     opt_enum("rest.advertised.listener", nullptr, "http|https", "Scheme of the advertised REST URL."),
     opt_list("admin.listeners", nullptr, "Listeners for the admin REST endpoints; unset = listeners, empty = off."),
-    opt_list("rest.extension.classes", "", "REST extension classes."),
+    opt_list("rest.extension.classes", "",
+             "REST extension classes; org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension "
+             "turns on basic authentication with the JAAS file java.security.auth.login.config; others are ignored."),
+    opt_string("java.security.auth.login.config", nullptr,
+               "JAAS file whose KafkaConnect entry names the basic auth credentials file (PropertyFileLoginModule "
+               "file=...); Connect reads it as a JVM property, so -Djava.security.auth.login.config=... in KAFKA_OPTS "
+               "works too."),
+    opt_string("rest.basic.auth.credentials.file", nullptr,
+               "Basic authentication for the REST API from this credentials file of `user: password[,role...]` lines, "
+               "without JAAS (ours)."),
+    opt_bool("rest.health.auth", "true",
+             "false lets GET /health through without credentials when basic authentication is on, for probes (ours)."),
     opt_string("access.control.allow.origin", "", "CORS Access-Control-Allow-Origin value; empty = CORS off."),
     opt_string("access.control.allow.methods", "", "CORS Access-Control-Allow-Methods value."),
     opt_string("response.http.headers.config", "", "Extra HTTP response headers."),

@@ -1,7 +1,9 @@
 // `kconnectd run FILE`: run one distributed worker.
 //
 // Startup: load the properties file, apply CONNECT_* environment overrides,
-// validate into WorkerConfig (a bad config prints the problem and exits 1),
+// validate into WorkerConfig and build the REST security settings (https
+// certificates, basic auth credentials; a bad config prints the problem,
+// naming the key and file, and exits 1),
 // start the DistributedHerder (stores, runtime, group membership) and the
 // REST server on `listeners`.
 //
@@ -43,6 +45,7 @@
 #include "worker/herder/observability.h"
 #include "worker/metrics/log_context.h"
 #include "worker/metrics/worker_metrics.h"
+#include "worker/rest/rest_security.h"
 #include "worker/rest/rest_server.h"
 
 extern char** environ;
@@ -68,6 +71,19 @@ int run_worker(const std::string& path) {
     std::cerr << "kconnectd run: " << e.what() << "\n";
     return 1;
   }
+  // REST security (https listeners, forwarding TLS, basic auth): files are
+  // read and checked now, before anything starts.
+  rest::RestSecurity security;
+  {
+    const char* kafka_opts = std::getenv("KAFKA_OPTS");
+    auto sec = rest::rest_security_from(*wc, kafka_opts ? kafka_opts : "");
+    if (!sec) {
+      std::cerr << "kconnectd run: invalid REST security configuration: " << sec.error().to_string() << "\n";
+      return 1;
+    }
+    security = std::move(sec.value());
+    hc.rest_client_tls = security.client_tls;
+  }
   // log.file: from here on lines go to the file; SIGHUP reopens it (below).
   std::shared_ptr<ReopenableFileSink> log_file;
   if (const auto& lf = wc->get_string("log.file"); !lf.empty()) {
@@ -87,6 +103,7 @@ int run_worker(const std::string& path) {
   for (const auto& w : wc->warnings()) spdlog::warn("config: {}", w);
   // Connect logs its config values at startup; secrets read "[hidden]".
   spdlog::info("{}", wc->describe());
+  for (const auto& w : security.warnings) spdlog::warn("rest: {}", w);
 
   // Connector plugins of plugin.path join the built-ins; a refused file is
   // one log line and does not stop the worker.
@@ -117,6 +134,7 @@ int run_worker(const std::string& path) {
   }
   rest::RestServerOptions ro;
   ro.listeners = wc->listeners();
+  security.apply_to(ro);
 #ifdef KC_VERSION
   ro.version = KC_VERSION;
 #endif

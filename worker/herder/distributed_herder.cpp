@@ -620,8 +620,8 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     if (io_leader_url.empty()) return;
     nlohmann::json body = {{"member_id", me}, {"url", cfg.advertised_url}};
     asio::post(pool, [w = weak_from_this(), url = io_leader_url, body = body.dump(),
-                      timeout = cfg.worker_sync_timeout_ms + 5000] {
-      auto r = post_internal(url, "/admin/drain/members", body, timeout);
+                      timeout = cfg.worker_sync_timeout_ms + 5000, tls = cfg.rest_client_tls] {
+      auto r = post_internal(url, "/admin/drain/members", body, timeout, tls.get());
       auto s = w.lock();
       if (!s) return;
       asio::post(s->io, [w, url, r] {
@@ -1129,8 +1129,9 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       ++key_stats.signed_requests;
     }
     asio::post(pool, [w = weak_from_this(), c, url = io_leader_url, body, headers = std::move(headers), first_ms,
-                      attempt, timeout = cfg.worker_sync_timeout_ms + 5000] {
-      auto r = post_internal(url, "/connectors/" + rest::percent_encode_segment(c) + "/tasks", body, timeout, headers);
+                      attempt, timeout = cfg.worker_sync_timeout_ms + 5000, tls = cfg.rest_client_tls] {
+      auto r = post_internal(url, "/connectors/" + rest::percent_encode_segment(c) + "/tasks", body, timeout,
+                             tls.get(), headers);
       auto s = w.lock();
       if (!s) return;
       const bool ok = r && r->status / 100 == 2;

@@ -54,6 +54,10 @@
 #include "worker/runtime/worker.h"
 #include "worker/storage/kafka_client.h"
 
+namespace kc::rest {
+class TlsContext;  // worker/rest/rest_tls.h
+}
+
 namespace kc::herder {
 
 using connect::ConnectorTaskId;
@@ -140,6 +144,10 @@ struct HerderConfig {
   std::vector<std::string> verification_algorithms{"HmacSHA256"};
   /// Advertised REST URL with trailing '/', e.g. "http://w1:8083/" (4.1).
   std::string advertised_url = "http://localhost:8083/";
+  /// TLS client settings for requests to other workers whose URL is https
+  /// (the https listener's trust store and key, as Connect's RestClient);
+  /// null = https peers cannot be reached (rest_security.h builds it).
+  std::shared_ptr<rest::TlsContext> rest_client_tls;
   /// Worker id, "<advertised host>:<port>" (4.1); written in status records.
   std::string worker_id = "localhost:8083";
   /// How often followers and the leader poll the config topic for changes

@@ -1,13 +1,16 @@
 #include "worker/herder/internal_client.h"
 
 #include <chrono>
+#include <optional>
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
 
+#include "worker/rest/rest_tls.h"
 #include "worker/rest/url.h"
 
 namespace kc::herder {
@@ -16,19 +19,36 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = boost::asio::ip::tcp;
 
+namespace {
+
+/// One request/response on a connected stream (plain or TLS).
+template <typename Stream>
+InternalResponse round_trip(Stream& stream, const http::request<http::string_body>& req) {
+  http::write(stream, req);
+  beast::flat_buffer buffer;
+  http::response<http::string_body> res;
+  http::read(stream, buffer, res);
+  return InternalResponse{static_cast<int>(res.result_int()), std::move(res.body())};
+}
+
+}  // namespace
+
 Result<InternalResponse> post_internal(const std::string& base_url, const std::string& path,
-                                       const std::string& json_body, int timeout_ms,
+                                       const std::string& json_body, int timeout_ms, const rest::TlsContext* tls,
                                        const std::vector<std::pair<std::string, std::string>>& headers) {
   auto url = rest::parse_http_url(base_url);
   if (!url) return Error{"internal request", "bad URL '" + base_url + "': " + url.error().to_string()};
-  if (url->scheme != "http") return Error{"internal request", "unsupported URL '" + base_url + "'"};
+  if (url->scheme != "http" && url->scheme != "https") {
+    return Error{"internal request", "unsupported URL '" + base_url + "'"};
+  }
+  if (url->scheme == "https" && tls == nullptr) {
+    return Error{"internal request", "no TLS settings to reach '" + base_url + "' (set listeners.https.ssl.* or ssl.*)"};
+  }
   const std::string target = url->base_path + path;
   try {
     boost::asio::io_context ioc;
-    beast::tcp_stream stream(ioc);
-    stream.expires_after(std::chrono::milliseconds(timeout_ms));
     tcp::resolver resolver(ioc);
-    stream.connect(resolver.resolve(url->host, std::to_string(url->port)));
+    auto endpoints = resolver.resolve(url->host, std::to_string(url->port));
     http::request<http::string_body> req{http::verb::post, target, 11};
     req.set(http::field::host, url->host + ":" + std::to_string(url->port));
     req.set(http::field::user_agent, "kafka-connect");
@@ -38,13 +58,25 @@ Result<InternalResponse> post_internal(const std::string& base_url, const std::s
     req.body() = json_body;
     req.keep_alive(false);
     req.prepare_payload();
-    http::write(stream, req);
-    beast::flat_buffer buffer;
-    http::response<http::string_body> res;
-    http::read(stream, buffer, res);
     beast::error_code ec;
-    stream.socket().shutdown(tcp::socket::shutdown_both, ec);
-    return InternalResponse{static_cast<int>(res.result_int()), std::move(res.body())};
+    if (url->scheme == "http") {
+      beast::tcp_stream stream(ioc);
+      stream.expires_after(std::chrono::milliseconds(timeout_ms));
+      stream.connect(endpoints);
+      auto res = round_trip(stream, req);
+      stream.socket().shutdown(tcp::socket::shutdown_both, ec);
+      return res;
+    }
+    beast::ssl_stream<beast::tcp_stream> stream(ioc, tls->native());
+    beast::get_lowest_layer(stream).expires_after(std::chrono::milliseconds(timeout_ms));
+    beast::get_lowest_layer(stream).connect(endpoints);
+    if (auto st = tls->prepare_client(stream.native_handle(), url->host); !st) {
+      return Error{"internal request", "POST " + target + " to " + base_url + ": " + st.error().message};
+    }
+    stream.handshake(boost::asio::ssl::stream_base::client);
+    auto res = round_trip(stream, req);
+    beast::get_lowest_layer(stream).socket().shutdown(tcp::socket::shutdown_both, ec);
+    return res;
   } catch (const std::exception& e) {
     return Error{"internal request", "POST " + target + " to " + base_url + ": " + e.what()};
   }

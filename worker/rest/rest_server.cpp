@@ -14,13 +14,17 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
 #include <spdlog/spdlog.h>
 
+#include "worker/rest/basic_auth.h"
 #include "worker/rest/json_codec.h"
+#include "worker/rest/rest_tls.h"
 #include "worker/rest/url.h"
 
 namespace kc::rest {
@@ -192,6 +196,62 @@ struct Gate {
   }
 };
 
+/// One accepted connection's byte stream: plain TCP or TLS over TCP, with
+/// the AsyncRead/WriteStream surface Beast needs, so one Session serves both.
+class ServerStream {
+ public:
+  using executor_type = tcp::socket::executor_type;
+
+  ServerStream(tcp::socket socket, TlsContext* tls) {
+    if (tls != nullptr) {
+      tls_.emplace(std::move(socket), tls->native());
+    } else {
+      plain_.emplace(std::move(socket));
+    }
+  }
+  executor_type get_executor() { return socket().get_executor(); }
+  tcp::socket& socket() { return tls_ ? tls_->next_layer() : *plain_; }
+  [[nodiscard]] bool is_tls() const { return tls_.has_value(); }
+  asio::ssl::stream<tcp::socket>& tls() { return *tls_; }
+
+  template <typename Buffers, typename Handler>
+  void async_read_some(const Buffers& buffers, Handler&& handler) {
+    if (tls_) {
+      tls_->async_read_some(buffers, std::forward<Handler>(handler));
+    } else {
+      plain_->async_read_some(buffers, std::forward<Handler>(handler));
+    }
+  }
+  template <typename Buffers, typename Handler>
+  void async_write_some(const Buffers& buffers, Handler&& handler) {
+    if (tls_) {
+      tls_->async_write_some(buffers, std::forward<Handler>(handler));
+    } else {
+      plain_->async_write_some(buffers, std::forward<Handler>(handler));
+    }
+  }
+
+ private:
+  std::optional<asio::ssl::stream<tcp::socket>> tls_;
+  std::optional<tcp::socket> plain_;
+};
+
+/// A bound listener and what it serves.
+struct BoundListener {
+  std::string text;                  ///< as configured, for logs
+  HttpUrl url;
+  std::shared_ptr<TlsContext> tls;   ///< null = plain http
+  bool regular = true;               ///< serves the Connect API (in `listeners`)
+  bool admin = true;                 ///< serves the admin endpoints
+};
+
+/// Admin endpoints: /admin/... except our worker-to-leader drain request,
+/// which must reach the leader's advertised (regular) listener.
+bool is_admin_path(const std::vector<std::string>& segments) {
+  if (segments.empty() || segments[0] != "admin") return false;
+  return !(segments.size() == 3 && segments[1] == "drain" && segments[2] == "members");
+}
+
 struct Route {
   Method method = Method::Get;
   Pattern pattern;
@@ -247,6 +307,11 @@ class RestServer::Impl {
   /// Location when created, else 200, both with ConnectorInfo.
   void put_config(const RestRequest& req, const Responder& r, PutConnectorRequest put);
   void do_accept(size_t index);
+  /// Listener and authentication checks before routing (header comment of
+  /// rest_server.h); nullopt = go on, else the answer.
+  std::optional<RestResponse> admit(const RestRequest& req, const BoundListener& listener) const;
+  Status bind_listener(const std::string& text, std::shared_ptr<TlsContext> tls, bool regular, bool admin);
+
   void list_connectors(const RestRequest& req, const Responder& r);
   void expand_connectors(const RestRequest& req, const Responder& r, std::vector<std::string> names, bool status,
                          bool info, bool any_expand);
@@ -262,6 +327,7 @@ class RestServer::Impl {
   std::unique_ptr<asio::io_context> ioc_;
   std::vector<std::unique_ptr<tcp::acceptor>> acceptors_;
   std::vector<HttpUrl> listener_urls_;
+  std::vector<BoundListener> bound_;  // parallel to acceptors_
   std::vector<uint16_t> ports_;
   std::map<uint64_t, std::shared_ptr<Session>> sessions_;  // io thread only
   uint64_t next_session_id_ = 0;
@@ -277,10 +343,23 @@ class RestServer::Impl {
 
 class RestServer::Impl::Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(Impl& srv, tcp::socket socket, uint64_t id)
-      : srv_(srv), socket_(std::move(socket)), io_timer_(socket_.get_executor()), id_(id) {}
+  Session(Impl& srv, tcp::socket socket, uint64_t id, const BoundListener& listener)
+      : srv_(srv), listener_(listener), stream_(std::move(socket), listener.tls.get()),
+        io_timer_(stream_.get_executor()), id_(id) {}
 
-  void start() { do_read(); }
+  /// TLS listeners first complete the handshake (bounded by io_timeout).
+  void start() {
+    if (!stream_.is_tls()) return do_read();
+    arm_io_timer();
+    stream_.tls().async_handshake(asio::ssl::stream_base::server, [self = shared_from_this()](beast::error_code ec) {
+      if (self->closed_) return;
+      if (ec) {
+        spdlog::debug("rest: TLS handshake on {} failed: {}", self->listener_.text, ec.message());
+        return self->close_now();
+      }
+      self->do_read();
+    });
+  }
 
   /// Closes the socket at once and forgets the session (io thread).
   void close_now() {
@@ -291,8 +370,8 @@ class RestServer::Impl::Session : public std::enable_shared_from_this<Session> {
     for (auto& slot : queue_) {
       if (slot.deadline) slot.deadline->cancel();
     }
-    socket_.shutdown(tcp::socket::shutdown_both, ec);
-    socket_.close(ec);
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+    stream_.socket().close(ec);
     srv_.sessions_.erase(id_);  // callers hold a shared_ptr to this
   }
 
@@ -359,7 +438,7 @@ class RestServer::Impl::Session : public std::enable_shared_from_this<Session> {
     parser_->header_limit(static_cast<std::uint32_t>(srv_.opts_.header_limit));
     reading_ = true;
     arm_io_timer();
-    http::async_read_header(socket_, buffer_, *parser_,
+    http::async_read_header(stream_, buffer_, *parser_,
                             [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
   }
 
@@ -374,7 +453,7 @@ class RestServer::Impl::Session : public std::enable_shared_from_this<Session> {
     if (iequals(std::string_view(expect.data(), expect.size()), "100-continue") && !writing_) {
       static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
       writing_ = true;
-      asio::async_write(socket_, asio::buffer(kContinue.data(), kContinue.size()),
+      asio::async_write(stream_, asio::buffer(kContinue.data(), kContinue.size()),
                         [self = shared_from_this()](beast::error_code wec, std::size_t) {
                           self->writing_ = false;
                           if (self->closed_) return;
@@ -388,7 +467,7 @@ class RestServer::Impl::Session : public std::enable_shared_from_this<Session> {
   }
 
   void read_body() {
-    http::async_read(socket_, buffer_, *parser_,
+    http::async_read(stream_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
   }
 
@@ -476,13 +555,17 @@ class RestServer::Impl::Session : public std::enable_shared_from_this<Session> {
     req.segments = std::move(*segments);
     req.query = std::move(*query);
 
+    if (auto denied = srv_.admit(req, listener_)) {
+      complete(slot_id, std::move(*denied));
+      return;
+    }
     Match m = srv_.route(req);
     if (m.immediate) {
       complete(slot_id, std::move(*m.immediate));
       return;
     }
     Responder responder = make_responder(slot_id);
-    slot.deadline = std::make_unique<asio::steady_timer>(socket_.get_executor());
+    slot.deadline = std::make_unique<asio::steady_timer>(stream_.get_executor());
     slot.deadline->expires_after(m.timeout);
     slot.deadline->async_wait([responder, timeout_response = m.timeout_response](beast::error_code ec) {
       if (!ec) responder(timeout_response);
@@ -504,7 +587,7 @@ class RestServer::Impl::Session : public std::enable_shared_from_this<Session> {
     if (!queue_.front().ready) return;
     writing_ = true;
     arm_io_timer();
-    http::async_write(socket_, queue_.front().res,
+    http::async_write(stream_, queue_.front().res,
                       [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_write(ec); });
   }
 
@@ -534,13 +617,13 @@ class RestServer::Impl::Session : public std::enable_shared_from_this<Session> {
     if (closed_ || draining_) return;
     draining_ = true;
     beast::error_code ec;
-    socket_.shutdown(tcp::socket::shutdown_send, ec);
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
     arm_io_timer();
     if (!reading_) drain();
   }
 
   void drain() {
-    socket_.async_read_some(asio::buffer(drain_buf_), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+    stream_.async_read_some(asio::buffer(drain_buf_), [self = shared_from_this()](beast::error_code ec, std::size_t) {
       if (ec) {
         self->close_now();
       } else if (!self->closed_) {
@@ -550,7 +633,8 @@ class RestServer::Impl::Session : public std::enable_shared_from_this<Session> {
   }
 
   Impl& srv_;
-  tcp::socket socket_;
+  const BoundListener& listener_;  // owned by Impl, outlives every session
+  ServerStream stream_;
   asio::steady_timer io_timer_;
   uint64_t id_;
   beast::flat_buffer buffer_;
@@ -571,9 +655,16 @@ class RestServer::Impl::Session : public std::enable_shared_from_this<Session> {
 
 class RestServer::Impl::ForwardCall : public std::enable_shared_from_this<ForwardCall> {
  public:
-  ForwardCall(Impl& srv, HttpUrl target, http::request<http::string_body> req, Responder done)
-      : srv_(srv), target_(std::move(target)), resolver_(*srv.ioc_), stream_(*srv.ioc_), req_(std::move(req)),
-        done_(std::move(done)) {
+  /// `tls` non-null: the target is https and is reached over TLS.
+  ForwardCall(Impl& srv, HttpUrl target, http::request<http::string_body> req, Responder done,
+              TlsContext* tls)
+      : srv_(srv), target_(std::move(target)), resolver_(*srv.ioc_), req_(std::move(req)), done_(std::move(done)) {
+    if (tls != nullptr) {
+      tls_stream_.emplace(*srv.ioc_, tls->native());
+      tls_ctx_ = tls;
+    } else {
+      plain_stream_.emplace(*srv.ioc_);
+    }
     parser_.body_limit(srv_.opts_.forward_response_limit);
   }
 
@@ -581,24 +672,47 @@ class RestServer::Impl::ForwardCall : public std::enable_shared_from_this<Forwar
     resolver_.async_resolve(target_.host, std::to_string(target_.port),
                             [self = shared_from_this()](beast::error_code ec, tcp::resolver::results_type results) {
                               if (ec) return self->fail(ec);
-                              self->stream_.expires_after(self->srv_.opts_.forward_timeout);
-                              self->stream_.async_connect(results, [self](beast::error_code ec2, const tcp::endpoint&) {
+                              auto& tcp_layer = self->tcp_layer();
+                              tcp_layer.expires_after(self->srv_.opts_.forward_timeout);
+                              tcp_layer.async_connect(results, [self](beast::error_code ec2, const tcp::endpoint&) {
                                 if (ec2) return self->fail(ec2);
-                                self->write();
+                                if (!self->tls_stream_) return self->write();
+                                self->handshake();
                               });
                             });
   }
 
  private:
-  void write() {
-    http::async_write(stream_, req_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+  beast::tcp_stream& tcp_layer() { return tls_stream_ ? beast::get_lowest_layer(*tls_stream_) : *plain_stream_; }
+
+  void handshake() {
+    if (auto st = tls_ctx_->prepare_client(tls_stream_->native_handle(), target_.host); !st) {
+      done_(RestResponse::error(500, "IO Error trying to forward REST request: " + st.error().message));
+      return;
+    }
+    tls_stream_->async_handshake(asio::ssl::stream_base::client, [self = shared_from_this()](beast::error_code ec) {
       if (ec) return self->fail(ec);
-      http::async_read(self->stream_, self->buffer_, self->parser_,
-                       [self](beast::error_code ec2, std::size_t) {
-                         if (ec2) return self->fail(ec2);
-                         self->relay();
-                       });
+      self->write();
     });
+  }
+
+  template <typename Stream>
+  void exchange(Stream& stream) {
+    http::async_write(stream, req_, [self = shared_from_this(), &stream](beast::error_code ec, std::size_t) {
+      if (ec) return self->fail(ec);
+      http::async_read(stream, self->buffer_, self->parser_, [self](beast::error_code ec2, std::size_t) {
+        if (ec2) return self->fail(ec2);
+        self->relay();
+      });
+    });
+  }
+
+  void write() {
+    if (tls_stream_) {
+      exchange(*tls_stream_);
+    } else {
+      exchange(*plain_stream_);
+    }
   }
 
   void relay() {
@@ -611,7 +725,7 @@ class RestServer::Impl::ForwardCall : public std::enable_shared_from_this<Forwar
     auto location = res[http::field::location];
     if (!location.empty()) out.headers.emplace_back("Location", std::string(location));
     beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+    tcp_layer().socket().shutdown(tcp::socket::shutdown_both, ec);
     spdlog::debug("rest: forwarded {} {} to {}:{} -> {}", std::string(req_.method_string()),
                   std::string(req_.target()), target_.host, target_.port, out.status);
     done_(std::move(out));
@@ -626,7 +740,9 @@ class RestServer::Impl::ForwardCall : public std::enable_shared_from_this<Forwar
   Impl& srv_;
   HttpUrl target_;
   tcp::resolver resolver_;
-  beast::tcp_stream stream_;
+  std::optional<beast::tcp_stream> plain_stream_;
+  std::optional<beast::ssl_stream<beast::tcp_stream>> tls_stream_;
+  TlsContext* tls_ctx_ = nullptr;  // owned by RestServerOptions::forward_tls, alive while the server runs
   http::request<http::string_body> req_;
   beast::flat_buffer buffer_;
   http::response_parser<http::string_body> parser_;
@@ -651,33 +767,68 @@ RestServer::Impl::~Impl() {
   ioc_.reset();  // destroys pending handlers (sessions, forward calls) while Impl is alive
 }
 
+Status RestServer::Impl::bind_listener(const std::string& text, std::shared_ptr<TlsContext> tls, bool regular,
+                                       bool admin) {
+  auto url = parse_http_url(text);
+  if (!url) return Error{regular ? "listeners" : "admin.listeners", url.error().message};
+  const char* key = regular ? "listeners" : "admin.listeners";
+  if (url->scheme != "http" && url->scheme != "https") {
+    return Error{key, "unsupported listener scheme '" + url->scheme + "' in '" + text + "' (http or https)"};
+  }
+  if (url->scheme == "http") tls.reset();
+  if (url->scheme == "https" && !tls) {
+    return Error{key, "https listener '" + text + "' has no TLS settings (" +
+                          std::string(regular ? "listeners.https." : "admin.listeners.https.") + "ssl.* or ssl.*)"};
+  }
+  beast::error_code ec;
+  tcp::resolver resolver(*ioc_);
+  auto results = resolver.resolve(url->host, std::to_string(url->port), tcp::resolver::passive, ec);
+  if (ec || results.empty()) {
+    return Error{key, "cannot resolve '" + url->host + "' of '" + text + "': " + ec.message()};
+  }
+  tcp::endpoint endpoint = results.begin()->endpoint();
+  auto acceptor = std::make_unique<tcp::acceptor>(*ioc_);
+  acceptor->open(endpoint.protocol(), ec);
+  if (!ec) acceptor->set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor->bind(endpoint, ec);
+  if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return Error{key, "cannot listen on '" + text + "': " + ec.message()};
+  ports_.push_back(acceptor->local_endpoint().port());
+  listener_urls_.push_back(*url);
+  acceptors_.push_back(std::move(acceptor));
+  bound_.push_back(BoundListener{text, *url, std::move(tls), regular, admin});
+  spdlog::info("rest: listening on {} (port {}{}{})", text, ports_.back(), regular ? "" : ", admin endpoints only",
+               regular && admin && opts_.admin_listeners ? ", also admin endpoints" : "");
+  return ok_status();
+}
+
 Status RestServer::Impl::start() {
   if (started_) return Error{"rest", "RestServer::start() called twice"};
   started_ = true;
+  bound_.reserve(opts_.listeners.size() + (opts_.admin_listeners ? opts_.admin_listeners->size() : 0));
+  // An admin listener equal to a regular one (same scheme, host and a fixed
+  // port) is served by that socket rather than bound twice.
+  auto same = [](const std::string& a, const std::string& b) {
+    auto x = parse_http_url(a);
+    auto y = parse_http_url(b);
+    return x && y && x->port != 0 && x->scheme == y->scheme && x->host == y->host && x->port == y->port;
+  };
   for (const auto& listener : opts_.listeners) {
-    auto url = parse_http_url(listener);
-    if (!url) return Error{"listeners", url.error().message};
-    if (url->scheme != "http") {
-      return Error{"listeners", "unsupported listener scheme '" + url->scheme + "' in '" + listener +
-                                    "' (only http is served)"};
+    bool admin = !opts_.admin_listeners.has_value();
+    if (opts_.admin_listeners) {
+      for (const auto& a : *opts_.admin_listeners) admin = admin || same(a, listener);
     }
-    beast::error_code ec;
-    tcp::resolver resolver(*ioc_);
-    auto results = resolver.resolve(url->host, std::to_string(url->port), tcp::resolver::passive, ec);
-    if (ec || results.empty()) {
-      return Error{"listeners", "cannot resolve '" + url->host + "' of '" + listener + "': " + ec.message()};
+    if (auto st = bind_listener(listener, opts_.https_tls, true, admin); !st) return st;
+  }
+  if (opts_.admin_listeners) {
+    if (opts_.admin_listeners->empty()) spdlog::info("rest: admin.listeners is empty: admin endpoints are off");
+    for (const auto& a : *opts_.admin_listeners) {
+      bool shared = std::any_of(opts_.listeners.begin(), opts_.listeners.end(),
+                                [&](const std::string& l) { return same(a, l); });
+      if (shared) continue;
+      auto tls = opts_.admin_https_tls ? opts_.admin_https_tls : opts_.https_tls;
+      if (auto st = bind_listener(a, tls, false, true); !st) return st;
     }
-    tcp::endpoint endpoint = results.begin()->endpoint();
-    auto acceptor = std::make_unique<tcp::acceptor>(*ioc_);
-    acceptor->open(endpoint.protocol(), ec);
-    if (!ec) acceptor->set_option(asio::socket_base::reuse_address(true), ec);
-    if (!ec) acceptor->bind(endpoint, ec);
-    if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
-    if (ec) return Error{"listeners", "cannot listen on '" + listener + "': " + ec.message()};
-    ports_.push_back(acceptor->local_endpoint().port());
-    listener_urls_.push_back(*url);
-    acceptors_.push_back(std::move(acceptor));
-    spdlog::info("rest: listening on {} (port {})", listener, ports_.back());
   }
   for (size_t i = 0; i < acceptors_.size(); ++i) do_accept(i);
   std::promise<void> running;
@@ -732,7 +883,7 @@ void RestServer::Impl::do_accept(size_t index) {
       beast::error_code ignored;
       socket.set_option(tcp::no_delay(true), ignored);
       auto id = next_session_id_++;
-      auto session = std::make_shared<Session>(*this, std::move(socket), id);
+      auto session = std::make_shared<Session>(*this, std::move(socket), id, bound_[index]);
       sessions_[id] = session;
       session->start();
     }
@@ -781,6 +932,24 @@ RestServer::Impl::Match RestServer::Impl::route(RestRequest& req) {
   return m;
 }
 
+std::optional<RestResponse> RestServer::Impl::admit(const RestRequest& req, const BoundListener& listener) const {
+  const bool admin_path = is_admin_path(req.segments);
+  if (admin_path ? !listener.admin : !listener.regular) return RestResponse::error(404, "HTTP 404 Not Found");
+  if (!opts_.basic_auth) return std::nullopt;
+  if (is_internal_request(to_string(req.method), req.segments)) return std::nullopt;  // KIP-507 signs these
+  if (!opts_.health_auth && req.method == Method::Get && req.segments.size() == 1 && req.segments[0] == "health") {
+    return std::nullopt;
+  }
+  if (opts_.basic_auth->authenticate(req.authorization)) return std::nullopt;
+  spdlog::debug("rest: {} {} failed basic authentication", to_string(req.method), req.raw_path);
+  // Connect's JaasBasicAuthFilter: plain 401 with this entity and no
+  // WWW-Authenticate challenge.
+  RestResponse denied;
+  denied.status = 401;
+  denied.body = kUnauthorizedMessage;
+  return denied;
+}
+
 void RestServer::Impl::fail(const RestRequest& req, const Responder& r, const RestError& err) {
   if (err.kind == ErrorKind::NotLeader || err.kind == ErrorKind::NotOwner) {
     forward(req, r, err);
@@ -807,8 +976,13 @@ void RestServer::Impl::forward(const RestRequest& req, const Responder& r, const
     return;
   }
   auto url = parse_http_url(err.forward_url);
-  if (!url || url->scheme != "http") {
+  if (!url || (url->scheme != "http" && url->scheme != "https")) {
     r(RestResponse::error(500, "IO Error trying to forward REST request: unsupported URL '" + err.forward_url + "'"));
+    return;
+  }
+  if (url->scheme == "https" && !opts_.forward_tls) {
+    r(RestResponse::error(500, "IO Error trying to forward REST request: no TLS settings to reach '" +
+                                   err.forward_url + "' (set listeners.https.ssl.* or ssl.*)"));
     return;
   }
   std::string query = strip_query_param(req.raw_query, "forward");
@@ -827,7 +1001,8 @@ void RestServer::Impl::forward(const RestRequest& req, const Responder& r, const
   out.prepare_payload();
   spdlog::debug("rest: {} {} not handled here ({}); forwarding to {}", to_string(req.method), req.target,
                 err.message, err.forward_url);
-  std::make_shared<ForwardCall>(*this, std::move(*url), std::move(out), r)->run();
+  TlsContext* tls = url->scheme == "https" ? opts_.forward_tls.get() : nullptr;
+  std::make_shared<ForwardCall>(*this, std::move(*url), std::move(out), r, tls)->run();
 }
 
 // ---------------------------------------------------------------------------
@@ -1189,7 +1364,7 @@ std::string RestServer::url() const {
   if (host == "0.0.0.0") host = "127.0.0.1";
   if (host == "::") host = "::1";
   if (host.find(':') != std::string::npos) host = "[" + host + "]";
-  return "http://" + host + ":" + std::to_string(port()) + "/";
+  return impl_->listener_urls_.front().scheme + "://" + host + ":" + std::to_string(port()) + "/";
 }
 
 void RestServer::add_route(Method method, std::string pattern, RouteHandler handler,

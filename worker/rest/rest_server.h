@@ -28,7 +28,22 @@
 // request because of a conflicting operation (e.g. worker rebalance)". So a
 // request makes at most two hops. An empty URL gives 409 "... no known leader
 // URL ...". A transport failure gives 500 "IO Error trying to forward REST
-// request: ...". Only http:// targets are supported.
+// request: ...". https:// targets go over TLS with `forward_tls` (the
+// worker's https trust settings, as Connect's RestClient); without it they
+// get that 500.
+//
+// Security (issue 13): `https://` listeners serve TLS with `https_tls`
+// (admin listeners with `admin_https_tls`), optionally asking for client
+// certificates (rest_tls.h). Before routing, each request passes these
+// checks, in order:
+//   1. admin endpoints (first segment "admin", except our internal
+//      /admin/drain/members) are served only on the admin listeners
+//      (`admin_listeners`; unset = every listener, empty = none): elsewhere
+//      404, as Connect. Listeners only in admin_listeners serve nothing else.
+//   2. with `basic_auth` set, a request without valid credentials gets 401
+//      "User cannot access the resource." (basic_auth.h), except Connect's
+//      internal requests (POST /connectors/{c}/tasks, PUT
+//      /connectors/{c}/fence) and, when `health_auth` is false, GET /health.
 
 #include <chrono>
 #include <cstdint>
@@ -44,6 +59,9 @@
 #include "worker/rest/herder_api.h"
 
 namespace kc::rest {
+
+class TlsContext;          // rest_tls.h
+class BasicAuthenticator;  // basic_auth.h
 
 /// The 500 message when a write (create, update, patch, delete, pause,
 /// resume, stop, restart, offsets, topics reset) gets no herder answer within
@@ -108,9 +126,19 @@ using RouteHandler = std::function<void(const RestRequest&, Responder)>;
 /// Server settings. Durations are wall-clock deadlines.
 struct RestServerOptions {
   /// Listener URLs (Connect's `listeners`), e.g. "http://0.0.0.0:8083",
-  /// "http://:8083", "http://127.0.0.1:0" (0 = any free port, see ports()).
-  /// Only http is served; https is rejected by start().
+  /// "https://:8443", "http://127.0.0.1:0" (0 = any free port, see ports()).
+  /// An https listener needs `https_tls` (else start() fails).
   std::vector<std::string> listeners{"http://0.0.0.0:8083"};
+  /// Connect's `admin.listeners`: nullopt = admin endpoints on `listeners`;
+  /// empty = admin endpoints off (404); else listener URLs of their own
+  /// (bound after `listeners`; one equal to an entry of `listeners` is
+  /// served by that socket, which then serves both).
+  std::optional<std::vector<std::string>> admin_listeners;
+  std::shared_ptr<TlsContext> https_tls;        ///< server context of https `listeners`
+  std::shared_ptr<TlsContext> admin_https_tls;  ///< server context of https admin listeners (default: https_tls)
+  std::shared_ptr<TlsContext> forward_tls;      ///< client context for forwarding to https:// workers
+  std::shared_ptr<const BasicAuthenticator> basic_auth;  ///< null = no authentication
+  bool health_auth = true;  ///< rest.health.auth (ours): false lets GET /health pass without credentials
   std::size_t body_limit = 1024 * 1024;   ///< bytes; larger bodies → 413 and close
   std::size_t header_limit = 16 * 1024;   ///< bytes of request line + headers; larger → 431
   std::size_t pipeline_limit = 8;         ///< requests read but not yet answered, per connection
@@ -134,8 +162,8 @@ class RestServer {
   RestServer& operator=(const RestServer&) = delete;
 
   /// Parses the listeners, binds them (SO_REUSEADDR) and starts the io
-  /// thread. Errors: unparsable listener, https listener, bind failure (the
-  /// message names the listener). Call once.
+  /// thread. Errors: unparsable listener, https listener without a TLS
+  /// context, bind failure (the message names the listener). Call once.
   Status start();
 
   /// Closes the listeners and every connection, joins the io thread.
@@ -143,11 +171,12 @@ class RestServer {
   /// except the REST io thread (i.e. not from a route handler or Responder).
   void stop();
 
-  /// Bound ports, one per listener, in listener order (valid after start()).
+  /// Bound ports, one per listener, in listener order, then the admin
+  /// listeners that have a socket of their own (valid after start()).
   [[nodiscard]] std::vector<uint16_t> ports() const;
   /// The first bound port.
   [[nodiscard]] uint16_t port() const;
-  /// "http://<host>:<port>/" for the first listener; a wildcard host
+  /// "<scheme>://<host>:<port>/" for the first listener; a wildcard host
   /// (0.0.0.0, ::) is reported as 127.0.0.1 / ::1. Meant for tests and logs;
   /// the advertised URL is the herder's (WorkerInfo::rest_url).
   [[nodiscard]] std::string url() const;

@@ -151,7 +151,7 @@ std::optional<herder::SessionKey> topic_key(storage::ConfigBackingStore& store) 
 
 herder::InternalResponse post_tasks(const std::string& url, const std::string& connector, const std::string& body,
                                     const std::vector<std::pair<std::string, std::string>>& headers) {
-  auto r = herder::post_internal(url, "/connectors/" + connector + "/tasks", body, 10000, headers);
+  auto r = herder::post_internal(url, "/connectors/" + connector + "/tasks", body, 10000, nullptr, headers);
   INFO((r ? std::string("ok") : r.error().to_string()));
   REQUIRE(r);
   return *r;

@@ -157,7 +157,8 @@ HerderConfig TestCluster::config_for(const std::string& id) const {
   c.task_shutdown_graceful_timeout_ms = 3000;
   c.key_converter = "org.apache.kafka.connect.storage.StringConverter";
   c.value_converter = "org.apache.kafka.connect.storage.StringConverter";
-  c.advertised_url = "http://" + id + "/";
+  c.advertised_url = opts_.rest_scheme + "://" + id + "/";
+  c.rest_client_tls = opts_.rest_client_tls;
   c.worker_id = id;
   c.config_poll_interval_ms = 500;
   c.status_poll_interval_ms = 1000;

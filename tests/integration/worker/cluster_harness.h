@@ -84,6 +84,11 @@ struct ClusterOptions {
   /// Called with each worker's id and config before it starts, to change
   /// settings this struct has no field for (e.g. inter.worker.key.ttl.ms).
   std::function<void(const std::string& id, HerderConfig& config)> configure;
+  /// Scheme of each worker's advertised URL "<scheme>://<id>/" (ids are
+  /// host:port when the test runs REST servers for them).
+  std::string rest_scheme = "http";
+  /// HerderConfig::rest_client_tls of every worker (https peers).
+  std::shared_ptr<rest::TlsContext> rest_client_tls;
 };
 
 /// Expected configured work: connector names and task ids.
