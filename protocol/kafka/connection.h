@@ -6,7 +6,9 @@
 // flight (matched back by correlation id), times each request out on its own
 // steady_timer, and negotiates API versions with ApiVersions right after the
 // TCP connect. Every request then goes out at the highest version both sides
-// support.
+// support. With ConnectionOptions::tls set, a TLS handshake (Boost.Asio's SSL
+// stream over OpenSSL, with SNI and host name verification) runs between the
+// TCP connect and ApiVersions; without it the connection is plaintext.
 //
 // Threading: a Connection is owned by the single thread that runs its
 // io_context. Every member function must be called on that thread, and every
@@ -14,7 +16,7 @@
 // inside the call that registered them (failures detected up front are posted).
 //
 // Errors travel as `NetError` values with a kind (Timeout, Disconnected,
-// Protocol, Unsupported, Connect). When the connection drops or is closed,
+// Protocol, Unsupported, Connect, Tls). When the connection drops or is closed,
 // every in-flight request fails with Disconnected, exactly once.
 
 #include <chrono>
@@ -31,6 +33,7 @@
 #include <boost/asio/io_context.hpp>
 
 #include "protocol/kafka/messages.h"
+#include "protocol/kafka/tls_options.h"
 
 namespace kc::kafka {
 
@@ -41,10 +44,19 @@ enum class NetErrorKind {
   Disconnected,  ///< the connection dropped or was closed while the request was pending
   Protocol,      ///< bytes could not be encoded/decoded, or framing was broken
   Unsupported,   ///< no API version common to us and the broker (see select_version)
+  /// TLS failed for good: bad certificate/key material, the broker's
+  /// certificate not trusted or not matching its host name, a TLS alert from
+  /// the broker. Retrying cannot help, so the group client treats it as fatal.
+  Tls,
 };
 
-/// Name of a kind: "Connect", "Timeout", "Disconnected", "Protocol", "Unsupported".
+/// Name of a kind: "Connect", "Timeout", "Disconnected", "Protocol",
+/// "Unsupported", "Tls".
 const char* net_error_kind_name(NetErrorKind kind);
+
+/// True for kinds that retrying cannot fix (Unsupported, Tls): the group
+/// client stops with the error instead of reconnecting.
+bool is_fatal_net_error(NetErrorKind kind);
 
 /// A typed connection-level error: the kind plus a human-readable message.
 struct NetError {
@@ -80,6 +92,22 @@ class NetResult {
 
 /// Result of an operation that yields nothing on success.
 using NetStatus = NetResult<std::monostate>;
+
+// ---------------------------------------------------------------------- TLS
+
+/// Builds the OpenSSL client context for `options`: TLS 1.2 minimum, the
+/// broker's certificate chain verified against `options.ca` (or the system
+/// trust store), the client certificate chain and key when given. Files are
+/// read here, once. Errors are NetErrorKind::Tls: an unreadable file names
+/// the label, the file and the OS reason; PEM that does not parse, a wrong
+/// key password, or a key that does not match the certificate names the
+/// label, the file (or "inline PEM") and OpenSSL's reason (ERR_error_string).
+/// Source: Kafka's DefaultSslEngineFactory with PEM stores (KIP-651).
+NetResult<std::shared_ptr<TlsContext>> make_tls_context(const TlsOptions& options);
+
+/// OpenSSL's text for a packed error code (ERR_error_string_n), e.g.
+/// "error:0A000086:SSL routines::certificate verify failed".
+std::string openssl_error_text(unsigned long code);
 
 // ------------------------------------------------------- version negotiation
 
@@ -155,6 +183,12 @@ struct ConnectionOptions {
   /// Largest response frame accepted; bigger frames are a Protocol error
   /// that closes the connection.
   int32_t max_response_bytes = 100 * 1024 * 1024;
+  /// TLS (security.protocol SSL/SASL_SSL). nullopt = plaintext (the default).
+  std::optional<TlsOptions> tls;
+  /// A context already built from `tls` by make_tls_context() (shared by many
+  /// connections). Null while `tls` is set: connect() builds one itself and
+  /// fails with its Tls error.
+  std::shared_ptr<TlsContext> tls_context;
 };
 
 /// One asynchronous client connection to a Kafka broker (see file comment).
@@ -174,11 +208,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
-  /// Resolves host:port, connects within options.connect_timeout, then
-  /// (unless disabled) runs ApiVersions: first at our max (v3); if the broker
-  /// answers UNSUPPORTED_VERSION, again at v0. `done` gets ok, or a Connect
-  /// error (resolve/connect/timeout), or the error of the ApiVersions
-  /// exchange (Timeout/Disconnected/Protocol, or Unsupported when the broker
+  /// Resolves host:port, connects within options.connect_timeout, with TLS
+  /// runs the handshake (SNI = `host` unless it is an IP address; the
+  /// certificate must name `host` when verify_hostname; the connect timeout
+  /// covers the handshake too), then (unless disabled) runs ApiVersions:
+  /// first at our max (v3); if the broker answers UNSUPPORTED_VERSION, again
+  /// at v0. `done` gets ok, or a Connect error (resolve/connect/timeout, or
+  /// the broker closing the connection during the TLS handshake), or a Tls
+  /// error ("<host:port>: TLS handshake failed: <OpenSSL reason>", with "host
+  /// name mismatch" when the certificate does not name `host`, or a bad
+  /// context), or the error of the ApiVersions exchange
+  /// (Timeout/Disconnected/Protocol/Tls, or Unsupported when the broker
   /// returns another error code). Call at most once per Connection.
   void connect(const std::string& host, uint16_t port, ConnectHandler done);
 
@@ -278,6 +318,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Connection(boost::asio::io_context& io, ConnectionOptions options);
   void fail_later(NetError error, std::function<void(NetError)> fn);
   void negotiate(int16_t version);
+  void on_transport_ready();
+  void start_handshake(const std::string& host);
+  NetError io_error(const boost::system::error_code& ec, const std::string& what) const;
   void start_read();
   void write_next();
   void on_frame(Bytes frame);
@@ -289,6 +332,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::unique_ptr<Impl> impl_;
   ConnState state_ = ConnState::Idle;
   std::string peer_;
+  std::string host_;  // host as given to connect() (SNI, host name verification)
   ApiVersionTable versions_;
   std::vector<ApiVersionRange> broker_versions_;
   ConnectHandler connect_done_;
