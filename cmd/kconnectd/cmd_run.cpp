@@ -90,8 +90,24 @@ int run_worker(const std::string& path) {
   // one log line and does not stop the worker.
   kc::connectors::load_plugins(wc->plugin_path(), kc::connectors::PluginRegistry::builtin());
 
+  // Shutdown, from a signal, POST /admin/drain or a fatal group error; runs
+  // on sig_io. Declared before the herder, whose io thread may post to it.
+  boost::asio::io_context sig_io;
+  std::function<void(bool drain)> begin_shutdown;
+  int exit_code = 0;
+
   // 2. Herder, then REST. One metrics registry for herder, runtime and GET /metrics.
   hc.metrics = std::make_shared<metrics::WorkerMetrics>();
+  // A fatal group error (TLS failure, authorization, no common version)
+  // stops the worker with status 1 instead of leaving it outside the group.
+  hc.on_fatal = [&sig_io, &begin_shutdown, &exit_code](const std::string& reason) {
+    boost::asio::post(sig_io, [&begin_shutdown, &exit_code, reason] {
+      std::cerr << "kconnectd run: group membership failed: " << reason << "\n";
+      spdlog::error("group membership failed, stopping the worker: {}", reason);
+      exit_code = 1;
+      if (begin_shutdown) begin_shutdown(false);
+    });
+  };
   auto herder = std::make_unique<herder::DistributedHerder>(hc);
   if (auto st = herder->start(); !st) {
     std::cerr << "kconnectd run: cannot start the worker: " << st.error().to_string() << "\n";
@@ -107,10 +123,7 @@ int run_worker(const std::string& path) {
 #endif
   auto server = std::make_unique<rest::RestServer>(ro, *herder);
   kc::herder::add_observability_routes(*server, *herder, hc.metrics);  // GET /metrics, GET /rebalances
-  // Shutdown, from a signal or POST /admin/drain; runs on sig_io. A drain
-  // first hands every connector and task to the other workers.
-  boost::asio::io_context sig_io;
-  std::function<void(bool drain)> begin_shutdown;
+  // A drain first hands every connector and task to the other workers.
   kc::herder::add_task_reconfiguration_route(*server, *herder);  // POST /connectors/{c}/tasks (internal)
   kc::herder::add_drain_routes(*server, *herder, hc.worker_id, [&] {
     boost::asio::post(sig_io, [&] { begin_shutdown(true); });
@@ -184,7 +197,7 @@ int run_worker(const std::string& path) {
   server.reset();
   herder.reset();
   spdlog::info("[{}] worker stopped", hc.worker_id);
-  return 0;
+  return exit_code;
 }
 
 }  // namespace

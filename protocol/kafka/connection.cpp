@@ -590,7 +590,9 @@ void Connection::drop(NetError reason) {
   for (auto& [id, p] : pending) {
     p.timer->cancel();
     if (!p.handler) continue;
-    NetError e{NetErrorKind::Disconnected, std::string(api_name(p.key)) + ": " + reason.message};
+    // A TLS failure stays a TLS failure for the requests it cut off.
+    const auto kind = reason.kind == NetErrorKind::Tls ? NetErrorKind::Tls : NetErrorKind::Disconnected;
+    NetError e{kind, std::string(api_name(p.key)) + ": " + reason.message};
     asio::post(io_, [h = std::move(p.handler), e = std::move(e)]() mutable { h(std::move(e)); });
   }
   if (connect_done_) {

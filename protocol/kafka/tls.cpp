@@ -5,10 +5,12 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "protocol/kafka/connection.h"
 #include "protocol/kafka/tls_context.h"

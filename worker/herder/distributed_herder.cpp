@@ -344,6 +344,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     cc.group.heartbeat_interval = std::chrono::milliseconds(cfg.heartbeat_interval_ms);
     cc.group.request_timeout = std::chrono::milliseconds(cfg.request_timeout_ms);
     cc.group.retry_backoff = std::chrono::milliseconds(cfg.retry_backoff_ms);
+    cc.group.tls = cfg.group_tls;
     cc.protocol = cfg.protocol;
     cc.url = cfg.advertised_url;
 
@@ -383,9 +384,14 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       if (s && (e.api == kafka::ApiKey::JoinGroup || e.api == kafka::ApiKey::SyncGroup))
         s->cfg.metrics->record_failed_rebalance();
       if (!s || !e.fatal) return;
-      std::lock_guard lk(s->mu);
-      s->coord_fatal = true;
-      s->coord_fatal_message = e.to_string();
+      bool first = false;
+      {
+        std::lock_guard lk(s->mu);
+        first = !s->coord_fatal;
+        s->coord_fatal = true;
+        s->coord_fatal_message = e.to_string();
+      }
+      if (first && s->cfg.on_fatal) s->cfg.on_fatal(e.to_string());
     };
     try {
       coord = coordinator::WorkerCoordinator::create(io, cc, std::move(cb));
