@@ -137,7 +137,7 @@ TEST_CASE("TLS settings: clear errors", "[security][config]") {
     auto p = base();
     p["ssl.truststore.location"] = f.path("ca.pem");
     p["ssl.ca.location"] = f.path("ca.pem");
-    CHECK_THAT(error_of(p), Catch::Contains("ssl.ca.location and ssl.truststore.location both give the trusted CA"));
+    CHECK_THAT(error_of(p), Catch::Contains("ssl.truststore.location and ssl.ca.location both give the trusted CA"));
     p = base();
     p["ssl.keystore.location"] = f.path("keystore.pem");
     p["ssl.key.location"] = f.path("key.pem");
