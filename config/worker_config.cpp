@@ -462,6 +462,7 @@ WorkerConfig WorkerConfig::from_properties(const Properties& props) {
                              [&](const Listener& l) { return l.scheme == *adv; });
     if (!found) cfg.warnings_.push_back("rest.advertised.listener '" + *adv + "' matches none of listeners");
   }
+  (void)tls_settings_from(cfg.originals_);  // throws for a bad TLS setting or a missing PEM file
   return cfg;
 }
 
@@ -552,9 +553,12 @@ std::map<std::string, std::string> WorkerConfig::common_client_config() const {
   for (const auto& s : bootstrap_servers()) servers += (servers.empty() ? "" : ",") + s;
   out["bootstrap.servers"] = servers;
   out["security.protocol"] = get_string("security.protocol");
+  std::map<std::string, std::string> ssl;
   for (const auto& [k, v] : originals_) {
-    if (k.starts_with("ssl.") || k.starts_with("sasl.")) out[k] = v;
+    if (k.starts_with("sasl.")) out[k] = v;
+    if (k.starts_with("ssl.")) ssl[k] = v;
   }
+  for (auto& [k, v] : librdkafka_ssl_config(ssl)) out[k] = v;
   return out;
 }
 
@@ -568,20 +572,20 @@ std::map<std::string, std::string> WorkerConfig::originals_with_prefix(std::stri
 
 std::map<std::string, std::string> WorkerConfig::producer_config() const {
   auto out = common_client_config();
-  for (auto& [k, v] : originals_with_prefix("producer.")) out[k] = v;
+  for (auto& [k, v] : librdkafka_ssl_config(originals_with_prefix("producer."))) out[k] = v;
   out.erase("shared");  // producer.shared is a worker option
   return out;
 }
 
 std::map<std::string, std::string> WorkerConfig::consumer_config() const {
   auto out = common_client_config();
-  for (auto& [k, v] : originals_with_prefix("consumer.")) out[k] = v;
+  for (auto& [k, v] : librdkafka_ssl_config(originals_with_prefix("consumer."))) out[k] = v;
   return out;
 }
 
 std::map<std::string, std::string> WorkerConfig::admin_config() const {
   auto out = common_client_config();
-  for (auto& [k, v] : originals_with_prefix("admin.")) {
+  for (auto& [k, v] : librdkafka_ssl_config(originals_with_prefix("admin."))) {
     if (k == "listeners" || k.starts_with("listeners.")) continue;  // worker REST options
     out[k] = v;
   }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "config/properties.h"
+#include "config/security_config.h"
 
 namespace kc::config {
 
@@ -97,7 +98,9 @@ class WorkerConfig {
   /// missing required option, and on failed cross-checks:
   /// heartbeat.interval.ms < session.timeout.ms; the three storage topics
   /// distinct; inter.worker.signature.algorithm listed in
-  /// inter.worker.verification.algorithms; every listener parseable.
+  /// inter.worker.verification.algorithms; every listener parseable; with
+  /// security.protocol SSL/SASL_SSL, the TLS settings (tls_settings_from():
+  /// PEM store types only, every PEM file named exists and is readable).
   static WorkerConfig from_properties(const Properties& props);
   /// load_properties_file(path) + from_properties().
   static WorkerConfig from_file(const std::string& path);
@@ -209,7 +212,8 @@ class WorkerConfig {
 
   // Client pass-through (librdkafka property maps; config/ does not link it).
   /// Settings every client gets: bootstrap.servers (comma-joined),
-  /// security.protocol, and every sasl.* and ssl.* key, verbatim.
+  /// security.protocol, every sasl.* key verbatim, and the ssl.* keys
+  /// translated to librdkafka's names (librdkafka_ssl_config()).
   [[nodiscard]] std::map<std::string, std::string> common_client_config() const;
   /// common_client_config() overlaid with `producer.*` (prefix stripped).
   [[nodiscard]] std::map<std::string, std::string> producer_config() const;
@@ -218,6 +222,10 @@ class WorkerConfig {
   /// common_client_config() overlaid with `admin.*` (prefix stripped;
   /// admin.listeners and admin.listeners.* are worker options, not passed).
   [[nodiscard]] std::map<std::string, std::string> admin_config() const;
+  /// The group client's TLS settings (tls_settings_from(originals())):
+  /// enabled when security.protocol is SSL or SASL_SSL. Already validated by
+  /// from_properties(), so this does not throw for a built WorkerConfig.
+  [[nodiscard]] TlsSettings tls_settings() const { return tls_settings_from(originals_); }
   /// Every original key starting with `prefix`, prefix stripped (e.g.
   /// "key.converter." for the key converter's own settings).
   [[nodiscard]] std::map<std::string, std::string> originals_with_prefix(std::string_view prefix) const;

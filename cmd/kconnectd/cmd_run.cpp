@@ -109,22 +109,22 @@ int run_worker(const std::string& path) {
   // one log line and does not stop the worker.
   kc::connectors::load_plugins(wc->plugin_path(), kc::connectors::PluginRegistry::builtin());
 
-  // 2. Herder, then REST. One metrics registry for herder, runtime and GET /metrics.
-  hc.metrics = std::make_shared<metrics::WorkerMetrics>();
-  // Shutdown, from a signal, POST /admin/drain or a fatal SASL failure of the
-  // group client; runs on sig_io. A drain first hands every connector and
-  // task to the other workers.
+  // Shutdown, from a signal, POST /admin/drain or a fatal group error; runs
+  // on sig_io. Declared before the herder, whose io thread may post to it.
   boost::asio::io_context sig_io;
   std::function<void(bool drain)> begin_shutdown;
   int exit_code = 0;
-  hc.on_fatal_error = [&](const std::string& message) {
-    // From the herder's io thread: report, then stop the worker like a
-    // SIGTERM would, and exit 1 (Connect's herder exits on such errors).
-    boost::asio::post(sig_io, [&, message] {
-      spdlog::error("stopping the worker: {}", message);
-      std::cerr << "kconnectd run: " << message << "\n";
+
+  // 2. Herder, then REST. One metrics registry for herder, runtime and GET /metrics.
+  hc.metrics = std::make_shared<metrics::WorkerMetrics>();
+  // A fatal group error (TLS failure, authorization, no common version)
+  // stops the worker with status 1 instead of leaving it outside the group.
+  hc.on_fatal = [&sig_io, &begin_shutdown, &exit_code](const std::string& reason) {
+    boost::asio::post(sig_io, [&begin_shutdown, &exit_code, reason] {
+      std::cerr << "kconnectd run: group membership failed: " << reason << "\n";
+      spdlog::error("group membership failed, stopping the worker: {}", reason);
       exit_code = 1;
-      begin_shutdown(false);
+      if (begin_shutdown) begin_shutdown(false);
     });
   };
   auto herder = std::make_unique<herder::DistributedHerder>(hc);

@@ -7,13 +7,21 @@
 #include <deque>
 
 #include <spdlog/spdlog.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509_vfy.h>
 
 #include <boost/asio/connect.hpp>
+#include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/read.hpp>
+#include <boost/asio/ssl/error.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
+
+#include "protocol/kafka/tls_context.h"
 
 namespace kc::kafka {
 
@@ -63,8 +71,24 @@ const char* net_error_kind_name(NetErrorKind kind) {
     case NetErrorKind::Protocol: return "Protocol";
     case NetErrorKind::Unsupported: return "Unsupported";
     case NetErrorKind::Authentication: return "Authentication";
+    case NetErrorKind::Tls: return "Tls";
   }
   return "?";
+}
+
+bool is_fatal_net_error(NetErrorKind kind) {
+  switch (kind) {
+    case NetErrorKind::Unsupported:
+    case NetErrorKind::Tls:
+    case NetErrorKind::Authentication:
+      return true;
+    case NetErrorKind::Connect:
+    case NetErrorKind::Timeout:
+    case NetErrorKind::Disconnected:
+    case NetErrorKind::Protocol:
+      return false;
+  }
+  return false;
 }
 
 std::string NetError::to_string() const {
@@ -131,12 +155,20 @@ struct Connection::Pending {
   std::unique_ptr<asio::steady_timer> timer;
 };
 
+using TlsStream = asio::ssl::stream<tcp::socket&>;
+
 struct Connection::Impl {
   explicit Impl(asio::io_context& io) : socket(io), resolver(io), connect_timer(io) {}
   tcp::socket socket;
   tcp::resolver resolver;
   asio::steady_timer connect_timer;
-  std::array<uint8_t, 4> size_buf{};
+  // TLS: the SSL stream over `socket`. Every handler of an operation on it
+  // holds this pointer, so the stream outlives its operations even when the
+  // Connection goes away first (closing the socket only aborts them).
+  std::shared_ptr<TlsStream> tls;
+  std::shared_ptr<TlsContext> tls_context;
+  bool handshaking = false;  // the TLS handshake is in flight
+  std::shared_ptr<std::array<uint8_t, 4>> size_buf = std::make_shared<std::array<uint8_t, 4>>();
   std::deque<std::shared_ptr<Bytes>> write_queue;
   // Frames of ordinary requests sent while SASL runs; written once open.
   std::deque<std::shared_ptr<Bytes>> held;
@@ -179,6 +211,20 @@ void Connection::connect(const std::string& host, uint16_t port, ConnectHandler 
   }
   state_ = ConnState::Connecting;
   connect_done_ = std::move(done);
+  host_ = host;
+  if (options_.tls) {
+    impl_->tls_context = options_.tls_context;
+    if (!impl_->tls_context) {
+      auto built = make_tls_context(*options_.tls);
+      if (!built) {
+        NetError e = built.error();
+        e.message = peer_ + ": " + e.message;
+        drop(std::move(e));
+        return;
+      }
+      impl_->tls_context = std::move(built.value());
+    }
+  }
   std::weak_ptr<Connection> weak = shared_from_this();
 
   impl_->connect_timer.expires_after(options_.connect_timeout);
@@ -186,7 +232,8 @@ void Connection::connect(const std::string& host, uint16_t port, ConnectHandler 
     auto self = weak.lock();
     if (!self || ec || self->state_ != ConnState::Connecting) return;
     self->drop(NetError{NetErrorKind::Connect,
-                        self->peer_ + ": connect timed out after " +
+                        self->peer_ + (self->impl_->handshaking ? ": TLS handshake timed out after "
+                                                                : ": connect timed out after ") +
                             std::to_string(self->options_.connect_timeout.count()) + " ms"});
   });
 
@@ -210,18 +257,123 @@ void Connection::connect(const std::string& host, uint16_t port, ConnectHandler 
                                      self2->peer_ + ": connect failed: " + ec2.message()});
                 return;
               }
-              self2->impl_->connect_timer.cancel();
               boost::system::error_code ignored;
               self2->impl_->socket.set_option(tcp::no_delay(true), ignored);
-              self2->state_ = ConnState::Negotiating;
-              self2->start_read();
-              if (self2->options_.negotiate_versions) {
-                self2->negotiate(kApiVersionsFirst);
-              } else {
-                self2->versions_ = ApiVersionTable::fixed(self2->options_.fixed_versions);
-                self2->after_versions();
+              if (self2->options_.tls) {
+                self2->start_handshake(self2->host_);
+                return;
               }
+              self2->impl_->connect_timer.cancel();
+              self2->on_transport_ready();
             });
+      });
+}
+
+void Connection::on_transport_ready() {
+  state_ = ConnState::Negotiating;
+  start_read();
+  if (options_.negotiate_versions) {
+    negotiate(kApiVersionsFirst);
+    return;
+  }
+  versions_ = ApiVersionTable::fixed(options_.fixed_versions);
+  after_versions();
+}
+
+namespace {
+
+// OpenSSL 3 reports a peer that closed without close_notify as this reason;
+// Boost 1.74 maps only the older form to stream_truncated.
+bool is_truncation(const boost::system::error_code& ec) {
+  if (ec == asio::ssl::error::stream_truncated || ec == asio::error::eof ||
+      ec == asio::error::connection_reset || ec == asio::error::broken_pipe) {
+    return true;
+  }
+#ifdef SSL_R_UNEXPECTED_EOF_WHILE_READING
+  if (ec.category() == asio::error::get_ssl_category() &&
+      ERR_GET_REASON(static_cast<unsigned long>(ec.value())) == SSL_R_UNEXPECTED_EOF_WHILE_READING) {
+    return true;
+  }
+#endif
+  return false;
+}
+
+}  // namespace
+
+NetError Connection::io_error(const boost::system::error_code& ec, const std::string& what) const {
+  if (impl_->tls && ec.category() == asio::error::get_ssl_category() && !is_truncation(ec)) {
+    // A TLS alert or a record error after the handshake (for example a
+    // broker that requires a client certificate rejects it with an alert on
+    // the first read under TLS 1.3).
+    return NetError{NetErrorKind::Tls,
+                    peer_ + ": TLS error while " + what + ": " +
+                        openssl_error_text(static_cast<unsigned long>(ec.value()))};
+  }
+  if (ec == asio::error::eof || (impl_->tls && is_truncation(ec) && what == "reading")) {
+    return NetError{NetErrorKind::Disconnected, peer_ + ": connection closed by the broker"};
+  }
+  return NetError{NetErrorKind::Disconnected,
+                  peer_ + ": " + (what == "reading" ? "read" : "write") + " failed: " + ec.message()};
+}
+
+void Connection::start_handshake(const std::string& host) {
+  boost::system::error_code addr_ec;
+  const auto address = asio::ip::make_address(host, addr_ec);
+  const bool is_ip = !addr_ec;
+  impl_->tls = std::make_shared<TlsStream>(impl_->socket, impl_->tls_context->ctx);
+  SSL* ssl = impl_->tls->native_handle();
+  // SNI carries host names only (RFC 6066), never addresses.
+  if (!is_ip && SSL_set_tlsext_host_name(ssl, host.c_str()) != 1) {
+    drop(NetError{NetErrorKind::Tls, peer_ + ": cannot set the TLS server name: " +
+                                         openssl_error_text(ERR_get_error())});
+    return;
+  }
+  if (impl_->tls_context->verify_hostname) {
+    // OpenSSL checks the name during chain verification, so a mismatch
+    // fails the handshake with X509_V_ERR_HOSTNAME_MISMATCH.
+    X509_VERIFY_PARAM* param = SSL_get0_param(ssl);
+    const int ok = is_ip ? X509_VERIFY_PARAM_set1_ip_asc(param, address.to_string().c_str())
+                         : X509_VERIFY_PARAM_set1_host(param, host.c_str(), host.size());
+    if (ok != 1) {
+      drop(NetError{NetErrorKind::Tls, peer_ + ": cannot set the host name to verify: " +
+                                           openssl_error_text(ERR_get_error())});
+      return;
+    }
+    X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+  }
+  impl_->handshaking = true;
+  std::weak_ptr<Connection> weak = shared_from_this();
+  impl_->tls->async_handshake(
+      asio::ssl::stream_base::client, [weak, keep = impl_->tls](const boost::system::error_code& ec) {
+        auto self = weak.lock();
+        if (!self || self->state_ != ConnState::Connecting) return;
+        self->impl_->handshaking = false;
+        if (!ec) {
+          self->impl_->connect_timer.cancel();
+          self->on_transport_ready();
+          return;
+        }
+        const long verify = SSL_get_verify_result(keep->native_handle());
+        if (verify == X509_V_ERR_HOSTNAME_MISMATCH || verify == X509_V_ERR_IP_ADDRESS_MISMATCH) {
+          self->drop(NetError{NetErrorKind::Tls,
+                              self->peer_ + ": TLS handshake failed: host name mismatch: the broker's certificate "
+                                            "does not name '" + self->host_ +
+                                  "' (ssl.endpoint.identification.algorithm=https); " +
+                                  openssl_error_text(static_cast<unsigned long>(ec.value()))});
+          return;
+        }
+        if (ec.category() == asio::error::get_ssl_category() && !is_truncation(ec)) {
+          std::string detail;
+          if (verify != X509_V_OK) detail = " (" + std::string(X509_verify_cert_error_string(verify)) + ")";
+          self->drop(NetError{NetErrorKind::Tls, self->peer_ + ": TLS handshake failed: " +
+                                                     openssl_error_text(static_cast<unsigned long>(ec.value())) +
+                                                     detail});
+          return;
+        }
+        // The broker went away mid-handshake: a connection problem, retried.
+        self->drop(NetError{NetErrorKind::Connect,
+                            self->peer_ + ": TLS handshake failed: the broker closed the connection during the "
+                                          "handshake (" + ec.message() + "); is this a TLS listener?"});
       });
 }
 
@@ -455,59 +607,68 @@ void Connection::write_next() {
   impl_->writing = true;
   auto frame = impl_->write_queue.front();
   std::weak_ptr<Connection> weak = shared_from_this();
-  asio::async_write(impl_->socket, asio::buffer(*frame),
-                    [weak, frame](const boost::system::error_code& ec, size_t) {
-                      auto self = weak.lock();
-                      if (!self) return;
-                      self->impl_->writing = false;
-                      if (ec) {
-                        self->drop(NetError{NetErrorKind::Disconnected,
-                                            self->peer_ + ": write failed: " + ec.message()});
-                        return;
-                      }
-                      if (!self->impl_->write_queue.empty()) self->impl_->write_queue.pop_front();
-                      self->write_next();
-                    });
+  auto on_written = [weak, frame, keep = impl_->tls](const boost::system::error_code& ec, size_t) {
+    auto self = weak.lock();
+    if (!self) return;
+    self->impl_->writing = false;
+    if (ec) {
+      self->drop(self->io_error(ec, "writing"));
+      return;
+    }
+    if (!self->impl_->write_queue.empty()) self->impl_->write_queue.pop_front();
+    self->write_next();
+  };
+  if (impl_->tls) {
+    asio::async_write(*impl_->tls, asio::buffer(*frame), std::move(on_written));
+  } else {
+    asio::async_write(impl_->socket, asio::buffer(*frame), std::move(on_written));
+  }
 }
 
 void Connection::start_read() {
   std::weak_ptr<Connection> weak = shared_from_this();
-  asio::async_read(
-      impl_->socket, asio::buffer(impl_->size_buf),
-      [weak](const boost::system::error_code& ec, size_t) {
-        auto self = weak.lock();
-        if (!self || self->state_ == ConnState::Closed) return;
-        if (ec) {
-          self->drop(NetError{NetErrorKind::Disconnected,
-                              self->peer_ + (ec == asio::error::eof
-                                                 ? ": connection closed by the broker"
-                                                 : ": read failed: " + ec.message())});
-          return;
-        }
-        const int32_t size = read_be32(self->impl_->size_buf.data());
-        if (size < 4 || size > self->options_.max_response_bytes) {
-          self->drop(NetError{NetErrorKind::Protocol,
-                              self->peer_ + ": invalid response frame size " + std::to_string(size)});
-          return;
-        }
-        auto frame = std::make_shared<Bytes>(static_cast<size_t>(size));
-        asio::async_read(self->impl_->socket, asio::buffer(*frame),
-                         [weak, frame](const boost::system::error_code& ec2, size_t) {
-                           auto self2 = weak.lock();
-                           if (!self2 || self2->state_ == ConnState::Closed) return;
-                           if (ec2) {
-                             self2->drop(NetError{NetErrorKind::Disconnected,
-                                                  self2->peer_ + ": read failed: " + ec2.message()});
-                             return;
-                           }
-                           self2->on_frame(std::move(*frame));
-                           if (self2->state_ == ConnState::Open ||
-                               self2->state_ == ConnState::Negotiating ||
-                               self2->state_ == ConnState::Authenticating) {
-                             self2->start_read();
-                           }
-                         });
-      });
+  auto size_buf = impl_->size_buf;
+  auto on_frame_read = [weak, keep = impl_->tls](std::shared_ptr<Bytes> frame) {
+    return [weak, frame, keep](const boost::system::error_code& ec2, size_t) {
+      auto self2 = weak.lock();
+      if (!self2 || self2->state_ == ConnState::Closed) return;
+      if (ec2) {
+        self2->drop(self2->io_error(ec2, "reading"));
+        return;
+      }
+      self2->on_frame(std::move(*frame));
+      if (self2->state_ == ConnState::Open || self2->state_ == ConnState::Negotiating ||
+          self2->state_ == ConnState::Authenticating) {
+        self2->start_read();
+      }
+    };
+  };
+  auto on_size_read = [weak, size_buf, on_frame_read, keep = impl_->tls](const boost::system::error_code& ec,
+                                                                          size_t) {
+    auto self = weak.lock();
+    if (!self || self->state_ == ConnState::Closed) return;
+    if (ec) {
+      self->drop(self->io_error(ec, "reading"));
+      return;
+    }
+    const int32_t size = read_be32(size_buf->data());
+    if (size < 4 || size > self->options_.max_response_bytes) {
+      self->drop(NetError{NetErrorKind::Protocol,
+                          self->peer_ + ": invalid response frame size " + std::to_string(size)});
+      return;
+    }
+    auto frame = std::make_shared<Bytes>(static_cast<size_t>(size));
+    if (self->impl_->tls) {
+      asio::async_read(*self->impl_->tls, asio::buffer(*frame), on_frame_read(frame));
+    } else {
+      asio::async_read(self->impl_->socket, asio::buffer(*frame), on_frame_read(frame));
+    }
+  };
+  if (impl_->tls) {
+    asio::async_read(*impl_->tls, asio::buffer(*size_buf), std::move(on_size_read));
+  } else {
+    asio::async_read(impl_->socket, asio::buffer(*size_buf), std::move(on_size_read));
+  }
 }
 
 void Connection::on_frame(Bytes frame) {
@@ -566,7 +727,9 @@ void Connection::drop(NetError reason) {
   for (auto& [id, p] : pending) {
     p.timer->cancel();
     if (!p.handler) continue;
-    NetError e{NetErrorKind::Disconnected, std::string(api_name(p.key)) + ": " + reason.message};
+    // A TLS failure stays a TLS failure for the requests it cut off.
+    const auto kind = reason.kind == NetErrorKind::Tls ? NetErrorKind::Tls : NetErrorKind::Disconnected;
+    NetError e{kind, std::string(api_name(p.key)) + ": " + reason.message};
     asio::post(io_, [h = std::move(p.handler), e = std::move(e)]() mutable { h(std::move(e)); });
   }
   if (connect_done_) {

@@ -6,9 +6,12 @@
 // flight (matched back by correlation id), times each request out on its own
 // steady_timer, and negotiates API versions with ApiVersions right after the
 // TCP connect. Every request then goes out at the highest version both sides
-// support. When SASL is configured (ConnectionOptions::sasl), SaslHandshake
-// and the SaslAuthenticate rounds run right after ApiVersions, before the
-// connection counts as open (KIP-152 order: ApiVersions, SaslHandshake v1,
+// support. With ConnectionOptions::tls set, a TLS handshake (Boost.Asio's SSL
+// stream over OpenSSL, with SNI and host name verification) runs between the
+// TCP connect and ApiVersions; without it the connection is plaintext. When
+// SASL is configured (ConnectionOptions::sasl), SaslHandshake and the
+// SaslAuthenticate rounds run right after ApiVersions, before the connection
+// counts as open (KIP-152 order: ApiVersions, SaslHandshake v1,
 // SaslAuthenticate...).
 //
 // Threading: a Connection is owned by the single thread that runs its
@@ -17,7 +20,7 @@
 // inside the call that registered them (failures detected up front are posted).
 //
 // Errors travel as `NetError` values with a kind (Timeout, Disconnected,
-// Protocol, Unsupported, Connect, Authentication). When the connection drops or is closed,
+// Protocol, Unsupported, Connect, Tls, Authentication). When the connection drops or is closed,
 // every in-flight request fails with Disconnected, exactly once.
 
 #include <chrono>
@@ -35,6 +38,7 @@
 
 #include "protocol/kafka/messages.h"
 #include "protocol/kafka/sasl.h"
+#include "protocol/kafka/tls_options.h"
 
 namespace kc::kafka {
 
@@ -45,6 +49,10 @@ enum class NetErrorKind {
   Disconnected,  ///< the connection dropped or was closed while the request was pending
   Protocol,      ///< bytes could not be encoded/decoded, or framing was broken
   Unsupported,   ///< no API version common to us and the broker (see select_version)
+  /// TLS failed for good: bad certificate/key material, the broker's
+  /// certificate not trusted or not matching its host name, a TLS alert from
+  /// the broker. Retrying cannot help, so the group client treats it as fatal.
+  Tls,
   /// SASL failed: bad credentials, a mechanism the broker does not enable,
   /// or a server token that fails verification. Not transient: the group
   /// client treats it as fatal (Kafka's AuthenticationException, which
@@ -53,8 +61,13 @@ enum class NetErrorKind {
 };
 
 /// Name of a kind: "Connect", "Timeout", "Disconnected", "Protocol",
-/// "Unsupported", "Authentication".
+/// "Unsupported", "Tls", "Authentication".
 const char* net_error_kind_name(NetErrorKind kind);
+
+/// True for kinds that retrying cannot fix (Unsupported, Tls,
+/// Authentication): the group
+/// client stops with the error instead of reconnecting.
+bool is_fatal_net_error(NetErrorKind kind);
 
 /// A typed connection-level error: the kind plus a human-readable message.
 struct NetError {
@@ -90,6 +103,22 @@ class NetResult {
 
 /// Result of an operation that yields nothing on success.
 using NetStatus = NetResult<std::monostate>;
+
+// ---------------------------------------------------------------------- TLS
+
+/// Builds the OpenSSL client context for `options`: TLS 1.2 minimum, the
+/// broker's certificate chain verified against `options.ca` (or the system
+/// trust store), the client certificate chain and key when given. Files are
+/// read here, once. Errors are NetErrorKind::Tls: an unreadable file names
+/// the label, the file and the OS reason; PEM that does not parse, a wrong
+/// key password, or a key that does not match the certificate names the
+/// label, the file (or "inline PEM") and OpenSSL's reason (ERR_error_string).
+/// Source: Kafka's DefaultSslEngineFactory with PEM stores (KIP-651).
+NetResult<std::shared_ptr<TlsContext>> make_tls_context(const TlsOptions& options);
+
+/// OpenSSL's text for a packed error code (ERR_error_string_n), e.g.
+/// "error:0A000086:SSL routines::certificate verify failed".
+std::string openssl_error_text(unsigned long code);
 
 // ------------------------------------------------------- version negotiation
 
@@ -170,6 +199,12 @@ struct ConnectionOptions {
   /// SASL credentials (security.protocol SASL_PLAINTEXT/SASL_SSL); nullopt =
   /// no authentication. Needs SaslHandshake v1+ at the broker (Kafka 1.0+).
   std::optional<SaslSettings> sasl;
+  /// TLS (security.protocol SSL/SASL_SSL). nullopt = plaintext (the default).
+  std::optional<TlsOptions> tls;
+  /// A context already built from `tls` by make_tls_context() (shared by many
+  /// connections). Null while `tls` is set: connect() builds one itself and
+  /// fails with its Tls error.
+  std::shared_ptr<TlsContext> tls_context;
 };
 
 /// One asynchronous client connection to a Kafka broker (see file comment).
@@ -189,18 +224,24 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
-  /// Resolves host:port, connects within options.connect_timeout, then
-  /// (unless disabled) runs ApiVersions: first at our max (v3); if the broker
-  /// answers UNSUPPORTED_VERSION, again at v0. With options.sasl it then
-  /// authenticates (SaslHandshake, SaslAuthenticate rounds). `done` gets ok,
-  /// or a Connect error (resolve/connect/timeout), or the error of the
-  /// ApiVersions exchange (Timeout/Disconnected/Protocol, or Unsupported when
-  /// the broker returns another error code), or an Authentication error
-  /// "SASL authentication failed with broker <host:port> (<mechanism>):
-  /// <broker's error_message or what failed>" (an unsupported mechanism
-  /// lists the broker's enabled ones). A drop during SASL is Disconnected
-  /// and says "SASL authentication (<mechanism>) with <host:port>
-  /// interrupted". Call at most once per Connection.
+  /// Resolves host:port, connects within options.connect_timeout, with TLS
+  /// runs the handshake (SNI = `host` unless it is an IP address; the
+  /// certificate must name `host` when verify_hostname; the connect timeout
+  /// covers the handshake too), then (unless disabled) runs ApiVersions:
+  /// first at our max (v3); if the broker answers UNSUPPORTED_VERSION, again
+  /// at v0. `done` gets ok, or a Connect error (resolve/connect/timeout, or
+  /// the broker closing the connection during the TLS handshake), or a Tls
+  /// error ("<host:port>: TLS handshake failed: <OpenSSL reason>", with "host
+  /// name mismatch" when the certificate does not name `host`, or a bad
+  /// context), or the error of the ApiVersions exchange
+  /// (Timeout/Disconnected/Protocol/Tls, or Unsupported when the broker
+  /// returns another error code). With options.sasl it then authenticates
+  /// (SaslHandshake, SaslAuthenticate rounds); a failure is an Authentication
+  /// error "SASL authentication failed with broker <host:port> (<mechanism>):
+  /// <broker's error_message or what failed>" (an unsupported mechanism lists
+  /// the broker's enabled ones); a drop during SASL is Disconnected and says
+  /// "SASL authentication (<mechanism>) with <host:port> interrupted". Call at
+  /// most once per Connection.
   void connect(const std::string& host, uint16_t port, ConnectHandler done);
 
   /// Sends `req` at the negotiated version of its API and decodes the
@@ -308,6 +349,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Connection(boost::asio::io_context& io, ConnectionOptions options);
   void fail_later(NetError error, std::function<void(NetError)> fn);
   void negotiate(int16_t version);
+  void on_transport_ready();
+  void start_handshake(const std::string& host);
+  NetError io_error(const boost::system::error_code& ec, const std::string& what) const;
   // After the versions are known: authenticate when SASL is configured,
   // else open.
   void after_versions();
@@ -326,6 +370,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::unique_ptr<Impl> impl_;
   ConnState state_ = ConnState::Idle;
   std::string peer_;
+  std::string host_;  // host as given to connect() (SNI, host name verification)
   ApiVersionTable versions_;
   std::vector<ApiVersionRange> broker_versions_;
   ConnectHandler connect_done_;

@@ -170,6 +170,7 @@ struct GroupMember::Impl {
   std::vector<JoinGroupProtocol> last_protocols;  // as sent in the current JoinGroup
   std::vector<LeaveDone> leave_done;
   std::chrono::steady_clock::time_point state_since = std::chrono::steady_clock::now();
+  std::shared_ptr<TlsContext> tls_context;  // built once from config.tls; shared by every connection
 };
 
 std::shared_ptr<GroupMember> GroupMember::create(asio::io_context& io, GroupMemberConfig config,
@@ -187,8 +188,15 @@ std::shared_ptr<GroupMember> GroupMember::create(asio::io_context& io, GroupMemb
     if (!hp) throw std::invalid_argument("GroupMember: bootstrap server '" + s + "' is not host:port");
     bootstrap.push_back(*hp);
   }
+  std::shared_ptr<TlsContext> tls_context;
+  if (config.tls) {
+    auto built = make_tls_context(*config.tls);
+    if (!built) throw std::invalid_argument("GroupMember: TLS: " + built.error().message);
+    tls_context = std::move(built.value());
+  }
   auto m = std::shared_ptr<GroupMember>(new GroupMember(io, std::move(config), std::move(callbacks)));
   m->impl_->bootstrap = std::move(bootstrap);
+  m->impl_->tls_context = std::move(tls_context);
   return m;
 }
 
@@ -326,12 +334,7 @@ void GroupMember::find_coordinator(uint64_t epoch) {
   }
   // (Re)connect to the next bootstrap broker.
   const HostPort hp = impl_->bootstrap[impl_->next_bootstrap % impl_->bootstrap.size()];
-  ConnectionOptions opts;
-  opts.client_id = config_.client_id;
-  opts.connect_timeout = config_.connect_timeout;
-  opts.request_timeout = config_.request_timeout;
-  opts.sasl = config_.sasl;
-  conn = Connection::create(io_, opts);
+  conn = Connection::create(io_, connection_options());
   conn->connect(hp.host, hp.port, [w = weak_from_this(), epoch, conn = conn](NetStatus st) {
     auto self = w.lock();
     if (!self || epoch != self->coord_epoch_ || self->state_ != GroupState::Discovering) return;
@@ -341,6 +344,11 @@ void GroupMember::find_coordinator(uint64_t epoch) {
         // AuthenticationException instead of reconnecting): one fatal error.
         self->fatal(GroupError{ApiKey::FindCoordinator, ErrorCode::SASL_AUTHENTICATION_FAILED,
                                ErrorAction::Fatal, st.error().kind, st.error().message, true});
+        return;
+      }
+      if (st.error().kind == NetErrorKind::Tls) {  // retrying cannot fix it
+        self->fatal(GroupError{ApiKey::FindCoordinator, ErrorCode::NONE, ErrorAction::Fatal,
+                               st.error().kind, "bootstrap " + st.error().message, true});
         return;
       }
       self->report(GroupError{ApiKey::FindCoordinator, ErrorCode::NONE, ErrorAction::Retry,
@@ -369,6 +377,11 @@ void GroupMember::on_find_coordinator(uint64_t epoch, NetResult<FindCoordinatorR
     });
   };
   if (!r) {
+    if (r.error().kind == NetErrorKind::Tls) {
+      fatal(GroupError{ApiKey::FindCoordinator, ErrorCode::NONE, ErrorAction::Fatal, r.error().kind,
+                       r.error().message, true});
+      return;
+    }
     report(GroupError{ApiKey::FindCoordinator, ErrorCode::NONE, ErrorAction::Retry, r.error().kind,
                       r.error().message, false});
     if (r.error().kind == NetErrorKind::Unsupported) {
@@ -409,14 +422,9 @@ void GroupMember::on_find_coordinator(uint64_t epoch, NetResult<FindCoordinatorR
 }
 
 void GroupMember::connect_coordinator(uint64_t epoch, const std::string& host, uint16_t port) {
-  ConnectionOptions opts;
-  opts.client_id = config_.client_id;
-  opts.connect_timeout = config_.connect_timeout;
-  opts.request_timeout = config_.request_timeout;
-  opts.sasl = config_.sasl;
   // A separate connection from the bootstrap one, even to the same broker
   // (the Java client does the same, reference 9.8 notes).
-  auto conn = Connection::create(io_, opts);
+  auto conn = Connection::create(io_, connection_options());
   impl_->coord_conn = conn;
   impl_->coord = HostPort{host, port};
   conn->connect(host, port, [w = weak_from_this(), epoch, conn, host, port](NetStatus st) {
@@ -426,6 +434,11 @@ void GroupMember::connect_coordinator(uint64_t epoch, const std::string& host, u
       if (st.error().kind == NetErrorKind::Authentication) {
         self->fatal(GroupError{ApiKey::JoinGroup, ErrorCode::SASL_AUTHENTICATION_FAILED,
                                ErrorAction::Fatal, st.error().kind, st.error().message, true});
+        return;
+      }
+      if (st.error().kind == NetErrorKind::Tls) {  // retrying cannot fix it
+        self->fatal(GroupError{ApiKey::FindCoordinator, ErrorCode::NONE, ErrorAction::Fatal,
+                               st.error().kind, "coordinator " + st.error().message, true});
         return;
       }
       self->report(GroupError{ApiKey::FindCoordinator, ErrorCode::NONE,
@@ -590,6 +603,10 @@ bool GroupMember::response_usable(ApiKey api, GroupState expected, uint64_t roun
   if (!failure) return true;
   if (failure->kind == NetErrorKind::Unsupported) {
     fatal(GroupError{api, ErrorCode::UNSUPPORTED_VERSION, ErrorAction::Fatal, failure->kind, failure->message, true});
+    return false;
+  }
+  if (failure->kind == NetErrorKind::Tls) {
+    fatal(GroupError{api, ErrorCode::NONE, ErrorAction::Fatal, failure->kind, failure->message, true});
     return false;
   }
   coordinator_lost(api, *failure);
@@ -781,6 +798,11 @@ void GroupMember::on_heartbeat_response(uint64_t epoch, int32_t generation,
                        r.error().kind, r.error().message, true});
       return;
     }
+    if (r.error().kind == NetErrorKind::Tls) {
+      fatal(GroupError{ApiKey::Heartbeat, ErrorCode::NONE, ErrorAction::Fatal, r.error().kind,
+                       r.error().message, true});
+      return;
+    }
     coordinator_lost(ApiKey::Heartbeat, r.error());
     return;
   }
@@ -859,12 +881,7 @@ void GroupMember::do_leave(const std::string& reason, LeaveDone done) {
   // A JoinGroup/SyncGroup blocks the old connection: leave on a fresh one.
   ++coord_epoch_;
   if (impl_->coord_conn) impl_->coord_conn->close("leaving the group");
-  ConnectionOptions opts;
-  opts.client_id = config_.client_id;
-  opts.connect_timeout = config_.connect_timeout;
-  opts.request_timeout = config_.request_timeout;
-  opts.sasl = config_.sasl;
-  impl_->coord_conn = Connection::create(io_, opts);
+  impl_->coord_conn = Connection::create(io_, connection_options());
   impl_->coord_conn->connect(impl_->coord.host, impl_->coord.port,
                              [w = weak_from_this(), reason](NetStatus st) {
                                auto self = w.lock();
@@ -954,6 +971,17 @@ void GroupMember::close_all(const std::string& reason) {
   impl_->bootstrap_conn.reset();
   impl_->coord_conn.reset();
   coordinator_addr_.clear();
+}
+
+ConnectionOptions GroupMember::connection_options() const {
+  ConnectionOptions opts;
+  opts.client_id = config_.client_id;
+  opts.connect_timeout = config_.connect_timeout;
+  opts.request_timeout = config_.request_timeout;
+  opts.tls = config_.tls;
+  opts.tls_context = impl_->tls_context;
+  opts.sasl = config_.sasl;
+  return opts;
 }
 
 void GroupMember::retry_later(std::function<void()> fn) {

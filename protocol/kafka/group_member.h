@@ -71,12 +71,15 @@ struct GroupMemberConfig {
   /// `retry.backoff.ms`: wait before retrying after a retriable error or a
   /// failed coordinator lookup/connect.
   std::chrono::milliseconds retry_backoff{100};
-  /// Upper bound for resolve + TCP connect of each connection.
+  /// Upper bound for resolve + TCP connect (+ TLS handshake) of each connection.
   std::chrono::milliseconds connect_timeout{10000};
   /// SASL credentials for every connection (bootstrap and coordinator);
   /// nullopt = none. An Authentication failure stops the member (fatal
   /// GroupError with net == NetErrorKind::Authentication), with no reconnect.
   std::optional<SaslSettings> sasl;
+  /// TLS for every connection (security.protocol SSL or SASL_SSL);
+  /// nullopt = plaintext. The context is built once, in create().
+  std::optional<TlsOptions> tls;
 };
 
 /// The member's state. Transitions are checked by a single set_state(),
@@ -220,7 +223,12 @@ class GroupMember : public std::enable_shared_from_this<GroupMember> {
  public:
   /// Creates a member in state Unjoined. Throws std::invalid_argument when
   /// group_id or bootstrap_servers is empty, a bootstrap entry is not
-  /// "host:port", or on_prepare_join/on_assign is missing (config edge).
+  /// "host:port", on_prepare_join/on_assign is missing, or config.tls is set
+  /// and its certificates or key cannot be loaded (the message is the Tls
+  /// error of make_tls_context: key name, file and OpenSSL's reason) (config
+  /// edge). A TLS failure met later (untrusted broker certificate, host name
+  /// mismatch, a TLS alert) is fatal: on_error gets it with net == Tls and
+  /// fatal == true, and the member is Closed (no reconnect loop).
   static std::shared_ptr<GroupMember> create(boost::asio::io_context& io, GroupMemberConfig config,
                                              GroupMemberCallbacks callbacks);
   ~GroupMember();
@@ -311,6 +319,7 @@ class GroupMember : public std::enable_shared_from_this<GroupMember> {
   void close_all(const std::string& reason);
   void retry_later(std::function<void()> fn);
   [[nodiscard]] int16_t version_of(ApiKey key) const;
+  [[nodiscard]] ConnectionOptions connection_options() const;
 
   boost::asio::io_context& io_;
   GroupMemberConfig config_;

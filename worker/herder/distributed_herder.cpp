@@ -364,6 +364,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       }
       cc.group.sasl = kafka::SaslSettings{*mech, cfg.group_sasl->username, cfg.group_sasl->password};
     }
+    cc.group.tls = cfg.group_tls;
     cc.protocol = cfg.protocol;
     cc.url = cfg.advertised_url;
 
@@ -403,12 +404,15 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       if (s && (e.api == kafka::ApiKey::JoinGroup || e.api == kafka::ApiKey::SyncGroup))
         s->cfg.metrics->record_failed_rebalance();
       if (!s || !e.fatal) return;
+      bool first = false;
       {
         std::lock_guard lk(s->mu);
+        first = !s->coord_fatal;
         s->coord_fatal = true;
         s->coord_fatal_message = e.to_string();
       }
-      if (e.net == kafka::NetErrorKind::Authentication && s->cfg.on_fatal_error) s->cfg.on_fatal_error(e.message);
+      if (first && s->cfg.on_fatal)
+        s->cfg.on_fatal(e.net == kafka::NetErrorKind::Authentication ? e.message : e.to_string());
     };
     try {
       coord = coordinator::WorkerCoordinator::create(io, cc, std::move(cb));

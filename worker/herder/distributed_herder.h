@@ -49,6 +49,7 @@
 #include "config/jaas.h"
 #include "protocol/connect/types.h"
 #include "worker/herder/request_signature.h"
+#include "protocol/kafka/tls_options.h"
 #include "worker/metrics/worker_metrics.h"
 #include "worker/rest/herder_api.h"
 #include "worker/runtime/worker.h"
@@ -79,6 +80,19 @@ struct HerderConfig {
   storage::ClientProps admin_overrides;
   /// connector.client.config.override.policy (KIP-458, Connect's default All).
   runtime::ClientOverridePolicy client_override_policy = runtime::ClientOverridePolicy::All;
+  /// TLS of the group client (security.protocol SSL/SASL_SSL with the
+  /// ssl.* settings); nullopt = plaintext. Bad certificate or key files make
+  /// start() fail; a TLS failure later is fatal for the group (on_fatal).
+  std::optional<kafka::TlsOptions> group_tls;
+  /// Called once, on the io thread, when group membership fails for good (a
+  /// fatal GroupError: a TLS failure such as an untrusted broker certificate
+  /// or a host name mismatch, a SASL authentication failure (its message
+  /// alone, e.g. "SASL authentication failed with broker ..."), an authorization error, no common API version),
+  /// with the error's text. `kconnectd run` then shuts the worker down and
+  /// exits 1, as Connect's herder thread exits on an unrecoverable error.
+  /// Empty = the herder only reports it on /health (Unhealthy). Must not
+  /// block or call stop() inline.
+  std::function<void(const std::string& reason)> on_fatal;
   std::string client_id;                    ///< client.id; empty = "connect-<workerId>"
   ConnectProtocol protocol = ConnectProtocol::Sessioned;  ///< connect.protocol
   int session_timeout_ms = 10000;           ///< session.timeout.ms
@@ -168,11 +182,6 @@ struct HerderConfig {
   /// config-provider references resolved); nullopt = no SASL. The librdkafka
   /// clients get the same ones through client_props.
   std::optional<config::SaslClientCredentials> group_sasl;
-  /// Called once, on the io thread, when group membership failed for good
-  /// with a SASL authentication error (a wrong password does not get better
-  /// by reconnecting). `kconnectd run` stops the worker and exits 1 with the
-  /// message. Empty = only the health endpoint reports it (Unhealthy).
-  std::function<void(const std::string& message)> on_fatal_error;
 };
 
 /// How long the stop of one revoked task took (GET /rebalances).

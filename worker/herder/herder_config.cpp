@@ -41,6 +41,23 @@ std::optional<config::SaslClientCredentials> prepare_sasl(storage::ClientProps& 
 
 }  // namespace
 
+namespace {
+
+kafka::PemSource pem_source(const config::PemSetting& s) { return kafka::PemSource{s.file, s.pem, s.key}; }
+
+}  // namespace
+
+std::optional<kafka::TlsOptions> group_tls_options(const config::TlsSettings& tls) {
+  if (!tls.enabled) return std::nullopt;
+  kafka::TlsOptions o;
+  o.ca = pem_source(tls.ca);
+  o.certificate = pem_source(tls.certificate);
+  o.key = pem_source(tls.key);
+  o.key_password = tls.key_password;
+  o.verify_hostname = tls.verify_hostname;
+  return o;
+}
+
 HerderConfig herder_config_from(const config::WorkerConfig& wc, const std::string& default_host) {
   HerderConfig h;
   h.group_id = wc.group_id();
@@ -49,10 +66,11 @@ HerderConfig herder_config_from(const config::WorkerConfig& wc, const std::strin
   h.bootstrap_servers = bs;
   h.client_props = wc.common_client_config();
   h.client_props.erase("bootstrap.servers");
-  h.producer_overrides = wc.originals_with_prefix("producer.");
+  // Kafka's ssl.* names become librdkafka's in every client's overrides too.
+  h.producer_overrides = config::librdkafka_ssl_config(wc.originals_with_prefix("producer."));
   h.producer_overrides.erase("shared");  // producer.shared is a worker option, not a librdkafka one
-  h.consumer_overrides = wc.originals_with_prefix("consumer.");
-  for (auto& [k, v] : wc.originals_with_prefix("admin."))
+  h.consumer_overrides = config::librdkafka_ssl_config(wc.originals_with_prefix("consumer."));
+  for (auto& [k, v] : config::librdkafka_ssl_config(wc.originals_with_prefix("admin.")))
     if (k != "listeners" && !k.starts_with("listeners.")) h.admin_overrides[k] = v;
   const auto policy_text = wc.get_string("connector.client.config.override.policy");
   auto policy = runtime::parse_client_override_policy(policy_text);
@@ -61,6 +79,7 @@ HerderConfig herder_config_from(const config::WorkerConfig& wc, const std::strin
                               "' (expected All, None or Principal)");
   h.client_override_policy = *policy;
   h.client_id = wc.group_client_id(default_host);
+  h.group_tls = group_tls_options(wc.tls_settings());
   auto proto = connect::protocol_from_config(wc.connect_protocol());
   if (!proto) throw config::ConfigError("connect.protocol: unknown value '" + wc.connect_protocol() + "'");
   h.protocol = *proto;

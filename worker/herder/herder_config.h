@@ -3,19 +3,29 @@
 // herder and `kconnectd run` share one mapping of Connect's DistributedConfig
 // keys to herder settings.
 
+#include <optional>
 #include <string>
 
+#include "config/security_config.h"
 #include "config/worker_config.h"
+#include "protocol/kafka/tls_options.h"
 #include "worker/herder/distributed_herder.h"
 
 namespace kc::herder {
 
 /// Maps every key the herder uses (group, timeouts, storage topics,
-/// converters, client pass-through, advertised URL and worker id per
+/// converters, client pass-through with Kafka's ssl.* names translated to
+/// librdkafka's, the group client's TLS, advertised URL and worker id per
 /// reference 4.1) from `wc`. `default_host` is the host used when neither
 /// rest.advertised.host.name nor the listener names one (tests pass
 /// "localhost"). Throws config::ConfigError for a `connect.protocol` the
 /// codec does not know (WorkerConfig already restricts it).
+/// The group client's TLS options from the worker's TLS settings: nullopt
+/// when TLS is off (security.protocol neither SSL nor SASL_SSL), else the CA,
+/// client certificate, key (each naming its config key for errors), key
+/// password and host name verification.
+std::optional<kafka::TlsOptions> group_tls_options(const config::TlsSettings& tls);
+
 HerderConfig herder_config_from(const config::WorkerConfig& wc,
                                 const std::string& default_host = config::local_hostname());
 

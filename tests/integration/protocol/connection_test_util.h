@@ -37,31 +37,51 @@ inline void run_for(boost::asio::io_context& io, std::chrono::milliseconds d) {
   run_until(io, [] { return false; }, d);
 }
 
+/// One response frame: size prefix, response header (v1 with an empty
+/// tagged-field section for flexible versions, except ApiVersions) and `body`.
+inline kafka::Bytes response_frame(const kafka::RequestHeader& header, const kafka::Bytes& body) {
+  kafka::Bytes frame;
+  auto put32 = [&frame](int32_t v) {
+    for (int shift = 24; shift >= 0; shift -= 8) frame.push_back(static_cast<uint8_t>((v >> shift) & 0xff));
+  };
+  const bool tagged = kafka::is_flexible(header.api_key, header.api_version) &&
+                      header.api_key != kafka::ApiKey::ApiVersions;
+  put32(static_cast<int32_t>(4 + (tagged ? 1 : 0) + body.size()));
+  put32(header.correlation_id);
+  if (tagged) frame.push_back(0);  // empty tagged-field section (response header v1)
+  frame.insert(frame.end(), body.begin(), body.end());
+  return frame;
+}
+
+/// One client connection of a scripted broker (plaintext FakeSession or the
+/// TLS broker's session): what a script answers through.
+class BrokerSession {
+ public:
+  virtual ~BrokerSession() = default;
+  /// Writes one response frame for `header` with `body` (the message body,
+  /// already encoded at header.api_version).
+  void respond(const kafka::RequestHeader& header, const kafka::Bytes& body) {
+    send_frame(response_frame(header, body));
+  }
+  /// Writes raw bytes (a complete frame, or garbage on purpose).
+  virtual void send_frame(kafka::Bytes frame) = 0;
+  /// Closes the connection (the client sees a disconnect).
+  virtual void close() = 0;
+};
+
 /// One accepted client connection of the FakeBroker.
-class FakeSession : public std::enable_shared_from_this<FakeSession> {
+class FakeSession : public BrokerSession, public std::enable_shared_from_this<FakeSession> {
  public:
   explicit FakeSession(boost::asio::ip::tcp::socket s) : socket_(std::move(s)) {}
 
-  /// Writes one response frame for `header` with `body` (the message body,
-  /// already encoded at header.api_version). Blocking write: local and tiny.
-  void respond(const kafka::RequestHeader& header, const kafka::Bytes& body) {
+  /// Blocking write: local and tiny.
+  void send_frame(kafka::Bytes frame) override {
     if (!socket_.is_open()) return;
-    kafka::Bytes frame;
-    auto put32 = [&frame](int32_t v) {
-      for (int shift = 24; shift >= 0; shift -= 8) frame.push_back(static_cast<uint8_t>((v >> shift) & 0xff));
-    };
-    const bool tagged = kafka::is_flexible(header.api_key, header.api_version) &&
-                        header.api_key != kafka::ApiKey::ApiVersions;
-    put32(static_cast<int32_t>(4 + (tagged ? 1 : 0) + body.size()));
-    put32(header.correlation_id);
-    if (tagged) frame.push_back(0);  // empty tagged-field section (response header v1)
-    frame.insert(frame.end(), body.begin(), body.end());
     boost::system::error_code ec;
     boost::asio::write(socket_, boost::asio::buffer(frame), ec);
   }
 
-  /// Closes the connection (the client sees a disconnect).
-  void close() {
+  void close() override {
     boost::system::error_code ec;
     socket_.close(ec);
   }
@@ -72,27 +92,22 @@ class FakeSession : public std::enable_shared_from_this<FakeSession> {
   boost::asio::ip::tcp::socket socket_;
 };
 
-/// A request the FakeBroker received (other than ApiVersions, which it
+/// A request a scripted broker received (other than ApiVersions, which it
 /// answers by itself).
 struct FakeRequest {
-  std::shared_ptr<FakeSession> session;
+  std::shared_ptr<BrokerSession> session;
   kafka::RequestHeader header;
   kafka::Bytes body;
 };
 
-/// A tiny broker on 127.0.0.1:<ephemeral>. It answers ApiVersions from
-/// `api_versions` (and with UNSUPPORTED_VERSION + a v0 body for versions
-/// above `api_versions_max`), and hands every other request to `on_request`
-/// (default: just record it in `requests`).
-class FakeBroker {
+/// The Kafka side of a scripted broker, whatever its transport: answers
+/// ApiVersions from `api_versions` (and with UNSUPPORTED_VERSION + a v0 body
+/// for versions above `api_versions_max`), and hands every other request to
+/// `on_request` (default: just record it in `requests`). A script adds APIs
+/// (e.g. SaslHandshake/SaslAuthenticate) by listing them in `api_versions`
+/// and answering them in `on_request`.
+class ScriptedRequests {
  public:
-  explicit FakeBroker(boost::asio::io_context& io)
-      : io_(io), acceptor_(io, boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0)) {
-    accept();
-  }
-
-  uint16_t port() const { return acceptor_.local_endpoint().port(); }
-
   /// Ranges advertised in ApiVersionsResponse.
   std::vector<kafka::ApiVersionRange> api_versions = {
       {18, 0, 3}, {10, 0, 4}, {11, 0, 9}, {12, 0, 4}, {13, 0, 5}, {14, 0, 5}};
@@ -104,6 +119,47 @@ class FakeBroker {
   std::vector<FakeRequest> requests;
   /// Called for every non-ApiVersions request after it is recorded.
   std::function<void(FakeRequest&)> on_request;
+
+  /// Handles one request frame (without its size prefix) from `session`; a
+  /// frame whose header does not decode closes the session.
+  void handle(const std::shared_ptr<BrokerSession>& session, const kafka::Bytes& frame) {
+    auto hdr = kafka::decode_request_header(frame);
+    if (!hdr) {
+      session->close();
+      return;
+    }
+    const kafka::RequestHeader& h = hdr->first;
+    kafka::Bytes body(frame.begin() + static_cast<std::ptrdiff_t>(hdr->second), frame.end());
+    if (h.api_key == kafka::ApiKey::ApiVersions) {
+      api_versions_seen.push_back(h.api_version);
+      if (h.api_version > api_versions_max) {
+        kafka::ApiVersionsResponse r;
+        r.error_code = static_cast<int16_t>(kafka::ErrorCode::UNSUPPORTED_VERSION);
+        r.api_keys = {{18, 0, api_versions_max}};
+        session->respond(h, kafka::encode(r, 0).value());
+        return;
+      }
+      kafka::ApiVersionsResponse r;
+      r.api_keys = api_versions;
+      session->respond(h, kafka::encode(r, h.api_version).value());
+      return;
+    }
+    requests.push_back(FakeRequest{session, h, std::move(body)});
+    if (on_request) on_request(requests.back());
+  }
+};
+
+/// A tiny plaintext broker on 127.0.0.1:<ephemeral> speaking the
+/// ScriptedRequests script.
+class FakeBroker : public ScriptedRequests {
+ public:
+  explicit FakeBroker(boost::asio::io_context& io)
+      : io_(io), acceptor_(io, boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0)) {
+    accept();
+  }
+
+  uint16_t port() const { return acceptor_.local_endpoint().port(); }
+
   /// Accepted sessions.
   std::vector<std::shared_ptr<FakeSession>> sessions;
 
@@ -135,32 +191,6 @@ class FakeBroker {
                                     read(session);
                                   });
                             });
-  }
-
-  void handle(const std::shared_ptr<FakeSession>& session, const kafka::Bytes& frame) {
-    auto hdr = kafka::decode_request_header(frame);
-    if (!hdr) {
-      session->close();
-      return;
-    }
-    const kafka::RequestHeader& h = hdr->first;
-    kafka::Bytes body(frame.begin() + static_cast<std::ptrdiff_t>(hdr->second), frame.end());
-    if (h.api_key == kafka::ApiKey::ApiVersions) {
-      api_versions_seen.push_back(h.api_version);
-      if (h.api_version > api_versions_max) {
-        kafka::ApiVersionsResponse r;
-        r.error_code = static_cast<int16_t>(kafka::ErrorCode::UNSUPPORTED_VERSION);
-        r.api_keys = {{18, 0, api_versions_max}};
-        session->respond(h, kafka::encode(r, 0).value());
-        return;
-      }
-      kafka::ApiVersionsResponse r;
-      r.api_keys = api_versions;
-      session->respond(h, kafka::encode(r, h.api_version).value());
-      return;
-    }
-    requests.push_back(FakeRequest{session, h, std::move(body)});
-    if (on_request) on_request(requests.back());
   }
 
   boost::asio::io_context& io_;

@@ -42,9 +42,9 @@ class SaslScriptedBroker {
   // ---- what happened
   /// Per connection (FakeSession*), the API keys received, in order
   /// (ApiVersions is answered by FakeBroker and not listed).
-  std::map<const FakeSession*, std::vector<kafka::ApiKey>> order;
+  std::map<const BrokerSession*, std::vector<kafka::ApiKey>> order;
   /// Connections that completed SASL.
-  std::set<const FakeSession*> authenticated;
+  std::set<const BrokerSession*> authenticated;
   /// Group requests that arrived on a connection before SASL completed.
   int unauthenticated_requests = 0;
   /// Mechanisms asked for in SaslHandshake, in order.
@@ -64,8 +64,8 @@ class SaslScriptedBroker {
     std::string nonce;
     bool first_done = false;
   };
-  std::map<const FakeSession*, std::string> mech_;
-  std::map<const FakeSession*, ScramState> scram_;
+  std::map<const BrokerSession*, std::string> mech_;
+  std::map<const BrokerSession*, ScramState> scram_;
 
   static std::string text(const kafka::Bytes& b) { return std::string(b.begin(), b.end()); }
   static kafka::BytesView view(const std::string& s) {
@@ -89,7 +89,7 @@ class SaslScriptedBroker {
   }
 
   void handle(FakeRequest& req) {
-    const FakeSession* s = req.session.get();
+    const BrokerSession* s = req.session.get();
     const int16_t v = req.header.api_version;
     order[s].push_back(req.header.api_key);
     switch (req.header.api_key) {
@@ -132,7 +132,7 @@ class SaslScriptedBroker {
     coordinator(req);
   }
 
-  void scram_step(FakeRequest& req, const FakeSession* s, const std::string& mech, const std::string& msg) {
+  void scram_step(FakeRequest& req, const BrokerSession* s, const std::string& mech, const std::string& msg) {
     ScramState& st = scram_[s];
     st.mechanism = *kafka::parse_sasl_mechanism(mech);
     if (!st.first_done) {

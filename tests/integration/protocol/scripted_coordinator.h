@@ -1,0 +1,112 @@
+#pragma once
+// A scripted one-member group coordinator for scripted-broker tests, shared by
+// the plaintext (FakeBroker) and TLS (TlsBroker) suites.
+
+#include <catch2/catch.hpp>
+
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "protocol/kafka/messages.h"
+#include "tests/integration/protocol/connection_test_util.h"
+
+namespace kc::test {
+
+using namespace kc::kafka;
+
+/// A one-member group coordinator driven by a script of Heartbeat answers:
+/// FindCoordinator points at itself (`host`:`port`), JoinGroup answers
+/// MEMBER_ID_REQUIRED first (KIP-394) and then makes the member leader of a
+/// new generation, SyncGroup hands back the leader's assignment, Heartbeat
+/// answers from `heartbeat_script`, LeaveGroup succeeds. Transport-neutral:
+/// plug handle() into a FakeBroker's or TlsBroker's on_request.
+struct ScriptedCoordinator {
+  uint16_t port = 0;                 ///< the broker's own port (FindCoordinator answer)
+  std::string host = "127.0.0.1";    ///< host named in the FindCoordinator answer
+  int32_t generation = 0;
+  int next_member = 1;
+  std::deque<ErrorCode> heartbeat_script;  // answers, in order; then NONE
+  std::vector<JoinGroupRequest> joins;
+  std::vector<SyncGroupRequest> syncs;
+  std::vector<HeartbeatRequest> heartbeats;
+  std::vector<LeaveGroupRequest> leaves;
+
+  void handle(FakeRequest& req) {
+    const int16_t v = req.header.api_version;
+    switch (req.header.api_key) {
+      case ApiKey::FindCoordinator: {
+        FindCoordinatorResponse r;
+        Coordinator c;
+        c.key = decode_FindCoordinatorRequest(req.body, v)->key;
+        c.node_id = 1;
+        c.host = host;
+        c.port = port;
+        r.coordinators.push_back(c);
+        req.session->respond(req.header, encode(r, v).value());
+        return;
+      }
+      case ApiKey::JoinGroup: {
+        auto j = decode_JoinGroupRequest(req.body, v);
+        REQUIRE(j.ok());
+        joins.push_back(*j);
+        JoinGroupResponse r;
+        if (j->member_id.empty()) {  // KIP-394
+          r.error_code = static_cast<int16_t>(ErrorCode::MEMBER_ID_REQUIRED);
+          r.member_id = "m-" + std::to_string(next_member++);
+        } else {
+          r.generation_id = ++generation;
+          r.protocol_type = j->protocol_type;
+          r.protocol_name = j->protocols.front().name;
+          r.leader = j->member_id;
+          r.member_id = j->member_id;
+          r.members.push_back(JoinGroupMember{j->member_id, std::nullopt, j->protocols.front().metadata});
+        }
+        req.session->respond(req.header, encode(r, v).value());
+        return;
+      }
+      case ApiKey::SyncGroup: {
+        auto s = decode_SyncGroupRequest(req.body, v);
+        REQUIRE(s.ok());
+        syncs.push_back(*s);
+        SyncGroupResponse r;
+        r.protocol_type = s->protocol_type;
+        r.protocol_name = s->protocol_name;
+        if (s->generation_id != generation) {
+          r.error_code = static_cast<int16_t>(ErrorCode::ILLEGAL_GENERATION);
+        } else if (!s->assignments.empty()) {
+          r.assignment = s->assignments.front().assignment;
+        }
+        req.session->respond(req.header, encode(r, v).value());
+        return;
+      }
+      case ApiKey::Heartbeat: {
+        auto h = decode_HeartbeatRequest(req.body, v);
+        REQUIRE(h.ok());
+        heartbeats.push_back(*h);
+        HeartbeatResponse r;
+        if (!heartbeat_script.empty()) {
+          r.error_code = static_cast<int16_t>(heartbeat_script.front());
+          heartbeat_script.pop_front();
+        }
+        req.session->respond(req.header, encode(r, v).value());
+        return;
+      }
+      case ApiKey::LeaveGroup: {
+        auto l = decode_LeaveGroupRequest(req.body, v);
+        REQUIRE(l.ok());
+        leaves.push_back(*l);
+        LeaveGroupResponse r;
+        for (const auto& m : l->members) r.members.push_back(LeaveGroupMemberResponse{m.member_id, std::nullopt, 0});
+        req.session->respond(req.header, encode(r, v).value());
+        return;
+      }
+      case ApiKey::ApiVersions:
+      case ApiKey::SaslHandshake:  // no SASL configured in these tests
+      case ApiKey::SaslAuthenticate:
+        return;
+    }
+  }
+};
+
+}  // namespace kc::test
