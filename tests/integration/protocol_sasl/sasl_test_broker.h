@@ -18,16 +18,24 @@
 
 namespace kc::test {
 
-class SaslScriptedBroker {
+/// `Broker` is the transport: FakeBroker (plaintext) or TlsBroker
+/// (tests/integration/protocol/tls_test_broker.h, for SASL_SSL); the
+/// constructor arguments go to it.
+template <typename Broker = FakeBroker>
+class BasicSaslBroker {
  public:
-  explicit SaslScriptedBroker(boost::asio::io_context& io) : broker(io) {
+  template <typename... Args>
+  explicit BasicSaslBroker(Args&&... args) : broker(std::forward<Args>(args)...) {
     broker.api_versions.push_back({17, 0, 1});
     broker.api_versions.push_back({36, 0, 2});
     broker.on_request = [this](FakeRequest& r) { handle(r); };
   }
 
   uint16_t port() const { return broker.port(); }
-  std::string address() const { return "127.0.0.1:" + std::to_string(port()); }
+  /// Host named in FindCoordinator answers (a TLS test with host name
+  /// verification sets "localhost").
+  std::string host = "127.0.0.1";
+  std::string address() const { return host + ":" + std::to_string(port()); }
 
   /// Mechanisms the broker enables (sasl.enabled.mechanisms).
   std::vector<std::string> enabled = {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"};
@@ -54,7 +62,7 @@ class SaslScriptedBroker {
   int syncs = 0;
   int generation = 0;
 
-  FakeBroker broker;
+  Broker broker;
 
  private:
   struct ScramState {
@@ -176,7 +184,7 @@ class SaslScriptedBroker {
         kafka::Coordinator c;
         c.key = kafka::decode_FindCoordinatorRequest(req.body, v)->key;
         c.node_id = 1;
-        c.host = "127.0.0.1";
+        c.host = host;
         c.port = port();
         r.coordinators.push_back(c);
         req.session->respond(req.header, kafka::encode(r, v).value());
@@ -227,5 +235,8 @@ class SaslScriptedBroker {
     }
   }
 };
+
+/// The plaintext SASL broker.
+using SaslScriptedBroker = BasicSaslBroker<FakeBroker>;
 
 }  // namespace kc::test
