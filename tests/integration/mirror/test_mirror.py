@@ -207,12 +207,16 @@ def run(kc, work, cluster, src_bs, src_ctl, tgt_bs, tgt_ctl):
     here = re.findall(r"connector (mirror-\w+) asked for a task reconfiguration\n", since)
     check(set(fwd) | set(here) == {"mirror-orders", "mirror-events"},
           f"both connectors asked for new task configs (through a follower: {set(fwd)}, on the leader: {set(here)})")
-    # The internal endpoint itself: the leader takes it (204; 404 for an
-    # unknown connector), a follower refuses it (409).
-    codes = sorted(h.http("POST", f"{w.url}/connectors/mirror-orders/tasks", timeout=5)[0] for w in workers)
-    check(codes == [204, 409], f"POST /connectors/mirror-orders/tasks: leader 204, follower 409 (got {codes})")
-    codes = sorted(h.http("POST", f"{w.url}/connectors/nope/tasks", timeout=5)[0] for w in workers)
-    check(codes == [404, 409], f"POST /connectors/nope/tasks: leader 404, follower 409 (got {codes})")
+    # The internal endpoint itself is signed (KIP-507, connect.protocol
+    # sessioned): the follower's forwarded request above was accepted, and an
+    # unsigned one is refused by every worker with Connect's 400, before any
+    # leader or connector check.
+    for name in ("mirror-orders", "nope"):
+        answers = [h.http("POST", f"{w.url}/connectors/{name}/tasks", timeout=5) for w in workers]
+        codes = [c for c, _ in answers]
+        signed_msg = all("Internal request missing required signature" in str(b) for _, b in answers)
+        check(codes == [400, 400] and signed_msg,
+              f"unsigned POST /connectors/{name}/tasks: 400 missing signature on every worker (got {answers})")
 
     # 3. Clean stop (SIGTERM) of a worker running mirror-orders tasks, mid-stream, and return.
     total = 2000
