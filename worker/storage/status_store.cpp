@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 namespace kc::storage {
 
 StatusBackingStore::StatusBackingStore(Options options) : options_(std::move(options)) {}
@@ -26,17 +28,65 @@ Result<std::unique_ptr<StatusBackingStore>> StatusBackingStore::open(Options opt
   return store;
 }
 
-void StatusBackingStore::send(const std::string& key, const std::optional<std::string>& value, int attempts_left) {
-  auto st = producer_->send(options_.topic, key, value, [this, key, value, attempts_left](std::optional<Error> e) {
+void StatusBackingStore::send(const std::string& key, const std::optional<std::string>& value, int attempts_left,
+                              bool track) {
+  uint64_t sequence = 0;
+  {
+    std::lock_guard lk(mu_);
+    auto& w = writes_[key];
+    sequence = ++w.sequence;
+    if (track && attempts_left == kStatusAttempts) w.unread.push_back(value);
+  }
+  auto delivered = [this, key, value, attempts_left, track, sequence](std::optional<Error> e) {
     if (!e) return;
-    if (attempts_left > 1) {
+    bool superseded = false;
+    {
+      std::lock_guard lk(mu_);
+      auto& w = writes_[key];
+      superseded = w.sequence != sequence;
+      if (track && (superseded || attempts_left <= 1)) forget_unread(w, value);
+    }
+    // Like Connect's KafkaStatusBackingStore: a failed write is retried only
+    // while it is still the latest for its key, so a retry never lands after
+    // a newer status (RESTARTING after RUNNING).
+    if (superseded) {
+      spdlog::warn("status topic: write of {} failed ({}); a newer status was written since, not retrying", key,
+                   e->to_string());
+    } else if (attempts_left > 1) {
       spdlog::warn("status topic: write of {} failed ({}), retrying", key, e->to_string());
-      send(key, value, attempts_left - 1);
+      send(key, value, attempts_left - 1, track);
     } else {
       spdlog::error("status topic: write of {} failed: {}", key, e->to_string());
     }
-  });
-  if (!st) spdlog::error("status topic: could not queue {}: {}", key, st.error().to_string());
+  };
+  auto st = producer_->send(options_.topic, key, value, delivered);
+  if (!st) {
+    spdlog::error("status topic: could not queue {}: {}", key, st.error().to_string());
+    std::lock_guard lk(mu_);
+    if (track) forget_unread(writes_[key], value);
+  }
+}
+
+void StatusBackingStore::forget_unread(KeyWrites& w, const std::optional<std::string>& value) {
+  auto it = std::find(w.unread.begin(), w.unread.end(), value);
+  if (it != w.unread.end()) w.unread.erase(it);
+}
+
+bool StatusBackingStore::own_write_pending(const std::string& key, const StatusValue* cached,
+                                           const std::optional<std::string>& raw,
+                                           const std::optional<StatusValue>& read) {
+  auto it = writes_.find(key);
+  if (it == writes_.end() || it->second.unread.empty()) return false;
+  auto& unread = it->second.unread;
+  if (auto own = std::find(unread.begin(), unread.end(), raw); own != unread.end()) {
+    // One of this store's writes read back: apply it only when it is the
+    // latest (the cache already shows it, the topic now agrees).
+    unread.erase(unread.begin(), own + 1);
+    return !unread.empty();
+  }
+  // Not one of the unread writes: a tombstone or a record of the same worker
+  // is older than them (topic order) and would bring back a stale state.
+  return !read || !cached || cached->worker_id == read->worker_id;
 }
 
 void StatusBackingStore::put_connector(const std::string& connector, const StatusValue& status) {
@@ -46,7 +96,7 @@ void StatusBackingStore::put_connector(const std::string& connector, const Statu
     if (status.state == StatusState::Destroyed) connectors_.erase(connector);
     else connectors_[connector] = status;
   }
-  send(key, status.state == StatusState::Destroyed ? std::nullopt : std::optional(encode_status(status)), 3);
+  send(key, status.state == StatusState::Destroyed ? std::nullopt : std::optional(encode_status(status)), kStatusAttempts, true);
 }
 
 void StatusBackingStore::put_task(const connect::ConnectorTaskId& id, const StatusValue& status) {
@@ -56,7 +106,7 @@ void StatusBackingStore::put_task(const connect::ConnectorTaskId& id, const Stat
     if (status.state == StatusState::Destroyed) tasks_.erase(id);
     else tasks_[id] = status;
   }
-  send(key, status.state == StatusState::Destroyed ? std::nullopt : std::optional(encode_status(status)), 3);
+  send(key, status.state == StatusState::Destroyed ? std::nullopt : std::optional(encode_status(status)), kStatusAttempts, true);
 }
 
 namespace {
@@ -69,6 +119,12 @@ bool stale_stop_report(const StatusValue& cached, const StatusValue& next) {
   if (next.state != StatusState::Unassigned || cached.worker_id == next.worker_id) return false;
   if (cached.state == StatusState::Running && cached.generation >= next.generation) return true;
   return cached.generation > next.generation;
+}
+
+template <typename Map>
+const StatusValue* get_cached(const Map& m, const typename Map::key_type& k) {
+  auto it = m.find(k);
+  return it == m.end() ? nullptr : &it->second;
 }
 
 bool safe_to_write(const std::optional<StatusValue>& cached, const StatusValue& next) {
@@ -97,7 +153,7 @@ void StatusBackingStore::put_topic(const TopicStatus& status) {
     if (known.count(status.topic)) return;
     known[status.topic] = status;
   }
-  send(topic_status_key(status.topic, status.connector), encode_topic_status(status), 3);
+  send(topic_status_key(status.topic, status.connector), encode_topic_status(status), kStatusAttempts, false);
 }
 
 void StatusBackingStore::delete_topics(const std::string& connector) {
@@ -109,7 +165,7 @@ void StatusBackingStore::delete_topics(const std::string& connector) {
     known = std::move(it->second);
     topics_.erase(it);
   }
-  for (const auto& [topic, _] : known) send(topic_status_key(topic, connector), std::nullopt, 3);
+  for (const auto& [topic, _] : known) send(topic_status_key(topic, connector), std::nullopt, kStatusAttempts, false);
 }
 
 std::vector<std::string> StatusBackingStore::get_topics(const std::string& connector) const {
@@ -155,6 +211,10 @@ void StatusBackingStore::apply(const std::string& key, const std::optional<std::
     v = std::move(d).value();
   }
   std::lock_guard lk(mu_);
+  const StatusValue* cached = k->connector ? get_cached(connectors_, *k->connector)
+                              : k->task    ? get_cached(tasks_, *k->task)
+                                           : nullptr;
+  if (own_write_pending(key, cached, value, v)) return;
   if (k->connector) {
     if (!v) connectors_.erase(*k->connector);
     else if (auto it = connectors_.find(*k->connector); it == connectors_.end() || !stale_stop_report(it->second, *v))

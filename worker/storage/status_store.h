@@ -6,6 +6,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,7 +54,8 @@ class StatusBackingStore {
   /// Waits until every queued status record is acknowledged. Blocking.
   Status flush(int timeout_ms);
 
-  /// Reads records written by other workers. Applies Connect's rule,
+  /// Reads records written by other workers (a record of a key whose own
+  /// newer write is still unacknowledged is skipped: the cache has it). Applies Connect's rule,
   /// to connectors and tasks alike: an UNASSIGNED status from one worker does
   /// not replace another worker's cached RUNNING of a generation >= its own,
   /// nor another worker's status of any state from a later generation (a late
@@ -86,9 +89,28 @@ class StatusBackingStore {
 
  private:
   explicit StatusBackingStore(Options options);
-  void send(const std::string& key, const std::optional<std::string>& value, int attempts_left);
   void apply(const std::string& key, const std::optional<std::string>& value);
   void apply_topic(const std::string& topic, const std::string& connector, const std::optional<std::string>& value);
+  /// Writes of one status key by this store: a sequence number (only the
+  /// latest send may retry) and the values sent and not yet read back, in
+  /// send order (guarded by mu_).
+  struct KeyWrites {
+    uint64_t sequence = 0;
+    std::deque<std::optional<std::string>> unread;
+  };
+  /// Delivery attempts of one status record (the store retries, like Connect).
+  static constexpr int kStatusAttempts = 3;
+
+  /// Queues one record; `track` records it as unread (connector and task
+  /// statuses), so older records read meanwhile cannot replace it.
+  void send(const std::string& key, const std::optional<std::string>& value, int attempts_left, bool track);
+  /// Drops one unread value (its write failed for good). Caller holds mu_.
+  static void forget_unread(KeyWrites& w, const std::optional<std::string>& value);
+  /// Whether a record read for `key` (raw value and decoded) must not be
+  /// applied because this store wrote a newer status of that key that it has
+  /// not read back yet. Consumes read-back entries. Caller holds mu_.
+  bool own_write_pending(const std::string& key, const StatusValue* cached, const std::optional<std::string>& raw,
+                         const std::optional<StatusValue>& read);
 
   Options options_;
   std::unique_ptr<Producer> producer_;
@@ -98,6 +120,7 @@ class StatusBackingStore {
   std::map<std::string, StatusValue> connectors_;
   std::map<connect::ConnectorTaskId, StatusValue> tasks_;
   std::map<std::string, std::map<std::string, TopicStatus>> topics_;  ///< connector → topic → status
+  std::map<std::string, KeyWrites> writes_;  ///< record key → own writes (guarded by mu_)
 };
 
 }  // namespace kc::storage

@@ -520,6 +520,32 @@ TEST_CASE("status records round trip", "[storage][status]") {
   CHECK_FALSE((*other)->get_connector("c"));
 }
 
+TEST_CASE("an older record of this worker read back does not replace its own newer, unacknowledged status",
+          "[storage][status]") {
+  // The owner writes RESTARTING then RUNNING (KIP-745 restart). A read that
+  // reaches the older record while the newer write is still in flight must
+  // keep RUNNING: the owner's GET /status must never go back to RESTARTING.
+  auto m = start_cluster();
+  StatusBackingStore::Options opts;
+  opts.client = m->client_props();
+  auto owner = StatusBackingStore::open(opts);
+  auto writer = StatusBackingStore::open(opts);
+  REQUIRE(owner);
+  REQUIRE(writer);
+  for (int32_t task = 0; task < 20; ++task) {
+    // The older record is already in the topic (written and acknowledged).
+    (*writer)->put_task({"r", task}, StatusValue{StatusState::Restarting, std::nullopt, "w1:8083", 3});
+    REQUIRE((*writer)->flush(10000));
+    (*owner)->put_task({"r", task}, StatusValue{StatusState::Running, std::nullopt, "w1:8083", 3});
+    REQUIRE((*owner)->read_to_end(10000));
+    INFO("task " << task);
+    CHECK((*owner)->get_task({"r", task})->state == StatusState::Running);
+  }
+  REQUIRE((*owner)->flush(10000));
+  REQUIRE((*owner)->read_to_end(10000));
+  for (int32_t task = 0; task < 20; ++task) CHECK((*owner)->get_task({"r", task})->state == StatusState::Running);
+}
+
 TEST_CASE("topic status records round trip and reset", "[storage][status]") {
   auto m = start_cluster();
   StatusBackingStore::Options opts;
