@@ -43,7 +43,7 @@ extern "C" {
 
 /* ABI version of this header: MAJOR changes break plugins, MINOR ones add. */
 #define KC_PLUGIN_ABI_VERSION_MAJOR 1
-#define KC_PLUGIN_ABI_VERSION_MINOR 0
+#define KC_PLUGIN_ABI_VERSION_MINOR 1
 /* Packed as (MAJOR << 16) | MINOR. */
 #define KC_PLUGIN_ABI_VERSION \
   ((uint32_t)(((uint32_t)KC_PLUGIN_ABI_VERSION_MAJOR << 16) | (uint32_t)KC_PLUGIN_ABI_VERSION_MINOR))
@@ -88,6 +88,15 @@ typedef enum kc_config_type {
   KC_CONFIG_PASSWORD
 } kc_config_type;
 typedef enum kc_importance { KC_IMPORTANCE_HIGH = 0, KC_IMPORTANCE_MEDIUM, KC_IMPORTANCE_LOW } kc_importance;
+
+/* What a source connector declares for one config (ABI 1.1; KIP-618's
+ * SourceConnector.exactlyOnceSupport). UNKNOWN is Connect's null: the
+ * connector does not say, so `exactly.once.support=required` is refused. */
+typedef enum kc_exactly_once_support {
+  KC_EXACTLY_ONCE_UNKNOWN = 0,
+  KC_EXACTLY_ONCE_SUPPORTED = 1,
+  KC_EXACTLY_ONCE_UNSUPPORTED = 2
+} kc_exactly_once_support;
 
 /* Connect's Schema.Type. */
 typedef enum kc_schema_type {
@@ -234,6 +243,11 @@ typedef struct kc_connector_class {
   void (*destroy)(void* self);
   const kc_source_task_class* source_task; /* sources */
   const kc_sink_task_class* sink_task;     /* sinks */
+  /* ABI 1.1, optional, sources (SourceConnector.exactlyOnceSupport,
+   * KIP-618): whether the connector's tasks deliver exactly once with
+   * `config` when the worker runs them in transactions. Called on a
+   * transient instance during validation. NULL = KC_EXACTLY_ONCE_UNKNOWN. */
+  kc_status (*exactly_once_support)(void* self, const kc_config* config, kc_exactly_once_support* out);
 } kc_connector_class;
 
 /* The functions the worker offers a plugin. Only append (MINOR). String

@@ -492,7 +492,22 @@ class Connector {
   friend struct Tables;
   std::optional<ConnectorContext> ctx_;
 };
-class SourceConnector : public Connector {};
+/// What a source connector declares (SourceConnector.exactlyOnceSupport,
+/// KIP-618); Unknown is Connect's null.
+enum class ExactlyOnceSupport { Unknown, Supported, Unsupported };
+
+/// Connect's SourceConnector.
+class SourceConnector : public Connector {
+ public:
+  /// Whether this connector's tasks deliver exactly once with `config` when
+  /// the worker commits their records and source offsets in one
+  /// transaction (`exactly.once.support=required` needs Supported). Called
+  /// on a fresh instance, before any start(). Default Unknown.
+  virtual ExactlyOnceSupport exactly_once_support(const Config& config) {
+    (void)config;
+    return ExactlyOnceSupport::Unknown;
+  }
+};
 class SinkConnector : public Connector {};
 
 /// Connect's SourceTask.
@@ -609,6 +624,15 @@ struct Tables {
     });
   }
   static void destroy(void* self) { delete static_cast<C*>(self); }
+  static kc_status exactly_once_support(void* self, const kc_config* cfg, kc_exactly_once_support* out) {
+    return detail::guard([&] {
+      switch (static_cast<C*>(self)->exactly_once_support(detail::to_config(cfg))) {
+        case ExactlyOnceSupport::Supported: *out = KC_EXACTLY_ONCE_SUPPORTED; break;
+        case ExactlyOnceSupport::Unsupported: *out = KC_EXACTLY_ONCE_UNSUPPORTED; break;
+        case ExactlyOnceSupport::Unknown: *out = KC_EXACTLY_ONCE_UNKNOWN; break;
+      }
+    });
+  }
 
   static kc_status task_create(void*, void** self) {
     return detail::guard([&] { *self = new T(); });
@@ -759,6 +783,7 @@ class Registrar {
     cls.destroy = &X::destroy;
     cls.source_task = src;
     cls.sink_task = sink;
+    if constexpr (std::is_base_of_v<SourceConnector, C>) cls.exactly_once_support = &X::exactly_once_support;
     detail::ok(host().register_connector(r_, &cls));
   }
   kc_registrar* r_;

@@ -129,6 +129,13 @@ class FileSourceConnector : public kp::SourceConnector {
   }
   std::vector<kp::Config> task_configs(int) override { return {config_}; }  // always one task
   void stop() override {}
+  /// Connect's rule (KIP-618): a real file can be re-read from a committed
+  /// position, so exactly once holds; stdin (no `file`) cannot.
+  kp::ExactlyOnceSupport exactly_once_support(const kp::Config& config) override {
+    auto it = config.find("file");
+    return it != config.end() && !it->second.empty() ? kp::ExactlyOnceSupport::Supported
+                                                     : kp::ExactlyOnceSupport::Unsupported;
+  }
   /// The one check the ConfigDef validators lack: `topic` names one topic,
   /// with the message a per-key validator would give.
   std::map<std::string, std::vector<std::string>> validate(const kp::Config& config) override {

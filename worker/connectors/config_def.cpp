@@ -103,6 +103,74 @@ std::optional<std::string> value_error(const ConfigKeyDef& def, const std::strin
 
 }  // namespace
 
+namespace {
+
+/// Connect's CaseInsensitiveValidString: "String must be one of (case
+/// insensitive): a, b".
+std::function<std::optional<std::string>(const std::string&)> one_of_case_insensitive(
+    std::vector<std::string> allowed) {
+  return [allowed = std::move(allowed)](const std::string& value) -> std::optional<std::string> {
+    std::string low = trim(value);
+    std::transform(low.begin(), low.end(), low.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (std::find(allowed.begin(), allowed.end(), low) != allowed.end()) return std::nullopt;
+    std::string list;
+    for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+    return "String must be one of (case insensitive): " + list;
+  };
+}
+
+}  // namespace
+
+const ConfigDefs& source_connector_config_defs() {
+  static const ConfigDefs defs = [] {
+    ConfigDefs d;
+    const std::string group = "Exactly Once Support";
+    auto eos = config_key("exactly.once.support", ConfigType::String, false, std::string("requested"),
+                          ConfigImportance::Medium,
+                          "Permitted values are requested, required. If set to \"required\", forces a preflight check "
+                          "for the connector to ensure that it can provide exactly-once semantics with the given "
+                          "configuration. If set to \"required\" but the worker that performs preflight validation does "
+                          "not have exactly-once support enabled for source connectors, requests to create or validate "
+                          "the connector will fail.",
+                          "Exactly once support");
+    eos.check = one_of_case_insensitive({"requested", "required"});
+    auto boundary = config_key("transaction.boundary", ConfigType::String, false, std::string("poll"),
+                               ConfigImportance::Medium,
+                               "Permitted values are: poll, interval, connector. If set to 'poll', a new producer "
+                               "transaction is started and committed for every batch of records that each task of this "
+                               "connector provides. If set to 'connector', relies on connector-defined transaction "
+                               "boundaries. If set to 'interval', commits transactions only after a user-defined time "
+                               "interval has passed.",
+                               "Transaction Boundary");
+    boundary.check = one_of_case_insensitive({"poll", "interval", "connector"});
+    auto interval = config_key("transaction.boundary.interval.ms", ConfigType::Long, false, std::nullopt,
+                               ConfigImportance::Low,
+                               "If 'transaction.boundary' is set to 'interval', determines the interval for producer "
+                               "transaction commits by connector tasks. If unset, defaults to the value of the "
+                               "worker-level 'offset.flush.interval.ms' property. It has no effect if a different "
+                               "transaction.boundary is specified.",
+                               "Transaction boundary interval");
+    interval.at_least = 0;
+    auto offsets = config_key("offsets.storage.topic", ConfigType::String, false, std::nullopt, ConfigImportance::Low,
+                              "The name of a separate offsets topic to use for this connector. If empty or not "
+                              "specified, the worker's global offsets topic name will be used.",
+                              "Offsets topic");
+    offsets.check = non_empty_string;
+    int order = 1;  // Connect's topic.creation.groups is first in this ConfigDef
+    for (auto* k : {&eos, &boundary, &interval}) {
+      k->group = group;
+      k->order_in_group = ++order;
+      k->width = ConfigWidth::Short;
+    }
+    offsets.group = "offsets.topic";
+    offsets.order_in_group = 1;
+    offsets.width = ConfigWidth::Long;
+    d = {eos, boundary, interval, offsets};
+    return d;
+  }();
+  return defs;
+}
+
 std::optional<std::string> non_empty_string(const std::string& value) {
   if (trim(value).empty()) return std::string("String must be non-empty");
   return std::nullopt;

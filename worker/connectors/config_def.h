@@ -124,6 +124,22 @@ const ConfigDefs& common_connector_config_defs();
 /// .context.headers.enable (SinkConnectorConfig).
 const ConfigDefs& error_handling_config_defs(bool sink);
 
+/// The keys every source connector has for exactly-once delivery
+/// (SourceConnectorConfig, KIP-618), in Connect's groups and order:
+/// `exactly.once.support` (requested|required, case-insensitive, default
+/// requested), `transaction.boundary` (poll|interval|connector, default
+/// poll), `transaction.boundary.interval.ms` (LONG >= 0, default null =
+/// the worker's offset.flush.interval.ms) in group "Exactly Once Support",
+/// and `offsets.storage.topic` (non-empty STRING, default null = the
+/// worker's offsets topic) in group "offsets.topic".
+const ConfigDefs& source_connector_config_defs();
+
+/// The worker settings a connector validation depends on.
+struct ValidateContext {
+  /// The worker runs `exactly.once.source.support=enabled` (KIP-618).
+  bool exactly_once_source_enabled = false;
+};
+
 /// A sink's rule: the dead letter queue topic may not be one it consumes
 /// ("The DLQ topic 'x' may not be included in the list of topics
 /// ('topics=...') consumed by the connector").

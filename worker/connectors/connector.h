@@ -195,6 +195,11 @@ class SinkTask {
 /// Source or sink.
 enum class ConnectorType { Source, Sink };
 
+/// What a source connector declares for one config (KIP-618's
+/// SourceConnector.exactlyOnceSupport). Unknown is Connect's null: the
+/// connector does not say.
+enum class ExactlyOnceSupport { Unknown, Supported, Unsupported };
+
 /// "source" / "sink" (REST spelling).
 const char* connector_type_name(ConnectorType t);
 
@@ -252,6 +257,23 @@ class Connector {
   virtual std::unique_ptr<SourceTask> create_source_task() { return nullptr; }
   /// A new sink task (sink connectors only; nullptr for sources).
   virtual std::unique_ptr<SinkTask> create_sink_task() { return nullptr; }
+  /// SourceConnector.exactlyOnceSupport (KIP-618): whether this source's
+  /// tasks deliver exactly once with `config` when the worker commits their
+  /// records and offsets in one transaction. Called on a fresh instance
+  /// (no start()) during validation. Default Unknown (Connect's null).
+  /// Throws on a broken config; validation reports the message.
+  virtual ExactlyOnceSupport exactly_once_support(const ConfigMap& config) {
+    (void)config;
+    return ExactlyOnceSupport::Unknown;
+  }
+  /// SourceConnector.canDefineTransactionBoundaries: true when the
+  /// connector can define its own transactions (`transaction.boundary=
+  /// connector`). The plugin ABI offers no TransactionContext yet, so every
+  /// connector here answers false (Connect's default).
+  virtual bool can_define_transaction_boundaries(const ConfigMap& config) {
+    (void)config;
+    return false;
+  }
 };
 
 }  // namespace kc::connectors

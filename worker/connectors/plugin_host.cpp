@@ -272,6 +272,19 @@ class PluginConnector : public Connector {
   }
   /// The context plugins reach through their kc_connector_context handle.
   ConnectorContext& context() { return ctx_ ? *ctx_ : detached_; }
+  ExactlyOnceSupport exactly_once_support(const ConfigMap& config) override {
+    if (!cls_->table.exactly_once_support) return ExactlyOnceSupport::Unknown;
+    Fresh fresh;
+    ensure();
+    kc_exactly_once_support out = KC_EXACTLY_ONCE_UNKNOWN;
+    check(cls_->table.exactly_once_support(self_, H(&config), &out), *cls_, "exactly_once_support");
+    switch (out) {
+      case KC_EXACTLY_ONCE_SUPPORTED: return ExactlyOnceSupport::Supported;
+      case KC_EXACTLY_ONCE_UNSUPPORTED: return ExactlyOnceSupport::Unsupported;
+      case KC_EXACTLY_ONCE_UNKNOWN: break;
+    }
+    return ExactlyOnceSupport::Unknown;
+  }
 
  private:
   void ensure() {

@@ -1,5 +1,10 @@
 #include "worker/connectors/registry.h"
 
+#include <algorithm>
+#include <cctype>
+
+#include "common/strings.h"
+
 #include "worker/connectors/builtin.h"
 #include "worker/connectors/mirror/mirror_source.h"
 #include "worker/connectors/postgres/postgres_sink.h"
@@ -64,6 +69,10 @@ ConfigDefs PluginRegistry::config_defs_for(const ConfigMap& config) const {
   defs.insert(defs.end(), enriched.begin(), enriched.end());
   const auto& errors = error_handling_config_defs(desc->type == ConnectorType::Sink);
   defs.insert(defs.end(), errors.begin(), errors.end());
+  if (desc->type == ConnectorType::Source) {
+    const auto& eos = source_connector_config_defs();
+    defs.insert(defs.end(), eos.begin(), eos.end());
+  }
   defs.insert(defs.end(), desc->config_defs.begin(), desc->config_defs.end());
   return defs;
 }
@@ -73,7 +82,74 @@ secrets::SecretKeyPredicate PluginRegistry::secret_predicate(const ConfigMap& co
   return connector_secret_predicate(config_defs_for(config), std::move(also_secret));
 }
 
-ConfigValidation PluginRegistry::validate(const ConfigMap& config) const {
+namespace {
+
+/// `key` of `config` in lower case with blanks trimmed (how Connect's
+/// enum properties are parsed), or `fallback` when absent.
+std::string enum_value(const ConfigMap& config, const std::string& key, const std::string& fallback) {
+  auto it = config.find(key);
+  std::string v = it == config.end() ? fallback : trim(it->second);
+  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+  return v;
+}
+
+/// Connect's text for a connector method that threw during validation.
+std::string unexpected_validation_error(const std::exception& e) {
+  std::string what = trim(e.what());
+  return what.empty() ? "An unexpected error occurred during validation; please see the worker logs for more details."
+                      : "An unexpected error occurred during validation: " + what;
+}
+
+/// What `connector` declares for `config`; the error text when it threw.
+std::pair<ExactlyOnceSupport, std::optional<std::string>> declared_support(Connector& connector,
+                                                                            const ConfigMap& config) {
+  try {
+    return {connector.exactly_once_support(config), std::nullopt};
+  } catch (const std::exception& e) {
+    return {ExactlyOnceSupport::Unknown, unexpected_validation_error(e)};
+  }
+}
+
+/// DistributedHerder's exactly-once checks of a source connector (KIP-618),
+/// on keys whose per-key checks passed. `probe` is a fresh instance.
+void exactly_once_rule(Connector& probe, bool worker_enabled, const ConfigMap& config, ConfigErrors& errors) {
+  const std::string kSupport = "exactly.once.support";
+  const std::string kBoundary = "transaction.boundary";
+  if (!errors.count(kSupport) && enum_value(config, kSupport, "requested") == "required") {
+    auto& out = errors[kSupport];
+    if (!worker_enabled) out.push_back("This worker does not have exactly-once source support enabled.");
+    auto [support, failure] = declared_support(probe, config);
+    if (failure) {
+      out.push_back(*failure);
+    } else if (support == ExactlyOnceSupport::Unknown) {
+      out.push_back(
+          "The connector does not implement the API required for preflight validation of exactly-once source "
+          "support. Please consult the documentation for the connector to determine whether it supports "
+          "exactly-once semantics, and then consider reconfiguring the connector to use the value \"requested\" "
+          "for this property (which will disable this preflight check and allow the connector to be created).");
+    } else if (support == ExactlyOnceSupport::Unsupported) {
+      out.push_back("The connector does not support exactly-once semantics with the provided configuration.");
+    }
+    if (out.empty()) errors.erase(kSupport);
+  }
+  if (!errors.count(kBoundary) && enum_value(config, kBoundary, "poll") == "connector") {
+    bool can = false;
+    try {
+      can = probe.can_define_transaction_boundaries(config);
+    } catch (const std::exception& e) {
+      errors[kBoundary].push_back(unexpected_validation_error(e));
+      return;
+    }
+    if (!can)
+      errors[kBoundary].push_back(
+          "The connector does not support connector-defined transaction boundaries with the given configuration. "
+          "Please reconfigure it to use a different transaction boundary definition.");
+  }
+}
+
+}  // namespace
+
+ConfigValidation PluginRegistry::validate(const ConfigMap& config, const ValidateContext& ctx) const {
   auto cls = config.find("connector.class");
   std::optional<PluginDesc> desc;
   if (cls != config.end()) desc = find(cls->second);
@@ -92,13 +168,32 @@ ConfigValidation PluginRegistry::validate(const ConfigMap& config) const {
   // transform and predicate alias, Error Handling, then the plugin's own.
   const ConfigDefs defs = config_defs_for(config);
   const bool sink = desc->type == ConnectorType::Sink;
-  ConfigRule rule = [plugin_rule = desc->config_rule, sink](const ConfigMap& c, ConfigErrors& e) {
+  // A source's exactly-once declarations come from one fresh instance.
+  std::unique_ptr<Connector> probe;
+  if (!sink && desc->factory) {
+    try {
+      probe = desc->factory();
+    } catch (const std::exception&) {
+      probe.reset();  // reported by the plugin's own rule or at start
+    }
+  }
+  ConfigRule rule = [&, plugin_rule = desc->config_rule, sink](const ConfigMap& c, ConfigErrors& e) {
     if (plugin_rule) plugin_rule(c, e);
     if (sink) dlq_topic_rule(c, e);
     converter_rule(c, e);
     transformation_rule(c, e);
+    if (probe) exactly_once_rule(*probe, ctx.exactly_once_source_enabled, c, e);
   };
-  return validate_config(desc->class_name, defs, rule, config);
+  auto v = validate_config(desc->class_name, defs, rule, config);
+  if (probe) {
+    for (auto& entry : v.configs) {
+      if (entry.definition.name != "exactly.once.support") continue;
+      entry.value.recommended_values = {"requested"};
+      if (declared_support(*probe, config).first == ExactlyOnceSupport::Supported)
+        entry.value.recommended_values.push_back("required");
+    }
+  }
+  return v;
 }
 
 std::vector<PluginDesc> PluginRegistry::list() const {

@@ -58,7 +58,17 @@ class PluginRegistry {
   /// ("Class X could not be found."), and only the common keys are checked.
   /// Used by create/update (reject when error_count > 0) and by
   /// PUT /connector-plugins/{p}/config/validate.
-  ConfigValidation validate(const ConfigMap& config) const;
+  /// A source connector also gets source_connector_config_defs() and
+  /// Connect's exactly-once checks (DistributedHerder's
+  /// validateSourceConnectorConfig, KIP-618): `exactly.once.support=required`
+  /// needs `ctx.exactly_once_source_enabled` ("This worker does not have
+  /// exactly-once source support enabled.") and a connector that declares
+  /// Supported for `config` (else Connect's null / UNSUPPORTED messages);
+  /// `transaction.boundary=connector` needs a connector that can define its
+  /// boundaries. Its `exactly.once.support` entry reports the connector's
+  /// declaration as recommended values: ["requested","required"] when it
+  /// declares Supported for `config`, else ["requested"].
+  ConfigValidation validate(const ConfigMap& config, const ValidateContext& ctx = {}) const;
 
   /// Every definition validate() checks `config` against: the common
   /// connector keys, the transforms/predicates `config` names, the error

@@ -38,6 +38,16 @@ void add_task_reconfiguration_route(rest::RestServer& server, DistributedHerder&
       r(rest::RestResponse::error(status, why));
     });
   });
+  // KIP-618's zombie fencing request, signed the same way.
+  server.add_route(rest::Method::Put, "/connectors/{connector}/fence", [h](const rest::RestRequest& req,
+                                                                           rest::Responder r) {
+    SignatureHeaders sig{req.connect_signature, req.connect_signature_algorithm};
+    h->accept_fence_request(req.params.at("connector"), std::move(sig), req.body,
+                            [r](int status, const std::string& why) {
+                              if (status == 204) return r(rest::RestResponse::empty(204));
+                              r(rest::RestResponse::error(status, why));
+                            });
+  });
 }
 
 }  // namespace kc::herder

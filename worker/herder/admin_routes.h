@@ -34,6 +34,10 @@ void add_drain_routes(rest::RestServer& server, DistributedHerder& herder, std::
 /// the session key is known, 403 for a bad signature (Connect's statuses
 /// and messages). Then 204 when scheduled, 404 for an unknown connector,
 /// 409 when this worker is not the leader. Never blocks.
+/// Also adds PUT /connectors/{c}/fence (KIP-618's zombie fencing request
+/// a follower's exactly-once source task forwards to the leader), signed
+/// and checked the same way (DistributedHerder::accept_fence_request):
+/// 204 once the connector's older task generations are fenced out.
 void add_task_reconfiguration_route(rest::RestServer& server, DistributedHerder& herder);
 
 }  // namespace kc::herder

@@ -32,6 +32,7 @@
 #include "assignor/assignor.h"
 #include "worker/connectors/registry.h"
 #include "worker/herder/internal_client.h"
+#include "worker/storage/transactional_producer.h"
 #include "worker/herder/plugin_config.h"
 #include "worker/herder/reconciler.h"
 #include "worker/herder/sink_offsets.h"
@@ -209,6 +210,8 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   std::set<std::string> io_reconfiguring;  // leader: task-config generation in flight
   std::set<std::string> io_reconfigure_again;  // leader: asked again while in flight
   std::set<std::string> io_reconfigure_unsent;  // follower: forwarding failed, resend after the next assignment
+  // Leader (KIP-618): connectors whose zombie fencing runs, with who waits for it.
+  std::map<std::string, std::vector<std::function<void(int, std::string)>>> io_fencings;
   assignor::ConnectorsAndTasks io_revoked_before_join;  // stopped by a revoke-all JoinGroup, for the history
   // ---- drain (io thread): this worker's own drain, and as leader the
   // members draining and the members of the last round it assigned.
@@ -335,6 +338,9 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     wo.metrics = cfg.metrics;
     wo.producer_shared = cfg.producer_shared;
     wo.exactly_once_source = cfg.exactly_once_source;
+    wo.group_id = cfg.group_id;
+    wo.offset_topic_partitions = cfg.offset_partitions;
+    wo.offset_topic_replication_factor = cfg.offset_replication_factor;
     // A running connector's requestTaskReconfiguration, from its own thread.
     wo.on_task_reconfiguration = [w = weak_from_this()](const std::string& c) {
       auto s = w.lock();
@@ -816,7 +822,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
 
   void start_task_now(const ConnectorTaskId& t, const ConfigMap& connector_conf, const ConfigMap& task_conf,
                       TargetState target, int32_t gen) {
-    auto st = worker->start_task(t, connector_conf, task_conf, target);
+    auto st = worker->start_task(t, connector_conf, task_conf, target, exactly_once_checks(t, connector_conf));
     strand_tasks[t] = RunningTask{task_conf, target};
     if (st) {
       strand_failed_t.erase(t);
@@ -1238,6 +1244,170 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     if (st) return true;
     spdlog::warn("writing task configs of {} failed (will retry): {}", c, st.error().to_string());
     return false;
+  }
+
+  // ------------------------------------------------------------------ KIP-618 zombie fencing
+  // Before an exactly-once source task starts, the older generations of its
+  // connector's tasks must be fenced out (Connect's fenceZombieSourceTasks):
+  // the leader runs init_transactions for each transactional id of the
+  // last fenced generation (the `tasks-fencing-<c>` count), then writes the
+  // new count. A follower's task asks the leader with a signed
+  // PUT /connectors/{c}/fence. One fencing per connector at a time; later
+  // requests wait for it.
+
+  /// True when `conf` names a source connector class.
+  bool is_source(const ConfigMap& conf) const {
+    auto cls = conf.find("connector.class");
+    if (cls == conf.end()) return false;
+    auto desc = registry->find(cls->second);
+    return desc && desc->type == connectors::ConnectorType::Source;
+  }
+
+  /// The checks around an exactly-once source task's producer (runtime
+  /// ExactlyOnceTaskChecks); none unless exactly.once.source.support=enabled
+  /// and `conf` is a source. Apply strand.
+  runtime::ExactlyOnceTaskChecks exactly_once_checks(const ConnectorTaskId& t, const ConfigMap& conf) {
+    runtime::ExactlyOnceTaskChecks checks;
+    if (!cfg.exactly_once_source || !is_source(conf)) return checks;
+    const auto snap = config_store->snapshot();
+    const auto g = snap.task_config_generations.find(t.connector);
+    const int32_t generation = g == snap.task_config_generations.end() ? 0 : g->second;
+    std::weak_ptr<Impl> w = weak_from_this();
+    checks.before_producer = [w, t]() -> Status {
+      auto s = w.lock();
+      if (!s) return Error{"fence", "the worker is stopping"};
+      return s->await_fencing(t);
+    };
+    // Connect's verifyTaskGenerationAndOwnership, after init_transactions.
+    checks.after_producer = [w, t, generation]() -> Status {
+      auto s = w.lock();
+      if (!s) return Error{"fence", "the worker is stopping"};
+      auto snap2 = s->config_store->read_to_end(s->cfg.worker_sync_timeout_ms);
+      if (!snap2) return Error{"fence", "Failed to read to end of config topic: " + snap2.error().to_string()};
+      const auto g2 = snap2->task_config_generations.find(t.connector);
+      if ((g2 == snap2->task_config_generations.end() ? 0 : g2->second) != generation)
+        return Error{"fence", "Cannot start source task " + t.to_string() +
+                                  " with exactly-once support as the connector has already generated a new set of "
+                                  "task configs"};
+      std::lock_guard lk(s->mu);
+      if (!std::binary_search(s->pub.assigned_tasks.begin(), s->pub.assigned_tasks.end(), t))
+        return Error{"fence", "Cannot start source task " + t.to_string() +
+                                  " as it has already been revoked from this worker"};
+      return ok_status();
+    };
+    return checks;
+  }
+
+  /// Task thread: fences (leader) or asks the leader to fence (follower) the
+  /// older generations of `t`'s connector, and waits for the answer. A
+  /// follower retries refused or failed forwards (a new leader, a key not
+  /// read yet or rotated: Connect's isPossibleExpiredKeyException) with
+  /// backoff for up to a minute. Blocking.
+  Status await_fencing(const ConnectorTaskId& t) {
+    const int64_t start = mono_ms();
+    std::string last;
+    for (int attempt = 0; mono_ms() - start < 60000; ++attempt) {
+      if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(std::min(250 << std::min(attempt, 4), 4000)));
+      if (stopping) return Error{"fence", "the worker is stopping"};
+      struct Answer {
+        std::promise<std::pair<int, std::string>> done;  ///< local answer (leader), status 0 = forward
+        std::string leader_url;
+        std::vector<std::pair<std::string, std::string>> headers;
+      };
+      auto a = std::make_shared<Answer>();
+      auto fut = a->done.get_future();
+      asio::post(io, [w = weak_from_this(), a, c = t.connector] {
+        auto s = w.lock();
+        if (!s) return a->done.set_value({503, "the worker is stopping"});
+        if (s->io_is_leader)
+          return s->io_fence(c, [a](int status, std::string why) { a->done.set_value({status, std::move(why)}); });
+        if (s->io_leader_url.empty()) return a->done.set_value({503, "no leader is known yet"});
+        a->leader_url = s->io_leader_url;
+        a->headers = s->io_signature_headers("");
+        a->done.set_value({0, ""});
+      });
+      if (fut.wait_for(std::chrono::milliseconds(cfg.worker_sync_timeout_ms * 3 + 65000)) != std::future_status::ready)
+        return Error{"fence", "no answer from the herder"};
+      auto [status, why] = fut.get();
+      if (status == 0) {
+        spdlog::info("task {} asks the leader {} to fence out older tasks of {}", t.to_string(), a->leader_url,
+                     t.connector);
+        auto r = put_internal(a->leader_url, "/connectors/" + rest::percent_encode_segment(t.connector) + "/fence", "",
+                              cfg.worker_sync_timeout_ms * 3 + 5000, cfg.rest_client_tls.get(), a->headers);
+        if (!r) {
+          last = r.error().to_string();
+          continue;
+        }
+        status = r->status;
+        why = r->body;
+      }
+      if (status / 100 == 2) return ok_status();
+      last = "HTTP " + std::to_string(status) + " " + why;
+      if (status == 404 || status == 400) break;  // not ours to retry: unknown or not a source
+      spdlog::warn("zombie fencing for {} failed ({}); retrying", t.connector, last);
+    }
+    return Error{"fence", last};
+  }
+
+  /// Leader side: fences `c` unless already done for its latest task
+  /// configs, then done(204, "") or done(status, why): 409 not the leader,
+  /// 404 unknown connector, 400 not a source, 500 the fencing failed.
+  /// io thread only.
+  void io_fence(const std::string& c, std::function<void(int, std::string)> done) {
+    if (!io_is_leader)
+      return done(409, "Only the leader may perform zombie fencing." +
+                           (io_leader_url.empty() ? std::string() : " The leader is " + io_leader_url));
+    auto snap = config_store->snapshot();
+    if (!snap.contains(c)) return done(404, "Connector " + c + " not found");
+    if (!is_source(snap.connector_configs.at(c))) return done(400, "Connector " + c + " is not a source connector");
+    auto& waiters = io_fencings[c];
+    waiters.push_back(std::move(done));
+    if (waiters.size() > 1) return;  // joins the fencing under way
+    asio::post(pool, [w = weak_from_this(), c] {
+      auto s = w.lock();
+      if (!s) return;
+      auto st = s->job_fence(c);
+      const std::string why = st ? "" : "Failed to perform zombie fencing: " + st.error().to_string();
+      asio::post(s->io, [w, c, why] {
+        auto s2 = w.lock();
+        if (!s2) return;
+        auto waiting = std::move(s2->io_fencings[c]);
+        s2->io_fencings.erase(c);
+        for (auto& d : waiting) why.empty() ? d(204, "") : d(500, why);
+      });
+    });
+  }
+
+  /// The fencing itself (pool thread): reads the config topic to the end;
+  /// if `c` is pending fencing, fences the transactional ids of its last
+  /// task-count record (none when there is no record yet, or when both the
+  /// old and the new generation have one task: the new task's own
+  /// init_transactions fences the old one, as Connect skips that case),
+  /// then writes the new task count.
+  Status job_fence(const std::string& c) {
+    auto snap = config_store->read_to_end(cfg.worker_sync_timeout_ms);
+    if (!snap)
+      return Error{"fence", "Failed to read to end of config topic before performing zombie fencing: " +
+                                snap.error().to_string()};
+    if (!snap->pending_fencing.count(c)) {
+      spdlog::debug("skipping zombie fencing of {}: its older task generations are fenced out already", c);
+      return ok_status();
+    }
+    const auto n = snap->task_counts.find(c);
+    const int32_t task_count = n == snap->task_counts.end() ? 0 : n->second;
+    const auto rec = snap->task_count_records.find(c);
+    if (rec != snap->task_count_records.end() && !(rec->second == 1 && task_count == 1)) {
+      storage::ClientProps client = cfg.client_props;
+      client["bootstrap.servers"] = cfg.bootstrap_servers;
+      for (int32_t i = 0; i < rec->second; ++i) {
+        auto st = storage::fence_transactional_id(client, storage::task_transactional_id(cfg.group_id, {c, i}),
+                                                  cfg.worker_sync_timeout_ms * 3);
+        if (!st) return st;
+      }
+      spdlog::info("fenced out the {} transactional producer(s) of the previous task generation of {}", rec->second, c);
+    }
+    spdlog::info("writing task count record {} = {} after zombie fencing", storage::task_count_key(c), task_count);
+    return config_store->put_task_count_record(c, task_count, cfg.worker_sync_timeout_ms * 3);
   }
 
   // ------------------------------------------------------------------ coordinator callbacks
@@ -2104,7 +2274,8 @@ void DistributedHerder::connector_plugin_config(const std::string& plugin,
 }
 
 void DistributedHerder::validate_connector_config(rest::ConnectorConfig config, rest::Callback<rest::ConfigInfos> cb) {
-  auto v = validate_resolved(*impl_->registry, config_.config_transformer.get(), config);
+  auto v = validate_resolved(*impl_->registry, config_.config_transformer.get(), config,
+                             connectors::ValidateContext{config_.exactly_once_source});
   apply_override_policy(v, config_.client_override_policy, config);
   cb(to_rest(v));
 }
@@ -2184,7 +2355,8 @@ void DistributedHerder::put_connector_config(rest::PutConnectorRequest req, rest
   impl_->leader_write<rest::PutConnectorResult>(
       std::move(cb), [impl, req = std::move(req)]() -> rest::Reply<rest::PutConnectorResult> {
         if (auto invalid = reject_invalid_config(*impl->registry, impl->cfg.config_transformer.get(), req.config,
-                                                 impl->cfg.client_override_policy))
+                                                 impl->cfg.client_override_policy,
+                                                 connectors::ValidateContext{impl->cfg.exactly_once_source}))
           return *invalid;
         auto before = impl->config_store->snapshot();
         const bool exists = before.contains(req.name);
@@ -2347,6 +2519,16 @@ void DistributedHerder::accept_task_reconfiguration(const std::string& connector
     if (auto v = impl->io_verify(signature, body); !v.ok()) return done(v.status, v.message);
     auto [status, why] = impl->io_accept_task_reconfiguration(connector);
     done(status, why);
+  });
+}
+
+void DistributedHerder::accept_fence_request(const std::string& connector, SignatureHeaders signature,
+                                             std::string body, std::function<void(int status, std::string)> done) {
+  asio::post(impl_->io, [impl = impl_, connector, signature = std::move(signature), body = std::move(body),
+                         done = std::move(done)]() mutable {
+    // As for the tasks endpoint: the signature first, then leadership.
+    if (auto v = impl->io_verify(signature, body); !v.ok()) return done(v.status, v.message);
+    impl->io_fence(connector, std::move(done));
   });
 }
 

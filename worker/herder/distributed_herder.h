@@ -317,6 +317,17 @@ class DistributedHerder : public rest::HerderApi {
   void accept_task_reconfiguration(const std::string& connector, SignatureHeaders signature, std::string body,
                                    std::function<void(int status, std::string)> done);
 
+  /// PUT /connectors/{c}/fence (KIP-618, internal): checks the KIP-507
+  /// signature as for the tasks endpoint (400/403/503 as
+  /// check_internal_request), then, on the leader, fences out the older
+  /// task generations of `connector` if its latest task configs need it and
+  /// writes its `tasks-fencing-` record. done(204, "") when the tasks may
+  /// start; 409 when this worker is not the leader, 404 unknown connector,
+  /// 400 not a source connector, 500 when fencing failed. Non-blocking:
+  /// `done` runs on the io thread or the blocking pool.
+  void accept_fence_request(const std::string& connector, SignatureHeaders signature, std::string body,
+                            std::function<void(int status, std::string)> done);
+
   /// KIP-507 check of an internal request (Connect's
   /// requestNotSignedProperly) against the session key this worker holds:
   /// under the `sessioned` protocol `done` gets (0, "") for a good

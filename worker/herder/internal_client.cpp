@@ -33,9 +33,12 @@ InternalResponse round_trip(Stream& stream, const http::request<http::string_bod
 
 }  // namespace
 
-Result<InternalResponse> post_internal(const std::string& base_url, const std::string& path,
-                                       const std::string& json_body, int timeout_ms, const rest::TlsContext* tls,
-                                       const std::vector<std::pair<std::string, std::string>>& headers) {
+namespace {
+
+/// One internal request with `verb` (POST or PUT); see post_internal.
+Result<InternalResponse> request_internal(http::verb verb, const std::string& base_url, const std::string& path,
+                                          const std::string& json_body, int timeout_ms, const rest::TlsContext* tls,
+                                          const std::vector<std::pair<std::string, std::string>>& headers) {
   auto url = rest::parse_http_url(base_url);
   if (!url) return Error{"internal request", "bad URL '" + base_url + "': " + url.error().to_string()};
   if (url->scheme != "http" && url->scheme != "https") {
@@ -49,7 +52,7 @@ Result<InternalResponse> post_internal(const std::string& base_url, const std::s
     boost::asio::io_context ioc;
     tcp::resolver resolver(ioc);
     auto endpoints = resolver.resolve(url->host, std::to_string(url->port));
-    http::request<http::string_body> req{http::verb::post, target, 11};
+    http::request<http::string_body> req{verb, target, 11};
     req.set(http::field::host, url->host + ":" + std::to_string(url->port));
     req.set(http::field::user_agent, "kafka-connect");
     req.set(http::field::content_type, "application/json");
@@ -80,6 +83,20 @@ Result<InternalResponse> post_internal(const std::string& base_url, const std::s
   } catch (const std::exception& e) {
     return Error{"internal request", "POST " + target + " to " + base_url + ": " + e.what()};
   }
+}
+
+}  // namespace
+
+Result<InternalResponse> post_internal(const std::string& base_url, const std::string& path,
+                                       const std::string& json_body, int timeout_ms, const rest::TlsContext* tls,
+                                       const std::vector<std::pair<std::string, std::string>>& headers) {
+  return request_internal(http::verb::post, base_url, path, json_body, timeout_ms, tls, headers);
+}
+
+Result<InternalResponse> put_internal(const std::string& base_url, const std::string& path,
+                                      const std::string& json_body, int timeout_ms, const rest::TlsContext* tls,
+                                      const std::vector<std::pair<std::string, std::string>>& headers) {
+  return request_internal(http::verb::put, base_url, path, json_body, timeout_ms, tls, headers);
 }
 
 }  // namespace kc::herder

@@ -36,4 +36,11 @@ Result<InternalResponse> post_internal(const std::string& base_url, const std::s
                                        const rest::TlsContext* tls = nullptr,
                                        const std::vector<std::pair<std::string, std::string>>& headers = {});
 
+/// The same with PUT: the zombie fencing request a follower forwards to
+/// the leader (PUT /connectors/{c}/fence, KIP-618, signed under KIP-507).
+Result<InternalResponse> put_internal(const std::string& base_url, const std::string& path,
+                                      const std::string& json_body, int timeout_ms,
+                                      const rest::TlsContext* tls = nullptr,
+                                      const std::vector<std::pair<std::string, std::string>>& headers = {});
+
 }  // namespace kc::herder

@@ -50,12 +50,17 @@ inline rest::ConfigInfos to_rest(const connectors::ConfigValidation& v) {
 
 /// GET /connector-plugins/{plugin}/config: the connector's, transformation's
 /// or predicate's own keys (KIP-769), or 404
-/// "Unknown plugin <plugin>." (Connect's wording).
+/// "Unknown plugin <plugin>." (Connect's wording). A source connector's list
+/// ends with the exactly-once keys every source has (KIP-618,
+/// connectors::source_connector_config_defs; ours: Connect lists them in
+/// validate only), so clients find them where they look for a plugin's keys.
 inline rest::Reply<std::vector<rest::ConfigKeyInfo>> plugin_config(const connectors::PluginRegistry& registry,
                                                                    const std::string& plugin) {
   std::vector<rest::ConfigKeyInfo> out;
   if (auto desc = registry.find(plugin)) {
     for (const auto& d : desc->config_defs) out.push_back(to_rest(d));
+    if (desc->type == connectors::ConnectorType::Source)
+      for (const auto& d : connectors::source_connector_config_defs()) out.push_back(to_rest(d));
     return out;
   }
   if (auto defs = connectors::transformation_plugin_config_defs(plugin)) {
@@ -71,13 +76,15 @@ inline rest::Reply<std::vector<rest::ConfigKeyInfo>> plugin_config(const connect
 /// value nor inside an error message ("Invalid value [hidden] for
 /// configuration batch.size: ..."). A provider failure is an error on the
 /// key holding the placeholder.
+/// `vctx` carries the worker settings the checks depend on (exactly-once).
 inline connectors::ConfigValidation validate_resolved(const connectors::PluginRegistry& registry,
                                                       const providers::ConfigTransformer* transformer,
-                                                      const rest::ConnectorConfig& config) {
-  if (!transformer) return registry.validate(config);
+                                                      const rest::ConnectorConfig& config,
+                                                      const connectors::ValidateContext& vctx = {}) {
+  if (!transformer) return registry.validate(config, vctx);
   auto resolved = transformer->transform(config);
   if (!resolved) {
-    auto v = registry.validate(config);
+    auto v = registry.validate(config, vctx);
     const auto& e = resolved.error();
     auto it = std::find_if(v.configs.begin(), v.configs.end(),
                            [&](const connectors::ConfigEntry& c) { return c.definition.name == e.field; });
@@ -91,7 +98,7 @@ inline connectors::ConfigValidation validate_resolved(const connectors::PluginRe
     ++v.error_count;
     return v;
   }
-  auto v = registry.validate(resolved->config);
+  auto v = registry.validate(resolved->config, vctx);
   std::map<std::string, std::string> provided;  // the resolved values: all secrets
   for (const auto& k : resolved->resolved_keys) provided[k] = resolved->config.at(k);
   const auto hidden = secrets::secret_values(provided, [](std::string_view) { return true; });
@@ -131,8 +138,9 @@ inline void apply_override_policy(connectors::ConfigValidation& v, runtime::Clie
 inline std::optional<rest::RestError> reject_invalid_config(
     const connectors::PluginRegistry& registry, const providers::ConfigTransformer* transformer,
     const rest::ConnectorConfig& config,
-    runtime::ClientOverridePolicy policy = runtime::ClientOverridePolicy::All) {
-  auto v = validate_resolved(registry, transformer, config);
+    runtime::ClientOverridePolicy policy = runtime::ClientOverridePolicy::All,
+    const connectors::ValidateContext& vctx = {}) {
+  auto v = validate_resolved(registry, transformer, config, vctx);
   apply_override_policy(v, policy, config);
   if (v.error_count == 0) return std::nullopt;
   return rest::RestError::bad_request(v.invalid_message());

@@ -14,6 +14,7 @@
 #include "worker/runtime/record_pipeline.h"
 #include "worker/runtime/record_transforms.h"
 #include "worker/storage/records.h"
+#include "worker/storage/transactional_producer.h"
 
 namespace kc::runtime {
 
@@ -243,20 +244,33 @@ struct TaskEnv {
   /// Secret values of the task's and its connector's configs (resolved),
   /// scrubbed out of every failure text (secrets::scrub).
   std::vector<std::string> secret_values;
+  /// Exactly-once source tasks: the herder's checks around the producer's
+  /// creation, and the connector config (transaction.boundary,
+  /// transaction.boundary.interval.ms, offsets.storage.topic).
+  ExactlyOnceTaskChecks eos_checks;
+  ConfigMap connector_config;
 };
 
 class SourceContext : public connectors::SourceTaskContext {
  public:
-  SourceContext(storage::OffsetBackingStore* offsets, ConnectorTaskId id) : offsets_(offsets), id_(std::move(id)) {}
+  /// `primary` (may be null) is read first, then `fallback`: a connector
+  /// with its own offsets.storage.topic falls back to the worker's topic,
+  /// as Connect's ConnectorOffsetBackingStore does.
+  SourceContext(storage::OffsetBackingStore* primary, ConnectorTaskId id,
+                storage::OffsetBackingStore* fallback = nullptr)
+      : primary_(primary), fallback_(fallback), id_(std::move(id)) {}
   std::optional<connectors::OrderedJson> offset(const connectors::OrderedJson& partition) const override {
-    if (!offsets_) return std::nullopt;
-    return offsets_->get(id_.connector, partition);
+    for (auto* store : {primary_, fallback_})
+      if (store)
+        if (auto o = store->get(id_.connector, partition)) return o;
+    return std::nullopt;
   }
   const std::string& connector_name() const override { return id_.connector; }
   int32_t task_number() const override { return id_.task; }
 
  private:
-  storage::OffsetBackingStore* offsets_;
+  storage::OffsetBackingStore* primary_;
+  storage::OffsetBackingStore* fallback_;
   ConnectorTaskId id_;
 };
 
@@ -695,6 +709,287 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
   if (r.cancelled.load()) {
     // Late end of an abandoned task: its failure (often the purge's delivery
     // errors) is nobody's business any more.
+    spdlog::info("abandoned task {} ended{}", id.to_string(), failure ? " (failed)" : "");
+  } else if (failure) {
+    failure = secrets::scrub(*failure, env.secret_values);
+    spdlog::error("task {} failed: {}", id.to_string(), *failure);
+    report_task(env, r, StatusState::Failed, failure);
+  } else {
+    report_task(env, r, StatusState::Unassigned);
+  }
+  if (env.observer) env.observer->on_task_stop(env.options.worker_id, id);
+}
+
+/// `transaction.boundary` of an exactly-once source task (KIP-618).
+enum class TxnBoundary { Poll, Interval };
+
+/// One record of the open transaction, kept until it commits: an abortable
+/// failure aborts the transaction, and the same records (and offsets) are
+/// sent again in a new one, since the task cannot rewind its source.
+struct TxnRecord {
+  rd_kafka_topic_t* topic = nullptr;
+  std::optional<std::string> key, value;
+  int32_t partition = -1;
+  int64_t timestamp_ms = 0;
+  storage::RecordHeaders headers;
+};
+
+/// Delivery reports of a transactional producer, served by the task
+/// thread. A failed record makes its transaction abortable; the commit
+/// reports it, so a report only has to be received.
+struct TxnReports final : storage::Producer::Delivery {
+  void delivered(rd_kafka_resp_err_t) override {}
+};
+
+/// The trace of a task whose transactional producer hit a fatal error
+/// during `call`: fenced out by a newer producer (zombie fencing, or a new
+/// owner's init_transactions), or unusable otherwise.
+std::string fatal_producer_text(const ConnectorTaskId& id, const std::string& transactional_id,
+                                const storage::TxnError& e, const std::string& call) {
+  if (e.fenced())
+    return "The producer of exactly-once source task " + id.to_string() + " (transactional.id " + transactional_id +
+           ") was fenced out by a newer producer with the same transactional id, most likely because the task "
+           "was started elsewhere; this instance stops and produces nothing more. " + e.to_string(call);
+  return "The transactional producer of task " + id.to_string() + " (transactional.id " + transactional_id +
+         ") failed fatally; the task stops. " + e.to_string(call);
+}
+
+/// An exactly-once source task (Connect's ExactlyOnceWorkerSourceTask,
+/// KIP-618): the herder's fencing check, then its own transactional
+/// producer (init_transactions fences any older instance), then poll →
+/// transforms → converters → send inside a transaction; at each boundary
+/// the source offsets of the transaction's records are sent to the offsets
+/// topic by the same producer and the transaction commits, so records and
+/// offsets become visible together or not at all. An abortable failure
+/// aborts and sends the transaction again (up to 5 times); a fatal one
+/// (fenced) fails the task at once. On a graceful stop the open
+/// transaction commits; on a failure it is aborted.
+template <typename Runner>
+void run_exactly_once_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, Runner& r) {
+  constexpr int kMaxAttempts = 5;
+  const auto& id = r.id;
+  std::optional<std::string> failure;
+  bool startup_reported = false;
+  TxnReports reports;  // declared before the producer: it outlives every report
+  std::unique_ptr<storage::OffsetBackingStore> connector_offsets;  // its own offsets.storage.topic
+  std::unique_ptr<storage::TransactionalProducer> txp;
+  std::string txn_id = storage::task_transactional_id(env.options.group_id, id);
+  std::vector<TxnRecord> txn_records;
+  std::map<std::string, std::pair<storage::SourcePartition, storage::SourceOffset>> txn_offsets;
+  bool in_txn = false;
+  bool producer_dead = false;  // fatal error: no commit, no abort
+  Clock::time_point txn_started;
+  rd_kafka_topic_t* offsets_rkt = nullptr;
+  const int txn_timeout_ms = std::max(env.options.offset_flush_timeout_ms, 10000);
+  auto cfg = [&](const std::string& key) -> std::string {
+    auto it = env.connector_config.find(key);
+    return it == env.connector_config.end() ? "" : trim(it->second);
+  };
+
+  auto throw_if = [&](const storage::TxnResult& e, const std::string& call) {
+    if (!e) return;
+    if (e->kind == storage::TxnError::Kind::Fatal) {
+      producer_dead = true;
+      throw connectors::ConnectError(fatal_producer_text(id, txn_id, *e, call));
+    }
+    throw connectors::ConnectError("task " + id.to_string() + ": " + e->to_string(call));
+  };
+  auto send = [&](const TxnRecord& rec) {
+    auto st = txp->producer().send_view(rec.topic, rec.key, rec.value, &reports, rec.partition, rec.timestamp_ms,
+                                        rec.headers.empty() ? nullptr : &rec.headers);
+    if (!st) {
+      throw_if(txp->fatal_error(), "produce");
+      throw connectors::ConnectError(st.error().to_string());
+    }
+  };
+  auto begin = [&] {
+    throw_if(txp->begin(), "begin_transaction");
+    in_txn = true;
+    txn_started = Clock::now();
+  };
+  // Commits the open transaction with its offsets. false = the task was cut
+  // off meanwhile (nothing committed: the next owner's init aborts it).
+  auto commit = [&]() -> bool {
+    for (int attempt = 1;; ++attempt) {
+      // The records first, then their offsets: on a broker that shows open
+      // transactions (librdkafka's mock) offsets never get ahead of their
+      // records; on Kafka it costs one round trip, the commit is atomic anyway.
+      (void)txp->producer().flush(txn_timeout_ms);
+      for (const auto& [key, po] : txn_offsets)
+        send(TxnRecord{offsets_rkt, key, storage::to_compact_json(po.second), -1, 0, {}});
+      storage::TxnResult e;
+      {
+        // Under kafka_mu: once cut_off() returned, no commit of this task lands.
+        std::lock_guard lk(r.kafka_mu);
+        if (r.cancelled.load()) return false;
+        e = txp->commit(txn_timeout_ms);
+        for (int retry = 0; e && e->kind == storage::TxnError::Kind::Retriable && retry < kMaxAttempts; ++retry)
+          e = txp->commit(txn_timeout_ms);
+      }
+      if (auto* tm = live_metrics(env, r)) tm->offset_commit(!e);
+      if (!e) {
+        in_txn = false;
+        txn_records.clear();
+        txn_offsets.clear();
+        try {
+          task->commit();
+        } catch (const std::exception& ex) {  // logged, as Connect does
+          spdlog::error("{}: exception thrown while calling task.commit(): {}", id.to_string(), ex.what());
+        }
+        return true;
+      }
+      if (e->kind == storage::TxnError::Kind::Fatal || attempt >= kMaxAttempts) throw_if(e, "commit_transaction");
+      spdlog::warn("{}: {}; aborting and sending its {} records again (attempt {} of {})", id.to_string(),
+                   e->to_string("commit_transaction"), txn_records.size(), attempt + 1, kMaxAttempts);
+      throw_if(txp->abort(txn_timeout_ms), "abort_transaction");
+      in_txn = false;
+      begin();
+      for (const auto& rec : txn_records) send(rec);
+    }
+  };
+
+  if (env.observer) env.observer->on_task_start(env.options.worker_id, id);
+  std::unique_ptr<SourceContext> ctx;
+  try {
+    const std::string boundary_name = cfg("transaction.boundary").empty() ? "poll" : cfg("transaction.boundary");
+    std::string low = boundary_name;
+    std::transform(low.begin(), low.end(), low.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (low != "poll" && low != "interval")
+      throw connectors::ConnectError("transaction.boundary=" + boundary_name +
+                                     " is not supported for this connector: it cannot define its own transaction "
+                                     "boundaries; use poll or interval");
+    const TxnBoundary boundary = low == "poll" ? TxnBoundary::Poll : TxnBoundary::Interval;
+    int64_t interval_ms = env.options.offset_flush_interval_ms;
+    if (!cfg("transaction.boundary.interval.ms").empty()) interval_ms = std::stoll(cfg("transaction.boundary.interval.ms"));
+    // Zombie fencing first (Connect's preProducerCheck): no producer of this
+    // task's generation may start before the older generation is fenced out.
+    if (env.eos_checks.before_producer)
+      if (auto st = env.eos_checks.before_producer(); !st)
+        throw connectors::ConnectError("zombie fencing for connector " + id.connector +
+                                       " failed, so the task cannot start: " + st.error().to_string());
+    storage::OffsetBackingStore* offsets = env.offsets;
+    if (const auto topic = cfg("offsets.storage.topic");
+        !topic.empty() && (!env.offsets || topic != env.offsets->topic())) {
+      storage::OffsetBackingStore::Options oo;
+      oo.client = env.options.client;
+      oo.topic = topic;
+      oo.partitions = env.options.offset_topic_partitions;
+      oo.replication_factor = env.options.offset_topic_replication_factor;
+      oo.client_id = "connector-offsets-" + id.to_string();
+      auto store = storage::OffsetBackingStore::open(oo);
+      if (!store)
+        throw connectors::ConnectError("could not open the offsets topic " + topic + ": " + store.error().to_string());
+      connector_offsets = std::move(store).value();
+      offsets = connector_offsets.get();
+    }
+    storage::ClientProps overrides = env.options.producer_overrides;
+    overrides["client.id"] = "connector-producer-" + id.to_string();
+    auto p = storage::TransactionalProducer::create(env.options.client, overrides, txn_id);
+    if (!p) throw connectors::ConnectError("could not create the transactional producer: " + p.error().to_string());
+    txp = std::move(p).value();
+    if (env.producers_created) env.producers_created->fetch_add(1);
+    {
+      std::lock_guard lk(r.kafka_mu);
+      if (r.cancelled.load()) throw connectors::ConnectError("cut off before it started");
+      r.producer = txp->producer().handle();
+    }
+    throw_if(txp->init(txn_timeout_ms), "init_transactions");
+    if (env.eos_checks.after_producer)
+      if (auto st = env.eos_checks.after_producer(); !st) throw connectors::ConnectError(st.error().to_string());
+    offsets_rkt = txp->producer().topic(offsets ? offsets->topic() : std::string("connect-offsets"));
+    // Offsets committed by the previous owner (read_committed: only those
+    // of committed transactions).
+    for (auto* store : {offsets, connector_offsets ? env.offsets : nullptr})
+      if (store)
+        if (auto st = store->read_to_end(std::max(env.options.offset_flush_timeout_ms, 10000)); !st)
+          throw connectors::ConnectError("could not read the offsets topic " + store->topic() + ": " +
+                                         st.error().to_string());
+    ctx = std::make_unique<SourceContext>(offsets, id, connector_offsets ? env.offsets : nullptr);
+    task->start(env.task_config, *ctx);
+    report_startup(env, startup_reported, true);
+    report_task(env, r, r.paused.load() ? StatusState::Paused : StatusState::Running);
+    bool was_paused = r.paused.load();
+    ActiveTopics active_topics;
+    ProducerRecordView converted;
+    const std::string* topic_name = nullptr;
+    rd_kafka_topic_t* rkt = nullptr;
+    while (!r.stop_requested.load()) {
+      bool paused = r.paused.load();
+      if (paused != was_paused) {
+        report_task(env, r, paused ? StatusState::Paused : StatusState::Running);
+        was_paused = paused;
+      }
+      bool polled_some = false;
+      if (!paused) {
+        auto records = task->poll();
+        if (r.cancelled.load()) break;  // cut off while in poll(): its records are dropped
+        if (!records.empty()) {
+          polled_some = true;
+          if (auto* tm = live_metrics(env, r)) tm->source_polled(records.size());
+          if (!in_txn) begin();
+          size_t sent = 0;
+          const connectors::OrderedJson* last_partition = nullptr;  // of `slot`, valid during this poll
+          auto slot = txn_offsets.end();
+          for (auto& rec : records) {
+            if (env.pipeline->to_producer(rec, converted)) {
+              if (!topic_name || *topic_name != rec.topic) {
+                rkt = txp->producer().topic(rec.topic);
+                topic_name = &rec.topic;
+                active_topics.record(env, id, rec.topic);
+              }
+              auto& kept = txn_records.emplace_back();
+              kept.topic = rkt;
+              if (converted.key) kept.key.emplace(*converted.key);
+              if (converted.value) kept.value.emplace(*converted.value);
+              kept.partition = rec.kafka_partition.value_or(-1);
+              kept.timestamp_ms = rec.timestamp_ms.value_or(0);
+              kept.headers = converted.headers;
+              send(kept);
+              ++sent;
+            }
+            // The last offset of each source partition in the transaction
+            // wins; the key is encoded only when the partition object changes.
+            const auto& part = rec.source_partition.get();
+            if (&part != last_partition) {
+              auto key = storage::encode_offset_key(id.connector, part);
+              slot = txn_offsets.try_emplace(std::move(key), part, storage::SourceOffset()).first;
+              last_partition = &part;
+            }
+            slot->second.second = std::move(rec.source_offset);
+          }
+          topic_name = nullptr;  // `records` goes away: its topic strings with it
+          if (auto* tm = live_metrics(env, r); tm && sent) tm->source_written(sent);
+        }
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+      txp->producer().serve_deliveries();
+      throw_if(txp->fatal_error(), "produce");
+      const bool boundary_reached =
+          in_txn && (boundary == TxnBoundary::Poll ? polled_some
+                                                   : Clock::now() - txn_started >= std::chrono::milliseconds(interval_ms));
+      if (boundary_reached && !commit()) break;
+    }
+    // A graceful stop commits what was polled (Connect's final commit).
+    if (in_txn && !r.cancelled.load()) commit();
+  } catch (const std::exception& e) {
+    failure = trace_of(e, "source task " + id.to_string());
+    report_startup(env, startup_reported, false);
+    if (txp && in_txn && !producer_dead && !r.cancelled.load()) {
+      if (auto a = txp->abort(txn_timeout_ms)) spdlog::warn("{}: {}", id.to_string(), a->to_string("abort_transaction"));
+    }
+  }
+  try {
+    task->stop();
+  } catch (const std::exception& e) {
+    if (!failure) failure = trace_of(e, "stop of source task " + id.to_string());
+  }
+  if (txp) {
+    std::lock_guard lk(r.kafka_mu);
+    r.producer = nullptr;
+  }
+  txp.reset();
+  if (r.cancelled.load()) {
     spdlog::info("abandoned task {} ended{}", id.to_string(), failure ? " (failed)" : "");
   } else if (failure) {
     failure = secrets::scrub(*failure, env.secret_values);
@@ -1389,7 +1684,7 @@ Result<providers::ResolvedConfig> Worker::resolve_config(const ConfigMap& config
 }
 
 Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_config_in,
-                          const ConfigMap& task_config_in, TargetState target) {
+                          const ConfigMap& task_config_in, TargetState target, ExactlyOnceTaskChecks eos_checks) {
   if (options_.metrics) options_.metrics->task_startup_attempt();
   auto early_fail = [this](Error e) -> Status {
     if (options_.metrics) options_.metrics->task_startup_result(false);
@@ -1464,7 +1759,14 @@ Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_
   env.pipeline->errors().set_metrics(env.tm);
   tasks_[id] = runner;
   update_running_metrics_locked();
-  if (source) {
+  if (source && options_.exactly_once_source) {
+    env.eos_checks = std::move(eos_checks);
+    env.connector_config = connector_config;
+    runner->thread = std::thread([env = std::move(env), task = std::move(source), runner]() mutable {
+      run_exactly_once_source_task(std::move(env), std::move(task), *runner);
+      runner->mark_finished();
+    });
+  } else if (source) {
     runner->thread = std::thread([env = std::move(env), task = std::move(source), runner]() mutable {
       run_source_task(std::move(env), std::move(task), *runner);
       runner->mark_finished();

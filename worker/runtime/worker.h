@@ -153,11 +153,21 @@ struct WorkerOptions {
   /// at-least-once source task (see the file comment); false = one
   /// producer per source task, served by the task thread.
   bool producer_shared = false;
-  /// exactly.once.source.support=enabled (KIP-618). Exactly-once source
-  /// tasks need a transactional producer of their own, so they never use
-  /// the shared producer. (The runtime has no transactional path yet: every
-  /// source task runs at-least-once; this only keeps per-task producers.)
+  /// exactly.once.source.support=enabled (KIP-618): every source task runs
+  /// exactly once (run_exactly_once_source_task in worker.cpp): its own
+  /// transactional producer (transactional.id `<group.id>-<connector>-<task>`),
+  /// records and source offsets committed in one transaction per boundary
+  /// (`transaction.boundary` poll = each poll's records, interval = every
+  /// `transaction.boundary.interval.ms`, default offset.flush.interval.ms),
+  /// never the shared producer.
   bool exactly_once_source = false;
+  /// group.id: the first part of exactly-once tasks' transactional ids.
+  std::string group_id;
+  /// Partitions and replication factor of a connector's own
+  /// `offsets.storage.topic` when this Worker creates it (the worker's
+  /// offsets topic settings, as Connect does); -1 = broker default.
+  int offset_topic_partitions = 25;
+  int offset_topic_replication_factor = -1;
   /// Metrics sink (startup outcomes, running counts, per-task status,
   /// records and offset commits); null = no metrics.
   std::shared_ptr<metrics::WorkerMetrics> metrics;
@@ -165,6 +175,20 @@ struct WorkerOptions {
   /// new task configs (ConnectorContext::request_task_reconfiguration), with
   /// its name; null = such requests are logged and dropped.
   std::function<void(const std::string& connector)> on_task_reconfiguration;
+};
+
+/// What the herder checks around the start of an exactly-once source task
+/// (KIP-618; Connect's preProducerCheck / postProducerCheck). Both run on
+/// the task thread and may block; an error fails the task with its message.
+struct ExactlyOnceTaskChecks {
+  /// Before the producer exists: the previous generation of the connector's
+  /// tasks is fenced out and the task-count record written (zombie fencing,
+  /// done or forwarded to the leader). Empty = nothing to wait for.
+  std::function<Status()> before_producer;
+  /// After init_transactions: the connector's task configs are still those
+  /// this task was started with and the task is still assigned here.
+  /// Empty = no check.
+  std::function<Status()> after_producer;
 };
 
 /// Runs connectors and tasks. See the file comment for threads.
@@ -220,8 +244,10 @@ class Worker {
   /// `connector_config`; the plugin gets `task_config`. Non-blocking: an
   /// unknown class, a bad converter or a duplicate id is reported at once as
   /// an error; a plugin failure as FAILED.
+  /// With exactly.once.source.support=enabled a source task runs the
+  /// exactly-once loop and `eos_checks` bracket its producer's creation.
   Status start_task(const ConnectorTaskId& id, const ConfigMap& connector_config, const ConfigMap& task_config,
-                    TargetState target);
+                    TargetState target, ExactlyOnceTaskChecks eos_checks = {});
 
   /// Signals a task to stop (finish its poll, commit offsets, stop the
   /// plugin) and returns at once. Non-blocking. Unknown ids are ignored.

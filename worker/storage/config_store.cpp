@@ -95,6 +95,7 @@ void ConfigBackingStore::apply(const TopicReader::Record& r) {
         state_.task_counts.erase(key.name);
         state_.target_states.erase(key.name);
         state_.inconsistent.erase(key.name);
+        state_.pending_fencing.erase(key.name);  // its task count record stays: a re-created one fences them
         pending_tasks_.erase(key.name);
         for (auto it = state_.task_configs.begin(); it != state_.task_configs.end();) {
           if (it->first.connector == key.name) it = state_.task_configs.erase(it);
@@ -149,6 +150,8 @@ void ConfigBackingStore::apply(const TopicReader::Record& r) {
         for (int32_t i = 0; i < *n; ++i) state_.task_configs[{key.name, i}] = pending[i];
         state_.task_counts[key.name] = *n;
         state_.inconsistent.erase(key.name);
+        ++state_.task_config_generations[key.name];
+        state_.pending_fencing.insert(key.name);
       }
       pending_tasks_.erase(key.name);
       notify(ConfigUpdate::Kind::TasksCommitted);
@@ -199,7 +202,17 @@ void ConfigBackingStore::apply(const TopicReader::Record& r) {
       if (listener_) unpublished_updates_.push_back(ConfigUpdate{ConfigUpdate::Kind::SessionKey, ""});
       return;
     }
-    case ConfigKeyKind::TasksFencing:
+    case ConfigKeyKind::TasksFencing: {
+      if (!r.value) return;
+      auto n = decode_task_count(*r.value);
+      if (!n) {
+        spdlog::error("config topic: bad value for {}: {}", *r.key, n.error().to_string());
+        return;
+      }
+      state_.task_count_records[key.name] = *n;
+      state_.pending_fencing.erase(key.name);
+      return;
+    }
     case ConfigKeyKind::LoggerCluster:
       return;  // understood but not used by this store yet
     case ConfigKeyKind::Unknown:
@@ -276,6 +289,14 @@ Status ConfigBackingStore::put_task_configs(const std::string& connector, const 
   auto st = write({{commit_key(connector), encode_commit(static_cast<int32_t>(configs.size()))}}, timeout_ms);
   if (!st) return st;
   r = read_to_end(timeout_ms);
+  if (!r) return r.error();
+  return ok_status();
+}
+
+Status ConfigBackingStore::put_task_count_record(const std::string& connector, int32_t task_count, int timeout_ms) {
+  auto st = write({{task_count_key(connector), encode_task_count(task_count)}}, timeout_ms);
+  if (!st) return st;
+  auto r = read_to_end(timeout_ms);
   if (!r) return r.error();
   return ok_status();
 }

@@ -40,6 +40,18 @@ struct ClusterConfigState {
   std::set<std::string> inconsistent;
   /// The last good `session-key` record (KIP-507), nullopt before any.
   std::optional<SessionKeyRecord> session_key;
+  /// Connector name -> its last `tasks-fencing-<name>` task count
+  /// (KIP-618): how many exactly-once task producers of its latest fenced
+  /// generation may still exist (Connect's taskCountRecord).
+  std::map<std::string, int32_t> task_count_records;
+  /// Connector name -> how many good task-config commits were read for it
+  /// (Connect's taskConfigGeneration): changes whenever its tasks change.
+  std::map<std::string, int32_t> task_config_generations;
+  /// Connectors whose latest task configs were committed after their
+  /// latest task-count record: their older task generations must be fenced
+  /// out before these tasks may start under exactly-once support
+  /// (Connect's pendingFencing).
+  std::set<std::string> pending_fencing;
 
   /// True if `connector` has a config.
   bool contains(const std::string& connector) const { return connector_configs.count(connector) != 0; }
@@ -118,6 +130,11 @@ class ConfigBackingStore {
   /// `commit-<name>` = {"tasks":N}, reads to the end (5.1). Blocking.
   Status put_task_configs(const std::string& connector, const std::vector<ConfigMap>& configs,
                           int timeout_ms);
+
+  /// Writes `tasks-fencing-<name>` = {"task-count":N} (KIP-618; leader-only,
+  /// after fencing the previous generation) and reads to the end, so the
+  /// connector is no longer pending fencing in the snapshot. Blocking.
+  Status put_task_count_record(const std::string& connector, int32_t task_count, int timeout_ms);
 
   /// Writes `restart-connector-<name>` (KIP-745; leader-only in Connect) and
   /// reads to the end, so every worker that reads it restarts what it owns.

@@ -127,15 +127,25 @@ Result<ConfigMap> decode_properties(std::string_view value) {
 
 std::string encode_commit(int32_t n) { return "{\"tasks\":" + std::to_string(n) + "}"; }
 
-Result<int32_t> decode_commit(std::string_view value) {
-  auto j = parse(value, "tasks");
+namespace {
+/// Reads `{"<field>":<n>}` with 0 <= n <= INT32_MAX (commit and task-count
+/// values); any integral JSON number is accepted.
+Result<int32_t> decode_count(std::string_view value, const std::string& field) {
+  auto j = parse(value, field.c_str());
   if (!j) return j.error();
-  if (!j->is_object() || !j->contains("tasks") || !(*j)["tasks"].is_number_integer())
-    return Error{"tasks", "expected {\"tasks\":<integer>}"};
-  auto n = (*j)["tasks"].get<int64_t>();
-  if (n < 0 || n > INT32_MAX) return Error{"tasks", "task count out of range"};
+  if (!j->is_object() || !j->contains(field) || !(*j)[field].is_number_integer())
+    return Error{field, "expected {\"" + field + "\":<integer>}"};
+  auto n = (*j)[field].get<int64_t>();
+  if (n < 0 || n > INT32_MAX) return Error{field, "task count out of range"};
   return static_cast<int32_t>(n);
 }
+}  // namespace
+
+Result<int32_t> decode_commit(std::string_view value) { return decode_count(value, "tasks"); }
+
+std::string task_count_key(std::string_view c) { return std::string(kFencingPrefix) + std::string(c); }
+std::string encode_task_count(int32_t n) { return "{\"task-count\":" + std::to_string(n) + "}"; }
+Result<int32_t> decode_task_count(std::string_view value) { return decode_count(value, "task-count"); }
 
 std::string encode_restart(const RestartFlags& f) {
   return std::string("{\"include-tasks\":") + (f.include_tasks ? "true" : "false") +

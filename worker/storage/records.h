@@ -96,6 +96,16 @@ std::string encode_commit(int32_t task_count);
 /// Reads `{"tasks":<n>}`; any integral JSON number is accepted.
 Result<int32_t> decode_commit(std::string_view value);
 
+/// "tasks-fencing-<name>": the task-count record of a connector (KIP-618),
+/// written by the leader after it fenced the previous generation of the
+/// connector's exactly-once source tasks.
+std::string task_count_key(std::string_view connector);
+/// `{"task-count":<n>}` (Connect's TASK_COUNT_RECORD_V0).
+std::string encode_task_count(int32_t task_count);
+/// Reads `{"task-count":<n>}`; errors on malformed JSON, a missing or
+/// non-integral field, or a count outside 0..INT32_MAX.
+Result<int32_t> decode_task_count(std::string_view value);
+
 /// `{"state":"STARTED"|"PAUSED","state.v2":"STARTED"|"PAUSED"|"STOPPED"}`.
 /// For Stopped, `state` is "PAUSED" (what pre-KIP-875 workers understand).
 std::string encode_target_state(TargetState s);

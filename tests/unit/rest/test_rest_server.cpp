@@ -821,7 +821,9 @@ TEST_CASE("GET connector plugin config lists ConfigKeyInfo, unknown plugin is 40
   CHECK(r.status == 200);
   auto j = r.j();
   REQUIRE(j.is_array());
-  REQUIRE(j.size() == 3);
+  // The plugin's 3 keys, then the 4 exactly-once keys of every source (KIP-618).
+  REQUIRE(j.size() == 7);
+  CHECK(j[3]["name"] == "exactly.once.support");
   CHECK(j[0] == json::parse(R"({"name":"file","type":"STRING","required":true,"default_value":null,
         "importance":"HIGH","documentation":"Path of the file to read lines from.","group":null,"order":-1,
         "width":"NONE","display_name":"File","dependents":[]})"));
@@ -864,9 +866,11 @@ TEST_CASE("validate reports per-field errors as 200 ConfigInfos", "[rest]") {
   auto j = r.j();
   CHECK(j["name"] == "org.apache.kafka.connect.file.FileStreamSourceConnector");
   CHECK(j["error_count"] == 3);
-  CHECK(j["groups"] == json::array({"Common", "Transforms", "Predicates", "Error Handling"}));
-  // 6 common keys, transforms, predicates, 5 error handling keys + file, topic, batch.size
-  REQUIRE(j["configs"].size() == 16);
+  CHECK(j["groups"] ==
+        json::array({"Common", "Transforms", "Predicates", "Error Handling", "Exactly Once Support", "offsets.topic"}));
+  // 6 common keys, transforms, predicates, 5 error handling keys, 4 exactly-once source keys (KIP-618)
+  // + file, topic, batch.size
+  REQUIRE(j["configs"].size() == 20);
   CHECK(j["configs"][0]["definition"] == json::parse(R"({"name":"name","type":"STRING","required":true,
         "default_value":null,"importance":"HIGH","documentation":"Globally unique name to use for this connector.",
         "group":"Common","order":1,"width":"MEDIUM","display_name":"Connector name","dependents":[]})"));
