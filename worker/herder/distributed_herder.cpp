@@ -1273,10 +1273,10 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     const auto g = snap.task_config_generations.find(t.connector);
     const int32_t generation = g == snap.task_config_generations.end() ? 0 : g->second;
     std::weak_ptr<Impl> w = weak_from_this();
-    checks.before_producer = [w, t]() -> Status {
+    checks.before_producer = [w, t](const std::atomic<bool>& stop_requested) -> Status {
       auto s = w.lock();
       if (!s) return Error{"fence", "the worker is stopping"};
-      return s->await_fencing(t);
+      return s->await_fencing(t, stop_requested);
     };
     // Connect's verifyTaskGenerationAndOwnership, after init_transactions.
     checks.after_producer = [w, t, generation]() -> Status {
@@ -1303,12 +1303,20 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   /// follower retries refused or failed forwards (a new leader, a key not
   /// read yet or rotated: Connect's isPossibleExpiredKeyException) with
   /// backoff for up to a minute. Blocking.
-  Status await_fencing(const ConnectorTaskId& t) {
+  Status await_fencing(const ConnectorTaskId& t, const std::atomic<bool>& stop_requested) {
     const int64_t start = mono_ms();
     std::string last;
+    // Waits up to `ms`, in short steps; false once the task or the worker stops.
+    auto pause = [&](int64_t ms) {
+      for (const int64_t until = mono_ms() + ms; mono_ms() < until;) {
+        if (stopping || stop_requested.load()) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+      return !stopping && !stop_requested.load();
+    };
     for (int attempt = 0; mono_ms() - start < 60000; ++attempt) {
-      if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(std::min(250 << std::min(attempt, 4), 4000)));
-      if (stopping) return Error{"fence", "the worker is stopping"};
+      if (!pause(attempt > 0 ? std::min(250 << std::min(attempt, 4), 4000) : 0))
+        return Error{"fence", "the task or the worker is stopping"};
       struct Answer {
         std::promise<std::pair<int, std::string>> done;  ///< local answer (leader), status 0 = forward
         std::string leader_url;
@@ -1326,8 +1334,13 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
         a->headers = s->io_signature_headers("");
         a->done.set_value({0, ""});
       });
-      if (fut.wait_for(std::chrono::milliseconds(cfg.worker_sync_timeout_ms * 3 + 65000)) != std::future_status::ready)
-        return Error{"fence", "no answer from the herder"};
+      // The leader's own fencing may take a while (one init_transactions
+      // per older task); a stop ends the wait.
+      const int64_t asked = mono_ms();
+      while (fut.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) {
+        if (stopping || stop_requested.load()) return Error{"fence", "the task or the worker is stopping"};
+        if (mono_ms() - asked > cfg.worker_sync_timeout_ms * 3 + 65000) return Error{"fence", "no answer from the herder"};
+      }
       auto [status, why] = fut.get();
       if (status == 0) {
         spdlog::info("task {} asks the leader {} to fence out older tasks of {}", t.to_string(), a->leader_url,

@@ -864,7 +864,7 @@ void run_exactly_once_source_task(TaskEnv env, std::unique_ptr<connectors::Sourc
     // Zombie fencing first (Connect's preProducerCheck): no producer of this
     // task's generation may start before the older generation is fenced out.
     if (env.eos_checks.before_producer)
-      if (auto st = env.eos_checks.before_producer(); !st)
+      if (auto st = env.eos_checks.before_producer(r.stop_requested); !st)
         throw connectors::ConnectError("zombie fencing for connector " + id.connector +
                                        " failed, so the task cannot start: " + st.error().to_string());
     storage::OffsetBackingStore* offsets = env.offsets;

@@ -183,8 +183,10 @@ struct WorkerOptions {
 struct ExactlyOnceTaskChecks {
   /// Before the producer exists: the previous generation of the connector's
   /// tasks is fenced out and the task-count record written (zombie fencing,
-  /// done or forwarded to the leader). Empty = nothing to wait for.
-  std::function<Status()> before_producer;
+  /// done or forwarded to the leader). It returns early, with an error,
+  /// once `stop_requested` (the task's stop flag) is set. Empty = nothing
+  /// to wait for.
+  std::function<Status(const std::atomic<bool>& stop_requested)> before_producer;
   /// After init_transactions: the connector's task configs are still those
   /// this task was started with and the task is still assigned here.
   /// Empty = no check.

@@ -95,7 +95,10 @@ def scenario(kc, work, cluster):
 
     code, defs = http("GET", w.url + "/connector-plugins/CounterSource/config")
     names = [d.get("name") for d in defs] if code == 200 and isinstance(defs, list) else []
-    check(names == ["topic", "prefix", "batch.size", "max.records"], f"counter config defs by alias: {names}")
+    # The plugin's own keys, then the exactly-once keys every source lists (KIP-618).
+    check(names == ["topic", "prefix", "batch.size", "max.records", "exactly.once.support", "transaction.boundary",
+                    "transaction.boundary.interval.ms", "offsets.storage.topic"],
+          f"counter config defs by alias: {names}")
     topic_def = defs[0] if names else {}
     check(topic_def.get("type") == "STRING" and topic_def.get("importance") == "HIGH" and
           topic_def.get("required") is True, f"topic def: {topic_def}")
