@@ -1356,7 +1356,9 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       }
       if (status / 100 == 2) return ok_status();
       last = "HTTP " + std::to_string(status) + " " + why;
-      if (status == 404 || status == 400) break;  // not ours to retry: unknown or not a source
+      // Not worth retrying: an unknown connector or a sink. (A 400 for a
+      // missing signature is retried: this worker may not have read the key yet.)
+      if (status == 404 || (status == 400 && why.find("is not a source connector") != std::string::npos)) break;
       spdlog::warn("zombie fencing for {} failed ({}); retrying", t.connector, last);
     }
     return Error{"fence", last};

@@ -780,6 +780,7 @@ void run_exactly_once_source_task(TaskEnv env, std::unique_ptr<connectors::Sourc
   bool producer_dead = false;  // fatal error: no commit, no abort
   Clock::time_point txn_started;
   rd_kafka_topic_t* offsets_rkt = nullptr;
+  storage::OffsetBackingStore* offsets_store = nullptr;  // where the offsets go (set at start)
   const int txn_timeout_ms = std::max(env.options.offset_flush_timeout_ms, 10000);
   auto cfg = [&](const std::string& key) -> std::string {
     auto it = env.connector_config.find(key);
@@ -815,8 +816,12 @@ void run_exactly_once_source_task(TaskEnv env, std::unique_ptr<connectors::Sourc
       // transactions (librdkafka's mock) offsets never get ahead of their
       // records; on Kafka it costs one round trip, the commit is atomic anyway.
       (void)txp->producer().flush(txn_timeout_ms);
-      for (const auto& [key, po] : txn_offsets)
-        send(TxnRecord{offsets_rkt, key, storage::to_compact_json(po.second), -1, 0, {}});
+      std::vector<std::pair<std::string, std::string>> offset_records;
+      offset_records.reserve(txn_offsets.size());
+      for (const auto& [key, po] : txn_offsets) {
+        offset_records.emplace_back(key, storage::to_compact_json(po.second));
+        send(TxnRecord{offsets_rkt, key, offset_records.back().second, -1, 0, {}});
+      }
       storage::TxnResult e;
       {
         // Under kafka_mu: once cut_off() returned, no commit of this task lands.
@@ -828,6 +833,7 @@ void run_exactly_once_source_task(TaskEnv env, std::unique_ptr<connectors::Sourc
       }
       if (auto* tm = live_metrics(env, r)) tm->offset_commit(!e);
       if (!e) {
+        if (offsets_store) offsets_store->remember(offset_records);  // get() sees them at once
         in_txn = false;
         txn_records.clear();
         txn_offsets.clear();
@@ -897,6 +903,7 @@ void run_exactly_once_source_task(TaskEnv env, std::unique_ptr<connectors::Sourc
     if (env.eos_checks.after_producer)
       if (auto st = env.eos_checks.after_producer(); !st) throw connectors::ConnectError(st.error().to_string());
     offsets_rkt = txp->producer().topic(offsets ? offsets->topic() : std::string("connect-offsets"));
+    offsets_store = offsets;
     // Offsets committed by the previous owner (read_committed: only those
     // of committed transactions).
     for (auto* store : {offsets, connector_offsets ? env.offsets : nullptr})

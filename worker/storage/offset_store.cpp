@@ -73,6 +73,10 @@ std::vector<std::pair<SourcePartition, SourceOffset>> OffsetBackingStore::get_al
   return out;
 }
 
+void OffsetBackingStore::remember(const std::vector<std::pair<std::string, std::string>>& records) {
+  for (const auto& [k, v] : records) apply(k, v);
+}
+
 Status OffsetBackingStore::commit(const std::string& connector,
                                   const std::vector<std::pair<SourcePartition, std::optional<SourceOffset>>>& offsets,
                                   int timeout_ms) {

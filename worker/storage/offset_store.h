@@ -60,6 +60,12 @@ class OffsetBackingStore {
                 const std::vector<std::pair<SourcePartition, std::optional<SourceOffset>>>& offsets,
                 int timeout_ms);
 
+  /// Records offsets that another producer of this process wrote to the
+  /// topic and committed (an exactly-once source task's transaction,
+  /// KIP-618): (offset key bytes, offset JSON) pairs, as in the topic. get()
+  /// then sees them without a read. Non-blocking.
+  void remember(const std::vector<std::pair<std::string, std::string>>& records);
+
   /// The topic name.
   const std::string& topic() const { return options_.topic; }
 
