@@ -134,7 +134,7 @@ herder::InternalResponse put_fence(const std::string& url, const std::string& co
 
 }  // namespace
 
-TEST_CASE("exactly-once: tasks start after zombie fencing wrote the task count; a new generation is fenced again",
+TEST_CASE("exactly-once: tasks start after zombie fencing wrote the task count and a new generation is fenced again",
           "[eos]") {
   EosCluster ec;
   const auto leader = ec.leader_id();
@@ -190,7 +190,7 @@ TEST_CASE("exactly-once: tasks start after zombie fencing wrote the task count; 
   ec.cluster.check_invariant();
 }
 
-TEST_CASE("PUT /connectors/{c}/fence: unsigned and forged requests are refused, a signed one fences", "[eos]") {
+TEST_CASE("PUT /connectors/{c}/fence refuses unsigned and forged requests and fences on a signed one", "[eos]") {
   EosCluster ec;
   const auto leader = ec.leader_id();
   const auto follower = ec.ids[0] == leader ? ec.ids[1] : ec.ids[0];
