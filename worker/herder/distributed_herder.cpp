@@ -36,6 +36,7 @@
 #include "worker/herder/reconciler.h"
 #include "worker/herder/sink_offsets.h"
 #include "worker/storage/group_admin.h"
+#include "worker/storage/kafka_security.h"
 #include "worker/metrics/log_context.h"
 #include "worker/rest/url.h"
 #include "worker/coordinator/worker_coordinator.h"
@@ -356,13 +357,9 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     cc.group.request_timeout = std::chrono::milliseconds(cfg.request_timeout_ms);
     cc.group.retry_backoff = std::chrono::milliseconds(cfg.retry_backoff_ms);
     if (cfg.group_sasl) {
-      auto mech = kafka::parse_sasl_mechanism(cfg.group_sasl->mechanism);
-      if (!mech) {
-        return Error{"sasl.mechanism", cfg.group_sasl->mechanism +
-                                           " is not supported by kconnectd's group client; use PLAIN, "
-                                           "SCRAM-SHA-256 or SCRAM-SHA-512"};
-      }
-      cc.group.sasl = kafka::SaslSettings{*mech, cfg.group_sasl->username, cfg.group_sasl->password};
+      auto sasl = storage::connection_sasl_settings(*cfg.group_sasl);
+      if (!sasl) return sasl.error();
+      cc.group.sasl = std::move(sasl).value();
     }
     cc.group.tls = cfg.group_tls;
     cc.protocol = cfg.protocol;
