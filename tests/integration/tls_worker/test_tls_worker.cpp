@@ -1,11 +1,11 @@
 // security.protocol=SSL end to end: the librdkafka mock cluster has no TLS,
 // so two workers reach it only through TlsProxy (tests/support/tls_proxy.h),
 // whose certificate is signed by a throwaway CA. The workers' settings name
-// the proxy as bootstrap.servers with librdkafka's ssl.ca.location and host
-// name verification; the group client gets its TLS from the same properties
-// (storage::connection_security). The cluster forms, a connector is created
-// (config topic), runs (status topic, offsets) and its records reach the
-// broker, all over TLS.
+// the proxy as bootstrap.servers with Kafka's ssl.truststore.* (PEM) and host
+// name verification, turned into HerderConfig by herder_config_from as
+// `kconnectd run` does. The cluster forms, a connector is created (config
+// topic), runs (status topic, offsets) and its records reach the broker, and
+// group_admin's ApiVersions probe answers, all over TLS.
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -15,7 +15,9 @@
 #include "tests/support/tls_test_util.h"
 #include "tests/support/worker_test_util.h"
 #include "worker/connectors/builtin.h"
-#include "worker/storage/kafka_security.h"
+#include "config/worker_config.h"
+#include "worker/herder/herder_config.h"
+#include "worker/storage/group_admin.h"
 
 using namespace kc;
 using namespace kc::test;
@@ -50,20 +52,30 @@ TEST_CASE("SSL end to end: group client, internal topics and data plane reach th
   std::unique_ptr<TlsProxy> proxy;
   ClusterOptions opts;
   opts.data_topics = {{"seq-tls-data", 1}};
+  // The security settings as `kconnectd run` derives them from worker
+  // properties (Kafka's names, translated for librdkafka).
+  HerderConfig secured;
   opts.configure = [&](const std::string&, HerderConfig& c) {
-    c.bootstrap_servers = proxy->bootstrap_servers();
-    c.client_props["security.protocol"] = "SSL";
-    c.client_props["ssl.ca.location"] = pki.ca_pem;
-    c.client_props["ssl.endpoint.identification.algorithm"] = "https";
-    auto security = storage::connection_security(c.client_props);
-    INFO((security ? std::string() : security.error().to_string()));
-    REQUIRE(security);
-    REQUIRE(security->tls);
-    c.group_tls = security->tls;
+    c.bootstrap_servers = secured.bootstrap_servers;
+    c.client_props = secured.client_props;
+    c.group_tls = secured.group_tls;
   };
   TestCluster cluster(opts);
   proxy = std::make_unique<TlsProxy>(std::vector<uint16_t>{port_of(cluster.mock().bootstrap_servers())},
                                      pki.server_cert, pki.server_key);
+  secured = herder::herder_config_from(config::WorkerConfig::from_properties({
+                                           {"bootstrap.servers", proxy->bootstrap_servers()},
+                                           {"group.id", "kc-it"},
+                                           {"config.storage.topic", "connect-configs"},
+                                           {"offset.storage.topic", "connect-offsets"},
+                                           {"status.storage.topic", "connect-status"},
+                                           {"security.protocol", "SSL"},
+                                           {"ssl.truststore.type", "PEM"},
+                                           {"ssl.truststore.location", pki.ca_pem},
+                                       }),
+                                       "localhost");
+  REQUIRE(secured.group_tls);
+  CHECK(secured.client_props.at("ssl.ca.location") == pki.ca_pem);
 
   cluster.start_workers({"w1", "w2"});
   cluster.wait_stable(Expected{});
@@ -84,5 +96,18 @@ TEST_CASE("SSL end to end: group client, internal topics and data plane reach th
   CHECK(proxy->handshakes >= 2 * 2);  // per worker at least the group client and a librdkafka client
   CHECK(proxy->rewrites > 0);
   CHECK(proxy->bytes_up > 0);
+
+  // group_admin's ApiVersions probe (sink offsets) with the admin client's
+  // properties: over TLS to the real broker, FindCoordinator included.
+  storage::ClientProps admin = secured.client_props;
+  admin["bootstrap.servers"] = secured.bootstrap_servers;
+  const int before = proxy->handshakes;
+  storage::BrokerApis apis;
+  auto st = storage::broker_apis(admin, "connect-seq-tls", 10000, apis);
+  INFO(st.message);
+  REQUIRE(st.ok());
+  CHECK(apis.count(11) == 1);  // JoinGroup
+  CHECK(proxy->handshakes > before);
+  CHECK(proxy->failed_handshakes == 0);
   cluster.check_invariant();
 }
