@@ -1,8 +1,9 @@
 #pragma once
 // Test helpers for REST over HTTPS: a throwaway PKI made at test time by the
 // `openssl` command in a temporary directory (two CAs, a server certificate
-// for localhost/127.0.0.1, a client certificate, an encrypted key), and a
-// small blocking HTTP(S) client on Boost.Beast. Test code only.
+// for localhost/127.0.0.1, a client certificate, an encrypted key), a
+// small blocking HTTP(S) client on Boost.Beast, and free_port() for REST
+// listeners. Test code only.
 #include <unistd.h>
 
 #include <chrono>
@@ -86,6 +87,14 @@ struct TestPki {
     if (std::system(("(" + cmd + ") >/dev/null 2>&1").c_str()) != 0) throw std::runtime_error("failed: " + cmd);
   }
 };
+
+/// A port on 127.0.0.1 that was free a moment ago, for a worker whose
+/// advertised URL (its REST port) must be known before its server starts.
+inline uint16_t free_port() {
+  boost::asio::io_context ioc;
+  boost::asio::ip::tcp::acceptor a(ioc, {boost::asio::ip::make_address("127.0.0.1"), 0});
+  return a.local_endpoint().port();
+}
 
 /// One HTTP exchange's outcome: status 0 and `error` set when the transport
 /// (connect, TLS handshake, certificate check, read) failed.

@@ -32,14 +32,6 @@ namespace rest = kc::rest;
 
 namespace {
 
-/// A port that was free a moment ago (the workers' advertised URLs must be
-/// known before their REST servers start).
-uint16_t free_port() {
-  boost::asio::io_context ioc;
-  boost::asio::ip::tcp::acceptor a(ioc, {boost::asio::ip::make_address("127.0.0.1"), 0});
-  return a.local_endpoint().port();
-}
-
 std::shared_ptr<rest::TlsContext> must(kc::Result<std::shared_ptr<rest::TlsContext>> r) {
   INFO((r ? std::string() : r.error().to_string()));
   REQUIRE(r);

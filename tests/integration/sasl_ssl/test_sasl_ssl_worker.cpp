@@ -15,6 +15,7 @@
 #include "config/worker_config.h"
 #include "protocol/kafka/group_member.h"
 #include "tests/integration/protocol/connection_test_util.h"
+#include "tests/integration/protocol/recording_member.h"
 #include "tests/integration/protocol/tls_test_broker.h"
 #include "tests/integration/protocol_sasl/sasl_test_broker.h"
 #include "worker/herder/herder_config.h"
@@ -54,37 +55,15 @@ kc::herder::HerderConfig worker_settings(uint16_t port, const std::string& passw
 }
 
 /// A group member configured as the herder configures its group client.
-struct Member {
-  std::vector<JoinedGroup> joined;
-  std::vector<GroupError> errors;
-  std::shared_ptr<GroupMember> member;
-
+struct Member : kc::test::RecordingMember {
   Member(boost::asio::io_context& io, const kc::herder::HerderConfig& hc) {
-    GroupMemberConfig cfg;
-    cfg.group_id = hc.group_id;
-    cfg.bootstrap_servers = {hc.bootstrap_servers};
-    cfg.session_timeout = milliseconds(3000);
-    cfg.rebalance_timeout = milliseconds(3000);
-    cfg.heartbeat_interval = milliseconds(100);
-    cfg.request_timeout = milliseconds(3000);
-    cfg.connect_timeout = milliseconds(3000);
-    cfg.retry_backoff = milliseconds(20);
+    auto cfg = config(hc.group_id, hc.bootstrap_servers);
     cfg.tls = hc.group_tls;
     REQUIRE(hc.group_sasl.has_value());
     auto sasl = kc::storage::connection_sasl_settings(*hc.group_sasl);
     REQUIRE(sasl);
     cfg.sasl = sasl.value();
-    GroupMemberCallbacks cb;
-    cb.on_prepare_join = [](const JoinPrepare&, JoinReady ready) {
-      ready({JoinGroupProtocol{"sessioned", Bytes{1, 2, 3}}});
-    };
-    cb.on_assign = [](const LeaderAssignmentInput& in, AssignmentReady ready) {
-      ready({SyncGroupAssignment{in.members[0].member_id, Bytes{7}}});
-    };
-    cb.on_joined = [this](const JoinedGroup& j) { joined.push_back(j); };
-    cb.on_error = [this](const GroupError& e) { errors.push_back(e); };
-    member = GroupMember::create(io, cfg, cb);
-    member->start();
+    start(io, cfg);
   }
 };
 
@@ -96,29 +75,38 @@ kc::storage::ClientProps admin_props(const kc::herder::HerderConfig& hc) {
   return p;
 }
 
-/// broker_apis() on this thread (it blocks on a private io_context) while
-/// `io` serves the broker on another; the broker's records may be read
-/// once this returns.
-kc::storage::AdminStatus probe_apis(boost::asio::io_context& io, const kc::storage::ClientProps& props,
-                                    const std::string& group, kc::storage::BrokerApis& apis) {
-  std::thread broker_thread([&] { io.run(); });
-  auto st = kc::storage::broker_apis(props, group, 10000, apis);
-  io.stop();
-  broker_thread.join();
-  return st;
-}
+/// The SASL_SSL broker (certificate for localhost, signed by the test CA;
+/// "localhost" in its FindCoordinator answers) on a test io_context.
+struct SaslSslSetup {
+  boost::asio::io_context io;
+  SaslSslBroker broker{io, TlsBrokerOptions{TestPki::get().server_cert, TestPki::get().server_key, "", false}};
+  kc::storage::BrokerApis apis;
+
+  SaslSslSetup() { broker.host = "localhost"; }
+
+  /// group_admin's broker_apis() for `group` with the admin properties of a
+  /// worker using `password` and trusting `ca`, on this thread (it blocks
+  /// on a private io_context) while `io` serves the broker on another; the
+  /// broker's records may be read once this returns.
+  kc::storage::AdminStatus probe(const std::string& password, const std::string& group, const std::string& ca = "") {
+    const auto props = admin_props(worker_settings(broker.port(), password, ca));
+    std::thread broker_thread([&] { io.run(); });
+    auto st = kc::storage::broker_apis(props, group, 10000, apis);
+    io.stop();
+    broker_thread.join();
+    return st;
+  }
+};
 
 }  // namespace
 
 TEST_CASE("SASL_SSL worker settings: the group client joins over TLS with SCRAM-SHA-512", "[security][sasl][tls]") {
-  const auto& pki = TestPki::get();
-  boost::asio::io_context io;
-  SaslSslBroker broker(io, TlsBrokerOptions{pki.server_cert, pki.server_key, "", false});
-  broker.host = "localhost";
+  SaslSslSetup s;
+  auto& broker = s.broker;
   const auto hc = worker_settings(broker.port(), "connect-secret");
   REQUIRE(hc.group_tls.has_value());
-  Member m(io, hc);
-  REQUIRE(run_until(io, [&] { return !m.joined.empty(); }, milliseconds(10000)));
+  Member m(s.io, hc);
+  REQUIRE(run_until(s.io, [&] { return !m.joined.empty(); }, milliseconds(10000)));
   CHECK(m.member->state() == GroupState::Stable);
   CHECK(m.joined[0].assignment == Bytes{7});
   // Both connections: TLS handshake with SNI, then SCRAM-SHA-512 before any group request.
@@ -132,12 +120,10 @@ TEST_CASE("SASL_SSL worker settings: the group client joins over TLS with SCRAM-
 }
 
 TEST_CASE("SASL_SSL worker settings: a wrong password is the documented fatal error", "[security][sasl][tls]") {
-  const auto& pki = TestPki::get();
-  boost::asio::io_context io;
-  SaslSslBroker broker(io, TlsBrokerOptions{pki.server_cert, pki.server_key, "", false});
-  broker.host = "localhost";
-  Member m(io, worker_settings(broker.port(), "not-the-password"));
-  REQUIRE(run_until(io, [&] { return m.member->state() == GroupState::Closed; }, milliseconds(10000)));
+  SaslSslSetup s;
+  auto& broker = s.broker;
+  Member m(s.io, worker_settings(broker.port(), "not-the-password"));
+  REQUIRE(run_until(s.io, [&] { return m.member->state() == GroupState::Closed; }, milliseconds(10000)));
   CHECK(broker.broker.handshakes == 1);  // TLS held; SASL refused; no reconnect
   CHECK(broker.failed_authentications == 1);
   CHECK(broker.joins == 0);
@@ -152,12 +138,10 @@ TEST_CASE("SASL_SSL worker settings: a wrong password is the documented fatal er
 
 TEST_CASE("SASL_SSL worker settings: group_admin's ApiVersions probe runs over TLS with SCRAM-SHA-512",
           "[security][sasl][tls]") {
-  const auto& pki = TestPki::get();
-  boost::asio::io_context io;
-  SaslSslBroker broker(io, TlsBrokerOptions{pki.server_cert, pki.server_key, "", false});
-  broker.host = "localhost";
-  kc::storage::BrokerApis apis;
-  auto st = probe_apis(io, admin_props(worker_settings(broker.port(), "connect-secret")), "sasl-ssl", apis);
+  SaslSslSetup s;
+  auto& broker = s.broker;
+  const auto& apis = s.apis;
+  auto st = s.probe("connect-secret", "sasl-ssl");
   INFO(st.message);
   REQUIRE(st.ok());
   // The broker's own list, SASL APIs included, read over the secured connection.
@@ -173,26 +157,21 @@ TEST_CASE("SASL_SSL worker settings: group_admin's ApiVersions probe runs over T
 
 TEST_CASE("SASL_SSL worker settings: group_admin's probe with a wrong password is an authentication error",
           "[security][sasl][tls]") {
-  const auto& pki = TestPki::get();
-  boost::asio::io_context io;
-  SaslSslBroker broker(io, TlsBrokerOptions{pki.server_cert, pki.server_key, "", false});
-  broker.host = "localhost";
-  kc::storage::BrokerApis apis;
-  auto st = probe_apis(io, admin_props(worker_settings(broker.port(), "not-the-password")), "sasl-ssl", apis);
+  SaslSslSetup s;
+  auto& broker = s.broker;
+  auto st = s.probe("not-the-password", "sasl-ssl");
   CHECK(st.code == RD_KAFKA_RESP_ERR__AUTHENTICATION);
   CHECK_THAT(st.message, Catch::Contains("localhost:" + std::to_string(broker.port())) &&
                              Catch::Contains("SCRAM-SHA-512") && Catch::Contains("invalid credentials"));
   CHECK(broker.failed_authentications == 1);
-  CHECK(apis.empty());
+  CHECK(s.apis.empty());
 }
 
 TEST_CASE("SASL_SSL worker settings: group_admin's probe refuses a broker certificate from an untrusted CA",
           "[security][tls]") {
-  const auto& pki = TestPki::get();
-  boost::asio::io_context io;
-  SaslSslBroker broker(io, TlsBrokerOptions{pki.server_cert, pki.server_key, "", false});
-  kc::storage::BrokerApis apis;
-  auto st = probe_apis(io, admin_props(worker_settings(broker.port(), "connect-secret", pki.other_ca_cert)), "", apis);
+  SaslSslSetup s;
+  auto& broker = s.broker;
+  auto st = s.probe("connect-secret", "", TestPki::get().other_ca_cert);
   CHECK(st.code == RD_KAFKA_RESP_ERR__SSL);
   CHECK_THAT(st.message, Catch::Contains("certificate verify failed"));
   CHECK(broker.broker.handshakes == 0);

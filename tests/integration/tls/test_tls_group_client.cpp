@@ -12,8 +12,10 @@
 #include "config/security_config.h"
 #include "protocol/kafka/group_member.h"
 #include "tests/integration/protocol/connection_test_util.h"
+#include "tests/integration/protocol/recording_member.h"
 #include "tests/integration/protocol/scripted_coordinator.h"
 #include "tests/integration/protocol/tls_test_broker.h"
+#include "worker/storage/kafka_security.h"
 
 using namespace kc::kafka;
 using kc::test::run_until;
@@ -25,56 +27,14 @@ using std::chrono::milliseconds;
 
 namespace {
 
-/// A GroupMember of group "tls" against `port` on `host`, recording what it reports.
-struct Member {
-  std::vector<JoinedGroup> joined;
-  std::vector<GroupError> errors;
-  std::shared_ptr<GroupMember> member;
-
+/// A RecordingMember of group "tls" against `port` on `host` with `tls`.
+struct Member : kc::test::RecordingMember {
   Member(boost::asio::io_context& io, const std::string& host, uint16_t port, std::optional<TlsOptions> tls) {
-    GroupMemberConfig cfg;
-    cfg.group_id = "tls";
-    cfg.bootstrap_servers = {host + ":" + std::to_string(port)};
-    cfg.session_timeout = milliseconds(3000);
-    cfg.rebalance_timeout = milliseconds(3000);
-    cfg.heartbeat_interval = milliseconds(100);
-    cfg.request_timeout = milliseconds(3000);
-    cfg.connect_timeout = milliseconds(3000);
-    cfg.retry_backoff = milliseconds(20);
+    auto cfg = config("tls", host + ":" + std::to_string(port));
     cfg.tls = std::move(tls);
-    GroupMemberCallbacks cb;
-    cb.on_prepare_join = [](const JoinPrepare&, JoinReady ready) {
-      ready({JoinGroupProtocol{"sessioned", Bytes{1, 2, 3}}});
-    };
-    cb.on_assign = [](const LeaderAssignmentInput& in, AssignmentReady ready) {
-      ready({SyncGroupAssignment{in.members[0].member_id, Bytes{7}}});
-    };
-    cb.on_joined = [this](const JoinedGroup& j) { joined.push_back(j); };
-    cb.on_error = [this](const GroupError& e) { errors.push_back(e); };
-    member = GroupMember::create(io, cfg, cb);
-    member->start();
-  }
-
-  [[nodiscard]] const GroupError* fatal_error() const {
-    for (const auto& e : errors)
-      if (e.fatal) return &e;
-    return nullptr;
+    start(io, cfg);
   }
 };
-
-/// Worker TLS settings as group client options (what
-/// herder::group_tls_options does; kept local so this suite links only the
-/// protocol and config libraries; test_security_config checks the herder's).
-std::optional<TlsOptions> group_tls_options(const kc::config::TlsSettings& t) {
-  if (!t.enabled) return std::nullopt;
-  TlsOptions o;
-  o.ca = PemSource{t.ca.file, t.ca.pem, t.ca.key};
-  o.certificate = PemSource{t.certificate.file, t.certificate.pem, t.certificate.key};
-  o.key = PemSource{t.key.file, t.key.pem, t.key.key};
-  o.key_password = t.key_password;
-  o.verify_hostname = t.verify_hostname;
-  return o;
-}
 
 TlsOptions trusting(const std::string& ca_file, bool verify_hostname = true) {
   TlsOptions o;
@@ -179,7 +139,7 @@ TEST_CASE("TLS group client: endpoint identification off accepts the mismatched 
                                                  {"ssl.truststore.type", "PEM"},
                                                  {"ssl.truststore.location", pki.ca_cert},
                                                  {"ssl.endpoint.identification.algorithm", ""}});
-  auto tls = group_tls_options(settings);
+  auto tls = kc::storage::connection_tls_options(settings);
   REQUIRE(tls.has_value());
   CHECK_FALSE(tls->verify_hostname);
   Member m(io, "localhost", broker.port(), tls);
@@ -205,7 +165,7 @@ TEST_CASE("TLS group client: mutual TLS with a PEM keystore from ssl.keystore.* 
                                                    {"ssl.truststore.location", pki.ca_cert},
                                                    {"ssl.keystore.type", "PEM"},
                                                    {"ssl.keystore.location", pki.client_keystore}});
-    Member m(io, "localhost", broker.port(), group_tls_options(settings));
+    Member m(io, "localhost", broker.port(), kc::storage::connection_tls_options(settings));
     REQUIRE(run_until(io, [&] { return !m.joined.empty(); }, milliseconds(10000)));
     REQUIRE_FALSE(broker.client_subjects.empty());
     CHECK(broker.client_subjects[0] == "kconnectd-client");
@@ -220,7 +180,7 @@ TEST_CASE("TLS group client: mutual TLS with a PEM keystore from ssl.keystore.* 
                                                    {"ssl.keystore.certificate.chain", read(pki.client_cert)},
                                                    {"ssl.keystore.key", read(pki.client_key_encrypted)},
                                                    {"ssl.key.password", pki.client_key_password}});
-    Member m(io, "localhost", broker.port(), group_tls_options(settings));
+    Member m(io, "localhost", broker.port(), kc::storage::connection_tls_options(settings));
     REQUIRE(run_until(io, [&] { return !m.joined.empty(); }, milliseconds(10000)));
     REQUIRE_FALSE(broker.client_subjects.empty());
     CHECK(broker.client_subjects[0] == "kconnectd-client");
