@@ -38,7 +38,7 @@ using SaslSslBroker = kc::test::BasicSaslBroker<TlsBroker>;
 /// test CA that signed the broker).
 kc::herder::HerderConfig worker_settings(uint16_t port, const std::string& password, std::string ca = "") {
   const auto& pki = TestPki::get();
-  if (ca.empty()) ca = pki.ca_cert;
+  if (ca.empty()) ca = pki.ca_pem;
   kc::config::Properties props{
       {"bootstrap.servers", "localhost:" + std::to_string(port)},
       {"group.id", "sasl-ssl"},
@@ -171,7 +171,7 @@ TEST_CASE("SASL_SSL worker settings: group_admin's probe refuses a broker certif
           "[security][tls]") {
   SaslSslSetup s;
   auto& broker = s.broker;
-  auto st = s.probe("connect-secret", "", TestPki::get().other_ca_cert);
+  auto st = s.probe("connect-secret", "", TestPki::get().other_ca_pem);
   CHECK(st.code == RD_KAFKA_RESP_ERR__SSL);
   CHECK_THAT(st.message, Catch::Contains("certificate verify failed"));
   CHECK(broker.broker.handshakes == 0);
