@@ -299,12 +299,18 @@ class DistributedHerder : public rest::HerderApi {
   /// herder's io thread. Thread-safe; a second call joins the running drain.
   void drain(int timeout_ms, DrainDone done);
 
-  /// Leader side of a drain request (POST /admin/drain/members): marks the
-  /// member as draining and starts a rebalance (idempotent). `done` gets
-  /// (202, "draining"), or (409, reason) when this worker is not the leader
-  /// (the reason names the leader) or no other member could take the work.
-  /// Thread-safe; `done` runs on the io thread.
-  void accept_drain_request(const std::string& member_id, std::function<void(int status, std::string)> done);
+  /// Leader side of a drain request (POST /admin/drain/members): checks the
+  /// KIP-507 signature of `body` first (under `sessioned`, as
+  /// check_internal_request: 400|403|503 with Connect's messages; under
+  /// `eager`/`compatible` nothing is signed, so a request that carries
+  /// signature headers anyway gets 403, since they may have let it skip
+  /// basic authentication), then marks the member as draining and starts a
+  /// rebalance (idempotent). `done` gets (202, "draining"), or (409, reason)
+  /// when this worker is not the leader (the reason names the leader) or no
+  /// other member could take the work. Thread-safe; `done` runs on the io
+  /// thread.
+  void accept_drain_request(const std::string& member_id, SignatureHeaders signature, std::string body,
+                            std::function<void(int status, std::string)> done);
 
   /// Leader side of a forwarded task reconfiguration (POST
   /// /connectors/{c}/tasks from a follower whose running connector asked

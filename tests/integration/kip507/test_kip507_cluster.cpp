@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/integration/worker/cluster_harness.h"
+#include "tests/support/tls_test_util.h"
 #include "worker/connectors/registry.h"
 #include "worker/herder/admin_routes.h"
 #include "worker/herder/internal_client.h"
@@ -86,12 +87,6 @@ void register_test_connector() {
   d.type = connectors::ConnectorType::Source;
   d.factory = [] { return std::make_unique<ReconfiguringConnector>(); };
   connectors::PluginRegistry::builtin().add(std::move(d));
-}
-
-uint16_t free_port() {
-  boost::asio::io_context io;
-  boost::asio::ip::tcp::acceptor a(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
-  return a.local_endpoint().port();
 }
 
 /// Workers with REST servers: ids are "127.0.0.1:<port>", so each worker's
