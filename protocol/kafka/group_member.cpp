@@ -105,7 +105,7 @@ int16_t static_membership_min_version(ApiKey key) {
     case ApiKey::JoinGroup: return 5;
     case ApiKey::SyncGroup: return 3;
     case ApiKey::Heartbeat: return 3;
-    case ApiKey::LeaveGroup: return 3;
+    case ApiKey::LeaveGroup:
     case ApiKey::FindCoordinator:
     case ApiKey::SaslHandshake:
     case ApiKey::ApiVersions:
@@ -935,7 +935,7 @@ void GroupMember::send_leave(const std::string& reason) {
   req.group_id = config_.group_id;
   LeaveGroupMember m;
   m.member_id = member_id_;
-  m.group_instance_id = config_.group_instance_id;  // v3+, checked at connect
+  if (version_of(ApiKey::LeaveGroup) >= 3) m.group_instance_id = config_.group_instance_id;
   if (version_of(ApiKey::LeaveGroup) >= 5) m.reason = reason.substr(0, 255);
   req.members.push_back(std::move(m));
   spdlog::info("group {} member '{}': leaving the group: {}", config_.group_id, member_id_, reason);

@@ -81,16 +81,20 @@ struct GroupMemberConfig {
   /// nullopt = plaintext. The context is built once, in create().
   std::optional<TlsOptions> tls;
   /// `group.instance.id` (KIP-345 static membership); nullopt = dynamic
-  /// member. When set it goes out in JoinGroup (v5+), SyncGroup (v3+),
-  /// Heartbeat (v3+) and LeaveGroup (v3+), and a coordinator below those
-  /// versions is a fatal UNSUPPORTED_VERSION (never a silent fall-back to
-  /// dynamic membership). FENCED_INSTANCE_ID (another process took the id)
-  /// is fatal. Checked by create() (non-empty).
+  /// member. When set it goes out in JoinGroup (v5+), SyncGroup (v3+) and
+  /// Heartbeat (v3+), and a coordinator below those versions is a fatal
+  /// UNSUPPORTED_VERSION (never a silent fall-back to dynamic membership).
+  /// LeaveGroup carries it from v3; below that the member id alone names
+  /// the member (librdkafka's mock speaks only LeaveGroup v0-1).
+  /// FENCED_INSTANCE_ID (another process took the id) is fatal. Checked by
+  /// create() (non-empty).
   std::optional<std::string> group_instance_id;
 };
 
-/// Lowest versions that carry GroupInstanceId (KIP-345): JoinGroup v5,
-/// SyncGroup v3, Heartbeat v3, LeaveGroup v3 (Kafka 2.3+). -1 for other APIs.
+/// Lowest version a static member needs (KIP-345, Kafka 2.3+): JoinGroup
+/// v5, SyncGroup v3, Heartbeat v3, the first versions that carry
+/// GroupInstanceId. -1 for other APIs (LeaveGroup carries it from v3 when
+/// the coordinator has it, but works without it).
 int16_t static_membership_min_version(ApiKey key);
 
 /// The member's state. Transitions are checked by a single set_state(),

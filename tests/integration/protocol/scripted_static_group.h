@@ -143,7 +143,8 @@ struct ScriptedStaticGroup {
           if (fenced.count(id)) code = static_cast<int16_t>(ErrorCode::FENCED_INSTANCE_ID);
           else if (!find(id)) code = static_cast<int16_t>(ErrorCode::UNKNOWN_MEMBER_ID);
           else std::erase_if(members, [&](const Member& m) { return m.id == id; });
-          r.members.push_back(LeaveGroupMemberResponse{lm.member_id, lm.group_instance_id, code});
+          if (v >= 3) r.members.push_back(LeaveGroupMemberResponse{lm.member_id, lm.group_instance_id, code});
+          else r.error_code = code;  // v0-2: one member, top-level error
         }
         if (!members.empty()) start_rebalance();
         req.session->respond(req.header, encode(r, v).value());

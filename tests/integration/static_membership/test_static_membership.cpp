@@ -152,11 +152,14 @@ void settle_two_generations(StaticBroker& b, TestLeader& leader, TestWorker& a, 
 TEST_CASE("static member: group.instance.id on JoinGroup, SyncGroup, Heartbeat and LeaveGroup at each version",
           "[static][protocol]") {
   // Newest (flexible) versions, then the oldest that carry the id (KIP-345:
-  // JoinGroup v5, SyncGroup v3, Heartbeat v3, LeaveGroup v3).
+  // JoinGroup v5, SyncGroup v3, Heartbeat v3, LeaveGroup v3), then the
+  // librdkafka mock's LeaveGroup v1, which has no place for it.
   const std::vector<std::vector<ApiVersionRange>> ranges = {
       {{18, 0, 3}, {10, 0, 4}, {11, 0, 9}, {12, 0, 4}, {13, 0, 5}, {14, 0, 5}},
-      {{18, 0, 3}, {10, 0, 2}, {11, 0, 5}, {12, 0, 3}, {13, 0, 3}, {14, 0, 3}}};
+      {{18, 0, 3}, {10, 0, 2}, {11, 0, 5}, {12, 0, 3}, {13, 0, 3}, {14, 0, 3}},
+      {{18, 0, 3}, {10, 0, 2}, {11, 0, 5}, {12, 0, 3}, {13, 0, 1}, {14, 0, 3}}};
   for (const auto& range : ranges) {
+    const bool leave_carries_id = range[4].max_version >= 3;
     StaticBroker b;
     b.broker.api_versions = range;
     std::vector<JoinedGroup> joined;
@@ -188,7 +191,8 @@ TEST_CASE("static member: group.instance.id on JoinGroup, SyncGroup, Heartbeat a
     REQUIRE(b.group.leaves.size() == 1);
     REQUIRE(b.group.leaves[0].members.size() == 1);
     CHECK(b.group.leaves[0].members[0].member_id == "w-1-1");
-    CHECK(b.group.leaves[0].members[0].group_instance_id == std::optional<std::string>("w-1"));
+    CHECK(b.group.leaves[0].members[0].group_instance_id ==
+          (leave_carries_id ? std::optional<std::string>("w-1") : std::nullopt));
     CHECK(b.group.members.empty());
   }
   // A dynamic member never sends one.
