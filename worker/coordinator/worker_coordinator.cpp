@@ -241,6 +241,7 @@ void WorkerCoordinator::on_assign(const kafka::LeaderAssignmentInput& in, kafka:
     ready({});
     return;
   }
+  led_generation_ = in.generation;
   LeaderRound round;
   round.generation = in.generation;
   round.leader_id = in.member_id;
@@ -391,10 +392,11 @@ bool WorkerCoordinator::resume_static_assignment(const kafka::JoinedGroup& joine
                  config_.url, *config_.group.group_instance_id, kept->generation, joined.generation);
     return true;
   }
-  // Nothing kept: a first start, or no file. A generation this worker did
-  // not join itself (no leader round ran for us) means the leader may think
-  // we own more than these bytes say.
-  if (!config_.static_assignment_file.empty()) return false;
+  // Nothing kept (first start, no file, or the file was lost): unless we
+  // led this very round, the coordinator may have handed back an identity
+  // the leader thinks owns more than these bytes say, and a task nobody
+  // runs must not wait for some later rebalance.
+  if (joined.is_leader && led_generation_ == joined.generation) return false;
   spdlog::info("worker {}: static member '{}' joined generation {} without a kept assignment; rebalancing once so "
                "that the leader sees what this worker runs",
                config_.url, *config_.group.group_instance_id, joined.generation);

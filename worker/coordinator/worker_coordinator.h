@@ -36,8 +36,9 @@
 //     with the same SyncGroup bytes (no rebalance), resumes that whole
 //     snapshot: on_assigned then carries everything it owned, and the herder
 //     starts it at once. When the generation moved on while it was away (or
-//     no file is kept), it takes the received assignment as it is and
-//     requests one rebalance, so the leader learns what it really runs.
+//     nothing was kept, and it did not lead the round itself), it takes the
+//     received assignment as it is and requests one rebalance, so the
+//     leader learns what it really runs.
 //
 // Threading: one io_context, run by one thread (the herder's). Every
 // callback runs on that thread and must not block; the completions handed
@@ -275,6 +276,8 @@ class WorkerCoordinator : public std::enable_shared_from_this<WorkerCoordinator>
   // The kept assignment read at create(), until the first SyncGroup decides
   // whether it still holds.
   std::optional<StaticAssignmentRecord> kept_;
+  // Generation of the last leader round this member ran (on_assign), -1 if none.
+  int32_t led_generation_ = -1;
 };
 
 }  // namespace kc::coordinator

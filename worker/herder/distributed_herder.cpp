@@ -1493,6 +1493,9 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     io_protocol = ev.protocol;
     io_assignment = ev.snapshot;
     status_listener->set_generation(ev.generation);
+    // Static membership: the whole kept snapshot, started below like any
+    // assignment (job_apply starts what we own and do not run).
+    if (ev.resumed) io_rebalance_reason = "static member resumed its assignment without a rebalance";
     record_history(ev);
     io_rebalance_reason.clear();
     log_ctx->generation = ev.generation;
