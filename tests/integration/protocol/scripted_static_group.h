@@ -21,7 +21,7 @@
 //   * a static member that joins with an empty member id and a known
 //     instance id while the group is Stable gets a NEW member id, the old
 //     one is fenced (FENCED_INSTANCE_ID on its Heartbeat/SyncGroup/
-//     JoinGroup), and it receives the CURRENT generation at once, with no
+//     JoinGroup, also on one it still waits on), and it receives the CURRENT generation at once, with no
 //     rebalance; a returning leader gets SkipAssignment with the member
 //     list (JoinGroup v9+) or, below v9, the old leader id;
 //   * LeaveGroup removes the member (by member id, or by instance id for a
@@ -213,8 +213,18 @@ struct ScriptedStaticGroup {
         Member* m = find(old);
         m->id = id;
         m->protocols = j.protocols;
-        held_joins.erase(old);
-        held_syncs.erase(old);
+        // A JoinGroup or SyncGroup the old identity still waits on is
+        // answered FENCED_INSTANCE_ID, as the broker does.
+        if (auto hj = held_joins.find(old); hj != held_joins.end()) {
+          JoinGroupResponse fenced_join;
+          fenced_join.error_code = static_cast<int16_t>(ErrorCode::FENCED_INSTANCE_ID);
+          respond_join(hj->second, fenced_join);
+          held_joins.erase(hj);
+        }
+        if (auto hs = held_syncs.find(old); hs != held_syncs.end()) {
+          respond_sync(hs->second, ErrorCode::FENCED_INSTANCE_ID, {});
+          held_syncs.erase(hs);
+        }
         const bool was_leader = leader == old;
         if (was_leader) leader = id;
         if (phase == Phase::Stable) {

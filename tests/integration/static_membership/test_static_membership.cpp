@@ -333,7 +333,11 @@ TEST_CASE("FENCED_INSTANCE_ID: a second process with the same group.instance.id 
   TestWorker a(b, leader, kUrlA, "w-a", "");
   REQUIRE(run_until(b.io, [&] { return !a.assigned.empty(); }, milliseconds(5000)));
   TestWorker first(b, leader, kUrlB, "w-b", file_b);
-  REQUIRE(run_until(b.io, [&] { return first.owns({"c-b"}, {kB0}) && a.owns({"c-a"}, {kA0}); }, milliseconds(5000)));
+  // Settled: B joined with nothing kept, so it asked for one more round.
+  REQUIRE(run_until(b.io, [&] {
+    return first.owns({"c-b"}, {kB0}) && a.owns({"c-a"}, {kA0}) && first.assigned.size() >= 2 &&
+           b.group.phase == ScriptedStaticGroup::Phase::Stable;
+  }, milliseconds(5000)));
   const int32_t gen = b.group.generation;
   const int rebalances = b.group.rebalances;
   const size_t a_rebalances = a.rebalances.size();
