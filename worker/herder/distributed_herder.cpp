@@ -362,8 +362,10 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       cc.group.sasl = std::move(sasl).value();
     }
     cc.group.tls = cfg.group_tls;
+    cc.group.group_instance_id = cfg.group_instance_id;
     cc.protocol = cfg.protocol;
     cc.url = cfg.advertised_url;
+    cc.static_assignment_file = cfg.static_assignment_file;
 
     std::weak_ptr<Impl> w = weak_from_this();
     coordinator::WorkerCoordinatorCallbacks cb;
@@ -1507,6 +1509,9 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     io_protocol = ev.protocol;
     io_assignment = ev.snapshot;
     status_listener->set_generation(ev.generation);
+    // Static membership: the whole kept snapshot, started below like any
+    // assignment (job_apply starts what we own and do not run).
+    if (ev.resumed) io_rebalance_reason = "static member resumed its assignment without a rebalance";
     record_history(ev);
     io_rebalance_reason.clear();
     log_ctx->generation = ev.generation;
@@ -1854,6 +1859,14 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
                      .count());
     if (auto fl = status_store->flush(cfg.worker_sync_timeout_ms); !fl)
       spdlog::warn("status flush on stop: {}", fl.error().to_string());
+    if (leave && !cfg.leave_group_on_shutdown && !draining_flag.load()) {
+      // Static membership: the group keeps our identity and assignment for
+      // session.timeout.ms, so a restart causes no rebalance.
+      spdlog::info("static member '{}': not sending LeaveGroup; the group waits up to session.timeout.ms ({} ms) "
+                   "for this worker to return before moving its work",
+                   cfg.group_instance_id.value_or(""), cfg.session_timeout_ms);
+      leave = false;
+    }
     if (leave) {
       auto p = std::make_shared<std::promise<void>>();
       auto f = p->get_future();

@@ -96,6 +96,17 @@ struct HerderConfig {
   std::string client_id;                    ///< client.id; empty = "connect-<workerId>"
   ConnectProtocol protocol = ConnectProtocol::Sessioned;  ///< connect.protocol
   int session_timeout_ms = 10000;           ///< session.timeout.ms
+  /// group.instance.id (KIP-345 static membership, ours): nullopt = dynamic.
+  std::optional<std::string> group_instance_id;
+  /// static.membership.assignment.file (ours): a static member's kept
+  /// assignment (coordinator::StaticAssignmentRecord); "" = not kept.
+  std::string static_assignment_file;
+  /// Whether stop() sends LeaveGroup. Always true for a dynamic member; a
+  /// static member leaves only with static.membership.leave.on.shutdown or
+  /// `kconnectd run --leave-on-shutdown`, or after a drain (its work is
+  /// already on the others), so a restart within session.timeout.ms causes
+  /// no rebalance, as for Kafka consumers.
+  bool leave_group_on_shutdown = true;
   int heartbeat_interval_ms = 3000;         ///< heartbeat.interval.ms
   int rebalance_timeout_ms = 60000;         ///< rebalance.timeout.ms
   int request_timeout_ms = 40000;           ///< request.timeout.ms
@@ -273,7 +284,8 @@ class DistributedHerder : public rest::HerderApi {
   /// Clean shutdown (STYLE 8, Connect's stop): stops admitting REST writes
   /// (they answer 503), stops every connector and task within
   /// task.shutdown.graceful.timeout.ms (offsets committed), flushes status,
-  /// sends LeaveGroup, joins the threads. Blocking; idempotent.
+  /// sends LeaveGroup (a static member only as leave_group_on_shutdown
+  /// says, or after a drain), joins the threads. Blocking; idempotent.
   void stop();
 
   /// Test helper simulating a crash: closes the group connection WITHOUT
