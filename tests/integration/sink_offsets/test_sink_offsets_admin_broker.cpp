@@ -280,10 +280,20 @@ TEST_CASE("broker_apis: the coordinator's ApiVersions answer counts, not the boo
 
 TEST_CASE("broker_apis: bad settings give a specific error") {
   storage::BrokerApis apis;
-  auto tls = storage::broker_apis({{"bootstrap.servers", "127.0.0.1:9092"}, {"security.protocol", "SSL"}}, "g", 1000,
-                                  apis);
+  // The probe speaks TLS and SASL like the admin client; settings it
+  // cannot use are refused before connecting, naming the key.
+  auto tls = storage::broker_apis({{"bootstrap.servers", "127.0.0.1:9092"},
+                                   {"security.protocol", "SSL"},
+                                   {"ssl.truststore.type", "JKS"}},
+                                  "g", 1000, apis);
   CHECK(tls.code == RD_KAFKA_RESP_ERR__INVALID_ARG);
-  CHECK(tls.message.find("security.protocol=SSL") != std::string::npos);
+  CHECK(tls.message.find("ssl.truststore.type") != std::string::npos);
+  auto sasl = storage::broker_apis({{"bootstrap.servers", "127.0.0.1:9092"},
+                                    {"security.protocol", "SASL_PLAINTEXT"},
+                                    {"sasl.mechanism", "GSSAPI"}},
+                                   "g", 1000, apis);
+  CHECK(sasl.code == RD_KAFKA_RESP_ERR__INVALID_ARG);
+  CHECK(sasl.message.find("GSSAPI") != std::string::npos);
   auto bad = storage::broker_apis({{"bootstrap.servers", "localhost"}}, "g", 1000, apis);
   CHECK(bad.code == RD_KAFKA_RESP_ERR__INVALID_ARG);
   CHECK(bad.message == "invalid bootstrap.servers entry 'localhost'");
