@@ -65,6 +65,18 @@ const std::array kOptions = {
              "Rebalance protocol: eager (V0), compatible (V1, KIP-415) or sessioned (V2, KIP-507)."),
     opt_int("scheduled.rebalance.max.delay.ms", "300000", 0, kIntMax, "ms",
             "How long lost connectors/tasks wait for their worker to return; 0 disables the delay."),
+    opt_string("group.instance.id", nullptr,
+               "Static membership (KIP-345, ours for workers): this worker's stable identity in the group, e.g. the "
+               "pod name of a StatefulSet. A worker restarted with the same id within session.timeout.ms gets its "
+               "member identity and assignment back without a rebalance. Unset = dynamic membership. ASCII letters, "
+               "digits, '.', '_' and '-', at most 249 characters."),
+    opt_bool("static.membership.leave.on.shutdown", "false",
+             "With group.instance.id: send LeaveGroup on SIGTERM, so the work moves at once instead of waiting "
+             "for the worker to return (as `kconnectd run --leave-on-shutdown`) (ours)."),
+    opt_string("static.membership.assignment.file", "",
+               "With group.instance.id: file where the worker keeps its last assignment, so that after a restart "
+               "without a rebalance it resumes exactly the connectors and tasks it ran; empty = not kept (the "
+               "returning worker then rejoins once to report what it runs) (ours)."),
     opt_int("worker.sync.timeout.ms", "3000", 1, kIntMax, "ms",
             "Time allowed to read the config topic to the end before leaving the group."),
     opt_int("worker.unsync.backoff.ms", "300000", 0, kIntMax, "ms",
@@ -367,6 +379,18 @@ bool is_secret_option(std::string_view key) {
   return (def && def->type == OptionType::Password) || secrets::is_secret_key(key);
 }
 
+std::optional<std::string> group_instance_id_problem(std::string_view id) {
+  if (id.empty()) return "is empty (expected ASCII letters, digits, '.', '_' or '-')";
+  if (id == "." || id == "..") return "cannot be '.' or '..'";
+  if (id.size() > 249) return "is longer than 249 characters (" + std::to_string(id.size()) + ")";
+  for (char c : id) {
+    const bool legal = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                       c == '_' || c == '-';
+    if (!legal) return "contains characters other than ASCII letters, digits, '.', '_' and '-'";
+  }
+  return std::nullopt;
+}
+
 std::string local_hostname() {
   char buf[256] = {};
   if (gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0') return "localhost";
@@ -448,6 +472,12 @@ WorkerConfig WorkerConfig::from_properties(const Properties& props) {
     }
     auto creds = sasl_credentials(sasl);
     if (!creds) throw ConfigError(creds.error().to_string());
+  }
+  if (props.count("group.instance.id")) {
+    const std::string& id = cfg.get_string("group.instance.id");
+    if (auto problem = group_instance_id_problem(id)) {
+      throw ConfigError("group.instance.id: '" + id + "' " + *problem);
+    }
   }
   if (cfg.session_timeout_ms() < 6000 || cfg.session_timeout_ms() > 1800000) {
     cfg.warnings_.push_back("session.timeout.ms " + std::to_string(cfg.session_timeout_ms()) +

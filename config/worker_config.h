@@ -73,6 +73,13 @@ std::string options_markdown();
 /// *.password / *.secret key.
 bool is_secret_option(std::string_view key);
 
+/// Why `id` cannot be a `group.instance.id`, or nullopt when it can. Kafka's
+/// rule for group instance ids (JoinGroupRequest validates them as it does
+/// topic names): non-empty, not "." or "..", at most 249 characters, only
+/// ASCII letters, digits, '.', '_' and '-'. The text completes
+/// "group.instance.id: '<id>' ...".
+std::optional<std::string> group_instance_id_problem(std::string_view id);
+
 /// One entry of `listeners`: "http://:8083" -> {"http", "", 8083}.
 struct Listener {
   std::string scheme;  ///< lower-case "http" or "https"
@@ -190,6 +197,21 @@ class WorkerConfig {
   /// source tasks share one producer (issue 10, dense workers); the
   /// producer.* settings apply to it as to per-task producers.
   [[nodiscard]] bool producer_shared() const { return get_bool("producer.shared"); }
+  /// group.instance.id (KIP-345 static membership, ours for workers):
+  /// nullopt = dynamic membership. Validated by from_properties().
+  [[nodiscard]] std::optional<std::string> group_instance_id() const {
+    return get_optional_string("group.instance.id");
+  }
+  /// static.membership.leave.on.shutdown (ours, default false): a static
+  /// member sends LeaveGroup on SIGTERM too.
+  [[nodiscard]] bool static_membership_leave_on_shutdown() const {
+    return get_bool("static.membership.leave.on.shutdown");
+  }
+  /// static.membership.assignment.file (ours, default ""): where a static
+  /// member keeps its last assignment; "" = not kept.
+  [[nodiscard]] const std::string& static_membership_assignment_file() const {
+    return get_string("static.membership.assignment.file");
+  }
   [[nodiscard]] const std::string& log_level() const { return get_string("log.level"); }
   [[nodiscard]] const std::string& log_format() const { return get_string("log.format"); }
 

@@ -15,6 +15,13 @@
 // shutdown.drain.enable=true, and on POST /admin/drain, the worker first
 // drains: its connectors and tasks move to the other workers (bounded by
 // shutdown.drain.timeout.ms), then it shuts down as above.
+//
+// Static membership (group.instance.id, KIP-345): SIGTERM sends no
+// LeaveGroup, as Kafka consumers do, so a restart within session.timeout.ms
+// causes no rebalance; `--leave-on-shutdown` (or
+// static.membership.leave.on.shutdown=true) sends it. A drain still hands
+// the work over first and then leaves. FENCED_INSTANCE_ID (another process
+// took the same id) is a fatal group error: tasks stop, exit status 1.
 #include <algorithm>
 #include <cctype>
 #include <csignal>
@@ -54,7 +61,7 @@ namespace kc::cmd {
 
 namespace {
 
-int run_worker(const std::string& path) {
+int run_worker(const std::string& path, bool leave_on_shutdown) {
   // 1. Configuration (exceptions stay at this edge).
   std::optional<config::WorkerConfig> wc;
   herder::HerderConfig hc;
@@ -64,6 +71,7 @@ int run_worker(const std::string& path) {
     for (const auto& key : overridden) spdlog::info("worker property {} set from the environment", key);
     wc.emplace(config::WorkerConfig::from_properties(props));
     hc = herder::herder_config_from(*wc);
+    if (leave_on_shutdown) hc.leave_group_on_shutdown = true;
   } catch (const config::ConfigError& e) {
     std::cerr << "kconnectd run: invalid configuration: " << e.what() << "\n";
     return 1;
@@ -226,7 +234,11 @@ void register_run(CLI::App& app, int& exit_code) {
   auto file = std::make_shared<std::string>();
   sub->add_option("FILE", *file, "worker properties file (CONNECT_* environment variables override it)")
       ->required();
-  sub->callback([&exit_code, file] { exit_code = run_worker(*file); });
+  auto leave = std::make_shared<bool>(false);
+  sub->add_flag("--leave-on-shutdown", *leave,
+                "with group.instance.id (static membership): send LeaveGroup on SIGTERM/SIGINT, so the work moves at "
+                "once instead of waiting up to session.timeout.ms for this worker to return");
+  sub->callback([&exit_code, file, leave] { exit_code = run_worker(*file, *leave); });
 }
 
 }  // namespace kc::cmd

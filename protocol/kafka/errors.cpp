@@ -23,8 +23,9 @@ using C = ErrorCode;
 // INVALID_REQUEST, NON_EMPTY_GROUP, GROUP_ID_NOT_FOUND, UNRELEASED_INSTANCE_ID,
 // UNKNOWN_SERVER_ERROR) are fatal, as Java raises any unexpected group error
 // to the caller. The SASL codes (33, 34, 58) come from SaslHandshake /
-// SaslAuthenticate: authentication failures, never retried. FENCED_INSTANCE_ID is fatal as in JoinGroup (static
-// membership, which Connect does not use).
+// SaslAuthenticate: authentication failures, never retried. FENCED_INSTANCE_ID is fatal on every API: another
+// process took this static member's group.instance.id (KIP-345), so this one
+// must stop (GroupMember words the message).
 constexpr std::array<ErrorInfo, 27> kErrors{{
     {C::UNKNOWN_SERVER_ERROR, "UNKNOWN_SERVER_ERROR", false, A::Fatal},
     {C::NONE, "NONE", false, A::None},

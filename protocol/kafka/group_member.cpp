@@ -100,6 +100,21 @@ NetResult<SyncGroupResponse> group_decode_sync_response(const NetResult<Bytes>& 
                                            &decode_SyncGroupResponse, "SyncGroup");
 }
 
+int16_t static_membership_min_version(ApiKey key) {
+  switch (key) {
+    case ApiKey::JoinGroup: return 5;
+    case ApiKey::SyncGroup: return 3;
+    case ApiKey::Heartbeat: return 3;
+    case ApiKey::LeaveGroup:
+    case ApiKey::FindCoordinator:
+    case ApiKey::SaslHandshake:
+    case ApiKey::ApiVersions:
+    case ApiKey::SaslAuthenticate:
+      return -1;
+  }
+  return -1;
+}
+
 const char* group_state_name(GroupState s) {
   switch (s) {
     case GroupState::Unjoined: return "Unjoined";
@@ -181,6 +196,9 @@ std::shared_ptr<GroupMember> GroupMember::create(asio::io_context& io, GroupMemb
   }
   if (!callbacks.on_prepare_join || !callbacks.on_assign) {
     throw std::invalid_argument("GroupMember: on_prepare_join and on_assign are required");
+  }
+  if (config.group_instance_id && config.group_instance_id->empty()) {
+    throw std::invalid_argument("GroupMember: group_instance_id is empty (unset it for dynamic membership)");
   }
   std::vector<HostPort> bootstrap;
   for (const auto& s : config.bootstrap_servers) {
@@ -455,12 +473,24 @@ void GroupMember::connect_coordinator(uint64_t epoch, const std::string& host, u
       });
       return;
     }
-    // Every group API must have a common version with the coordinator.
+    // Every group API must have a common version with the coordinator, and
+    // a static member needs the versions that carry its instance id.
     for (ApiKey key : {ApiKey::JoinGroup, ApiKey::SyncGroup, ApiKey::Heartbeat, ApiKey::LeaveGroup}) {
       auto v = conn->versions().version_for(key);
       if (!v) {
         self->fatal(GroupError{key, ErrorCode::UNSUPPORTED_VERSION, ErrorAction::Fatal,
                                NetErrorKind::Unsupported, v.error().message, true});
+        return;
+      }
+      if (self->config_.group_instance_id && *v < static_membership_min_version(key)) {
+        self->fatal(GroupError{
+            key, ErrorCode::UNSUPPORTED_VERSION, ErrorAction::Fatal, NetErrorKind::Unsupported,
+            "group.instance.id '" + *self->config_.group_instance_id + "' needs static membership (KIP-345: " +
+                api_name(key) + " v" + std::to_string(static_membership_min_version(key)) +
+                "+, Kafka 2.3+), but coordinator " + host + ":" + std::to_string(port) + " speaks " +
+                api_name(key) + " only up to v" + std::to_string(*v) +
+                "; upgrade the brokers or unset group.instance.id",
+            true});
         return;
       }
     }
@@ -524,6 +554,7 @@ void GroupMember::send_join(uint64_t round, std::vector<JoinGroupProtocol> proto
   req.session_timeout_ms = static_cast<int32_t>(config_.session_timeout.count());
   req.rebalance_timeout_ms = static_cast<int32_t>(config_.rebalance_timeout.count());
   req.member_id = member_id_;
+  req.group_instance_id = config_.group_instance_id;  // v5+, checked at connect
   req.protocol_type = config_.protocol_type;
   req.protocols = std::move(protocols);
   // Request timeout = max(request.timeout.ms, rebalance timeout + 5000 ms)
@@ -590,7 +621,7 @@ void GroupMember::rejoin_after_error(ApiKey api, int16_t code, ErrorAction actio
       return;
     }
     case ErrorAction::Fatal:
-      fatal(GroupError{api, static_cast<ErrorCode>(code), action, std::nullopt, why, true});
+      fatal(GroupError{api, static_cast<ErrorCode>(code), action, std::nullopt, fatal_detail(code, why), true});
       return;
   }
 }
@@ -684,6 +715,7 @@ void GroupMember::send_sync(uint64_t round, std::vector<SyncGroupAssignment> ass
   req.group_id = config_.group_id;
   req.generation_id = generation_;
   req.member_id = member_id_;
+  req.group_instance_id = config_.group_instance_id;  // v3+, checked at connect
   if (version_of(ApiKey::SyncGroup) >= 5) {
     req.protocol_type = config_.protocol_type;
     req.protocol_name = protocol_;
@@ -769,7 +801,7 @@ void GroupMember::send_heartbeat() {
     return;
   }
   impl_->heartbeat_in_flight = true;
-  HeartbeatRequest req{config_.group_id, generation_, member_id_, std::nullopt};
+  HeartbeatRequest req{config_.group_id, generation_, member_id_, config_.group_instance_id};  // v3+
   // No answer within a session timeout means the coordinator is gone
   // (reference 4.2, liveness timeouts).
   impl_->coord_conn->send(req,
@@ -903,6 +935,7 @@ void GroupMember::send_leave(const std::string& reason) {
   req.group_id = config_.group_id;
   LeaveGroupMember m;
   m.member_id = member_id_;
+  if (version_of(ApiKey::LeaveGroup) >= 3) m.group_instance_id = config_.group_instance_id;
   if (version_of(ApiKey::LeaveGroup) >= 5) m.reason = reason.substr(0, 255);
   req.members.push_back(std::move(m));
   spdlog::info("group {} member '{}': leaving the group: {}", config_.group_id, member_id_, reason);
@@ -941,6 +974,13 @@ void GroupMember::finish_leave(std::optional<GroupError> error) {
 }
 
 // ------------------------------------------------------------------ helpers
+
+std::string GroupMember::fatal_detail(int16_t code, const std::string& why) const {
+  if (code != static_cast<int16_t>(ErrorCode::FENCED_INSTANCE_ID) || !config_.group_instance_id) return why;
+  return "group.instance.id '" + *config_.group_instance_id + "' was taken over by another member (" + why +
+         "): another worker process runs with the same group.instance.id; this one stops so that no task runs "
+         "twice";
+}
 
 void GroupMember::report(GroupError error) {
   if (error.fatal) {

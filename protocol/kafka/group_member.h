@@ -80,7 +80,22 @@ struct GroupMemberConfig {
   /// TLS for every connection (security.protocol SSL or SASL_SSL);
   /// nullopt = plaintext. The context is built once, in create().
   std::optional<TlsOptions> tls;
+  /// `group.instance.id` (KIP-345 static membership); nullopt = dynamic
+  /// member. When set it goes out in JoinGroup (v5+), SyncGroup (v3+) and
+  /// Heartbeat (v3+), and a coordinator below those versions is a fatal
+  /// UNSUPPORTED_VERSION (never a silent fall-back to dynamic membership).
+  /// LeaveGroup carries it from v3; below that the member id alone names
+  /// the member (librdkafka's mock speaks only LeaveGroup v0-1).
+  /// FENCED_INSTANCE_ID (another process took the id) is fatal. Checked by
+  /// create() (non-empty).
+  std::optional<std::string> group_instance_id;
 };
+
+/// Lowest version a static member needs (KIP-345, Kafka 2.3+): JoinGroup
+/// v5, SyncGroup v3, Heartbeat v3, the first versions that carry
+/// GroupInstanceId. -1 for other APIs (LeaveGroup carries it from v3 when
+/// the coordinator has it, but works without it).
+int16_t static_membership_min_version(ApiKey key);
 
 /// The member's state. Transitions are checked by a single set_state(),
 /// which logs "from X to Y".
@@ -249,7 +264,8 @@ class GroupMember : public std::enable_shared_from_this<GroupMember> {
   /// once Leaving/Closed. Any thread.
   void request_rejoin(std::string reason);
 
-  /// Leaves the group: sends LeaveGroup (member id + reason; source:
+  /// Leaves the group: sends LeaveGroup (member id, a static member's
+  /// group.instance.id, reason; source:
   /// LeaveGroupRequest, v0-2 MemberId or v3+ single-member batch) when the
   /// member has a member id and a known coordinator, then closes everything
   /// and calls `done` on the io_context thread (see LeaveDone). A JoinGroup
@@ -270,6 +286,8 @@ class GroupMember : public std::enable_shared_from_this<GroupMember> {
   [[nodiscard]] int32_t generation() const { return generation_; }
   /// Our member id ("" before the broker assigned one) (io thread only).
   [[nodiscard]] const std::string& member_id() const { return member_id_; }
+  /// The configured group.instance.id, nullopt for a dynamic member (any thread).
+  [[nodiscard]] const std::optional<std::string>& group_instance_id() const { return config_.group_instance_id; }
   /// Leader's member id from the last JoinGroup (io thread only).
   [[nodiscard]] const std::string& leader_id() const { return leader_id_; }
   /// "host:port" of the current coordinator, "" if unknown (io thread only).
@@ -316,6 +334,9 @@ class GroupMember : public std::enable_shared_from_this<GroupMember> {
   // Helpers.
   void report(GroupError error);
   void fatal(GroupError error);
+  // The fatal message for `code`: FENCED_INSTANCE_ID names the instance id
+  // and what it means; other codes keep `why`.
+  [[nodiscard]] std::string fatal_detail(int16_t code, const std::string& why) const;
   void close_all(const std::string& reason);
   void retry_later(std::function<void()> fn);
   [[nodiscard]] int16_t version_of(ApiKey key) const;

@@ -66,6 +66,23 @@ std::shared_ptr<WorkerCoordinator> WorkerCoordinator::create(asio::io_context& i
   auto gcfg = self->config_.group;
   gcfg.protocol_type = "connect";
   self->member_ = kafka::GroupMember::create(io, std::move(gcfg), std::move(cb));
+  if (self->keeps_static_assignment()) {
+    const auto& path = self->config_.static_assignment_file;
+    auto kept = load_static_assignment(path);
+    if (!kept) {
+      spdlog::warn("worker {}: ignoring the kept static assignment: {}", self->config_.url,
+                   kept.error().to_string());
+    } else if (kept.value() && (kept.value()->group_id != self->config_.group.group_id ||
+                                kept.value()->group_instance_id != *self->config_.group.group_instance_id)) {
+      spdlog::warn("worker {}: ignoring the kept static assignment in {}: it belongs to group '{}' instance '{}'",
+                   self->config_.url, path, kept.value()->group_id, kept.value()->group_instance_id);
+    } else if (kept.value()) {
+      self->kept_ = std::move(*kept.value());
+      spdlog::info("worker {}: static member '{}' kept generation {} ({} connectors, {} tasks) in {}",
+                   self->config_.url, self->kept_->group_instance_id, self->kept_->generation,
+                   self->kept_->snapshot.connectors.size(), self->kept_->snapshot.tasks.size(), path);
+    }
+  }
   return self;
 }
 
@@ -91,12 +108,13 @@ void WorkerCoordinator::leave(std::string reason, std::function<void()> done) {
       return;
     }
     self->loss_timer_.cancel();
-    self->member_->leave(reason, [done = std::move(done), url = self->config_.url](
+    self->member_->leave(reason, [w, done = std::move(done), url = self->config_.url](
                                      std::optional<kafka::GroupError> err) {
       if (err) {
         spdlog::warn("worker {}: LeaveGroup failed: {}", url, err->to_string());
       } else {
         spdlog::info("worker {}: left the group", url);
+        if (auto s = w.lock()) s->drop_static_assignment("left the group");
       }
       if (done) done();
     });
@@ -192,6 +210,7 @@ void WorkerCoordinator::on_prepare_join(const kafka::JoinPrepare& prep, kafka::J
     spdlog::info("worker {}: draining ({}): handing over {} connectors and {} tasks in this round", config_.url,
                  prep.reason, bj.connectors.size(), bj.tasks.size());
     snapshot_.reset();  // the JoinGroup reports nothing owned
+    drop_static_assignment("draining");
   }
   if (revoke_why) {
     bj.revoke_all = true;
@@ -200,6 +219,7 @@ void WorkerCoordinator::on_prepare_join(const kafka::JoinPrepare& prep, kafka::J
     spdlog::info("worker {}: {} ({}): stopping all {} connectors and {} tasks before JoinGroup", config_.url,
                  revoke_why, prep.reason, bj.connectors.size(), bj.tasks.size());
     snapshot_.reset();  // the JoinGroup reports nothing owned
+    drop_static_assignment(revoke_why);
   }
   auto proceed = [w = weak_from_this(), ready = std::move(ready), &io = io_]() mutable {
     asio::post(io, [w, ready = std::move(ready)]() mutable {
@@ -221,6 +241,7 @@ void WorkerCoordinator::on_assign(const kafka::LeaderAssignmentInput& in, kafka:
     ready({});
     return;
   }
+  led_generation_ = in.generation;
   LeaderRound round;
   round.generation = in.generation;
   round.leader_id = in.member_id;
@@ -278,6 +299,7 @@ void WorkerCoordinator::on_joined(const kafka::JoinedGroup& joined) {
   selected_ = ev.protocol;
   member_id_ = joined.member_id;
   leader_id_ = joined.leader_id;
+  const bool static_rejoin = ev.decoded && resume_static_assignment(joined, ev);
   if (ev.received.error != 0) {
     // Failed assignment: keep owning what we own (cooperative), but record
     // the failure so the metadata and the herder see it.
@@ -306,8 +328,79 @@ void WorkerCoordinator::on_joined(const kafka::JoinedGroup& joined) {
       ev.received.connectors.size(), ev.received.tasks.size(), ev.received.revoked_connectors.size(),
       ev.received.revoked_tasks.size(), ev.received.delay_ms, ev.received.config_offset, ev.received.error,
       ev.snapshot.connectors.size(), ev.snapshot.tasks.size());
+  keep_static_assignment(joined, ev);
   callbacks_.on_assigned(ev);
   if (!ev.decoded) request_rejoin("undecodable assignment");
+  if (static_rejoin) {
+    request_rejoin("static member returned: the leader must learn what it runs");
+  }
+}
+
+bool WorkerCoordinator::keeps_static_assignment() const {
+  return config_.group.group_instance_id && !config_.static_assignment_file.empty();
+}
+
+void WorkerCoordinator::keep_static_assignment(const kafka::JoinedGroup& joined, const AssignedEvent& ev) {
+  if (!keeps_static_assignment()) return;
+  if (!ev.decoded || ev.received.error != 0) {
+    drop_static_assignment("failed assignment");
+    return;
+  }
+  StaticAssignmentRecord r{config_.group.group_id, *config_.group.group_instance_id, joined.generation,
+                           joined.member_id, joined.protocol, ev.snapshot, joined.assignment};
+  if (auto st = save_static_assignment(config_.static_assignment_file, r); !st) {
+    spdlog::warn("worker {}: cannot keep the static assignment: {}", config_.url, st.error().to_string());
+  }
+}
+
+void WorkerCoordinator::drop_static_assignment(const char* why) {
+  kept_.reset();
+  if (!keeps_static_assignment()) return;
+  if (auto st = remove_static_assignment(config_.static_assignment_file); !st) {
+    spdlog::warn("worker {}: cannot drop the static assignment ({}): {}", config_.url, why, st.error().to_string());
+  }
+}
+
+bool WorkerCoordinator::resume_static_assignment(const kafka::JoinedGroup& joined, AssignedEvent& ev) {
+  if (!config_.group.group_instance_id || last_completed_generation_ >= 0) return false;  // not a fresh process
+  std::optional<StaticAssignmentRecord> kept = std::exchange(kept_, std::nullopt);
+  if (kept && kept->generation == joined.generation && kept->received == joined.assignment &&
+      kept->protocol == joined.protocol) {
+    // The coordinator handed back our identity in the generation we last
+    // completed: the leader still sees us owning exactly the kept snapshot.
+    snapshot_ = kept->snapshot;
+    snapshot_->revoked_connectors.clear();
+    snapshot_->revoked_tasks.clear();
+    ev.resumed = true;
+    spdlog::info("worker {}: static member '{}' resumed generation {} without a rebalance (member id {} -> {}): "
+                 "{} connectors, {} tasks",
+                 config_.url, *config_.group.group_instance_id, joined.generation, kept->member_id,
+                 joined.member_id, snapshot_->connectors.size(), snapshot_->tasks.size());
+    // Below JoinGroup v9 a returning leader is told the old leader id: the
+    // assignment then names our old member id as leader while we do not
+    // lead, so a rebalance must elect a leader that acts as one.
+    if (!joined.is_leader && ev.received.leader == kept->member_id) {
+      spdlog::info("worker {}: this worker led the group before its restart; rebalancing to re-elect a leader",
+                   config_.url);
+      return true;
+    }
+    return false;
+  }
+  if (kept) {
+    spdlog::info("worker {}: static member '{}' kept generation {} but joined generation {}; taking the received "
+                 "assignment and rebalancing once so that the leader sees what this worker runs",
+                 config_.url, *config_.group.group_instance_id, kept->generation, joined.generation);
+    return true;
+  }
+  // Nothing kept (first start, no file, or the file was lost): unless we
+  // led this very round, the coordinator may have handed back an identity
+  // the leader thinks owns more than these bytes say, and a task nobody
+  // runs must not wait for some later rebalance.
+  if (joined.is_leader && led_generation_ == joined.generation) return false;
+  spdlog::info("worker {}: static member '{}' joined generation {} without a kept assignment; rebalancing once so "
+               "that the leader sees what this worker runs",
+               config_.url, *config_.group.group_instance_id, joined.generation);
+  return true;
 }
 
 void WorkerCoordinator::on_error(const kafka::GroupError& error) {
@@ -341,6 +434,7 @@ void WorkerCoordinator::check_coordinator_lost(uint64_t epoch) {
   auto connectors = snapshot_->connectors;
   auto tasks = snapshot_->tasks;
   snapshot_.reset();
+  drop_static_assignment("coordinator lost");
   if (callbacks_.on_revoke_all) callbacks_.on_revoke_all(std::move(connectors), std::move(tasks));
 }
 

@@ -29,7 +29,16 @@
 //     is lost and not found again within heartbeat.interval.ms, the whole
 //     local assignment is revoked (on_revoke_all) and the snapshot dropped, so
 //     nothing runs while this worker may no longer be a member;
-//   * leave() sends LeaveGroup (clean shutdown).
+//   * leave() sends LeaveGroup (clean shutdown);
+//   * static membership (KIP-345, group.instance.id in `group`): keeps the
+//     last assignment in `static_assignment_file` (static_assignment.h) and,
+//     when a restarted worker gets its identity back in the same generation
+//     with the same SyncGroup bytes (no rebalance), resumes that whole
+//     snapshot: on_assigned then carries everything it owned, and the herder
+//     starts it at once. When the generation moved on while it was away (or
+//     nothing was kept, and it did not lead the round itself), it takes the
+//     received assignment as it is and requests one rebalance, so the
+//     leader learns what it really runs.
 //
 // Threading: one io_context, run by one thread (the herder's). Every
 // callback runs on that thread and must not block; the completions handed
@@ -49,6 +58,7 @@
 
 #include "protocol/connect/types.h"
 #include "protocol/kafka/group_member.h"
+#include "worker/coordinator/static_assignment.h"
 
 namespace kc::coordinator {
 
@@ -67,6 +77,10 @@ struct WorkerCoordinatorConfig {
   ConnectProtocol protocol = ConnectProtocol::Sessioned;
   /// Advertised REST URL with trailing '/', e.g. "http://w1:8083/" (4.1).
   std::string url;
+  /// `static.membership.assignment.file` (ours): where a static member
+  /// (group.group_instance_id set) keeps its last assignment; "" = not kept.
+  /// Ignored for dynamic members.
+  std::string static_assignment_file;
 };
 
 /// One member's JoinGroup metadata as decoded by the leader.
@@ -110,6 +124,11 @@ struct AssignedEvent {
   /// False when the SyncGroup bytes could not be decoded (`received` is then
   /// an empty failed assignment and a rejoin was requested).
   bool decoded = true;
+  /// Static membership: this worker restarted and got its identity back in
+  /// the generation it last completed, without a rebalance; `snapshot` is
+  /// the whole assignment it kept (StaticAssignmentRecord), which the
+  /// herder starts now.
+  bool resumed = false;
 };
 
 /// Why on_before_join is called.
@@ -198,7 +217,9 @@ class WorkerCoordinator : public std::enable_shared_from_this<WorkerCoordinator>
   /// worker's drain request. io thread only.
   void set_hand_over_before_join(bool on) { hand_over_before_join_ = on; }
   /// Sends LeaveGroup and closes; `done` runs on the io thread when finished
-  /// (bounded by request.timeout.ms). Any thread; `done` may be empty.
+  /// (bounded by request.timeout.ms). A static member's kept assignment file
+  /// is deleted once LeaveGroup succeeded (the identity is gone). Any
+  /// thread; `done` may be empty.
   void leave(std::string reason, std::function<void()> done);
   /// Closes without LeaveGroup (peers wait a session timeout). Any thread.
   void stop();
@@ -229,6 +250,13 @@ class WorkerCoordinator : public std::enable_shared_from_this<WorkerCoordinator>
   void on_joined(const kafka::JoinedGroup& joined);
   void on_error(const kafka::GroupError& error);
   void check_coordinator_lost(uint64_t epoch);
+  // Static membership: whether the file is in use, and its upkeep.
+  [[nodiscard]] bool keeps_static_assignment() const;
+  void keep_static_assignment(const kafka::JoinedGroup& joined, const AssignedEvent& ev);
+  void drop_static_assignment(const char* why);
+  // Restores the kept snapshot when `joined` is the generation it came from
+  // (sets ev.resumed); true when a rejoin is needed instead.
+  bool resume_static_assignment(const kafka::JoinedGroup& joined, AssignedEvent& ev);
 
   boost::asio::io_context& io_;
   WorkerCoordinatorConfig config_;
@@ -245,6 +273,11 @@ class WorkerCoordinator : public std::enable_shared_from_this<WorkerCoordinator>
   std::string fatal_message_;
   boost::asio::steady_timer loss_timer_;
   uint64_t loss_epoch_ = 0;
+  // The kept assignment read at create(), until the first SyncGroup decides
+  // whether it still holds.
+  std::optional<StaticAssignmentRecord> kept_;
+  // Generation of the last leader round this member ran (on_assign), -1 if none.
+  int32_t led_generation_ = -1;
 };
 
 }  // namespace kc::coordinator

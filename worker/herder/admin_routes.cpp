@@ -19,7 +19,8 @@ void add_drain_routes(rest::RestServer& server, DistributedHerder& herder, std::
         body["member_id"].get<std::string>().empty())
       return r(rest::RestResponse::error(400, "drain request needs a JSON object with a non-empty \"member_id\""));
     const std::string member = body["member_id"].get<std::string>();
-    h->accept_drain_request(member, [r, member](int status, const std::string& why) {
+    SignatureHeaders sig{req.connect_signature, req.connect_signature_algorithm};
+    h->accept_drain_request(member, std::move(sig), req.body, [r, member](int status, const std::string& why) {
       if (status == 202)
         return r(rest::RestResponse::json(202, nlohmann::json{{"member_id", member}, {"message", why}}.dump()));
       r(rest::RestResponse::error(status, why));

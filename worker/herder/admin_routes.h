@@ -8,7 +8,12 @@
 //                              {"member_id":"..","url":".."}; 202 when the
 //                              leader marked the member draining, 409 when it
 //                              is not the leader or no other worker could
-//                              take the work, 400 on a bad body.
+//                              take the work, 400 on a bad body. Under
+//                              `sessioned` the follower signs it (KIP-507
+//                              headers, HMAC of the body) and the leader
+//                              checks it as POST /connectors/{c}/tasks
+//                              (400/403/503); when signed it needs no REST
+//                              basic credentials, unsigned it does (401).
 // Handlers run on the REST io thread and never block: the herder answers
 // through its io thread.
 

@@ -37,6 +37,7 @@
 #include "worker/herder/reconciler.h"
 #include "worker/herder/sink_offsets.h"
 #include "worker/storage/group_admin.h"
+#include "worker/storage/kafka_security.h"
 #include "worker/metrics/log_context.h"
 #include "worker/rest/url.h"
 #include "worker/coordinator/worker_coordinator.h"
@@ -362,17 +363,15 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     cc.group.request_timeout = std::chrono::milliseconds(cfg.request_timeout_ms);
     cc.group.retry_backoff = std::chrono::milliseconds(cfg.retry_backoff_ms);
     if (cfg.group_sasl) {
-      auto mech = kafka::parse_sasl_mechanism(cfg.group_sasl->mechanism);
-      if (!mech) {
-        return Error{"sasl.mechanism", cfg.group_sasl->mechanism +
-                                           " is not supported by kconnectd's group client; use PLAIN, "
-                                           "SCRAM-SHA-256 or SCRAM-SHA-512"};
-      }
-      cc.group.sasl = kafka::SaslSettings{*mech, cfg.group_sasl->username, cfg.group_sasl->password};
+      auto sasl = storage::connection_sasl_settings(*cfg.group_sasl);
+      if (!sasl) return sasl.error();
+      cc.group.sasl = std::move(sasl).value();
     }
     cc.group.tls = cfg.group_tls;
+    cc.group.group_instance_id = cfg.group_instance_id;
     cc.protocol = cfg.protocol;
     cc.url = cfg.advertised_url;
+    cc.static_assignment_file = cfg.static_assignment_file;
 
     std::weak_ptr<Impl> w = weak_from_this();
     coordinator::WorkerCoordinatorCallbacks cb;
@@ -628,10 +627,13 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       return;
     }
     if (io_leader_url.empty()) return;
-    nlohmann::json body = {{"member_id", me}, {"url", cfg.advertised_url}};
-    asio::post(pool, [w = weak_from_this(), url = io_leader_url, body = body.dump(),
+    const std::string body = nlohmann::json{{"member_id", me}, {"url", cfg.advertised_url}}.dump();
+    // Signed under `sessioned`, which is also what lets it past the leader's
+    // basic authentication (see accept_drain_request).
+    auto headers = io_signature_headers(body);
+    asio::post(pool, [w = weak_from_this(), url = io_leader_url, body, headers = std::move(headers),
                       timeout = cfg.worker_sync_timeout_ms + 5000, tls = cfg.rest_client_tls] {
-      auto r = post_internal(url, "/admin/drain/members", body, timeout, tls.get());
+      auto r = post_internal(url, "/admin/drain/members", body, timeout, tls.get(), headers);
       auto s = w.lock();
       if (!s) return;
       asio::post(s->io, [w, url, r] {
@@ -649,8 +651,23 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
                                 ? j["message"].get<std::string>()
                                 : r->body;
           if (r->status == 409 && why.find(kNoOtherWorker) != std::string::npos) return s2->io_drain_finish(false, why);
-          spdlog::warn("drain: the leader {} answered {}: {}; asking again after the next assignment", url, r->status,
-                       why);
+          // 401: the leader wants basic credentials, which only a signed
+          // (sessioned) request may go without; asking again cannot help.
+          if (r->status == 401)
+            return s2->io_drain_finish(false, "the leader " + url + " refused the unsigned drain request (HTTP 401 " +
+                                                  why + "); under REST basic authentication drain needs "
+                                                  "connect.protocol=sessioned");
+          // 403/503: possibly a session key the leader rotated or has not
+          // read yet; sign again with the current key soon.
+          const bool key_trouble = r->status == 403 || r->status == 503;
+          spdlog::warn("drain: the leader {} answered {}: {}; asking again {}", url, r->status, why,
+                       key_trouble ? "in a second" : "after the next assignment");
+          if (key_trouble) {
+            auto timer = std::make_shared<asio::steady_timer>(s2->io, std::chrono::seconds(1));
+            timer->async_wait([w, timer](const boost::system::error_code& ec) {
+              if (auto s3 = w.lock(); s3 && !ec) s3->io_ask_leader_to_drain();
+            });
+          }
         }
       });
     });
@@ -1070,13 +1087,18 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
 
   /// The two signature headers for `body`, when requests are signed (the
   /// `sessioned` protocol and a key is known); else none, as Connect's
-  /// RestClient, which signs only with a key. io thread.
+  /// RestClient, which signs only with a key. Counts signed requests. io
+  /// thread.
   std::vector<std::pair<std::string, std::string>> io_signature_headers(const std::string& body) {
     if (!io_validation_enabled() || !io_session_key) return {};
     auto sig = sign_request(cfg.signature_algorithm, io_session_key->key, body);
     if (!sig) {
       spdlog::warn("cannot sign an internal request: {}", sig.error().to_string());
       return {};
+    }
+    {
+      std::lock_guard lk(key_mu);
+      ++key_stats.signed_requests;
     }
     return {{std::string(kSignatureHeader), *sig}, {std::string(kSignatureAlgorithmHeader), cfg.signature_algorithm}};
   }
@@ -1134,10 +1156,6 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     // configs itself, so the body is empty; it is still what is signed.
     const std::string body;
     auto headers = io_signature_headers(body);
-    if (!headers.empty()) {
-      std::lock_guard lk(key_mu);
-      ++key_stats.signed_requests;
-    }
     asio::post(pool, [w = weak_from_this(), c, url = io_leader_url, body, headers = std::move(headers), first_ms,
                       attempt, timeout = cfg.worker_sync_timeout_ms + 5000, tls = cfg.rest_client_tls] {
       auto r = post_internal(url, "/connectors/" + rest::percent_encode_segment(c) + "/tasks", body, timeout,
@@ -1676,6 +1694,9 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     io_protocol = ev.protocol;
     io_assignment = ev.snapshot;
     status_listener->set_generation(ev.generation);
+    // Static membership: the whole kept snapshot, started below like any
+    // assignment (job_apply starts what we own and do not run).
+    if (ev.resumed) io_rebalance_reason = "static member resumed its assignment without a rebalance";
     record_history(ev);
     io_rebalance_reason.clear();
     log_ctx->generation = ev.generation;
@@ -2023,6 +2044,14 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
                      .count());
     if (auto fl = status_store->flush(cfg.worker_sync_timeout_ms); !fl)
       spdlog::warn("status flush on stop: {}", fl.error().to_string());
+    if (leave && !cfg.leave_group_on_shutdown && !draining_flag.load()) {
+      // Static membership: the group keeps our identity and assignment for
+      // session.timeout.ms, so a restart causes no rebalance.
+      spdlog::info("static member '{}': not sending LeaveGroup; the group waits up to session.timeout.ms ({} ms) "
+                   "for this worker to return before moving its work",
+                   cfg.group_instance_id.value_or(""), cfg.session_timeout_ms);
+      leave = false;
+    }
     if (leave) {
       auto p = std::make_shared<std::promise<void>>();
       auto f = p->get_future();
@@ -2517,9 +2546,13 @@ void DistributedHerder::drain(int timeout_ms, DrainDone done) {
   });
 }
 
-void DistributedHerder::accept_drain_request(const std::string& member_id,
-                                             std::function<void(int status, std::string)> done) {
-  asio::post(impl_->io, [impl = impl_, member_id, done = std::move(done)] {
+void DistributedHerder::accept_drain_request(const std::string& member_id, SignatureHeaders signature,
+                                             std::string body, std::function<void(int status, std::string)> done) {
+  asio::post(impl_->io, [impl = impl_, member_id, signature = std::move(signature), body = std::move(body),
+                         done = std::move(done)] {
+    if (!impl->io_validation_enabled() && (signature.signature || signature.algorithm))
+      return done(403, "Internal request signatures are not in use: connect.protocol is not sessioned");
+    if (auto v = impl->io_verify(signature, body); !v.ok()) return done(v.status, v.message);
     auto [status, why] = impl->io_accept_drain(member_id);
     done(status, why);
   });

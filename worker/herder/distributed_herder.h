@@ -96,6 +96,17 @@ struct HerderConfig {
   std::string client_id;                    ///< client.id; empty = "connect-<workerId>"
   ConnectProtocol protocol = ConnectProtocol::Sessioned;  ///< connect.protocol
   int session_timeout_ms = 10000;           ///< session.timeout.ms
+  /// group.instance.id (KIP-345 static membership, ours): nullopt = dynamic.
+  std::optional<std::string> group_instance_id;
+  /// static.membership.assignment.file (ours): a static member's kept
+  /// assignment (coordinator::StaticAssignmentRecord); "" = not kept.
+  std::string static_assignment_file;
+  /// Whether stop() sends LeaveGroup. Always true for a dynamic member; a
+  /// static member leaves only with static.membership.leave.on.shutdown or
+  /// `kconnectd run --leave-on-shutdown`, or after a drain (its work is
+  /// already on the others), so a restart within session.timeout.ms causes
+  /// no rebalance, as for Kafka consumers.
+  bool leave_group_on_shutdown = true;
   int heartbeat_interval_ms = 3000;         ///< heartbeat.interval.ms
   int rebalance_timeout_ms = 60000;         ///< rebalance.timeout.ms
   int request_timeout_ms = 40000;           ///< request.timeout.ms
@@ -273,7 +284,8 @@ class DistributedHerder : public rest::HerderApi {
   /// Clean shutdown (STYLE 8, Connect's stop): stops admitting REST writes
   /// (they answer 503), stops every connector and task within
   /// task.shutdown.graceful.timeout.ms (offsets committed), flushes status,
-  /// sends LeaveGroup, joins the threads. Blocking; idempotent.
+  /// sends LeaveGroup (a static member only as leave_group_on_shutdown
+  /// says, or after a drain), joins the threads. Blocking; idempotent.
   void stop();
 
   /// Test helper simulating a crash: closes the group connection WITHOUT
@@ -299,12 +311,18 @@ class DistributedHerder : public rest::HerderApi {
   /// herder's io thread. Thread-safe; a second call joins the running drain.
   void drain(int timeout_ms, DrainDone done);
 
-  /// Leader side of a drain request (POST /admin/drain/members): marks the
-  /// member as draining and starts a rebalance (idempotent). `done` gets
-  /// (202, "draining"), or (409, reason) when this worker is not the leader
-  /// (the reason names the leader) or no other member could take the work.
-  /// Thread-safe; `done` runs on the io thread.
-  void accept_drain_request(const std::string& member_id, std::function<void(int status, std::string)> done);
+  /// Leader side of a drain request (POST /admin/drain/members): checks the
+  /// KIP-507 signature of `body` first (under `sessioned`, as
+  /// check_internal_request: 400|403|503 with Connect's messages; under
+  /// `eager`/`compatible` nothing is signed, so a request that carries
+  /// signature headers anyway gets 403, since they may have let it skip
+  /// basic authentication), then marks the member as draining and starts a
+  /// rebalance (idempotent). `done` gets (202, "draining"), or (409, reason)
+  /// when this worker is not the leader (the reason names the leader) or no
+  /// other member could take the work. Thread-safe; `done` runs on the io
+  /// thread.
+  void accept_drain_request(const std::string& member_id, SignatureHeaders signature, std::string body,
+                            std::function<void(int status, std::string)> done);
 
   /// Leader side of a forwarded task reconfiguration (POST
   /// /connectors/{c}/tasks from a follower whose running connector asked

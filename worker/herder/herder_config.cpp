@@ -2,6 +2,7 @@
 
 #include "config/jaas.h"
 #include "protocol/connect/types.h"
+#include "worker/storage/kafka_security.h"
 
 namespace kc::herder {
 namespace {
@@ -41,23 +42,6 @@ std::optional<config::SaslClientCredentials> prepare_sasl(storage::ClientProps& 
 
 }  // namespace
 
-namespace {
-
-kafka::PemSource pem_source(const config::PemSetting& s) { return kafka::PemSource{s.file, s.pem, s.key}; }
-
-}  // namespace
-
-std::optional<kafka::TlsOptions> group_tls_options(const config::TlsSettings& tls) {
-  if (!tls.enabled) return std::nullopt;
-  kafka::TlsOptions o;
-  o.ca = pem_source(tls.ca);
-  o.certificate = pem_source(tls.certificate);
-  o.key = pem_source(tls.key);
-  o.key_password = tls.key_password;
-  o.verify_hostname = tls.verify_hostname;
-  return o;
-}
-
 HerderConfig herder_config_from(const config::WorkerConfig& wc, const std::string& default_host) {
   HerderConfig h;
   h.group_id = wc.group_id();
@@ -79,11 +63,14 @@ HerderConfig herder_config_from(const config::WorkerConfig& wc, const std::strin
                               "' (expected All, None or Principal)");
   h.client_override_policy = *policy;
   h.client_id = wc.group_client_id(default_host);
-  h.group_tls = group_tls_options(wc.tls_settings());
+  h.group_tls = storage::connection_tls_options(wc.tls_settings());
   auto proto = connect::protocol_from_config(wc.connect_protocol());
   if (!proto) throw config::ConfigError("connect.protocol: unknown value '" + wc.connect_protocol() + "'");
   h.protocol = *proto;
   h.session_timeout_ms = wc.session_timeout_ms();
+  h.group_instance_id = wc.group_instance_id();
+  h.static_assignment_file = wc.static_membership_assignment_file();
+  h.leave_group_on_shutdown = !h.group_instance_id || wc.static_membership_leave_on_shutdown();
   h.heartbeat_interval_ms = wc.heartbeat_interval_ms();
   h.rebalance_timeout_ms = wc.rebalance_timeout_ms();
   h.request_timeout_ms = wc.request_timeout_ms();

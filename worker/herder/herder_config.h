@@ -20,12 +20,6 @@ namespace kc::herder {
 /// rest.advertised.host.name nor the listener names one (tests pass
 /// "localhost"). Throws config::ConfigError for a `connect.protocol` the
 /// codec does not know (WorkerConfig already restricts it).
-/// The group client's TLS options from the worker's TLS settings: nullopt
-/// when TLS is off (security.protocol neither SSL nor SASL_SSL), else the CA,
-/// client certificate, key (each naming its config key for errors), key
-/// password and host name verification.
-std::optional<kafka::TlsOptions> group_tls_options(const config::TlsSettings& tls);
-
 HerderConfig herder_config_from(const config::WorkerConfig& wc,
                                 const std::string& default_host = config::local_hostname());
 

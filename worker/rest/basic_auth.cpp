@@ -101,6 +101,13 @@ bool is_internal_request(std::string_view method, const std::vector<std::string>
   return (method == "POST" && segments[2] == "tasks") || (method == "PUT" && segments[2] == "fence");
 }
 
+bool signature_replaces_basic_auth(std::string_view method, const std::vector<std::string>& segments,
+                                   bool signed_request) {
+  if (is_internal_request(method, segments)) return true;
+  return signed_request && method == "POST" && segments.size() == 3 && segments[0] == "admin" &&
+         segments[1] == "drain" && segments[2] == "members";
+}
+
 Result<std::string> jaas_credentials_file(std::string_view jaas_text, const std::string& source) {
   auto fail = [&](const std::string& why) { return Error{"java.security.auth.login.config", source + ": " + why}; };
   JaasLexer lex{jaas_text};

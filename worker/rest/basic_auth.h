@@ -7,7 +7,8 @@
 // Connect's body "User cannot access the resource." and no WWW-Authenticate
 // header (Connect sends none). The internal requests POST
 // /connectors/{c}/tasks and PUT /connectors/{c}/fence are exempt: KIP-507
-// signatures authenticate them (is_internal_request()).
+// signatures authenticate them (is_internal_request()); so is our signed
+// POST /admin/drain/members (signature_replaces_basic_auth()).
 //
 // Two ways to name the file:
 //   - Connect's: rest.extension.classes lists
@@ -43,6 +44,16 @@ inline constexpr const char* kUnauthorizedMessage = "User cannot access the reso
 /// /connectors/{c}/fence (`segments` = decoded path segments, `method` =
 /// "POST"/"PUT"...).
 bool is_internal_request(std::string_view method, const std::vector<std::string>& segments);
+
+/// True when basic authentication is skipped for this request because its
+/// KIP-507 signature authenticates it instead: Connect's internal requests
+/// (is_internal_request), and kconnectd's worker-to-leader POST
+/// /admin/drain/members when it carries a signature header (`signed_request`);
+/// the herder then verifies the signature (400/403/503, as for
+/// /connectors/{c}/tasks). An unsigned drain request needs basic
+/// credentials like any operator request (401).
+bool signature_replaces_basic_auth(std::string_view method, const std::vector<std::string>& segments,
+                                   bool signed_request);
 
 /// The `file=` option of the PropertyFileLoginModule in the `KafkaConnect`
 /// entry of JAAS configuration text (Java's ConfigFile syntax: entries

@@ -936,7 +936,9 @@ std::optional<RestResponse> RestServer::Impl::admit(const RestRequest& req, cons
   const bool admin_path = is_admin_path(req.segments);
   if (admin_path ? !listener.admin : !listener.regular) return RestResponse::error(404, "HTTP 404 Not Found");
   if (!opts_.basic_auth) return std::nullopt;
-  if (is_internal_request(to_string(req.method), req.segments)) return std::nullopt;  // KIP-507 signs these
+  const bool signed_request = req.connect_signature || req.connect_signature_algorithm;
+  if (signature_replaces_basic_auth(to_string(req.method), req.segments, signed_request))
+    return std::nullopt;  // the herder checks the KIP-507 signature
   if (!opts_.health_auth && req.method == Method::Get && req.segments.size() == 1 && req.segments[0] == "health") {
     return std::nullopt;
   }

@@ -43,7 +43,9 @@
 //   2. with `basic_auth` set, a request without valid credentials gets 401
 //      "User cannot access the resource." (basic_auth.h), except Connect's
 //      internal requests (POST /connectors/{c}/tasks, PUT
-//      /connectors/{c}/fence) and, when `health_auth` is false, GET /health.
+//      /connectors/{c}/fence), a POST /admin/drain/members that carries a
+//      KIP-507 signature header (the herder verifies it) and, when
+//      `health_auth` is false, GET /health.
 
 #include <chrono>
 #include <cstdint>

@@ -1,7 +1,6 @@
 #include "worker/storage/group_admin.h"
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <chrono>
 #include <functional>
@@ -13,6 +12,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "protocol/kafka/connection.h"
+#include "worker/storage/kafka_security.h"
 
 namespace kc::storage {
 
@@ -109,7 +109,8 @@ std::optional<std::pair<std::string, uint16_t>> parse_broker(std::string s) {
 class Probe {
  public:
   using Clock = std::chrono::steady_clock;
-  Probe(std::string client_id, Clock::time_point deadline) : client_id_(std::move(client_id)), deadline_(deadline) {}
+  Probe(std::string client_id, ConnectionSecurity security, Clock::time_point deadline)
+      : client_id_(std::move(client_id)), security_(std::move(security)), deadline_(deadline) {}
   ~Probe() {
     for (auto& c : conns_) c->close("probe done");
     io_.restart();
@@ -129,6 +130,14 @@ class Probe {
     opts.client_id = client_id_;
     opts.connect_timeout = std::chrono::milliseconds(std::max(left_ms(), 1));
     opts.request_timeout = std::chrono::milliseconds(std::max(left_ms(), 1));
+    opts.tls = security_.tls;
+    opts.tls_context = tls_context_;  // null until the first connection built it
+    opts.sasl = security_.sasl;
+    if (opts.tls && !tls_context_) {
+      auto built = kafka::make_tls_context(*opts.tls);
+      if (!built) return built.error();
+      tls_context_ = opts.tls_context = built.value();
+    }
     auto conn = kafka::Connection::create(io_, opts);
     conns_.push_back(conn);
     // Shared, not a local: a handler still pending at the deadline runs
@@ -171,10 +180,20 @@ class Probe {
   }
 
   std::string client_id_;
+  ConnectionSecurity security_;
+  std::shared_ptr<kafka::TlsContext> tls_context_;  // built once, shared by the probe's connections
   Clock::time_point deadline_;
   boost::asio::io_context io_;
   std::vector<std::shared_ptr<kafka::Connection>> conns_;
 };
+
+// librdkafka's local code for a Connection that did not open: __SSL for
+// TLS, __AUTHENTICATION for SASL, else __TRANSPORT.
+rd_kafka_resp_err_t connect_error_code(kafka::NetErrorKind kind) {
+  if (kind == kafka::NetErrorKind::Tls) return RD_KAFKA_RESP_ERR__SSL;
+  if (kind == kafka::NetErrorKind::Authentication) return RD_KAFKA_RESP_ERR__AUTHENTICATION;
+  return RD_KAFKA_RESP_ERR__TRANSPORT;
+}
 
 BrokerApis to_apis(const std::vector<kafka::ApiVersionRange>& ranges) {
   BrokerApis out;
@@ -195,14 +214,8 @@ AdminStatus require_api(const ClientProps& props, const std::string& group, int 
 
 AdminStatus broker_apis(const ClientProps& props, const std::string& group, int timeout_ms, BrokerApis& apis) {
   apis.clear();
-  if (auto it = props.find("security.protocol"); it != props.end()) {
-    std::string proto = it->second;
-    std::transform(proto.begin(), proto.end(), proto.begin(), [](unsigned char c) { return std::toupper(c); });
-    if (proto != "PLAINTEXT")
-      return local_error(RD_KAFKA_RESP_ERR__INVALID_ARG,
-                         "cannot ask the broker for its API versions over security.protocol=" + it->second +
-                             ": kconnectd's own Kafka client speaks PLAINTEXT only");
-  }
+  auto security = connection_security(props);
+  if (!security) return local_error(RD_KAFKA_RESP_ERR__INVALID_ARG, security.error().to_string());
   std::vector<std::pair<std::string, uint16_t>> brokers;
   if (auto it = props.find("bootstrap.servers"); it != props.end()) {
     std::string rest = it->second;
@@ -222,7 +235,7 @@ AdminStatus broker_apis(const ClientProps& props, const std::string& group, int 
   if (brokers.empty()) return local_error(RD_KAFKA_RESP_ERR__INVALID_ARG, "bootstrap.servers is empty");
 
   auto cid = props.find("client.id");
-  Probe probe(cid != props.end() ? cid->second : "kconnectd-admin-probe",
+  Probe probe(cid != props.end() ? cid->second : "kconnectd-admin-probe", std::move(security).value(),
               Probe::Clock::now() + std::chrono::milliseconds(std::max(timeout_ms, 1)));
   std::shared_ptr<kafka::Connection> bootstrap;
   std::string failures;
@@ -232,7 +245,10 @@ AdminStatus broker_apis(const ClientProps& props, const std::string& group, int 
       bootstrap = c.value();
       break;
     }
-    failures += (failures.empty() ? "" : "; ") + host + ":" + std::to_string(port) + ": " + c.error().to_string();
+    const std::string failure = host + ":" + std::to_string(port) + ": " + c.error().to_string();
+    // Bad TLS material or credentials fail the same at every broker.
+    if (kafka::is_fatal_net_error(c.error().kind)) return local_error(connect_error_code(c.error().kind), failure);
+    failures += (failures.empty() ? "" : "; ") + failure;
   }
   if (!bootstrap) return local_error(RD_KAFKA_RESP_ERR__TRANSPORT, "no broker answered ApiVersions: " + failures);
   if (group.empty()) {
@@ -264,7 +280,7 @@ AdminStatus broker_apis(const ClientProps& props, const std::string& group, int 
     }
     auto coord = probe.connect(c->host, static_cast<uint16_t>(c->port));
     if (!coord)
-      return local_error(RD_KAFKA_RESP_ERR__TRANSPORT, "coordinator " + c->host + ":" + std::to_string(c->port) +
+      return local_error(connect_error_code(coord.error().kind), "coordinator " + c->host + ":" + std::to_string(c->port) +
                                                          " of group " + group + ": " + coord.error().to_string());
     apis = to_apis(coord.value()->broker_versions());
     return {};

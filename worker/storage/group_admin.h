@@ -98,10 +98,14 @@ using BrokerApis = std::map<int16_t, std::pair<int16_t, int16_t>>;
 /// LOAD_IN_PROGRESS) and takes the coordinator's own answer; with `group`
 /// empty, the bootstrap broker's. Blocks up to `timeout_ms` on the calling
 /// thread with a private io_context: call from a pool thread, never the
-/// worker's io_context. Errors: __INVALID_ARG for a bad bootstrap list or a
-/// security.protocol other than PLAINTEXT (the own client has no TLS/SASL);
-/// __TRANSPORT when no broker answered (naming each one's failure);
-/// __TIMED_OUT when the coordinator was not found in time.
+/// worker's io_context. The connections use the TLS and SASL settings in
+/// `props` (security.protocol, ssl.*, sasl.*; see kafka_security.h), as the
+/// librdkafka admin client made from the same props does. Errors:
+/// __INVALID_ARG for a bad bootstrap list or bad security settings (naming
+/// the key); __SSL (TLS handshake or certificate) and __AUTHENTICATION
+/// (SASL) naming the broker, at the first broker that fails so; __TRANSPORT
+/// when no broker answered (naming each one's failure); __TIMED_OUT when the
+/// coordinator was not found in time.
 AdminStatus broker_apis(const ClientProps& props, const std::string& group, int timeout_ms, BrokerApis& apis);
 
 }  // namespace kc::storage

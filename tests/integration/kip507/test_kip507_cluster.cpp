@@ -7,7 +7,8 @@
 // requests verify; forged ones get Connect's 400/403 and change nothing; a
 // short inter.worker.key.ttl.ms rotates the key and requests still verify;
 // a key written by another writer (as Kafka Connect would) is accepted;
-// under `compatible` nothing is signed and requests are accepted.
+// under `compatible` nothing is signed and requests are accepted, but a
+// drain request carrying signature headers is refused (403).
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -20,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/integration/worker/cluster_harness.h"
+#include "tests/support/tls_test_util.h"
 #include "worker/connectors/registry.h"
 #include "worker/herder/admin_routes.h"
 #include "worker/herder/internal_client.h"
@@ -88,12 +90,6 @@ void register_test_connector() {
   connectors::PluginRegistry::builtin().add(std::move(d));
 }
 
-uint16_t free_port() {
-  boost::asio::io_context io;
-  boost::asio::ip::tcp::acceptor a(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
-  return a.local_endpoint().port();
-}
-
 /// Workers with REST servers: ids are "127.0.0.1:<port>", so each worker's
 /// advertised URL is its REST server.
 struct SignedCluster {
@@ -110,6 +106,7 @@ struct SignedCluster {
       ro.listeners = {"http://" + id};
       auto server = std::make_unique<rest::RestServer>(ro, cluster.worker(id));
       herder::add_task_reconfiguration_route(*server, cluster.worker(id));
+      herder::add_drain_routes(*server, cluster.worker(id), id, [] {});
       auto st = server->start();
       INFO("REST of " << id << ": " << (st ? std::string("ok") : st.error().to_string()));
       REQUIRE(st);
@@ -386,6 +383,15 @@ TEST_CASE("compatible: nothing is signed and internal requests are accepted", "[
 
   // An unsigned request is accepted; no session key is ever written.
   CHECK(post_tasks(SignedCluster::url(leader), "rc1", "", {}).status == 204);
+  // A drain request with signature headers anyway is refused: they would
+  // let it past REST basic authentication with nothing to verify them.
+  const std::string drain_body = nlohmann::json{{"member_id", fh.assignment_state().member_id}}.dump();
+  auto drain = herder::post_internal(SignedCluster::url(leader), "/admin/drain/members", drain_body, 10000, nullptr,
+                                     signed_headers("not-a-session-key", drain_body));
+  REQUIRE(drain);
+  CHECK(drain->status == 403);
+  CHECK_THAT(message_of(*drain), Catch::Contains("connect.protocol is not sessioned"));
+  CHECK_FALSE(fh.draining());
   auto store = open_config_store(sc.cluster);
   CHECK_FALSE(topic_key(*store).has_value());
   CHECK_FALSE(lh.session_key_info().present);

@@ -126,7 +126,7 @@ def finish(work, failures):
 
 
 class Worker:
-    def __init__(self, n, kc, work, bootstrap, log_file=False, group="lifecycle-test", overrides=None):
+    def __init__(self, n, kc, work, bootstrap, log_file=False, group="lifecycle-test", overrides=None, args=None):
         self.n = n
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -148,8 +148,9 @@ class Worker:
         env["CONNECT_LISTENERS"] = self.url
         env["CONNECT_REST_ADVERTISED_PORT"] = str(self.port)
         self.out = open(self.out_path, "ab")
-        self.proc = subprocess.Popen([kc, "run", self.props_path], stdout=self.out, stderr=subprocess.STDOUT,
-                                     env=env)
+        # `args`: extra `kconnectd run` options (e.g. --leave-on-shutdown).
+        self.proc = subprocess.Popen([kc, "run", self.props_path] + list(args or []), stdout=self.out,
+                                     stderr=subprocess.STDOUT, env=env)
 
     def log(self):
         """Everything the worker logged: stdout/stderr plus log.file (and rotated copies)."""

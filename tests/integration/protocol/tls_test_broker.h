@@ -5,10 +5,10 @@
 // on_request, e.g. a ScriptedCoordinator) over TLS. A SASL script can add
 // SaslHandshake/SaslAuthenticate the same way, before the group requests.
 //
-// TestPki makes a throwaway PKI at test time with the `openssl` command: a CA,
-// a server certificate for localhost/127.0.0.1, one for another host name
-// (host name mismatch), a client certificate (mutual TLS), and a second CA
-// that signed nothing the broker uses (untrusted CA).
+// Its certificates come from TestPki (tests/support/test_pki.h): a server
+// certificate for localhost/127.0.0.1, one for another host name (host name
+// mismatch), a client certificate (mutual TLS), and a second CA that signed
+// nothing the broker uses (untrusted CA).
 //
 // Threading: everything runs on the test's io_context, one thread.
 
@@ -31,89 +31,9 @@
 #include <boost/asio/write.hpp>
 
 #include "tests/integration/protocol/connection_test_util.h"
+#include "tests/support/test_pki.h"
 
 namespace kc::test {
-
-/// File paths of a throwaway PKI in a fresh temporary directory (see file
-/// comment). Generated once per test process by get(); EC P-256 keys.
-struct TestPki {
-  std::string dir;
-  std::string ca_cert;            ///< the trusted CA (PEM)
-  std::string other_ca_cert;      ///< a CA that signed nothing the broker uses
-  std::string server_cert, server_key;  ///< SAN DNS:localhost, IP:127.0.0.1
-  std::string wrong_cert, wrong_key;    ///< SAN DNS:wrong.example only
-  std::string client_cert, client_key;  ///< CN=kconnectd-client, signed by ca_cert
-  std::string client_keystore;          ///< client key + certificate in one PEM file
-  std::string client_key_encrypted;     ///< client key as encrypted PKCS#8, password below
-  std::string client_key_password = "s3cret";
-
-  /// The PKI, generated on first use. Throws std::runtime_error naming the
-  /// openssl command that failed.
-  static const TestPki& get() {
-    static const TestPki pki = generate();
-    return pki;
-  }
-
- private:
-  static void run(const std::string& cmd) {
-    const std::string quiet = cmd + " >/dev/null 2>&1";
-    if (std::system(quiet.c_str()) != 0) throw std::runtime_error("TestPki: command failed: " + cmd);
-  }
-
-  static void write(const std::string& path, const std::string& text) {
-    std::ofstream(path) << text;
-  }
-
-  static std::string read(const std::string& path) {
-    std::ifstream in(path);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
-
-  // A CA: self-signed, CA:TRUE.
-  static void make_ca(const std::string& d, const std::string& name, const std::string& cn) {
-    run("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2"
-        " -keyout " + d + "/" + name + ".key -out " + d + "/" + name + ".pem -subj '/CN=" + cn + "'"
-        " -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign");
-  }
-
-  // A leaf certificate signed by `ca` with the extensions in `ext`.
-  static void make_leaf(const std::string& d, const std::string& name, const std::string& cn,
-                        const std::string& ext, const std::string& ca) {
-    write(d + "/" + name + ".ext", ext);
-    run("openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout " + d + "/" + name +
-        ".key -out " + d + "/" + name + ".csr -subj '/CN=" + cn + "'");
-    run("openssl x509 -req -days 2 -in " + d + "/" + name + ".csr -CA " + d + "/" + ca + ".pem -CAkey " + d + "/" +
-        ca + ".key -CAcreateserial -out " + d + "/" + name + ".pem -extfile " + d + "/" + name + ".ext");
-  }
-
-  static TestPki generate() {
-    char tmpl[] = "/tmp/kc-tls-XXXXXX";
-    if (!mkdtemp(tmpl)) throw std::runtime_error("TestPki: mkdtemp failed");
-    TestPki p;
-    p.dir = tmpl;
-    const std::string& d = p.dir;
-    make_ca(d, "ca", "kconnectd test CA");
-    make_ca(d, "other-ca", "kconnectd untrusted CA");
-    make_leaf(d, "server", "localhost",
-              "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n", "ca");
-    make_leaf(d, "wrong", "wrong.example", "subjectAltName=DNS:wrong.example\nextendedKeyUsage=serverAuth\n", "ca");
-    make_leaf(d, "client", "kconnectd-client", "extendedKeyUsage=clientAuth\n", "ca");
-    run("openssl pkcs8 -topk8 -v2 aes-256-cbc -in " + d + "/client.key -out " + d +
-        "/client-enc.key -passout pass:" + p.client_key_password);
-    p.ca_cert = d + "/ca.pem";
-    p.other_ca_cert = d + "/other-ca.pem";
-    p.server_cert = d + "/server.pem";
-    p.server_key = d + "/server.key";
-    p.wrong_cert = d + "/wrong.pem";
-    p.wrong_key = d + "/wrong.key";
-    p.client_cert = d + "/client.pem";
-    p.client_key = d + "/client.key";
-    p.client_key_encrypted = d + "/client-enc.key";
-    p.client_keystore = d + "/client-keystore.pem";
-    write(p.client_keystore, read(p.client_key) + read(p.client_cert));
-    return p;
-  }
-};
 
 /// How a TlsBroker behaves.
 struct TlsBrokerOptions {

@@ -11,6 +11,7 @@
 
 #include "protocol/kafka/connection.h"
 #include "protocol/kafka/group_member.h"
+#include "tests/integration/protocol/recording_member.h"
 #include "tests/integration/protocol_sasl/sasl_test_broker.h"
 
 using namespace kc::kafka;  // NOLINT
@@ -21,34 +22,15 @@ using std::chrono::milliseconds;
 
 namespace {
 
-struct Harness {
+struct Harness : kc::test::RecordingMember {
   boost::asio::io_context io;
   SaslScriptedBroker broker{io};
-  std::vector<JoinedGroup> joined;
-  std::vector<GroupError> errors;
-  std::shared_ptr<GroupMember> member;
 
   void start(const SaslSettings& sasl) {
-    GroupMemberConfig cfg;
-    cfg.group_id = "sasl-group";
-    cfg.bootstrap_servers = {broker.address()};
-    cfg.session_timeout = milliseconds(3000);
-    cfg.rebalance_timeout = milliseconds(3000);
-    cfg.heartbeat_interval = milliseconds(100);
+    auto cfg = config("sasl-group", broker.address());
     cfg.request_timeout = milliseconds(2000);
-    cfg.retry_backoff = milliseconds(20);
     cfg.sasl = sasl;
-    GroupMemberCallbacks cb;
-    cb.on_prepare_join = [](const JoinPrepare&, JoinReady ready) {
-      ready({JoinGroupProtocol{"sessioned", Bytes{7, 7}}});
-    };
-    cb.on_assign = [](const LeaderAssignmentInput& in, AssignmentReady ready) {
-      ready({SyncGroupAssignment{in.members.front().member_id, Bytes{1, 2, 3}}});
-    };
-    cb.on_joined = [this](const JoinedGroup& j) { joined.push_back(j); };
-    cb.on_error = [this](const GroupError& e) { errors.push_back(e); };
-    member = GroupMember::create(io, cfg, cb);
-    member->start();
+    RecordingMember::start(io, cfg, Bytes{1, 2, 3});
   }
 };
 

@@ -6,6 +6,8 @@
 // state and the requests it received.
 #include <catch2/catch.hpp>
 
+#include <tuple>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -280,10 +282,16 @@ TEST_CASE("broker_apis: the coordinator's ApiVersions answer counts, not the boo
 
 TEST_CASE("broker_apis: bad settings give a specific error") {
   storage::BrokerApis apis;
-  auto tls = storage::broker_apis({{"bootstrap.servers", "127.0.0.1:9092"}, {"security.protocol", "SSL"}}, "g", 1000,
-                                  apis);
-  CHECK(tls.code == RD_KAFKA_RESP_ERR__INVALID_ARG);
-  CHECK(tls.message.find("security.protocol=SSL") != std::string::npos);
+  // The probe speaks TLS and SASL like the admin client; settings it
+  // cannot use are refused before connecting, naming the key.
+  for (const auto& [protocol, key, value, named] :
+       {std::tuple{"SSL", "ssl.truststore.type", "JKS", "ssl.truststore.type"},
+        std::tuple{"SASL_PLAINTEXT", "sasl.mechanism", "GSSAPI", "GSSAPI"}}) {
+    auto st = storage::broker_apis(
+        {{"bootstrap.servers", "127.0.0.1:9092"}, {"security.protocol", protocol}, {key, value}}, "g", 1000, apis);
+    CHECK(st.code == RD_KAFKA_RESP_ERR__INVALID_ARG);
+    CHECK(st.message.find(named) != std::string::npos);
+  }
   auto bad = storage::broker_apis({{"bootstrap.servers", "localhost"}}, "g", 1000, apis);
   CHECK(bad.code == RD_KAFKA_RESP_ERR__INVALID_ARG);
   CHECK(bad.message == "invalid bootstrap.servers entry 'localhost'");

@@ -12,8 +12,10 @@
 #include "config/security_config.h"
 #include "protocol/kafka/group_member.h"
 #include "tests/integration/protocol/connection_test_util.h"
+#include "tests/integration/protocol/recording_member.h"
 #include "tests/integration/protocol/scripted_coordinator.h"
 #include "tests/integration/protocol/tls_test_broker.h"
+#include "worker/storage/kafka_security.h"
 
 using namespace kc::kafka;
 using kc::test::run_until;
@@ -25,56 +27,14 @@ using std::chrono::milliseconds;
 
 namespace {
 
-/// A GroupMember of group "tls" against `port` on `host`, recording what it reports.
-struct Member {
-  std::vector<JoinedGroup> joined;
-  std::vector<GroupError> errors;
-  std::shared_ptr<GroupMember> member;
-
+/// A RecordingMember of group "tls" against `port` on `host` with `tls`.
+struct Member : kc::test::RecordingMember {
   Member(boost::asio::io_context& io, const std::string& host, uint16_t port, std::optional<TlsOptions> tls) {
-    GroupMemberConfig cfg;
-    cfg.group_id = "tls";
-    cfg.bootstrap_servers = {host + ":" + std::to_string(port)};
-    cfg.session_timeout = milliseconds(3000);
-    cfg.rebalance_timeout = milliseconds(3000);
-    cfg.heartbeat_interval = milliseconds(100);
-    cfg.request_timeout = milliseconds(3000);
-    cfg.connect_timeout = milliseconds(3000);
-    cfg.retry_backoff = milliseconds(20);
+    auto cfg = config("tls", host + ":" + std::to_string(port));
     cfg.tls = std::move(tls);
-    GroupMemberCallbacks cb;
-    cb.on_prepare_join = [](const JoinPrepare&, JoinReady ready) {
-      ready({JoinGroupProtocol{"sessioned", Bytes{1, 2, 3}}});
-    };
-    cb.on_assign = [](const LeaderAssignmentInput& in, AssignmentReady ready) {
-      ready({SyncGroupAssignment{in.members[0].member_id, Bytes{7}}});
-    };
-    cb.on_joined = [this](const JoinedGroup& j) { joined.push_back(j); };
-    cb.on_error = [this](const GroupError& e) { errors.push_back(e); };
-    member = GroupMember::create(io, cfg, cb);
-    member->start();
-  }
-
-  [[nodiscard]] const GroupError* fatal_error() const {
-    for (const auto& e : errors)
-      if (e.fatal) return &e;
-    return nullptr;
+    start(io, cfg);
   }
 };
-
-/// Worker TLS settings as group client options (what
-/// herder::group_tls_options does; kept local so this suite links only the
-/// protocol and config libraries; test_security_config checks the herder's).
-std::optional<TlsOptions> group_tls_options(const kc::config::TlsSettings& t) {
-  if (!t.enabled) return std::nullopt;
-  TlsOptions o;
-  o.ca = PemSource{t.ca.file, t.ca.pem, t.ca.key};
-  o.certificate = PemSource{t.certificate.file, t.certificate.pem, t.certificate.key};
-  o.key = PemSource{t.key.file, t.key.pem, t.key.key};
-  o.key_password = t.key_password;
-  o.verify_hostname = t.verify_hostname;
-  return o;
-}
 
 TlsOptions trusting(const std::string& ca_file, bool verify_hostname = true) {
   TlsOptions o;
@@ -99,7 +59,7 @@ TEST_CASE("TLS group client joins through the TLS broker with host name verifica
   ScriptedCoordinator coord{broker.port(), "localhost"};
   broker.on_request = [&](kc::test::FakeRequest& r) { coord.handle(r); };
 
-  Member m(io, "localhost", broker.port(), trusting(pki.ca_cert));
+  Member m(io, "localhost", broker.port(), trusting(pki.ca_pem));
   REQUIRE(run_until(io, [&] { return !m.joined.empty(); }, milliseconds(10000)));
   CHECK(m.joined[0].is_leader);
   CHECK(m.joined[0].assignment == Bytes{7});
@@ -123,7 +83,7 @@ TEST_CASE("TLS group client: an IP address is verified against the certificate's
   TlsBroker broker(io, TlsBrokerOptions{pki.server_cert, pki.server_key, "", false});
   ScriptedCoordinator coord{broker.port(), "127.0.0.1"};
   broker.on_request = [&](kc::test::FakeRequest& r) { coord.handle(r); };
-  Member m(io, "127.0.0.1", broker.port(), trusting(pki.ca_cert));
+  Member m(io, "127.0.0.1", broker.port(), trusting(pki.ca_pem));
   REQUIRE(run_until(io, [&] { return !m.joined.empty(); }, milliseconds(10000)));
   REQUIRE_FALSE(broker.server_names.empty());
   CHECK(broker.server_names[0].empty());  // RFC 6066: no IP addresses in SNI
@@ -134,7 +94,7 @@ TEST_CASE("TLS group client: a broker certificate from an untrusted CA is a fata
   const auto& pki = TestPki::get();
   boost::asio::io_context io;
   TlsBroker broker(io, TlsBrokerOptions{pki.server_cert, pki.server_key, "", false});
-  Member m(io, "localhost", broker.port(), trusting(pki.other_ca_cert));
+  Member m(io, "localhost", broker.port(), trusting(pki.other_ca_pem));
   REQUIRE(run_until(io, [&] { return m.member->state() == GroupState::Closed; }, milliseconds(10000)));
   const GroupError* e = m.fatal_error();
   REQUIRE(e != nullptr);
@@ -157,7 +117,7 @@ TEST_CASE("TLS group client: a certificate for another host name is a fatal host
   const auto& pki = TestPki::get();
   boost::asio::io_context io;
   TlsBroker broker(io, TlsBrokerOptions{pki.wrong_cert, pki.wrong_key, "", false});
-  Member m(io, "localhost", broker.port(), trusting(pki.ca_cert));
+  Member m(io, "localhost", broker.port(), trusting(pki.ca_pem));
   REQUIRE(run_until(io, [&] { return m.member->state() == GroupState::Closed; }, milliseconds(10000)));
   const GroupError* e = m.fatal_error();
   REQUIRE(e != nullptr);
@@ -177,9 +137,9 @@ TEST_CASE("TLS group client: endpoint identification off accepts the mismatched 
   // From the worker properties, as `kconnectd run` builds it.
   auto settings = kc::config::tls_settings_from({{"security.protocol", "SSL"},
                                                  {"ssl.truststore.type", "PEM"},
-                                                 {"ssl.truststore.location", pki.ca_cert},
+                                                 {"ssl.truststore.location", pki.ca_pem},
                                                  {"ssl.endpoint.identification.algorithm", ""}});
-  auto tls = group_tls_options(settings);
+  auto tls = kc::storage::connection_tls_options(settings);
   REQUIRE(tls.has_value());
   CHECK_FALSE(tls->verify_hostname);
   Member m(io, "localhost", broker.port(), tls);
@@ -187,7 +147,7 @@ TEST_CASE("TLS group client: endpoint identification off accepts the mismatched 
   CHECK(m.fatal_error() == nullptr);
   // The chain is still verified: an untrusted CA fails even with the host check off.
   TlsBroker broker2(io, TlsBrokerOptions{pki.wrong_cert, pki.wrong_key, "", false});
-  Member m2(io, "localhost", broker2.port(), trusting(pki.other_ca_cert, false));
+  Member m2(io, "localhost", broker2.port(), trusting(pki.other_ca_pem, false));
   REQUIRE(run_until(io, [&] { return m2.member->state() == GroupState::Closed; }, milliseconds(10000)));
   REQUIRE(m2.fatal_error() != nullptr);
   CHECK_THAT(m2.fatal_error()->message, Catch::Contains("certificate verify failed"));
@@ -196,16 +156,16 @@ TEST_CASE("TLS group client: endpoint identification off accepts the mismatched 
 TEST_CASE("TLS group client: mutual TLS with a PEM keystore from ssl.keystore.* settings", "[tls][security]") {
   const auto& pki = TestPki::get();
   boost::asio::io_context io;
-  TlsBroker broker(io, TlsBrokerOptions{pki.server_cert, pki.server_key, pki.ca_cert, false});
+  TlsBroker broker(io, TlsBrokerOptions{pki.server_cert, pki.server_key, pki.ca_pem, false});
   ScriptedCoordinator coord{broker.port(), "localhost"};
   broker.on_request = [&](kc::test::FakeRequest& r) { coord.handle(r); };
 
   SECTION("ssl.keystore.location: one PEM file with the key and the certificate") {
     auto settings = kc::config::tls_settings_from({{"security.protocol", "SSL"},
-                                                   {"ssl.truststore.location", pki.ca_cert},
+                                                   {"ssl.truststore.location", pki.ca_pem},
                                                    {"ssl.keystore.type", "PEM"},
                                                    {"ssl.keystore.location", pki.client_keystore}});
-    Member m(io, "localhost", broker.port(), group_tls_options(settings));
+    Member m(io, "localhost", broker.port(), kc::storage::connection_tls_options(settings));
     REQUIRE(run_until(io, [&] { return !m.joined.empty(); }, milliseconds(10000)));
     REQUIRE_FALSE(broker.client_subjects.empty());
     CHECK(broker.client_subjects[0] == "kconnectd-client");
@@ -216,17 +176,17 @@ TEST_CASE("TLS group client: mutual TLS with a PEM keystore from ssl.keystore.* 
       return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     };
     auto settings = kc::config::tls_settings_from({{"security.protocol", "SASL_SSL"},
-                                                   {"ssl.truststore.certificates", read(pki.ca_cert)},
+                                                   {"ssl.truststore.certificates", read(pki.ca_pem)},
                                                    {"ssl.keystore.certificate.chain", read(pki.client_cert)},
                                                    {"ssl.keystore.key", read(pki.client_key_encrypted)},
                                                    {"ssl.key.password", pki.client_key_password}});
-    Member m(io, "localhost", broker.port(), group_tls_options(settings));
+    Member m(io, "localhost", broker.port(), kc::storage::connection_tls_options(settings));
     REQUIRE(run_until(io, [&] { return !m.joined.empty(); }, milliseconds(10000)));
     REQUIRE_FALSE(broker.client_subjects.empty());
     CHECK(broker.client_subjects[0] == "kconnectd-client");
   }
   SECTION("no client certificate: the broker's alert is a fatal TLS error") {
-    Member m(io, "localhost", broker.port(), trusting(pki.ca_cert));
+    Member m(io, "localhost", broker.port(), trusting(pki.ca_pem));
     REQUIRE(run_until(io, [&] { return m.member->state() == GroupState::Closed; }, milliseconds(10000)));
     REQUIRE(m.fatal_error() != nullptr);
     CHECK(m.fatal_error()->net == NetErrorKind::Tls);
@@ -242,7 +202,7 @@ TEST_CASE("TLS group client: a broker closing mid-handshake is a clear, retried 
 
   // One Connection: the error names the broker and the handshake.
   ConnectionOptions opts;
-  opts.tls = trusting(pki.ca_cert);
+  opts.tls = trusting(pki.ca_pem);
   auto conn = Connection::create(io, opts);
   std::optional<NetStatus> done;
   conn->connect("localhost", broker.port(), [&](NetStatus st) { done = st; });
@@ -254,7 +214,7 @@ TEST_CASE("TLS group client: a broker closing mid-handshake is a clear, retried 
   CHECK_FALSE(conn->is_open());
 
   // The group member reports it and keeps trying (a broker restart is not fatal).
-  Member m(io, "localhost", broker.port(), trusting(pki.ca_cert));
+  Member m(io, "localhost", broker.port(), trusting(pki.ca_pem));
   REQUIRE(run_until(io, [&] { return m.errors.size() >= 3; }, milliseconds(10000)));
   CHECK(m.fatal_error() == nullptr);
   CHECK(m.member->state() == GroupState::Discovering);
@@ -290,7 +250,7 @@ TEST_CASE("TLS context: missing or garbage PEM files give errors naming the file
     CHECK_THAT(r.error().message, Catch::Contains("error:"));  // ERR_error_string form
   }
   SECTION("garbage key file") {
-    TlsOptions o = trusting(pki.ca_cert);
+    TlsOptions o = trusting(pki.ca_pem);
     o.certificate = PemSource{pki.client_cert, "", "ssl.certificate.location"};
     o.key = PemSource{write_file("garbage.key", "-----BEGIN PRIVATE KEY-----\nnope\n-----END PRIVATE KEY-----\n"), "",
                       "ssl.key.location"};
@@ -299,7 +259,7 @@ TEST_CASE("TLS context: missing or garbage PEM files give errors naming the file
     CHECK_THAT(r.error().message, Catch::Contains("cannot load the private key from ssl.key.location '" + o.key.file));
   }
   SECTION("encrypted key without or with a wrong ssl.key.password") {
-    TlsOptions o = trusting(pki.ca_cert);
+    TlsOptions o = trusting(pki.ca_pem);
     o.certificate = PemSource{pki.client_cert, "", "ssl.certificate.location"};
     o.key = PemSource{pki.client_key_encrypted, "", "ssl.key.location"};
     auto none = make_tls_context(o);
@@ -314,7 +274,7 @@ TEST_CASE("TLS context: missing or garbage PEM files give errors naming the file
     CHECK(make_tls_context(o).ok());
   }
   SECTION("key of another certificate") {
-    TlsOptions o = trusting(pki.ca_cert);
+    TlsOptions o = trusting(pki.ca_pem);
     o.certificate = PemSource{pki.client_cert, "", "ssl.certificate.location"};
     o.key = PemSource{pki.server_key, "", "ssl.key.location"};
     auto r = make_tls_context(o);

@@ -88,6 +88,28 @@ def main():
         if prop is not None:
             c.check(is_known_key(prop), f"env {var} maps to unknown worker property {prop!r}")
 
+    # Static membership (deploy/README.md "Static membership"): the pod name
+    # is group.instance.id, the kept assignment lives on a per-pod volume that
+    # outlives the pod, and the advertised host is the stable pod DNS name.
+    if wl["kind"] == "StatefulSet":
+        env = {e.get("name"): e for e in main_c.get("env") or []}
+        pod_name_vars = {n for n, e in env.items()
+                         if ((e.get("valueFrom") or {}).get("fieldRef") or {}).get("fieldPath") == "metadata.name"}
+        inst = env.get("CONNECT_GROUP_INSTANCE_ID", {})
+        inst_from_name = (((inst.get("valueFrom") or {}).get("fieldRef") or {}).get("fieldPath") == "metadata.name"
+                          or inst.get("value") in {f"$({n})" for n in pod_name_vars})
+        c.check(inst_from_name, "CONNECT_GROUP_INSTANCE_ID is the pod name (static membership)")
+        host = str(env.get("CONNECT_REST_ADVERTISED_HOST_NAME", {}).get("value", ""))
+        c.check(any(host == f"$({n}).{spec.get('serviceName')}" for n in pod_name_vars),
+                "the advertised host is the pod's stable DNS name under the governing service")
+        state_file = cm_props.get("static.membership.assignment.file", "")
+        claims = {t["metadata"]["name"] for t in spec.get("volumeClaimTemplates") or []}
+        on_claim = any(m["name"] in claims and state_file.startswith(m["mountPath"].rstrip("/") + "/")
+                       for m in main_c.get("volumeMounts") or [])
+        c.check(on_claim, f"static.membership.assignment.file {state_file!r} is on a volumeClaimTemplate mount")
+        c.check(int(cm_props.get("session.timeout.ms", "10000")) >= 30000,
+                "session.timeout.ms leaves a static pod time to restart (>= 30 s)")
+
     # The ConfigMap is mounted where the command reads it.
     cmd = " ".join(main_c.get("command") or []) + " " + " ".join(main_c.get("args") or [])
     c.check("run /etc/kconnectd/worker.properties" in cmd or not cmd.strip(),

@@ -33,6 +33,8 @@ KNOWN_KEYS = {
     "socket.connection.setup.timeout.max.ms", "metadata.recovery.strategy",
     "metrics.sample.window.ms", "metrics.num.samples", "metrics.recording.level",
     "security.protocol",
+    # Static membership (KIP-345 for workers, ours).
+    "group.instance.id", "static.membership.leave.on.shutdown", "static.membership.assignment.file",
 }
 # Kafka client settings that pass through to librdkafka (DESIGN.md).
 PASS_THROUGH_PREFIXES = ("sasl.", "ssl.", "producer.", "consumer.", "admin.")

@@ -452,6 +452,17 @@ TEST_CASE("internal requests exempt from basic auth are exactly Connect's two", 
   CHECK_FALSE(is_internal_request("POST", {"connectors"}));
 }
 
+TEST_CASE("a signed drain request skips basic auth, an unsigned one does not", "[security][rest]") {
+  CHECK(signature_replaces_basic_auth("POST", {"admin", "drain", "members"}, true));
+  CHECK_FALSE(signature_replaces_basic_auth("POST", {"admin", "drain", "members"}, false));
+  CHECK_FALSE(signature_replaces_basic_auth("GET", {"admin", "drain", "members"}, true));
+  CHECK_FALSE(signature_replaces_basic_auth("POST", {"admin", "drain"}, true));  // the operator's drain
+  CHECK_FALSE(signature_replaces_basic_auth("POST", {"connectors"}, true));
+  // Connect's two are exempt with or without headers (their route checks).
+  CHECK(signature_replaces_basic_auth("POST", {"connectors", "c", "tasks"}, false));
+  CHECK(signature_replaces_basic_auth("PUT", {"connectors", "c", "fence"}, false));
+}
+
 TEST_CASE("admin.listeners: admin endpoints only there, 404 elsewhere; empty turns them off", "[security][rest]") {
   TinyHerder herder;
   auto admin_route = [](RestServer& s) {
