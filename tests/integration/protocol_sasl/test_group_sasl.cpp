@@ -26,6 +26,10 @@ struct Harness : kc::test::RecordingMember {
   boost::asio::io_context io;
   SaslScriptedBroker broker{io};
 
+  // The base (and its member) would outlive `io`: close the member while
+  // its sockets and timers still have their io_context (ASan use-after-free).
+  ~Harness() { member.reset(); }
+
   void start(const SaslSettings& sasl) {
     auto cfg = config("sasl-group", broker.address());
     cfg.request_timeout = milliseconds(2000);
