@@ -379,7 +379,7 @@ TEST_CASE("static member: leave() sends LeaveGroup with the instance id and forg
   CHECK_FALSE(std::filesystem::exists(file));
 }
 
-TEST_CASE("static member: worker properties reach the herder; LeaveGroup on shutdown only when asked",
+TEST_CASE("static member: worker properties reach the herder and LeaveGroup on shutdown only when asked",
           "[static][config]") {
   kc::config::Properties props{{"group.id", "g"},
                                {"config.storage.topic", "c"},

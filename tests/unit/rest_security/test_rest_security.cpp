@@ -463,7 +463,7 @@ TEST_CASE("a signed drain request skips basic auth, an unsigned one does not", "
   CHECK(signature_replaces_basic_auth("PUT", {"connectors", "c", "fence"}, false));
 }
 
-TEST_CASE("admin.listeners: admin endpoints only there, 404 elsewhere; empty turns them off", "[security][rest]") {
+TEST_CASE("admin.listeners: admin endpoints only there, 404 elsewhere, and empty turns them off", "[security][rest]") {
   TinyHerder herder;
   auto admin_route = [](RestServer& s) {
     s.add_route(Method::Get, "/admin/loggers",
