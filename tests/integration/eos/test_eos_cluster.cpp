@@ -319,3 +319,42 @@ TEST_CASE("zombie fencing bumps nothing on the mock: a second init_transactions 
   // cluster test (tests/cluster/test_eos.py) to require zero duplicates.
   CHECK_FALSE(e);
 }
+
+TEST_CASE("offsets.storage.topic: an exactly-once task commits its offsets to the connector's own topic", "[eos]") {
+  auto started = storage::MockCluster::start(1);
+  REQUIRE(started);
+  auto m = std::move(started).value();
+  REQUIRE(m->create_topic("connect-offsets", 5));
+  REQUIRE(m->create_topic("own-offsets", 3));  // the mock has no CreateTopics
+  REQUIRE(m->create_topic("out", 1));
+  auto offsets = open_offsets(*m);
+  TaskStates states;
+  runtime::Worker w(eos_worker_options(*m), offsets.get(), &states, &sequence_registry());
+  const connect::ConnectorTaskId id{"own", 0};
+  storage::ConfigMap conf{{"connector.class", "SequenceSource"}, {"topic", "out"}, {"throughput", "500"},
+                          {"name", "own"}, {"offsets.storage.topic", "own-offsets"}, {"max.records", "300"}};
+  REQUIRE(w.start_task(id, conf, conf, storage::TargetState::Started));
+  const connectors::OrderedJson partition{{"connector", "own"}, {"task", 0}};
+  storage::OffsetBackingStore::Options oo;
+  oo.client = m->client_props();
+  oo.topic = "own-offsets";
+  auto own = storage::OffsetBackingStore::open(oo);
+  REQUIRE(own);
+  REQUIRE(eventually(
+      [&] {
+        (void)(*own)->read_to_end(5000);
+        auto o = (*own)->get("own", partition);
+        return o && o->value("seq", -1) == 299;
+      },
+      20000));
+  // Nothing of it in the worker's offsets topic.
+  REQUIRE(offsets->read_to_end(5000));
+  CHECK_FALSE(offsets->get("own", partition).has_value());
+  // Restarted, the task resumes from its own topic: the 300 records stay 300.
+  REQUIRE(w.stop_task(id));
+  REQUIRE(w.start_task(id, conf, conf, storage::TargetState::Started));
+  std::this_thread::sleep_for(1500ms);
+  CHECK(read_all(*m, "out").size() == 300);
+  CHECK(states.state(id) == storage::StatusState::Running);
+  REQUIRE(w.stop_task(id));
+}
