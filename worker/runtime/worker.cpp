@@ -302,6 +302,26 @@ void report_task(const TaskEnv& env, Runner& r, StatusState s, const std::option
   if (env.status) env.status->on_task_status(r.id, s, trace);
 }
 
+/// The end of a task thread: a failure (secrets scrubbed) is logged and
+/// reported FAILED with its trace, a clean end UNASSIGNED; the late end of
+/// an abandoned (cut off) task is only logged, since its failure (often the
+/// purge's delivery errors) is nobody's business any more. Then the
+/// observer hears of the stop.
+template <typename Runner>
+void report_task_end(const TaskEnv& env, Runner& r, std::optional<std::string> failure) {
+  const auto& id = r.id;
+  if (r.cancelled.load()) {
+    spdlog::info("abandoned task {} ended{}", id.to_string(), failure ? " (failed)" : "");
+  } else if (failure) {
+    failure = secrets::scrub(*failure, env.secret_values);
+    spdlog::error("task {} failed: {}", id.to_string(), *failure);
+    report_task(env, r, StatusState::Failed, failure);
+  } else {
+    report_task(env, r, StatusState::Unassigned);
+  }
+  if (env.observer) env.observer->on_task_stop(env.options.worker_id, id);
+}
+
 /// Topic tracking of one task (Connect's recordActiveTopic): reports each
 /// topic to the listener the first time this task uses it.
 class ActiveTopics {
@@ -706,18 +726,7 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
   // reports, which then change nothing but their own counts.
   own_producer.reset();
   producer = nullptr;
-  if (r.cancelled.load()) {
-    // Late end of an abandoned task: its failure (often the purge's delivery
-    // errors) is nobody's business any more.
-    spdlog::info("abandoned task {} ended{}", id.to_string(), failure ? " (failed)" : "");
-  } else if (failure) {
-    failure = secrets::scrub(*failure, env.secret_values);
-    spdlog::error("task {} failed: {}", id.to_string(), *failure);
-    report_task(env, r, StatusState::Failed, failure);
-  } else {
-    report_task(env, r, StatusState::Unassigned);
-  }
-  if (env.observer) env.observer->on_task_stop(env.options.worker_id, id);
+  report_task_end(env, r, failure);
 }
 
 /// `transaction.boundary` of an exactly-once source task (KIP-618).
@@ -996,16 +1005,7 @@ void run_exactly_once_source_task(TaskEnv env, std::unique_ptr<connectors::Sourc
     r.producer = nullptr;
   }
   txp.reset();
-  if (r.cancelled.load()) {
-    spdlog::info("abandoned task {} ended{}", id.to_string(), failure ? " (failed)" : "");
-  } else if (failure) {
-    failure = secrets::scrub(*failure, env.secret_values);
-    spdlog::error("task {} failed: {}", id.to_string(), *failure);
-    report_task(env, r, StatusState::Failed, failure);
-  } else {
-    report_task(env, r, StatusState::Unassigned);
-  }
-  if (env.observer) env.observer->on_task_stop(env.options.worker_id, id);
+  report_task_end(env, r, failure);
 }
 
 /// Sink consumer state shared with librdkafka's rebalance callback. The
@@ -1366,16 +1366,7 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
       if (!failure) failure = trace_of(e, "stop of sink task " + id.to_string());
     }
   }
-  if (r.cancelled.load()) {
-    spdlog::info("abandoned task {} ended{}", id.to_string(), failure ? " (failed)" : "");
-  } else if (failure) {
-    failure = secrets::scrub(*failure, env.secret_values);
-    spdlog::error("task {} failed: {}", id.to_string(), *failure);
-    report_task(env, r, StatusState::Failed, failure);
-  } else {
-    report_task(env, r, StatusState::Unassigned);
-  }
-  if (env.observer) env.observer->on_task_stop(env.options.worker_id, id);
+  report_task_end(env, r, failure);
 }
 
 }  // namespace
