@@ -62,7 +62,7 @@ TEST_CASE("properties: last duplicate wins, UTF-8 passes through", "[config]") {
   CHECK(p.at("name") == "k\xc3\xa9y");
 }
 
-TEST_CASE("properties: malformed \\u escapes name the line", "[config]") {
+TEST_CASE("properties: malformed unicode escapes (backslash u) name the line", "[config]") {
   try {
     parse_properties("a=1\n\nb=\\u12G4\n");
     FAIL("no error");
