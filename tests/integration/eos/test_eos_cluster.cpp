@@ -15,6 +15,7 @@
 // fencing protocol (task-count records, the signed fence request, tasks
 // waiting for it), records and offsets sent by one transactional producer,
 // and a task that stops once its producer is fenced.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -290,6 +291,42 @@ TEST_CASE("a task whose transactional producer is fenced fails at once and produ
   const auto count = read_all(*m, "out").size();
   std::this_thread::sleep_for(1500ms);
   CHECK(read_all(*m, "out").size() == count);
+  w.stop_task(id);
+}
+
+TEST_CASE("a task cut off while its transaction flushes sends no offsets for records that were purged", "[eos]") {
+  auto started = storage::MockCluster::start(1);
+  REQUIRE(started);
+  auto m = std::move(started).value();
+  REQUIRE(m->create_topic("connect-offsets", 5));
+  REQUIRE(m->create_topic("out", 1));
+  auto offsets = open_offsets(*m);
+  TaskStates states;
+  runtime::Worker w(eos_worker_options(*m), offsets.get(), &states, &sequence_registry());
+  const connect::ConnectorTaskId id{"cut", 0};
+  storage::ConfigMap conf{{"connector.class", "SequenceSource"}, {"topic", "out"}, {"throughput", "200"},
+                          {"name", "cut"}};
+  REQUIRE(w.start_task(id, conf, conf, storage::TargetState::Started));
+  REQUIRE(eventually([&] { return seqs_by_task(*m, "out")["cut-0"].size() >= 20; }, 20000));
+  // "out" loses its leader: the next transaction's records stay queued and
+  // its commit waits in flush() until the cut-off purges them (a worker
+  // frozen past its session, cut_off_all on thaw).
+  REQUIRE(rd_kafka_mock_partition_set_leader(m->handle(), "out", 0, -1) == RD_KAFKA_RESP_ERR_NO_ERROR);
+  std::this_thread::sleep_for(500ms);
+  (void)w.cut_off_all();
+  std::this_thread::sleep_for(3000ms);  // the producer's destructor flushes what it still holds
+  REQUIRE(rd_kafka_mock_partition_set_leader(m->handle(), "out", 0, 1) == RD_KAFKA_RESP_ERR_NO_ERROR);
+  // The mock shows open transactions: any offset in the log is what the
+  // next owner resumes after, so its record must be in "out" too.
+  auto fresh = open_offsets(*m);
+  auto o = fresh->get("cut", connectors::OrderedJson{{"connector", "cut"}, {"task", 0}});
+  REQUIRE(o);
+  const int64_t committed = o->value("seq", int64_t{-1});
+  const auto seqs = seqs_by_task(*m, "out")["cut-0"];
+  REQUIRE_FALSE(seqs.empty());
+  const int64_t written = *std::max_element(seqs.begin(), seqs.end());
+  INFO("offset seq " << committed << ", last record seq " << written);
+  CHECK(committed <= written);
   w.stop_task(id);
 }
 
