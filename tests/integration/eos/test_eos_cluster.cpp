@@ -252,21 +252,46 @@ runtime::WorkerOptions eos_worker_options(const storage::MockCluster& m) {
   return o;
 }
 
+/// One exactly-once SequenceSource task `<name>-0` writing to "out" at
+/// `throughput` records/s, on a fresh one-broker mock with a 5-partition
+/// "connect-offsets" topic, and the worker's status states. `extra` adds
+/// connector settings; `extra_topic` (with 3 partitions) is created first,
+/// since the mock has no CreateTopics.
+struct OneEosTask {
+  std::unique_ptr<storage::MockCluster> m;
+  std::unique_ptr<storage::OffsetBackingStore> offsets;
+  TaskStates states;
+  std::unique_ptr<runtime::Worker> w;
+  connect::ConnectorTaskId id;
+  storage::ConfigMap conf;  ///< the task's (and connector's) config
+
+  OneEosTask(const std::string& name, int throughput, storage::ConfigMap extra = {},
+             const std::string& extra_topic = "")
+      : id{name, 0} {
+    auto started = storage::MockCluster::start(1);
+    REQUIRE(started);
+    m = std::move(started).value();
+    REQUIRE(m->create_topic("connect-offsets", 5));
+    REQUIRE(m->create_topic("out", 1));
+    if (!extra_topic.empty()) REQUIRE(m->create_topic(extra_topic, 3));
+    offsets = open_offsets(*m);
+    w = std::make_unique<runtime::Worker>(eos_worker_options(*m), offsets.get(), &states, &sequence_registry());
+    conf = {{"connector.class", "SequenceSource"}, {"topic", "out"}, {"throughput", std::to_string(throughput)},
+            {"name", name}};
+    conf.insert(extra.begin(), extra.end());
+    REQUIRE(w->start_task(id, conf, conf, storage::TargetState::Started));
+  }
+  ~OneEosTask() { w->stop_task(id); }
+};
+
 }  // namespace
 
 TEST_CASE("a task whose transactional producer is fenced fails at once and produces nothing more", "[eos]") {
-  auto started = storage::MockCluster::start(1);
-  REQUIRE(started);
-  auto m = std::move(started).value();
-  REQUIRE(m->create_topic("connect-offsets", 5));
-  REQUIRE(m->create_topic("out", 1));
-  auto offsets = open_offsets(*m);
-  TaskStates states;
-  runtime::Worker w(eos_worker_options(*m), offsets.get(), &states, &sequence_registry());
-  const connect::ConnectorTaskId id{"fenced", 0};
-  storage::ConfigMap conf{{"connector.class", "SequenceSource"}, {"topic", "out"}, {"throughput", "500"},
-                          {"name", "fenced"}};
-  REQUIRE(w.start_task(id, conf, conf, storage::TargetState::Started));
+  OneEosTask t("fenced", 500);
+  auto& m = t.m;
+  auto& offsets = t.offsets;
+  auto& states = t.states;
+  const auto& id = t.id;
   REQUIRE(eventually([&] { return read_all(*m, "out").size() >= 50; }, 20000));
   // Records and their offsets commit together: the offsets topic holds the
   // task's position, written by its transactions.
@@ -291,22 +316,12 @@ TEST_CASE("a task whose transactional producer is fenced fails at once and produ
   const auto count = read_all(*m, "out").size();
   std::this_thread::sleep_for(1500ms);
   CHECK(read_all(*m, "out").size() == count);
-  w.stop_task(id);
 }
 
 TEST_CASE("a task cut off while its transaction flushes sends no offsets for records that were purged", "[eos]") {
-  auto started = storage::MockCluster::start(1);
-  REQUIRE(started);
-  auto m = std::move(started).value();
-  REQUIRE(m->create_topic("connect-offsets", 5));
-  REQUIRE(m->create_topic("out", 1));
-  auto offsets = open_offsets(*m);
-  TaskStates states;
-  runtime::Worker w(eos_worker_options(*m), offsets.get(), &states, &sequence_registry());
-  const connect::ConnectorTaskId id{"cut", 0};
-  storage::ConfigMap conf{{"connector.class", "SequenceSource"}, {"topic", "out"}, {"throughput", "200"},
-                          {"name", "cut"}};
-  REQUIRE(w.start_task(id, conf, conf, storage::TargetState::Started));
+  OneEosTask t("cut", 200);
+  auto& m = t.m;
+  auto& w = *t.w;
   REQUIRE(eventually([&] { return seqs_by_task(*m, "out")["cut-0"].size() >= 20; }, 20000));
   // "out" loses its leader: the next transaction's records stay queued and
   // its commit waits in flush() until the cut-off purges them (a worker
@@ -327,7 +342,6 @@ TEST_CASE("a task cut off while its transaction flushes sends no offsets for rec
   const int64_t written = *std::max_element(seqs.begin(), seqs.end());
   INFO("offset seq " << committed << ", last record seq " << written);
   CHECK(committed <= written);
-  w.stop_task(id);
 }
 
 TEST_CASE("zombie fencing bumps nothing on the mock: a second init_transactions does not fence the first producer",
@@ -358,19 +372,13 @@ TEST_CASE("zombie fencing bumps nothing on the mock: a second init_transactions 
 }
 
 TEST_CASE("offsets.storage.topic: an exactly-once task commits its offsets to the connector's own topic", "[eos]") {
-  auto started = storage::MockCluster::start(1);
-  REQUIRE(started);
-  auto m = std::move(started).value();
-  REQUIRE(m->create_topic("connect-offsets", 5));
-  REQUIRE(m->create_topic("own-offsets", 3));  // the mock has no CreateTopics
-  REQUIRE(m->create_topic("out", 1));
-  auto offsets = open_offsets(*m);
-  TaskStates states;
-  runtime::Worker w(eos_worker_options(*m), offsets.get(), &states, &sequence_registry());
-  const connect::ConnectorTaskId id{"own", 0};
-  storage::ConfigMap conf{{"connector.class", "SequenceSource"}, {"topic", "out"}, {"throughput", "500"},
-                          {"name", "own"}, {"offsets.storage.topic", "own-offsets"}, {"max.records", "300"}};
-  REQUIRE(w.start_task(id, conf, conf, storage::TargetState::Started));
+  OneEosTask t("own", 500, {{"offsets.storage.topic", "own-offsets"}, {"max.records", "300"}}, "own-offsets");
+  auto& m = t.m;
+  auto& offsets = t.offsets;
+  auto& w = *t.w;
+  auto& states = t.states;
+  const auto& id = t.id;
+  const auto& conf = t.conf;
   const connectors::OrderedJson partition{{"connector", "own"}, {"task", 0}};
   storage::OffsetBackingStore::Options oo;
   oo.client = m->client_props();
