@@ -100,6 +100,21 @@ struct FakeRequest {
   kafka::Bytes body;
 };
 
+/// Answers a FindCoordinator request with this broker itself (node 1 at
+/// `host`:`port`) as the coordinator of the requested key, at the request's
+/// version. For the scripted group coordinators of the tests.
+inline void answer_find_coordinator(FakeRequest& req, const std::string& host, uint16_t port) {
+  const int16_t v = req.header.api_version;
+  kafka::FindCoordinatorResponse r;
+  kafka::Coordinator c;
+  c.key = kafka::decode_FindCoordinatorRequest(req.body, v)->key;
+  c.node_id = 1;
+  c.host = host;
+  c.port = port;
+  r.coordinators.push_back(c);
+  req.session->respond(req.header, kafka::encode(r, v).value());
+}
+
 /// The Kafka side of a scripted broker, whatever its transport: answers
 /// ApiVersions from `api_versions` (and with UNSUPPORTED_VERSION + a v0 body
 /// for versions above `api_versions_max`), and hands every other request to

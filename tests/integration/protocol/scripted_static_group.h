@@ -94,17 +94,9 @@ struct ScriptedStaticGroup {
     using namespace kc::kafka;
     const int16_t v = req.header.api_version;
     switch (req.header.api_key) {
-      case ApiKey::FindCoordinator: {
-        FindCoordinatorResponse r;
-        Coordinator c;
-        c.key = decode_FindCoordinatorRequest(req.body, v)->key;
-        c.node_id = 1;
-        c.host = host;
-        c.port = port;
-        r.coordinators.push_back(c);
-        req.session->respond(req.header, encode(r, v).value());
+      case ApiKey::FindCoordinator:
+        answer_find_coordinator(req, host, port);
         return;
-      }
       case ApiKey::JoinGroup: {
         auto j = decode_JoinGroupRequest(req.body, v);
         REQUIRE(j.ok());

@@ -179,17 +179,9 @@ class BasicSaslBroker {
   void coordinator(FakeRequest& req) {
     const int16_t v = req.header.api_version;
     switch (req.header.api_key) {
-      case kafka::ApiKey::FindCoordinator: {
-        kafka::FindCoordinatorResponse r;
-        kafka::Coordinator c;
-        c.key = kafka::decode_FindCoordinatorRequest(req.body, v)->key;
-        c.node_id = 1;
-        c.host = host;
-        c.port = port();
-        r.coordinators.push_back(c);
-        req.session->respond(req.header, kafka::encode(r, v).value());
+      case kafka::ApiKey::FindCoordinator:
+        answer_find_coordinator(req, host, port());
         return;
-      }
       case kafka::ApiKey::JoinGroup: {
         auto j = kafka::decode_JoinGroupRequest(req.body, v).value();
         ++joins;
