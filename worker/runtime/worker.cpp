@@ -826,16 +826,19 @@ void run_exactly_once_source_task(TaskEnv env, std::unique_ptr<connectors::Sourc
       // records; on Kafka it costs one round trip, the commit is atomic anyway.
       (void)txp->producer().flush(txn_timeout_ms);
       std::vector<std::pair<std::string, std::string>> offset_records;
-      offset_records.reserve(txn_offsets.size());
-      for (const auto& [key, po] : txn_offsets) {
-        offset_records.emplace_back(key, storage::to_compact_json(po.second));
-        send(TxnRecord{offsets_rkt, key, offset_records.back().second, -1, 0, {}});
-      }
       storage::TxnResult e;
       {
-        // Under kafka_mu: once cut_off() returned, no commit of this task lands.
+        // Under kafka_mu, offsets included: once cut_off() returned (it may
+        // have purged records during the flush above), neither an offset
+        // nor a commit of this task lands, so no offset gets ahead of its
+        // records on a broker that shows open transactions.
         std::lock_guard lk(r.kafka_mu);
         if (r.cancelled.load()) return false;
+        offset_records.reserve(txn_offsets.size());
+        for (const auto& [key, po] : txn_offsets) {
+          offset_records.emplace_back(key, storage::to_compact_json(po.second));
+          send(TxnRecord{offsets_rkt, key, offset_records.back().second, -1, 0, {}});
+        }
         e = txp->commit(txn_timeout_ms);
         for (int retry = 0; e && e->kind == storage::TxnError::Kind::Retriable && retry < kMaxAttempts; ++retry)
           e = txp->commit(txn_timeout_ms);
