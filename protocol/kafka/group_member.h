@@ -97,6 +97,12 @@ struct GroupMemberConfig {
 /// the coordinator has it, but works without it).
 int16_t static_membership_min_version(ApiKey key);
 
+/// SyncGroup answers of INVALID_REQUEST in a row that the member meets with a
+/// rejoin before it gives up (fatal). Matches librdkafka's consumer, which
+/// rejoins on any SyncGroup error; the mock broker answers a follower's late
+/// SyncGroup with INVALID_REQUEST once the leader's SyncGroup closed the round.
+inline constexpr int kMaxSyncInvalidRequestRejoins = 3;
+
 /// The member's state. Transitions are checked by a single set_state(),
 /// which logs "from X to Y".
 enum class GroupState {
@@ -366,6 +372,11 @@ class GroupMember : public std::enable_shared_from_this<GroupMember> {
   // A rejoin requested while the assignment was computed or synced: carried
   // out once the assignment arrives; cleared by any join that starts.
   std::optional<std::string> rejoin_after_sync_;
+  // SyncGroup answers of INVALID_REQUEST in a row. librdkafka's mock answers
+  // a follower whose SyncGroup lands after the leader's with it (Kafka would
+  // hand back the stored assignment); like librdkafka's own consumer we rejoin,
+  // up to kMaxSyncInvalidRequestRejoins times, then it is fatal.
+  int sync_invalid_streak_ = 0;
 };
 
 }  // namespace kc::kafka

@@ -19,7 +19,8 @@ using namespace kc::kafka;
 /// FindCoordinator points at itself (`host`:`port`), JoinGroup answers
 /// MEMBER_ID_REQUIRED first (KIP-394) and then makes the member leader of a
 /// new generation, SyncGroup hands back the leader's assignment, Heartbeat
-/// answers from `heartbeat_script`, LeaveGroup succeeds. Transport-neutral:
+/// answers from `heartbeat_script`, SyncGroup fails with the codes in
+/// `sync_script` first, LeaveGroup succeeds. Transport-neutral:
 /// plug handle() into a FakeBroker's or TlsBroker's on_request.
 struct ScriptedCoordinator {
   uint16_t port = 0;                 ///< the broker's own port (FindCoordinator answer)
@@ -27,6 +28,7 @@ struct ScriptedCoordinator {
   int32_t generation = 0;
   int next_member = 1;
   std::deque<ErrorCode> heartbeat_script;  // answers, in order; then NONE
+  std::deque<ErrorCode> sync_script;       // SyncGroup errors, in order; then the assignment
   std::vector<JoinGroupRequest> joins;
   std::vector<SyncGroupRequest> syncs;
   std::vector<HeartbeatRequest> heartbeats;
@@ -64,7 +66,10 @@ struct ScriptedCoordinator {
         SyncGroupResponse r;
         r.protocol_type = s->protocol_type;
         r.protocol_name = s->protocol_name;
-        if (s->generation_id != generation) {
+        if (!sync_script.empty()) {
+          r.error_code = static_cast<int16_t>(sync_script.front());
+          sync_script.pop_front();
+        } else if (s->generation_id != generation) {
           r.error_code = static_cast<int16_t>(ErrorCode::ILLEGAL_GENERATION);
         } else if (!s->assignments.empty()) {
           r.assignment = s->assignments.front().assignment;

@@ -4,6 +4,7 @@
 // UNKNOWN_MEMBER_ID, and LeaveGroup — paths the librdkafka mock cannot show.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <deque>
 
 #include "protocol/kafka/group_member.h"
@@ -17,6 +18,23 @@ using kc::test::run_until;
 using kc::test::ScriptedCoordinator;
 using std::chrono::milliseconds;
 
+namespace {
+
+/// Settings for a member of the scripted group "scripted" on `port`: 3 s
+/// session and rebalance timeouts, 50 ms heartbeats, 20 ms retry backoff.
+GroupMemberConfig scripted_config(uint16_t port) {
+  GroupMemberConfig cfg;
+  cfg.group_id = "scripted";
+  cfg.bootstrap_servers = {"127.0.0.1:" + std::to_string(port)};
+  cfg.session_timeout = milliseconds(3000);
+  cfg.rebalance_timeout = milliseconds(3000);
+  cfg.heartbeat_interval = milliseconds(50);
+  cfg.request_timeout = milliseconds(2000);
+  cfg.retry_backoff = milliseconds(20);
+  return cfg;
+}
+
+}  // namespace
 
 TEST_CASE("GroupMember handles MEMBER_ID_REQUIRED and heartbeat resets on flexible versions",
           "[group][scripted]") {
@@ -25,14 +43,7 @@ TEST_CASE("GroupMember handles MEMBER_ID_REQUIRED and heartbeat resets on flexib
   ScriptedCoordinator coord{broker.port()};
   broker.on_request = [&](FakeRequest& r) { coord.handle(r); };
 
-  GroupMemberConfig cfg;
-  cfg.group_id = "scripted";
-  cfg.bootstrap_servers = {"127.0.0.1:" + std::to_string(broker.port())};
-  cfg.session_timeout = milliseconds(3000);
-  cfg.rebalance_timeout = milliseconds(3000);
-  cfg.heartbeat_interval = milliseconds(50);
-  cfg.request_timeout = milliseconds(2000);
-  cfg.retry_backoff = milliseconds(20);
+  const GroupMemberConfig cfg = scripted_config(broker.port());
 
   std::vector<JoinPrepare> prepares;
   std::vector<JoinedGroup> joined;
@@ -156,4 +167,49 @@ TEST_CASE("GroupMember reports a fatal error and closes", "[group][scripted]") {
   GroupMemberConfig bad = cfg;
   bad.bootstrap_servers = {"no-port"};
   CHECK_THROWS_AS(GroupMember::create(io, bad, cb), std::invalid_argument);
+}
+
+TEST_CASE("GroupMember rejoins after SyncGroup INVALID_REQUEST a bounded number of times, then it is fatal",
+          "[group][scripted]") {
+  // librdkafka's mock answers a follower whose SyncGroup lands after the
+  // leader's with INVALID_REQUEST; librdkafka's consumer rejoins on it.
+  const int streak = GENERATE(1, kMaxSyncInvalidRequestRejoins, kMaxSyncInvalidRequestRejoins + 1);
+  boost::asio::io_context io;
+  FakeBroker broker(io);
+  ScriptedCoordinator coord{broker.port()};
+  broker.on_request = [&](FakeRequest& r) { coord.handle(r); };
+  coord.sync_script.assign(static_cast<size_t>(streak), ErrorCode::INVALID_REQUEST);
+
+  std::vector<JoinedGroup> joined;
+  std::vector<GroupError> errors;
+  GroupMemberCallbacks cb;
+  cb.on_prepare_join = [](const JoinPrepare&, JoinReady ready) { ready({JoinGroupProtocol{"sessioned", {}}}); };
+  cb.on_assign = [](const LeaderAssignmentInput& in, AssignmentReady ready) {
+    ready({SyncGroupAssignment{in.members[0].member_id, Bytes{7}}});
+  };
+  cb.on_joined = [&](const JoinedGroup& j) { joined.push_back(j); };
+  cb.on_error = [&](const GroupError& e) { errors.push_back(e); };
+  auto member = GroupMember::create(io, scripted_config(broker.port()), cb);
+  member->start();
+  REQUIRE(run_until(io, [&] { return !joined.empty() || member->state() == GroupState::Closed; },
+                    milliseconds(5000)));
+  REQUIRE(coord.syncs.size() == static_cast<size_t>(std::min(streak + 1, kMaxSyncInvalidRequestRejoins + 1)));
+  REQUIRE_FALSE(errors.empty());
+  for (const auto& e : errors) CHECK(e.code == ErrorCode::INVALID_REQUEST);
+  if (streak <= kMaxSyncInvalidRequestRejoins) {
+    REQUIRE(joined.size() == 1);
+    CHECK(joined[0].assignment == Bytes{7});
+    CHECK(joined[0].member_id == "m-1");  // a rejoin keeps the member id
+    CHECK(joined[0].generation == streak + 1);
+    CHECK(member->state() == GroupState::Stable);
+    CHECK(errors.size() == static_cast<size_t>(streak));
+    CHECK_FALSE(errors.back().fatal);
+    CHECK(errors.back().action == ErrorAction::Rejoin);
+  } else {
+    CHECK(joined.empty());
+    CHECK(member->state() == GroupState::Closed);
+    CHECK(errors.back().fatal);
+    CHECK(errors.back().api == ApiKey::SyncGroup);
+    CHECK(errors.back().action == ErrorAction::Fatal);
+  }
 }
