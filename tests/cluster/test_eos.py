@@ -16,8 +16,10 @@ cluster (another group.id and internal topics) that is never faulted, so the
 sink adds no duplicates of its own. At the end each run prints how many
 sequence numbers it saw, how many duplicates and how many are missing.
 
-Checked: no sequence number is ever missing (both runs), and the EOS run
-has fewer duplicates than the at-least-once run. Exactly once (zero
+Checked: no sequence number is ever missing (both runs), the EOS run has
+fewer duplicates than the at-least-once run, and after the faults every
+worker's status agrees on where the task runs and only that worker's
+metrics show it running. The connector is created through a follower. Exactly once (zero
 duplicates) is required only against a real broker (KC_EOS_BOOTSTRAP, with
 KC_EOS_STRICT=1): librdkafka 2.0.2's mock broker neither fences an older
 producer when the same transactional id is initialised again nor hides
@@ -42,7 +44,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cluster_lib import (FILE_SINK, REBALANCE_DELAY_MS, SEQ_CLASS, SESSION_TIMEOUT_MS, Cluster,  # noqa: E402
-                         Node, say)
+                         Node, Snapshot, say, settle)
 from kc_harness import finish, http, wait_for  # noqa: E402
 
 TOPIC = "eos-seq"
@@ -102,7 +104,10 @@ def run(kc, work, eos, faults, bootstrap=None):
                   "max.records": str(total)}
         if eos:
             config["exactly.once.support"] = "required"
-        code, resp = cluster.create("eos", config)
+        # Through a follower: it forwards the create (and, for EOS, its task's
+        # fencing request) to the leader.
+        followers = cluster.followers()
+        code, resp = cluster.create("eos", config, via=followers[0] if followers else None)
         if code not in (200, 201):
             raise RuntimeError(f"create eos: {code} {resp}")
         code, resp = http("POST", f"{sink_node.url}/connectors",
@@ -140,6 +145,15 @@ def run(kc, work, eos, faults, bootstrap=None):
         dups = len(seen) - len(distinct)
         say(f"EOS {mode}: {total} sequence numbers, {len(distinct)} seen, {dups} duplicates, {len(missing)} missing"
             + (f" (first missing {missing[:5]})" if missing else ""))
+        # After the hand-overs every worker must agree on where eos-0 runs,
+        # and that worker's metrics must show it running (no zombie left).
+        settled, probs, secs = settle(cluster, 90)
+        if not settled:
+            raise RuntimeError(f"the cluster did not settle after the faults: {probs}")
+        snap = Snapshot(cluster)
+        task = snap.status[snap.workers[0].n]["eos"]["tasks"][0]
+        say(f"EOS {mode}: settled in {secs:.1f} s: {len(snap.workers)} workers report eos-0 "
+            f"{task['state']} on {task['worker_id']}, and only that worker's metrics show it")
         return len(distinct), dups, len(missing), total
     finally:
         if os.environ.get("KC_EOS_DUMP") == "1":
