@@ -36,6 +36,7 @@
 #include "worker/herder/plugin_config.h"
 #include "worker/herder/reconciler.h"
 #include "worker/herder/sink_offsets.h"
+#include "worker/herder/source_offsets.h"
 #include "worker/storage/group_admin.h"
 #include "worker/storage/kafka_security.h"
 #include "worker/metrics/log_context.h"
@@ -2172,6 +2173,34 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     return alter_sink_offsets(sink_group(name, raw), *offsets);
   }
 
+  // ---- source connector offsets: the worker's topic, and the connector's
+  // own offsets.storage.topic ahead of it when its tasks use one.
+
+  // The stores the connector's tasks read, in their order. The connector's
+  // own topic is opened into `own` for this request only (created if
+  // missing, with the worker's offsets-topic settings, as the task does).
+  // Errors: 500 when that topic cannot be opened. Blocking: pool only.
+  rest::Reply<SourceOffsetStores> source_offset_stores(const std::string& name, const ConfigMap& raw,
+                                                       std::unique_ptr<storage::OffsetBackingStore>& own) const {
+    const auto topic = runtime::connector_offsets_topic(resolved_config(raw), cfg.exactly_once_source,
+                                                        offset_store->topic());
+    if (!topic) return SourceOffsetStores{offset_store.get(), nullptr};
+    storage::OffsetBackingStore::Options oo;
+    oo.client = cfg.client_props;
+    oo.client["bootstrap.servers"] = cfg.bootstrap_servers;
+    oo.topic = *topic;
+    oo.partitions = cfg.offset_partitions;
+    oo.replication_factor = cfg.offset_replication_factor;
+    oo.client_id = "connector-offsets-" + name;
+    oo.timeout_ms = cfg.worker_sync_timeout_ms * 3;
+    auto store = storage::OffsetBackingStore::open(oo);
+    if (!store)
+      return rest::RestError::internal("Failed to open the offsets topic " + *topic + " of connector " + name + ": " +
+                                       store.error().to_string());
+    own = std::move(store).value();
+    return SourceOffsetStores{own.get(), offset_store.get()};
+  }
+
   // Runs `fn` on the io thread after the leader checks of a write
   // (reference 4.5, 6.3): 503 while stopping, not_leader(url) on followers
   // or before the first assignment, 409 stale_config while a config change
@@ -2349,11 +2378,10 @@ void DistributedHerder::connector_offsets(const std::string& name,
     if (auto e = impl->offsets_precondition(snap, name, false)) return cb(*e);
     const auto& conf = snap.connector_configs.at(name);
     if (impl->type_of(conf) == rest::ConnectorType::Sink) return cb(impl->sink_offsets(name, conf));
-    auto st = impl->offset_store->read_to_end(impl->cfg.worker_sync_timeout_ms * 3);
-    if (!st) return cb(rest::RestError::internal("Failed to read the offsets topic: " + st.error().to_string()));
-    std::vector<rest::ConnectorOffset> out;
-    for (auto& [partition, offset] : impl->offset_store->get_all(name)) out.push_back({partition, offset});
-    cb(std::move(out));
+    std::unique_ptr<storage::OffsetBackingStore> own;
+    auto stores = impl->source_offset_stores(name, conf, own);
+    if (!stores) return cb(stores.error());
+    cb(read_source_offsets(name, stores.value(), impl->cfg.worker_sync_timeout_ms * 3));
   });
 }
 
@@ -2451,25 +2479,10 @@ void DistributedHerder::modify_connector_offsets(const std::string& name,
         if (auto e = impl->offsets_precondition(snap, name, true)) return *e;
         const auto& conf = snap.connector_configs.at(name);
         if (impl->type_of(conf) == rest::ConnectorType::Sink) return impl->modify_sink_offsets(name, conf, offsets);
-        const int timeout_ms = impl->cfg.worker_sync_timeout_ms * 3;
-        std::vector<std::pair<storage::SourcePartition, std::optional<storage::SourceOffset>>> batch;
-        if (offsets) {
-          for (const auto& o : *offsets) batch.emplace_back(o.partition, o.offset);
-        } else {  // reset: a tombstone for every partition known after a full read
-          auto st = impl->offset_store->read_to_end(timeout_ms);
-          if (!st) return rest::RestError::internal("Failed to read the offsets topic: " + st.error().to_string());
-          for (auto& [partition, _] : impl->offset_store->get_all(name)) batch.emplace_back(partition, std::nullopt);
-        }
-        if (!batch.empty()) {
-          auto st = impl->offset_store->commit(name, batch, timeout_ms);
-          if (!st) return rest::RestError::internal("Failed to write offsets: " + st.error().to_string());
-        }
-        spdlog::info("leader {} {} offset(s) of connector {}",
-                     offsets ? "altered" : "reset", batch.size(), name);
-        // Built-in connectors keep no offsets outside the framework, so the
-        // short message (Connect's, for a connector that confirmed) applies.
-        return std::string(offsets ? "The offsets for this connector have been altered successfully"
-                                   : "The offsets for this connector have been reset successfully");
+        std::unique_ptr<storage::OffsetBackingStore> own;
+        auto stores = impl->source_offset_stores(name, conf, own);
+        if (!stores) return stores.error();
+        return modify_source_offsets(name, stores.value(), offsets, impl->cfg.worker_sync_timeout_ms * 3);
       });
 }
 

@@ -4,8 +4,9 @@
 // top of the worker's `producer.*` / `consumer.*` / `admin.*`, allowed or
 // refused by the worker's `connector.client.config.override.policy`
 // (All | None | Principal, Connect's default All). Also the one rule for a
-// sink connector's consumer group id, shared by the sink runtime and the
-// offsets API (KIP-875). Pure, header-only functions: no I/O, callable
+// sink connector's consumer group id and the one rule for a source
+// connector's own offsets topic, shared by the runtime and the offsets API
+// (KIP-875). Pure, header-only functions: no I/O, callable
 // from any thread.
 
 #include <array>
@@ -14,6 +15,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "common/strings.h"
 
 namespace kc::runtime {
 
@@ -70,6 +73,17 @@ std::map<std::string, std::string> connector_client_overrides(
 std::string sink_consumer_group_id(const std::string& connector,
                                    const std::map<std::string, std::string>& connector_config,
                                    const std::map<std::string, std::string>& worker_consumer);
+
+/// The connector-specific offsets topic of source connector config
+/// `connector_config` (KIP-618 `offsets.storage.topic`, trimmed), or nullopt
+/// when its offsets live in the worker's topic only: the key is unset or
+/// blank, names `worker_offsets_topic`, or the worker runs without
+/// exactly-once source support (only exactly-once tasks honour the key
+/// here; Connect's regular tasks would too). The exactly-once task runtime
+/// and GET/PATCH/DELETE /connectors/{c}/offsets both use this one function.
+std::optional<std::string> connector_offsets_topic(const std::map<std::string, std::string>& connector_config,
+                                                   bool exactly_once_source,
+                                                   const std::string& worker_offsets_topic);
 
 // ---- definitions (header-only: the REST tests validate configs without the runtime library)
 
@@ -139,6 +153,19 @@ inline std::string sink_consumer_group_id(const std::string& connector,
     return it->second;
   if (auto it = worker_consumer.find("group.id"); it != worker_consumer.end()) return it->second;
   return "connect-" + connector;
+}
+
+inline std::optional<std::string> connector_offsets_topic(const std::map<std::string, std::string>& connector_config,
+                                                          bool exactly_once_source,
+                                                          const std::string& worker_offsets_topic) {
+  if (!exactly_once_source) return std::nullopt;
+  auto it = connector_config.find("offsets.storage.topic");
+  if (it == connector_config.end()) return std::nullopt;
+  std::string topic = trim(it->second);
+  if (topic.empty()) return std::nullopt;
+  // Same topic as the worker's: one store, no fallback (Connect's sameOffsetTopicAsWorker).
+  if (topic == worker_offsets_topic) return std::nullopt;
+  return topic;
 }
 
 }  // namespace kc::runtime

@@ -886,17 +886,18 @@ void run_exactly_once_source_task(TaskEnv env, std::unique_ptr<connectors::Sourc
         throw connectors::ConnectError("zombie fencing for connector " + id.connector +
                                        " failed, so the task cannot start: " + st.error().to_string());
     storage::OffsetBackingStore* offsets = env.offsets;
-    if (const auto topic = cfg("offsets.storage.topic");
-        !topic.empty() && (!env.offsets || topic != env.offsets->topic())) {
+    if (const auto topic = connector_offsets_topic(env.connector_config, true,
+                                                   env.offsets ? env.offsets->topic() : std::string());
+        topic) {
       storage::OffsetBackingStore::Options oo;
       oo.client = env.options.client;
-      oo.topic = topic;
+      oo.topic = *topic;
       oo.partitions = env.options.offset_topic_partitions;
       oo.replication_factor = env.options.offset_topic_replication_factor;
       oo.client_id = "connector-offsets-" + id.to_string();
       auto store = storage::OffsetBackingStore::open(oo);
       if (!store)
-        throw connectors::ConnectError("could not open the offsets topic " + topic + ": " + store.error().to_string());
+        throw connectors::ConnectError("could not open the offsets topic " + *topic + ": " + store.error().to_string());
       connector_offsets = std::move(store).value();
       offsets = connector_offsets.get();
     }
