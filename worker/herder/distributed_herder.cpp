@@ -735,7 +735,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
           rebalance_pending = true;
           io_request_rejoin("connector " + u.connector + " added");
         }
-        if (io_is_leader) leader_reconfigure(u.connector);
+        if (io_is_leader) io_leader_reconfigure(u.connector);
         break;
       }
       case K::ConnectorRemoved:
@@ -990,6 +990,18 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   // writes them when they differ from the committed ones (reference 5.1).
   // A failed write is retried with back-off (250 ms doubling to 10 s) while
   // this worker is the leader, as Connect's reconfigureConnectorTasksWithRetry.
+  /// io thread: leader_reconfigure(c), or, while a generation of `c`'s
+  /// task configs is in flight, one more after it. Two concurrent writers
+  /// of one connector's task configs would interleave their task records
+  /// and commits (the second commit would find none: inconsistent).
+  void io_leader_reconfigure(const std::string& c) {
+    if (io_reconfiguring.count(c)) {
+      io_reconfigure_again.insert(c);
+      return;
+    }
+    leader_reconfigure(c);
+  }
+
   void leader_reconfigure(const std::string& c, int backoff_ms = 250) {
     io_reconfiguring.insert(c);
     asio::post(pool, [w = weak_from_this(), c, backoff_ms] {
@@ -2012,7 +2024,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
         }
       }
       if (became_leader && s->io_is_leader) {
-        for (const auto& c : s->config_store->snapshot().connectors()) s->leader_reconfigure(c);
+        for (const auto& c : s->config_store->snapshot().connectors()) s->io_leader_reconfigure(c);
       }
       for (const auto& c : std::exchange(s->io_reconfigure_unsent, {})) s->io_task_reconfiguration(c);
       s->request_reconcile();  // the leader's status tombstones (reference 4.4 onAssigned)

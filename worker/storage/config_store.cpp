@@ -317,8 +317,14 @@ Status ConfigBackingStore::write_privileged(const Records& records, int timeout_
         break;
       }
     }
-    if (failure.empty())
-      if (auto e = txn_->commit(timeout_ms)) failure = e->to_string("commit_transaction");
+    if (failure.empty()) {
+      if (auto e = txn_->commit(timeout_ms)) {
+        failure = e->to_string("commit_transaction");
+        if (e->fenced())
+          failure = "transactional id " + options_.transactional_id +
+                    " was fenced out, most likely by a newer leader (" + failure + ")";
+      }
+    }
   }
   txn_->producer().serve_deliveries();
   if (failure.empty()) {
