@@ -198,7 +198,7 @@ TEST_CASE("config store: privileged writes need claimed write privileges, are tr
   CHECK_FALSE(txl->writer_stats().write_privileges);
 }
 
-TEST_CASE("preparing: the leader writes configs in transactions; a follower's create, tasks and statuses work; a "
+TEST_CASE("preparing: the leader writes configs in transactions, a follower's create, tasks and statuses work, a "
           "fenced leader write fails clearly and the leader reclaims",
           "[eos]") {
   PreparingCluster pc(2);
