@@ -1492,8 +1492,9 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
 
   /// Pool thread. Connect's writeToConfigTopicAsLeader around one
   /// privileged config write `write` (a ConfigBackingStore call): claims
-  /// the write privileges first when they are not held (Connect's tick
-  /// claims them before it serves a leader request), then writes. A
+  /// the write privileges first when they are not held and this worker is
+  /// still the leader (Connect's tick claims them before it serves a leader
+  /// request), then writes. A
   /// privileged write that failed (fenced by a newer leader, or no
   /// privileges) sets fenced_from_config_topic, asks the io thread to
   /// reclaim while this worker is leader, and returns an Error
@@ -1501,7 +1502,15 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   /// to write to config topic; this may be due to a transient error and the
   /// request can be safely retried: <cause>". Other errors pass through.
   Status leader_config_write(const std::function<Status()>& write) {
-    if (cfg.transactional_leader) {
+    bool leader = false;
+    {
+      std::lock_guard lk(mu);
+      leader = pub.is_leader && pub.in_group;
+    }
+    // A worker that lost leadership since the io thread let this write
+    // through claims nothing (that would fence the new leader); its write
+    // fails without privileges, as Connect's IllegalStateException.
+    if (cfg.transactional_leader && leader) {
       if (auto st = config_store->claim_write_privileges(cfg.worker_sync_timeout_ms * 3); !st)
         return note_privileged_failure(st.error());
     }
