@@ -121,7 +121,7 @@ const std::array kOptions = {
                "Converter class for record headers."),
     opt_list("plugin.path", nullptr, "Comma-separated directories of connector plugins: every *.so in each, and in its immediate subdirectories, is loaded at start (include/kconnectd/README.md); a refused file is logged and skipped."),
     opt_enum("exactly.once.source.support", "disabled", "disabled|preparing|enabled",
-             "Exactly-once support for source connectors (KIP-618)."),
+             "Exactly-once support for source connectors (KIP-618). `preparing`: the leader writes the config topic transactionally (`connect-cluster-<group.id>`), tasks stay at-least-once; `enabled`: also exactly-once source tasks and a `read_committed` config topic reader."),
     opt_string("connector.client.config.override.policy", "All",
                "Which producer/consumer/admin overrides connectors may set (KIP-458): All, None or Principal."),
     opt_list("config.providers", "", "Names of ConfigProviders (config.providers.<name>.* settings)."),

@@ -127,6 +127,16 @@ std::string url_of_worker_id(const std::string& worker_id) {
 
 }  // namespace
 
+/// The REST answer to a failed config-topic write: a failed privileged
+/// write of the transactional leader (KIP-618) is a 500 with Connect's
+/// "Failed to write to config topic; this may be due to a transient error
+/// and the request can be safely retried: <cause>"; anything else
+/// RestError::write_timeout(what, ...).
+static rest::RestError config_write_error(const std::string& what, const Error& e) {
+  if (storage::is_privileged_write_error(e)) return rest::RestError::internal(e.message);
+  return rest::RestError::write_timeout(what, e.to_string());
+}
+
 // ----------------------------------------------------------------------------
 // Impl
 // ----------------------------------------------------------------------------
@@ -144,6 +154,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
         retry_timer(io),
         drain_timer(io),
         key_timer(io),
+        claim_timer(io),
         hand_over_retry_timer(io) {
     if (!cfg.metrics) cfg.metrics = std::make_shared<metrics::WorkerMetrics>();
     io_protocol = cfg.protocol;  // until the first assignment names the group's (Connect's currentProtocolVersion)
@@ -232,6 +243,15 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   asio::steady_timer key_timer;
   mutable std::mutex key_mu;
   SessionKeyInfo key_info;
+
+  // ---- KIP-618 transactional leader (io thread unless noted): a claim of
+  // the config topic's write privileges under way, its retry timer, and
+  // Connect's fencedFromConfigTopic (set from pool threads).
+  bool io_claiming = false;
+  asio::steady_timer claim_timer;
+  std::atomic<bool> fenced_from_config_topic{false};
+  mutable std::mutex writer_mu;
+  std::string writer_last_error;  ///< guarded by writer_mu
   InternalRequestStats key_stats;
 
   // ---- apply-strand state: the reconciler's actual state (what this worker
@@ -279,6 +299,8 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     co.replication_factor = cfg.config_replication_factor;
     co.client_id = cfg.group_id + "-configs";
     co.timeout_ms = cfg.startup_timeout_ms;
+    if (cfg.transactional_leader) co.transactional_id = storage::config_topic_transactional_id(cfg.group_id);
+    co.read_committed = cfg.exactly_once_source;
     std::weak_ptr<Impl> w = weak_from_this();
     auto cs = storage::ConfigBackingStore::open(co, [w](const storage::ConfigUpdate& u) {
       if (auto self = w.lock()) asio::post(self->io, [w, u] {
@@ -714,7 +736,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
           rebalance_pending = true;
           io_request_rejoin("connector " + u.connector + " added");
         }
-        if (io_is_leader) leader_reconfigure(u.connector);
+        if (io_is_leader) io_leader_reconfigure(u.connector);
         break;
       }
       case K::ConnectorRemoved:
@@ -969,6 +991,18 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   // writes them when they differ from the committed ones (reference 5.1).
   // A failed write is retried with back-off (250 ms doubling to 10 s) while
   // this worker is the leader, as Connect's reconfigureConnectorTasksWithRetry.
+  /// io thread: leader_reconfigure(c), or, while a generation of `c`'s
+  /// task configs is in flight, one more after it. Two concurrent writers
+  /// of one connector's task configs would interleave their task records
+  /// and commits (the second commit would find none: inconsistent).
+  void io_leader_reconfigure(const std::string& c) {
+    if (io_reconfiguring.count(c)) {
+      io_reconfigure_again.insert(c);
+      return;
+    }
+    leader_reconfigure(c);
+  }
+
   void leader_reconfigure(const std::string& c, int backoff_ms = 250) {
     io_reconfiguring.insert(c);
     asio::post(pool, [w = weak_from_this(), c, backoff_ms] {
@@ -1066,7 +1100,10 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       Status st = ok_status();
       auto key = generate_session_key(s->cfg.key_generation_algorithm, s->cfg.key_size_bits, now);
       if (!key) st = key.error();
-      else st = s->config_store->put_session_key(session_key_record(*key), s->cfg.worker_sync_timeout_ms);
+      else
+        st = s->leader_config_write([&] {
+          return s->config_store->put_session_key(session_key_record(*key), s->cfg.worker_sync_timeout_ms);
+        });
       asio::post(s->io, [w, st] {
         auto s2 = w.lock();
         if (!s2) return;
@@ -1259,7 +1296,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     }
     if (same) return true;
     spdlog::info("leader writes {} task configs for connector {}", configs.size(), c);
-    auto st = config_store->put_task_configs(c, configs, cfg.worker_sync_timeout_ms * 3);
+    auto st = leader_config_write([&] { return config_store->put_task_configs(c, configs, cfg.worker_sync_timeout_ms * 3); });
     if (st) return true;
     spdlog::warn("writing task configs of {} failed (will retry): {}", c, st.error().to_string());
     return false;
@@ -1441,7 +1478,113 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       spdlog::info("fenced out the {} transactional producer(s) of the previous task generation of {}", rec->second, c);
     }
     spdlog::info("writing task count record {} = {} after zombie fencing", storage::task_count_key(c), task_count);
-    return config_store->put_task_count_record(c, task_count, cfg.worker_sync_timeout_ms * 3);
+    return leader_config_write(
+        [&] { return config_store->put_task_count_record(c, task_count, cfg.worker_sync_timeout_ms * 3); });
+  }
+
+  // ------------------------------------------------------------------ KIP-618 transactional leader
+  // With exactly.once.source.support=preparing|enabled the leader writes
+  // the config topic through a fencable (transactional) producer, as
+  // Connect's KafkaConfigBackingStore: it claims the write privileges
+  // (init_transactions on "connect-cluster-<group.id>", fencing the
+  // previous leader's producer) when it is assigned leadership, and a
+  // privileged write that fails releases them; the worker claims them again
+  // only while it is the leader (Connect's fencedFromConfigTopic).
+
+  /// Pool thread. Connect's writeToConfigTopicAsLeader around one
+  /// privileged config write `write` (a ConfigBackingStore call): claims
+  /// the write privileges first when they are not held and this worker is
+  /// still the leader (Connect's tick claims them before it serves a leader
+  /// request), then writes. A
+  /// privileged write that failed (fenced by a newer leader, or no
+  /// privileges) sets fenced_from_config_topic, asks the io thread to
+  /// reclaim while this worker is leader, and returns an Error
+  /// (field storage::kPrivilegedWriteField) with Connect's message "Failed
+  /// to write to config topic; this may be due to a transient error and the
+  /// request can be safely retried: <cause>". Other errors pass through.
+  Status leader_config_write(const std::function<Status()>& write) {
+    bool leader = false;
+    {
+      std::lock_guard lk(mu);
+      leader = pub.is_leader && pub.in_group;
+    }
+    // A worker that lost leadership since the io thread let this write
+    // through claims nothing (that would fence the new leader); its write
+    // fails without privileges, as Connect's IllegalStateException.
+    if (cfg.transactional_leader && leader) {
+      if (auto st = config_store->claim_write_privileges(cfg.worker_sync_timeout_ms * 3); !st)
+        return note_privileged_failure(st.error());
+    }
+    auto st = write();
+    if (st || !storage::is_privileged_write_error(st.error())) return st;
+    return note_privileged_failure(st.error());
+  }
+
+  /// Pool thread: records a failed privileged write or claim (Connect's
+  /// fencedFromConfigTopic = true) and returns the error the caller answers.
+  Status note_privileged_failure(const Error& cause) {
+    spdlog::warn("Failed to write to config topic as leader; will rejoin group if necessary and, if still leader, "
+                 "attempt to reclaim write privileges for the config topic: {}",
+                 cause.to_string());
+    fenced_from_config_topic = true;
+    {
+      std::lock_guard lk(writer_mu);
+      writer_last_error = cause.to_string();
+    }
+    asio::post(io, [w = weak_from_this()] {
+      if (auto s = w.lock()) s->io_reclaim_write_privileges();
+    });
+    return Error{storage::kPrivilegedWriteField,
+                 "Failed to write to config topic; this may be due to a transient error and the request can be "
+                 "safely retried: " +
+                     cause.message};
+  }
+
+  /// io thread. Claims the config topic's write privileges on the pool
+  /// while this worker is the leader (retrying every 250 ms, Connect's
+  /// CONFIG_TOPIC_WRITE_PRIVILEGES_BACKOFF_MS, as long as it stays leader),
+  /// or releases them when it is not (Connect keeps a former leader's
+  /// producer until a write fails; we close it at once, so the privileges
+  /// are held only by the leader). Nothing without a transactional leader.
+  void io_reclaim_write_privileges() {
+    if (!cfg.transactional_leader || stopping || io_claiming) return;
+    const bool leader = io_is_leader && io_assignment.has_value();
+    io_claiming = true;
+    asio::post(pool, [w = weak_from_this(), leader] {
+      auto s = w.lock();
+      if (!s) return;
+      Status st = ok_status();
+      if (leader) {
+        st = s->config_store->claim_write_privileges(s->cfg.worker_sync_timeout_ms * 3);
+      } else {
+        s->config_store->release_write_privileges();
+      }
+      asio::post(s->io, [w, st, leader] {
+        auto s2 = w.lock();
+        if (!s2) return;
+        s2->io_claiming = false;
+        if (s2->stopping) return;
+        if (st) {
+          if (s2->fenced_from_config_topic.exchange(false) && leader)
+            spdlog::info("Successfully reclaimed write privileges for config topic after being fenced out");
+          // Leadership changed while the job ran: claim or release again.
+          if (leader != (s2->io_is_leader && s2->io_assignment.has_value())) s2->io_reclaim_write_privileges();
+          return;
+        }
+        s2->fenced_from_config_topic = true;
+        {
+          std::lock_guard lk(s2->writer_mu);
+          s2->writer_last_error = st.error().to_string();
+        }
+        spdlog::warn("Unable to claim write privileges for config topic. Will backoff and possibly retry if still "
+                     "the leader: {}",
+                     st.error().to_string());
+        s2->claim_timer.expires_after(std::chrono::milliseconds(250));
+        s2->claim_timer.async_wait([w](const boost::system::error_code& ec) {
+          if (auto s3 = w.lock(); s3 && !ec) s3->io_reclaim_write_privileges();
+        });
+      });
+    });
   }
 
   // ------------------------------------------------------------------ coordinator callbacks
@@ -1716,6 +1859,9 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       coord_lost = false;
       pub.in_group = true;
     }
+    // KIP-618: as the leader we may now write the config topic (Connect's
+    // onAssigned claims write privileges); a former leader lets them go.
+    io_reclaim_write_privileges();
     io_check_key_rotation();
     scheduled_timer.cancel();
     if (ev.received.delay_ms > 0) {
@@ -1888,7 +2034,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
         }
       }
       if (became_leader && s->io_is_leader) {
-        for (const auto& c : s->config_store->snapshot().connectors()) s->leader_reconfigure(c);
+        for (const auto& c : s->config_store->snapshot().connectors()) s->io_leader_reconfigure(c);
       }
       for (const auto& c : std::exchange(s->io_reconfigure_unsent, {})) s->io_task_reconfiguration(c);
       s->request_reconcile();  // the leader's status tombstones (reference 4.4 onAssigned)
@@ -2029,6 +2175,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
         s->status_poll_timer.cancel();
         s->retry_timer.cancel();
         s->key_timer.cancel();
+        s->claim_timer.cancel();
       }
     });
     if (!leave) coord->stop();
@@ -2435,9 +2582,11 @@ void DistributedHerder::put_connector_config(rest::PutConnectorRequest req, rest
         if (exists && !req.allow_replace) return rest::RestError::already_exists(req.name);
         std::optional<storage::TargetState> initial;
         if (req.initial_state) initial = to_storage(*req.initial_state);
-        auto st = impl->config_store->put_connector_config(req.name, req.config, exists ? std::nullopt : initial,
-                                                           impl->cfg.worker_sync_timeout_ms * 3);
-        if (!st) return rest::RestError::write_timeout("connector config", st.error().to_string());
+        auto st = impl->leader_config_write([&] {
+          return impl->config_store->put_connector_config(req.name, req.config, exists ? std::nullopt : initial,
+                                                          impl->cfg.worker_sync_timeout_ms * 3);
+        });
+        if (!st) return config_write_error("connector config", st.error());
         auto after = impl->config_store->snapshot();
         if (!after.contains(req.name)) return rest::RestError::write_timeout("connector config", "not visible after the write");
         spdlog::info("leader wrote connector config {} ({})", req.name,
@@ -2451,8 +2600,9 @@ void DistributedHerder::delete_connector(const std::string& name, rest::Callback
   impl_->leader_write<rest::Done>(std::move(cb), [impl, name]() -> rest::Reply<rest::Done> {
     auto snap = impl->config_store->snapshot();
     if (!snap.contains(name)) return rest::RestError::connector_not_found(name);
-    auto st = impl->config_store->remove_connector(name, impl->cfg.worker_sync_timeout_ms * 3);
-    if (!st) return rest::RestError::write_timeout("connector deletion", st.error().to_string());
+    auto st = impl->leader_config_write(
+        [&] { return impl->config_store->remove_connector(name, impl->cfg.worker_sync_timeout_ms * 3); });
+    if (!st) return config_write_error("connector deletion", st.error());
     // Leader writes tombstone statuses for the deleted connector and its tasks (4.4).
     int32_t gen = -1;
     {
@@ -2493,9 +2643,10 @@ void DistributedHerder::set_target_state(const std::string& name, rest::TargetSt
     impl_->leader_write<rest::Done>(std::move(cb), [impl, name]() -> rest::Reply<rest::Done> {
       auto snap = impl->config_store->snapshot();
       if (!snap.contains(name)) return rest::RestError::connector_not_found(name);
-      auto st = impl->config_store->put_task_configs(name, {}, impl->cfg.worker_sync_timeout_ms * 3);
+      auto st = impl->leader_config_write(
+          [&] { return impl->config_store->put_task_configs(name, {}, impl->cfg.worker_sync_timeout_ms * 3); });
       if (st) st = impl->config_store->put_target_state(name, storage::TargetState::Stopped, impl->cfg.worker_sync_timeout_ms * 3);
-      if (!st) return rest::RestError::write_timeout("STOPPED target state", st.error().to_string());
+      if (!st) return config_write_error("STOPPED target state", st.error());
       return rest::Done{};
     });
     return;
@@ -2526,9 +2677,11 @@ void DistributedHerder::restart_connector(const std::string& name, rest::Restart
           if (!impl->config_store->snapshot().contains(name)) return rest::RestError::connector_not_found(name);
           auto plan = impl->status_info(name);
           if (!plan) return rest::RestError::not_found("Status for connector " + name + " not found");
-          auto st = impl->config_store->put_restart_request(name, storage::RestartFlags{req.include_tasks, req.only_failed},
-                                                            impl->cfg.worker_sync_timeout_ms * 3);
-          if (!st) return rest::RestError::write_timeout("restart request", st.error().to_string());
+          auto st = impl->leader_config_write([&] {
+            return impl->config_store->put_restart_request(
+                name, storage::RestartFlags{req.include_tasks, req.only_failed}, impl->cfg.worker_sync_timeout_ms * 3);
+          });
+          if (!st) return config_write_error("restart request", st.error());
           auto selected = [&](rest::ConnectState s) { return !req.only_failed || s == rest::ConnectState::Failed; };
           if (selected(plan->connector.state)) plan->connector.state = rest::ConnectState::Restarting;
           if (req.include_tasks)
@@ -2612,6 +2765,21 @@ SessionKeyInfo DistributedHerder::session_key_info() const {
 InternalRequestStats DistributedHerder::internal_request_stats() const {
   std::lock_guard lk(impl_->key_mu);
   return impl_->key_stats;
+}
+
+ConfigWriterInfo DistributedHerder::config_writer_info() const {
+  ConfigWriterInfo out;
+  if (!impl_->config_store) return out;
+  const auto st = impl_->config_store->writer_stats();
+  out.transactional = st.transactional;
+  out.write_privileges = st.write_privileges;
+  out.claims = st.claims;
+  out.transactions = st.transactions;
+  out.failed_writes = st.failed_writes;
+  out.fenced = impl_->fenced_from_config_topic.load();
+  std::lock_guard lk(impl_->writer_mu);
+  out.last_error = impl_->writer_last_error;
+  return out;
 }
 
 bool DistributedHerder::draining() const { return impl_->draining_flag.load(); }

@@ -153,6 +153,13 @@ struct HerderConfig {
   /// exactly.once.source.support=enabled: source tasks keep one producer
   /// each, whatever producer.shared says.
   bool exactly_once_source = false;
+  /// exactly.once.source.support=preparing or enabled (Connect's
+  /// transactionalLeaderEnabled, KIP-618): the leader writes the config
+  /// topic through a transactional producer with transactional.id
+  /// "connect-cluster-<group.id>", claimed (init_transactions, which fences
+  /// the previous leader's) whenever it is assigned leadership; each
+  /// privileged write is one transaction. False: plain producer.
+  bool transactional_leader = false;
   /// inter.worker.key.generation.algorithm: the HMAC algorithm of the
   /// session keys the leader generates (KIP-507).
   std::string key_generation_algorithm = "HmacSHA256";
@@ -262,6 +269,19 @@ struct InternalRequestStats {
   uint64_t signed_requests = 0;   ///< follower: requests sent with a signature
 };
 
+/// The config topic writer of this worker (KIP-618's transactional leader,
+/// HerderConfig::transactional_leader): what ConfigBackingStore counts,
+/// plus the herder's fenced flag. Plain value.
+struct ConfigWriterInfo {
+  bool transactional = false;     ///< privileged writes go through "connect-cluster-<group.id>"
+  bool write_privileges = false;  ///< this worker holds them now (claimed, not fenced or released)
+  int64_t claims = 0;             ///< successful claims (init_transactions) since start
+  int64_t transactions = 0;       ///< privileged writes committed as transactions since start
+  int64_t failed_writes = 0;      ///< privileged writes that failed and released the privileges
+  bool fenced = false;            ///< Connect's fencedFromConfigTopic: a write or claim failed, not reclaimed yet
+  std::string last_error;         ///< the last such failure, "" when none
+};
+
 /// The distributed herder. Construct, start(), ..., stop(). HerderApi
 /// methods may be called from any thread once start() succeeded (before,
 /// they answer 503).
@@ -360,6 +380,10 @@ class DistributedHerder : public rest::HerderApi {
 
   /// Thread-safe copy of the KIP-507 request counters.
   [[nodiscard]] InternalRequestStats internal_request_stats() const;
+
+  /// Thread-safe view of the config topic writer (KIP-618 transactional
+  /// leader); all zero/false before start() opened the stores.
+  [[nodiscard]] ConfigWriterInfo config_writer_info() const;
 
   /// True once drain() was called.
   [[nodiscard]] bool draining() const;

@@ -47,8 +47,14 @@ Result<std::unique_ptr<ConfigBackingStore>> ConfigBackingStore::open(Options opt
     return Error{"config.storage.topic",
                  "config topic " + o.topic + " has " + std::to_string(count) + " partitions; it must have exactly 1"};
   };
+  // Connect's config topic consumer: read_committed with exactly-once
+  // source support enabled, else the Java consumer's read_uncommitted
+  // (librdkafka's default would be read_committed).
+  ClientProps reader_overrides;
+  if (o.read_committed) reader_overrides["isolation.level"] = "read_committed";
+  else if (!o.client.count("isolation.level")) reader_overrides["isolation.level"] = "read_uncommitted";
   auto topic = open_internal_topic(o.client, spec, o.client_id, {{"enable.idempotence", "false"}, {"acks", "all"}},
-                                   {}, o.timeout_ms, one_partition);
+                                   reader_overrides, o.timeout_ms, one_partition);
   if (!topic) return topic.error();
   store->producer_ = std::move(topic->producer);
   store->reader_ = std::move(topic->reader);
@@ -247,9 +253,89 @@ ClusterConfigState ConfigBackingStore::snapshot() const {
   return snapshot_;
 }
 
-Status ConfigBackingStore::write(const std::vector<std::pair<std::string, std::optional<std::string>>>& records,
-                                 int timeout_ms) {
+Status ConfigBackingStore::write(const Records& records, int timeout_ms) {
   return producer_->send_and_wait(options_.topic, records, timeout_ms);
+}
+
+std::string config_topic_transactional_id(const std::string& group_id) { return "connect-cluster-" + group_id; }
+
+Status ConfigBackingStore::claim_write_privileges(int timeout_ms) {
+  if (options_.transactional_id.empty()) return ok_status();
+  std::lock_guard lk(txn_mu_);
+  if (txn_) return ok_status();
+  ClientProps overrides{{"client.id", (options_.client_id.empty() ? std::string("connect") : options_.client_id) + "-leader"},
+                        {"max.in.flight.requests.per.connection", "5"}};
+  auto p = TransactionalProducer::create(options_.client, overrides, options_.transactional_id);
+  if (!p)
+    return Error{"", "Failed to create and initialize fencable producer for config topic: " + p.error().to_string()};
+  if (auto e = p.value()->init(timeout_ms))
+    return Error{"", "Failed to create and initialize fencable producer for config topic: transactional id " +
+                         options_.transactional_id + ": " + e->to_string("init_transactions")};
+  txn_ = std::move(p).value();
+  ++stats_.claims;
+  spdlog::info("claimed write privileges for config topic {} (transactional id {})", options_.topic,
+               options_.transactional_id);
+  return ok_status();
+}
+
+namespace {
+/// Drops a fencable producer without waiting for what it still holds
+/// (Connect closes it with a zero timeout).
+void close_now(std::unique_ptr<TransactionalProducer> p) {
+  if (!p) return;
+  rd_kafka_purge(p->producer().handle(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+  p->producer().serve_deliveries();
+}
+}  // namespace
+
+void ConfigBackingStore::release_write_privileges() {
+  std::lock_guard lk(txn_mu_);
+  if (txn_) spdlog::info("released write privileges for config topic {}", options_.topic);
+  close_now(std::move(txn_));
+}
+
+ConfigBackingStore::WriterStats ConfigBackingStore::writer_stats() const {
+  std::lock_guard lk(txn_mu_);
+  WriterStats out = stats_;
+  out.transactional = !options_.transactional_id.empty();
+  out.write_privileges = txn_ != nullptr;
+  return out;
+}
+
+Status ConfigBackingStore::write_privileged(const Records& records, int timeout_ms) {
+  if (options_.transactional_id.empty()) return write(records, timeout_ms);
+  std::lock_guard lk(txn_mu_);
+  if (!txn_) return Error{kPrivilegedWriteField, "Cannot produce to config topic without claiming write privileges first"};
+  std::string failure;
+  if (auto e = txn_->begin()) {
+    failure = e->to_string("begin_transaction");
+  } else {
+    for (const auto& [key, value] : records) {
+      auto st = txn_->producer().send(options_.topic, key, value, [](const std::optional<Error>&) {});
+      if (!st) {
+        failure = "produce to " + options_.topic + ": " + st.error().to_string();
+        break;
+      }
+    }
+    if (failure.empty()) {
+      if (auto e = txn_->commit(timeout_ms)) {
+        failure = e->to_string("commit_transaction");
+        if (e->fenced())
+          failure = "transactional id " + options_.transactional_id +
+                    " was fenced out, most likely by a newer leader (" + failure + ")";
+      }
+    }
+  }
+  txn_->producer().serve_deliveries();
+  if (failure.empty()) {
+    ++stats_.transactions;
+    return ok_status();
+  }
+  ++stats_.failed_writes;
+  spdlog::warn("Failed to perform fencable send to config topic {}: {}; write privileges released", options_.topic,
+               failure);
+  close_now(std::move(txn_));
+  return Error{kPrivilegedWriteField, "Failed to perform fencable send to config topic: " + failure};
 }
 
 Status ConfigBackingStore::put_connector_config(const std::string& connector, const ConfigMap& config,
@@ -257,7 +343,7 @@ Status ConfigBackingStore::put_connector_config(const std::string& connector, co
   std::vector<std::pair<std::string, std::optional<std::string>>> recs;
   if (initial_state) recs.emplace_back(target_state_key(connector), encode_target_state(*initial_state));
   recs.emplace_back(connector_config_key(connector), encode_properties(config));
-  auto st = write(recs, timeout_ms);
+  auto st = write_privileged(recs, timeout_ms);
   if (!st) return st;
   auto r = read_to_end(timeout_ms);
   if (!r) return r.error();
@@ -265,7 +351,7 @@ Status ConfigBackingStore::put_connector_config(const std::string& connector, co
 }
 
 Status ConfigBackingStore::remove_connector(const std::string& connector, int timeout_ms) {
-  auto st = write({{connector_config_key(connector), std::nullopt}, {target_state_key(connector), std::nullopt}},
+  auto st = write_privileged({{connector_config_key(connector), std::nullopt}, {target_state_key(connector), std::nullopt}},
                   timeout_ms);
   if (!st) return st;
   auto r = read_to_end(timeout_ms);
@@ -281,12 +367,12 @@ Status ConfigBackingStore::put_task_configs(const std::string& connector, const 
   for (size_t i = 0; i < configs.size(); ++i)
     recs.emplace_back(task_config_key({connector, static_cast<int32_t>(i)}), encode_properties(configs[i]));
   if (!recs.empty()) {
-    auto st = write(recs, timeout_ms);
+    auto st = write_privileged(recs, timeout_ms);
     if (!st) return st;
     r = read_to_end(timeout_ms);
     if (!r) return r.error();
   }
-  auto st = write({{commit_key(connector), encode_commit(static_cast<int32_t>(configs.size()))}}, timeout_ms);
+  auto st = write_privileged({{commit_key(connector), encode_commit(static_cast<int32_t>(configs.size()))}}, timeout_ms);
   if (!st) return st;
   r = read_to_end(timeout_ms);
   if (!r) return r.error();
@@ -294,7 +380,7 @@ Status ConfigBackingStore::put_task_configs(const std::string& connector, const 
 }
 
 Status ConfigBackingStore::put_task_count_record(const std::string& connector, int32_t task_count, int timeout_ms) {
-  auto st = write({{task_count_key(connector), encode_task_count(task_count)}}, timeout_ms);
+  auto st = write_privileged({{task_count_key(connector), encode_task_count(task_count)}}, timeout_ms);
   if (!st) return st;
   auto r = read_to_end(timeout_ms);
   if (!r) return r.error();
@@ -303,7 +389,7 @@ Status ConfigBackingStore::put_task_count_record(const std::string& connector, i
 
 Status ConfigBackingStore::put_restart_request(const std::string& connector, const RestartFlags& flags,
                                                int timeout_ms) {
-  auto st = write({{restart_key(connector), encode_restart(flags)}}, timeout_ms);
+  auto st = write_privileged({{restart_key(connector), encode_restart(flags)}}, timeout_ms);
   if (!st) return st;
   auto r = read_to_end(timeout_ms);
   if (!r) return r.error();
@@ -311,7 +397,7 @@ Status ConfigBackingStore::put_restart_request(const std::string& connector, con
 }
 
 Status ConfigBackingStore::put_session_key(const SessionKeyRecord& key, int timeout_ms) {
-  auto st = write({{std::string(kSessionKeyKey), encode_session_key(key)}}, timeout_ms);
+  auto st = write_privileged({{std::string(kSessionKeyKey), encode_session_key(key)}}, timeout_ms);
   if (!st) return st;
   auto r = read_to_end(timeout_ms);
   if (!r) return r.error();

@@ -17,6 +17,7 @@
 #include "protocol/connect/types.h"
 #include "worker/storage/kafka_client.h"
 #include "worker/storage/records.h"
+#include "worker/storage/transactional_producer.h"
 
 namespace kc::storage {
 
@@ -85,6 +86,16 @@ struct ConfigUpdate {
 /// any thread; reads and writes are serialised internally. Blocking methods
 /// (marked so) must run on a worker pool thread, never the herder's
 /// io_context thread; `snapshot()` never blocks on the network.
+///
+/// Privileged writes (KIP-618; Connect's sendPrivileged): connector
+/// configs, connector removal, task configs and commits, task-count
+/// records, restart requests and session keys. With
+/// Options::transactional_id set, each batch of records one of them sends
+/// is one transaction of the fencable producer (claim_write_privileges
+/// first; without it they fail). A failed transaction releases the
+/// privileges and the write returns an Error whose field is
+/// kPrivilegedWriteField. Without a transactional_id they use the plain
+/// producer, like target states always do.
 class ConfigBackingStore {
  public:
   struct Options {
@@ -93,6 +104,27 @@ class ConfigBackingStore {
     int replication_factor = 3;      ///< used only when the topic is created; -1 = broker default
     std::string client_id;           ///< e.g. "<group.id>-configs"; empty = librdkafka default
     int timeout_ms = 30000;          ///< open(): topic creation + first read to end
+    /// KIP-618's transactional leader: non-empty when
+    /// exactly.once.source.support is `preparing` or `enabled` (Connect's
+    /// transactionalLeaderEnabled), the transactional.id of the fencable
+    /// writer, "connect-cluster-<group.id>" (config_topic_transactional_id).
+    /// Empty: every write goes through the plain producer.
+    std::string transactional_id;
+    /// Reader isolation.level: read_committed when true (Connect sets it
+    /// for exactly.once.source.support=enabled only), else
+    /// read_uncommitted (the Java consumer's default) unless `client`
+    /// names an isolation.level itself.
+    bool read_committed = false;
+  };
+
+  /// Counters of the fencable writer, for tests and diagnostics. Plain
+  /// value.
+  struct WriterStats {
+    bool transactional = false;       ///< Options::transactional_id is set
+    bool write_privileges = false;    ///< the fencable producer is claimed and usable now
+    int64_t claims = 0;               ///< successful claim_write_privileges that created a producer
+    int64_t transactions = 0;         ///< committed privileged writes (one transaction each)
+    int64_t failed_writes = 0;        ///< privileged writes that failed and released the privileges
   };
 
   /// Called for each change applied by read_to_end, in topic order, on the
@@ -118,34 +150,57 @@ class ConfigBackingStore {
 
   /// Writes `connector-<name>` = {"properties":config}; if `initial_state`
   /// is given, writes `target-state-<name>` first (Connect's order), then
-  /// reads to the end. Blocking. Leader-only in Connect.
+  /// reads to the end. Blocking. Leader-only in Connect; privileged.
   Status put_connector_config(const std::string& connector, const ConfigMap& config,
                               std::optional<TargetState> initial_state, int timeout_ms);
 
   /// Writes tombstones for `connector-<name>` and `target-state-<name>`,
-  /// then reads to the end. Blocking.
+  /// then reads to the end. Blocking; privileged.
   Status remove_connector(const std::string& connector, int timeout_ms);
 
   /// Reads to the end, writes `task-<name>-0..N-1`, reads to the end, writes
-  /// `commit-<name>` = {"tasks":N}, reads to the end (5.1). Blocking.
+  /// `commit-<name>` = {"tasks":N}, reads to the end (5.1). Blocking;
+  /// privileged (two transactions, as Connect: the task configs, then the
+  /// commit).
   Status put_task_configs(const std::string& connector, const std::vector<ConfigMap>& configs,
                           int timeout_ms);
 
   /// Writes `tasks-fencing-<name>` = {"task-count":N} (KIP-618; leader-only,
   /// after fencing the previous generation) and reads to the end, so the
-  /// connector is no longer pending fencing in the snapshot. Blocking.
+  /// connector is no longer pending fencing in the snapshot. Blocking;
+  /// privileged.
   Status put_task_count_record(const std::string& connector, int32_t task_count, int timeout_ms);
 
   /// Writes `restart-connector-<name>` (KIP-745; leader-only in Connect) and
   /// reads to the end, so every worker that reads it restarts what it owns.
-  /// Blocking.
+  /// Blocking; privileged.
   Status put_restart_request(const std::string& connector, const RestartFlags& flags, int timeout_ms);
 
   /// Writes `session-key` (KIP-507; leader-only in Connect) and reads to the
-  /// end, so the snapshot holds the new key on return. Blocking.
+  /// end, so the snapshot holds the new key on return. Blocking; privileged.
   Status put_session_key(const SessionKeyRecord& key, int timeout_ms);
 
-  /// Writes `target-state-<name>` and reads to the end. Blocking.
+  /// KIP-618 (Connect's claimWritePrivileges): with a transactional_id,
+  /// creates the fencable producer (client.id "<client_id>-leader",
+  /// transactional.id, acks=all, idempotence) and runs init_transactions,
+  /// which fences out every older producer of that id (a previous leader)
+  /// and aborts its open transaction. Nothing to do without a
+  /// transactional_id or while the privileges are held. Blocking, up to
+  /// `timeout_ms`. Errors: "Failed to create and initialize fencable
+  /// producer for config topic: <cause>"; the privileges stay released.
+  Status claim_write_privileges(int timeout_ms);
+
+  /// Closes the fencable producer, if any (Connect's
+  /// relinquishWritePrivileges); the next privileged write fails until
+  /// claim_write_privileges succeeds again. Blocking (producer close).
+  void release_write_privileges();
+
+  /// The writer's counters. Non-blocking.
+  WriterStats writer_stats() const;
+
+  /// Writes `target-state-<name>` and reads to the end. Not a privileged
+  /// write: any worker may write it, without write privileges, through
+  /// the plain producer (as Connect's putTargetState). Blocking.
   Status put_target_state(const std::string& connector, TargetState state, int timeout_ms);
 
   /// The topic name.
@@ -157,12 +212,20 @@ class ConfigBackingStore {
 
  private:
   ConfigBackingStore(Options options, UpdateListener listener);
-  Status write(const std::vector<std::pair<std::string, std::optional<std::string>>>& records, int timeout_ms);
+  using Records = std::vector<std::pair<std::string, std::optional<std::string>>>;
+  Status write(const Records& records, int timeout_ms);
+  /// Connect's sendPrivileged: the plain producer without a
+  /// transactional_id, else one transaction of the fencable producer.
+  Status write_privileged(const Records& records, int timeout_ms);
   void apply(const TopicReader::Record& r);
 
   Options options_;
   UpdateListener listener_;
   std::unique_ptr<Producer> producer_;
+  /// Serialises the fencable producer's claim, release and transactions.
+  mutable std::mutex txn_mu_;
+  std::unique_ptr<TransactionalProducer> txn_;  ///< guarded by txn_mu_; null = no write privileges
+  WriterStats stats_;                           ///< guarded by txn_mu_
   std::mutex read_mu_;  ///< serialises reader_ use and state building
   std::unique_ptr<TopicReader> reader_;
   // Built state (guarded by read_mu_), published to snapshot_ under snap_mu_.
@@ -172,5 +235,19 @@ class ConfigBackingStore {
   mutable std::mutex snap_mu_;
   ClusterConfigState snapshot_;
 };
+
+/// Connect's transactional id of the config topic's fencable writer:
+/// "connect-cluster-<group.id>" (DistributedConfig.transactionalProducerId).
+std::string config_topic_transactional_id(const std::string& group_id);
+
+/// The Error::field of a failed privileged write (Connect's
+/// PrivilegedWriteException): the fencable producer could not commit, most
+/// likely because a newer leader fenced it, and the privileges were
+/// released. Also used when no privileges are held.
+inline constexpr const char* kPrivilegedWriteField = "config topic leader write";
+
+/// True if `e` came from a privileged write of the config store (see
+/// kPrivilegedWriteField).
+inline bool is_privileged_write_error(const Error& e) { return e.field == kPrivilegedWriteField; }
 
 }  // namespace kc::storage
