@@ -3,6 +3,8 @@
 // until a condition holds, and a tiny Kafka-speaking Asio acceptor that the
 // test controls request by request (FakeBroker).
 
+#include <catch2/catch.hpp>
+
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -63,6 +65,12 @@ class BrokerSession {
   void respond(const kafka::RequestHeader& header, const kafka::Bytes& body) {
     send_frame(response_frame(header, body));
   }
+  /// Writes `r`, encoded at header.api_version, as the response to `header`
+  /// (throws when `r` does not encode at that version).
+  template <typename Response>
+  void reply(const kafka::RequestHeader& header, const Response& r) {
+    respond(header, kafka::encode(r, header.api_version).value());
+  }
   /// Writes raw bytes (a complete frame, or garbage on purpose).
   virtual void send_frame(kafka::Bytes frame) = 0;
   /// Closes the connection (the client sees a disconnect).
@@ -98,7 +106,25 @@ struct FakeRequest {
   std::shared_ptr<BrokerSession> session;
   kafka::RequestHeader header;
   kafka::Bytes body;
+
+  /// Answers this request with `r`, encoded at the request's version.
+  template <typename Response>
+  void reply(const Response& r) const {
+    session->reply(header, r);
+  }
 };
+
+/// Decodes `req`'s body at the request's version with `decode` (a
+/// kafka::decode_<Request>), fails the test when it does not decode, appends
+/// the message to `log` (a script's record of what it received) and returns
+/// it.
+template <typename Request, typename Decode>
+Request decode_logged(const FakeRequest& req, Decode decode, std::vector<Request>& log) {
+  auto m = decode(req.body, req.header.api_version);
+  REQUIRE(m.ok());
+  log.push_back(std::move(m).value());
+  return log.back();
+}
 
 /// Answers a FindCoordinator request with this broker itself (node 1 at
 /// `host`:`port`) as the coordinator of the requested key, at the request's
@@ -112,7 +138,7 @@ inline void answer_find_coordinator(FakeRequest& req, const std::string& host, u
   c.host = host;
   c.port = port;
   r.coordinators.push_back(c);
-  req.session->respond(req.header, kafka::encode(r, v).value());
+  req.reply(r);
 }
 
 /// The Kafka side of a scripted broker, whatever its transport: answers
@@ -156,7 +182,7 @@ class ScriptedRequests {
       }
       kafka::ApiVersionsResponse r;
       r.api_keys = api_versions;
-      session->respond(h, kafka::encode(r, h.api_version).value());
+      session->reply(h, r);
       return;
     }
     requests.push_back(FakeRequest{session, h, std::move(body)});

@@ -134,16 +134,11 @@ TEST_CASE("GroupMember reports a fatal error and closes", "[group][scripted]") {
   FakeBroker broker(io);
   broker.on_request = [&](FakeRequest& req) {
     if (req.header.api_key == ApiKey::FindCoordinator) {
-      FindCoordinatorResponse r;
-      Coordinator c;
-      c.host = "127.0.0.1";
-      c.port = broker.port();
-      r.coordinators.push_back(c);
-      req.session->respond(req.header, encode(r, req.header.api_version).value());
+      kc::test::answer_find_coordinator(req, "127.0.0.1", broker.port());
     } else if (req.header.api_key == ApiKey::JoinGroup) {
       JoinGroupResponse r;
       r.error_code = static_cast<int16_t>(ErrorCode::GROUP_AUTHORIZATION_FAILED);
-      req.session->respond(req.header, encode(r, req.header.api_version).value());
+      req.reply(r);
     }
   };
   GroupMemberConfig cfg;
