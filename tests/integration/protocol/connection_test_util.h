@@ -17,6 +17,7 @@
 #include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
 
+#include "protocol/kafka/group_member.h"
 #include "protocol/kafka/messages.h"
 
 namespace kc::test {
@@ -37,6 +38,23 @@ bool run_until(boost::asio::io_context& io, Pred pred, std::chrono::milliseconds
 /// Runs `io` for `d` regardless of conditions.
 inline void run_for(boost::asio::io_context& io, std::chrono::milliseconds d) {
   run_until(io, [] { return false; }, d);
+}
+
+/// Settings for a member of group `group_id` on a scripted broker at
+/// 127.0.0.1:`port`: 3 s session and rebalance timeouts, 50 ms heartbeats
+/// (a test sees many within a second), 2 s request timeout, 20 ms retry
+/// backoff; no TLS, SASL or group.instance.id.
+inline kafka::GroupMemberConfig scripted_group_config(const std::string& group_id, uint16_t port) {
+  using std::chrono::milliseconds;
+  kafka::GroupMemberConfig cfg;
+  cfg.group_id = group_id;
+  cfg.bootstrap_servers = {"127.0.0.1:" + std::to_string(port)};
+  cfg.session_timeout = milliseconds(3000);
+  cfg.rebalance_timeout = milliseconds(3000);
+  cfg.heartbeat_interval = milliseconds(50);
+  cfg.request_timeout = milliseconds(2000);
+  cfg.retry_backoff = milliseconds(20);
+  return cfg;
 }
 
 /// One response frame: size prefix, response header (v1 with an empty

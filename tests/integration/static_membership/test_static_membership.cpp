@@ -31,15 +31,11 @@ using std::chrono::milliseconds;
 
 namespace {
 
+/// The scripted settings for group "static" with a 6 s session timeout and
+/// `instance` as group.instance.id (none: a dynamic member).
 GroupMemberConfig group_config(uint16_t port, std::optional<std::string> instance) {
-  GroupMemberConfig cfg;
-  cfg.group_id = "static";
-  cfg.bootstrap_servers = {"127.0.0.1:" + std::to_string(port)};
+  GroupMemberConfig cfg = kc::test::scripted_group_config("static", port);
   cfg.session_timeout = milliseconds(6000);
-  cfg.rebalance_timeout = milliseconds(3000);
-  cfg.heartbeat_interval = milliseconds(50);
-  cfg.request_timeout = milliseconds(2000);
-  cfg.retry_backoff = milliseconds(20);
   cfg.group_instance_id = std::move(instance);
   return cfg;
 }
