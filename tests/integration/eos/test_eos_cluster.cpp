@@ -196,13 +196,8 @@ namespace {
 connectors::PluginRegistry& sequence_registry() { return connectors::PluginRegistry::builtin(); }
 
 runtime::WorkerOptions eos_worker_options(const storage::MockCluster& m) {
-  runtime::WorkerOptions o;
-  o.worker_id = "w1:8083";
-  o.client = m.client_props();
-  o.offset_flush_interval_ms = 200;
+  runtime::WorkerOptions o = mock_worker_options(m, 200);
   o.task_shutdown_graceful_timeout_ms = 3000;
-  o.key_converter = "org.apache.kafka.connect.storage.StringConverter";
-  o.value_converter = "org.apache.kafka.connect.storage.StringConverter";
   o.exactly_once_source = true;
   o.group_id = "eos-it";
   return o;

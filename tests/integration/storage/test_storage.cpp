@@ -110,16 +110,12 @@ struct Recorder : kc::runtime::StatusListener, kc::runtime::TaskObserver {
 };
 
 WorkerOptions worker_options(const MockCluster& m, const std::string& id) {
-  WorkerOptions o;
+  WorkerOptions o = kc::test::mock_worker_options(m, 300);
   o.worker_id = id;
-  o.client = m.client_props();
-  o.offset_flush_interval_ms = 300;
   // The mock coordinator waits for a departed sink member's session to expire
   // before the next owner's join completes; keep that short.
   o.consumer_overrides = {{"session.timeout.ms", "6000"}, {"heartbeat.interval.ms", "1000"}};
   o.task_shutdown_graceful_timeout_ms = 10000;
-  o.key_converter = "org.apache.kafka.connect.storage.StringConverter";
-  o.value_converter = "org.apache.kafka.connect.storage.StringConverter";
   return o;
 }
 

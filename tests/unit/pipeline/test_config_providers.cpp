@@ -10,6 +10,7 @@
 #include <fstream>
 #include <thread>
 
+#include "tests/support/worker_test_util.h"
 #include "worker/herder/plugin_config.h"
 #include "worker/providers/config_provider.h"
 #include "worker/runtime/worker.h"
@@ -195,11 +196,7 @@ TEST_CASE("the worker resolves placeholders when a connector and its tasks start
     REQUIRE(p);
     REQUIRE((*p)->send_and_wait("lines", {{"k", std::string("one")}, {"k", std::string("two")}}, 20000));
   }
-  kc::runtime::WorkerOptions o;
-  o.worker_id = "w1:8083";
-  o.client = m->client_props();
-  o.offset_flush_interval_ms = 100;
-  o.key_converter = o.value_converter = "org.apache.kafka.connect.storage.StringConverter";
+  kc::runtime::WorkerOptions o = kc::test::mock_worker_options(*m, 100);
   o.config_transformer = transformer(kAllProviders);
   kc::runtime::Worker w(o, nullptr, nullptr);
   const ConfigMap config{{"connector.class", "FileStreamSink"},

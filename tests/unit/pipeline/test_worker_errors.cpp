@@ -52,11 +52,7 @@ std::unique_ptr<MockCluster> cluster() {
 }
 
 WorkerOptions options(const MockCluster& m, std::shared_ptr<kc::metrics::WorkerMetrics> metrics = nullptr) {
-  WorkerOptions o;
-  o.worker_id = "w1:8083";
-  o.client = m.client_props();
-  o.offset_flush_interval_ms = 100;
-  o.key_converter = "org.apache.kafka.connect.storage.StringConverter";
+  WorkerOptions o = kc::test::mock_worker_options(m, 100);
   o.value_converter = "org.apache.kafka.connect.json.JsonConverter";
   o.metrics = std::move(metrics);
   return o;

@@ -61,11 +61,7 @@ TEST_CASE("source and sink transform chains with predicates run in the task loop
   std::filesystem::create_directories(dir);
   const auto file = dir / "out.txt";
 
-  WorkerOptions o;
-  o.worker_id = "w1:8083";
-  o.client = m->client_props();
-  o.offset_flush_interval_ms = 100;
-  o.key_converter = "org.apache.kafka.connect.storage.StringConverter";
+  WorkerOptions o = kc::test::mock_worker_options(*m, 100);
   o.value_converter = "org.apache.kafka.connect.json.JsonConverter";
   // The chains run on the task thread either way; with producer.shared
   // only the send goes to the worker's one producer.
@@ -165,12 +161,7 @@ TEST_CASE("a failing transform is a TRANSFORMATION error: tolerated records go t
   auto dir = std::filesystem::temp_directory_path() / ("kc-transforms-dlq-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto file = dir / "out.txt";
-  WorkerOptions o;
-  o.worker_id = "w1:8083";
-  o.client = m->client_props();
-  o.offset_flush_interval_ms = 100;
-  o.key_converter = "org.apache.kafka.connect.storage.StringConverter";
-  o.value_converter = "org.apache.kafka.connect.storage.StringConverter";
+  WorkerOptions o = kc::test::mock_worker_options(*m, 100);
   kc::test::TaskStates states;
   Worker w(o, nullptr, &states);
   kconn::ConfigMap config{{"connector.class", "FileStreamSink"},

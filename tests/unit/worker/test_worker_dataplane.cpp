@@ -80,13 +80,8 @@ const kconn::PluginRegistry& registry() {
 }
 
 WorkerOptions worker_options(const MockCluster& m) {
-  WorkerOptions o;
-  o.worker_id = "w1:8083";
-  o.client = m.client_props();
-  o.offset_flush_interval_ms = 100;
+  WorkerOptions o = kc::test::mock_worker_options(m, 100);
   o.task_shutdown_graceful_timeout_ms = 10000;
-  o.key_converter = "org.apache.kafka.connect.storage.StringConverter";
-  o.value_converter = "org.apache.kafka.connect.storage.StringConverter";
   return o;
 }
 

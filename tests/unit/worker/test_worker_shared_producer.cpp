@@ -135,13 +135,8 @@ struct States : kc::runtime::StatusListener, kc::runtime::TaskObserver {
 };
 
 WorkerOptions shared_options(const MockCluster& m) {
-  WorkerOptions o;
-  o.worker_id = "w1:8083";
-  o.client = m.client_props();
-  o.offset_flush_interval_ms = 100;
+  WorkerOptions o = kc::test::mock_worker_options(m, 100);
   o.task_shutdown_graceful_timeout_ms = kGracefulMs;
-  o.key_converter = "org.apache.kafka.connect.storage.StringConverter";
-  o.value_converter = "org.apache.kafka.connect.storage.StringConverter";
   o.producer_shared = true;
   return o;
 }
