@@ -81,6 +81,19 @@ std::map<std::string, std::vector<int64_t>> seqs_by_task(const storage::MockClus
   return out;
 }
 
+/// Waits up to 30 s until the config topic, read through `store`, holds
+/// task count `n` for `connector` (its tasks-fencing record) with no fencing
+/// of it pending; returns whether it did.
+bool task_count_written(storage::ConfigBackingStore& store, const std::string& connector, int n) {
+  return eventually(
+      [&] {
+        auto snap = store.read_to_end(5000);
+        return snap && snap->task_count_records.count(connector) && snap->task_count_records.at(connector) == n &&
+               !snap->pending_fencing.count(connector);
+      },
+      30s);
+}
+
 herder::InternalResponse put_fence(const std::string& url, const std::string& connector,
                                    const std::vector<std::pair<std::string, std::string>>& headers) {
   auto r = herder::put_internal(url, "/connectors/" + connector + "/fence", "", 20000, nullptr, headers);
@@ -103,13 +116,7 @@ TEST_CASE("exactly-once: tasks start after zombie fencing wrote the task count a
 
   // The leader fenced (nothing to fence yet) and wrote tasks-fencing-seq = 2
   // before the tasks of this generation started.
-  REQUIRE(eventually(
-      [&] {
-        auto snap = store->read_to_end(5000);
-        return snap && snap->task_count_records.count("seq") && snap->task_count_records.at("seq") == 2 &&
-               !snap->pending_fencing.count("seq");
-      },
-      30s));
+  REQUIRE(task_count_written(*store, "seq", 2));
   // Both tasks produce, each its own gapless sequence, through transactions.
   REQUIRE(eventually(
       [&] {
@@ -126,13 +133,7 @@ TEST_CASE("exactly-once: tasks start after zombie fencing wrote the task count a
   ec.cluster.put_connector("seq", sequence_config(3));
   expected.add("seq", 3);
   ec.cluster.wait_stable(expected);
-  REQUIRE(eventually(
-      [&] {
-        auto snap = store->read_to_end(5000);
-        return snap && snap->task_count_records.count("seq") && snap->task_count_records.at("seq") == 3 &&
-               !snap->pending_fencing.count("seq");
-      },
-      30s));
+  REQUIRE(task_count_written(*store, "seq", 3));
   REQUIRE(eventually([&] { return seqs_by_task(ec.cluster.mock(), "eos-out")["seq-2"].size() >= 50; }, 60s));
 
   // Without faults every task's output is its sequence, each number once:
