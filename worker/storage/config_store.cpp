@@ -1,5 +1,8 @@
 #include "worker/storage/config_store.h"
 
+#include <optional>
+#include <type_traits>
+
 #include <spdlog/spdlog.h>
 
 namespace kc::storage {
@@ -88,6 +91,17 @@ void ConfigBackingStore::apply(const TopicReader::Record& r) {
   auto notify = [&](ConfigUpdate::Kind kind) {
     if (listener_) unpublished_updates_.push_back(ConfigUpdate{kind, key.name});
   };
+  // A value that does not decode is logged and its record skipped (nullopt).
+  auto decoded = [&r](auto result) -> std::optional<std::decay_t<decltype(result.value())>> {
+    if (!result) {
+      spdlog::error("config topic: bad value for {}: {}", *r.key, result.error().to_string());
+      return std::nullopt;
+    }
+    return std::move(result).value();
+  };
+  auto drop_task_configs = [&] {
+    std::erase_if(state_.task_configs, [&](const auto& kv) { return kv.first.connector == key.name; });
+  };
   switch (key.kind) {
     case ConfigKeyKind::Connector: {
       if (!r.value) {
@@ -97,39 +111,27 @@ void ConfigBackingStore::apply(const TopicReader::Record& r) {
         state_.inconsistent.erase(key.name);
         state_.pending_fencing.erase(key.name);  // its task count record stays: a re-created one fences them
         pending_tasks_.erase(key.name);
-        for (auto it = state_.task_configs.begin(); it != state_.task_configs.end();) {
-          if (it->first.connector == key.name) it = state_.task_configs.erase(it);
-          else ++it;
-        }
+        drop_task_configs();
         if (known) notify(ConfigUpdate::Kind::ConnectorRemoved);
         return;
       }
-      auto props = decode_properties(*r.value);
-      if (!props) {
-        spdlog::error("config topic: bad value for {}: {}", *r.key, props.error().to_string());
-        return;
-      }
-      state_.connector_configs[key.name] = std::move(props).value();
+      auto props = decoded(decode_properties(*r.value));
+      if (!props) return;
+      state_.connector_configs[key.name] = std::move(*props);
       notify(ConfigUpdate::Kind::ConnectorConfig);
       return;
     }
     case ConfigKeyKind::Task: {
       if (!r.value) return;  // Connect ignores task-config tombstones
-      auto props = decode_properties(*r.value);
-      if (!props) {
-        spdlog::error("config topic: bad value for {}: {}", *r.key, props.error().to_string());
-        return;
-      }
-      pending_tasks_[key.name][key.task] = std::move(props).value();
+      auto props = decoded(decode_properties(*r.value));
+      if (!props) return;
+      pending_tasks_[key.name][key.task] = std::move(*props);
       return;
     }
     case ConfigKeyKind::Commit: {
       if (!r.value) return;
-      auto n = decode_commit(*r.value);
-      if (!n) {
-        spdlog::error("config topic: bad value for {}: {}", *r.key, n.error().to_string());
-        return;
-      }
+      auto n = decoded(decode_commit(*r.value));
+      if (!n) return;
       if (!state_.connector_configs.count(key.name)) {
         pending_tasks_.erase(key.name);
         return;  // a commit for a connector with no config is ignored
@@ -143,10 +145,7 @@ void ConfigBackingStore::apply(const TopicReader::Record& r) {
                      *n, key.name);
         state_.inconsistent.insert(key.name);
       } else {
-        for (auto it = state_.task_configs.begin(); it != state_.task_configs.end();) {
-          if (it->first.connector == key.name) it = state_.task_configs.erase(it);
-          else ++it;
-        }
+        drop_task_configs();
         for (int32_t i = 0; i < *n; ++i) state_.task_configs[{key.name, i}] = pending[i];
         state_.task_counts[key.name] = *n;
         state_.inconsistent.erase(key.name);
@@ -167,22 +166,16 @@ void ConfigBackingStore::apply(const TopicReader::Record& r) {
         }
         return;
       }
-      auto s = decode_target_state(*r.value);
-      if (!s) {
-        spdlog::error("config topic: bad value for {}: {}", *r.key, s.error().to_string());
-        return;
-      }
+      auto s = decoded(decode_target_state(*r.value));
+      if (!s) return;
       state_.target_states[key.name] = *s;
       notify(ConfigUpdate::Kind::TargetState);
       return;
     }
     case ConfigKeyKind::RestartConnector: {
       if (!r.value || !state_.connector_configs.count(key.name)) return;
-      auto f = decode_restart(*r.value);
-      if (!f) {
-        spdlog::error("config topic: bad value for {}: {}", *r.key, f.error().to_string());
-        return;
-      }
+      auto f = decoded(decode_restart(*r.value));
+      if (!f) return;
       if (listener_) unpublished_updates_.push_back(ConfigUpdate{ConfigUpdate::Kind::RestartRequested, key.name, *f});
       return;
     }
@@ -204,11 +197,8 @@ void ConfigBackingStore::apply(const TopicReader::Record& r) {
     }
     case ConfigKeyKind::TasksFencing: {
       if (!r.value) return;
-      auto n = decode_task_count(*r.value);
-      if (!n) {
-        spdlog::error("config topic: bad value for {}: {}", *r.key, n.error().to_string());
-        return;
-      }
+      auto n = decoded(decode_task_count(*r.value));
+      if (!n) return;
       state_.task_count_records[key.name] = *n;
       state_.pending_fencing.erase(key.name);
       return;
