@@ -4,8 +4,9 @@
 // SaslHandshake v0-1 and SaslAuthenticate v0-2, runs the server side of PLAIN
 // (RFC 4616) and SCRAM-SHA-256/512 (RFC 5802: known salt and iterations, the
 // client proof checked, the server signature sent), and then plays the
-// one-member group coordinator of scripted_coordinator.h. It records, per connection, the order of the
-// requests, so tests can check that nothing else went out before SASL ended.
+// one-member group coordinator of scripted_coordinator.h. It records, per
+// connection, the order of the requests, so tests can check that nothing else
+// went out before SASL ended.
 
 #include <map>
 #include <set>
