@@ -106,12 +106,34 @@ class PartialSinkTask : public kconn::SinkTask {
   }
 };
 
+/// A source task that produces nothing and throws from stop().
+class ThrowingStopSourceTask : public kconn::SourceTask {
+ public:
+  void start(const kconn::ConfigMap&, kconn::SourceTaskContext&) override {}
+  std::vector<kconn::SourceRecord> poll() override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return {};
+  }
+  void stop() override { throw std::runtime_error("source stop boom"); }
+};
+
+/// A sink task that takes everything and throws from stop().
+class ThrowingStopSinkTask : public kconn::SinkTask {
+ public:
+  void start(const kconn::ConfigMap&) override {}
+  void put(const std::vector<kconn::SinkRecord>&) override {}
+  void flush(const kconn::TopicPartitionOffsets&) override {}
+  void stop() override { throw std::runtime_error("sink stop boom"); }
+};
+
 const kconn::PluginRegistry& registry() {
   static kconn::PluginRegistry reg;
   static std::once_flag once;
   std::call_once(once, [] {
     kc::test::add_one_task_plugin<AckedSourceTask>(reg, "test.AckedSourceConnector");
     kc::test::add_one_task_plugin<PartialSinkTask>(reg, "test.PartialSinkConnector");
+    kc::test::add_one_task_plugin<ThrowingStopSourceTask>(reg, "test.ThrowingStopSourceConnector");
+    kc::test::add_one_task_plugin<ThrowingStopSinkTask>(reg, "test.ThrowingStopSinkConnector");
   });
   return reg;
 }
@@ -208,4 +230,31 @@ TEST_CASE("a sink task is opened on assignment, committed what pre_commit return
   REQUIRE(hooks.closed.size() == 1);
   CHECK(hooks.closed[0] == kconn::TopicPartitions{{"in", 0}, {"in", 1}});
   CHECK(hooks.stopped_after_close);
+}
+
+TEST_CASE("a task whose stop() throws ends FAILED with the stop's trace (source and sink)", "[worker][connectors]") {
+  auto started = MockCluster::start(1);
+  REQUIRE(started);
+  auto m = std::move(started).value();
+  REQUIRE(m->create_topic("connect-offsets", 5));
+  REQUIRE(m->create_topic("in", 1));
+  auto offsets = open_offsets(*m);
+  kc::test::TaskStates states;
+  Worker w(worker_options(*m), offsets.get(), &states, &registry());
+  const ConnectorTaskId src{"throwing-src", 0};
+  const ConnectorTaskId snk{"throwing-snk", 0};
+  const ConfigMap src_cfg{{"connector.class", "test.ThrowingStopSourceConnector"}};
+  const ConfigMap snk_cfg{{"connector.class", "test.ThrowingStopSinkConnector"}, {"topics", "in"}};
+  REQUIRE(w.start_task(src, src_cfg, src_cfg, TargetState::Started));
+  REQUIRE(w.start_task(snk, snk_cfg, snk_cfg, TargetState::Started));
+  REQUIRE(eventually([&] { return states.state(src) == StatusState::Running; }, 20000));
+  REQUIRE(eventually([&] { return states.state(snk) == StatusState::Running; }, 20000));
+  CHECK(w.stop_task(src));
+  CHECK(w.stop_task(snk));
+  REQUIRE(eventually([&] { return states.state(src) == StatusState::Failed; }, 20000));
+  REQUIRE(eventually([&] { return states.state(snk) == StatusState::Failed; }, 20000));
+  CHECK_THAT(states.trace(src), Catch::Contains("at stop of source task throwing-src-0") &&
+                                    Catch::Contains("source stop boom"));
+  CHECK_THAT(states.trace(snk), Catch::Contains("at stop of sink task throwing-snk-0") &&
+                                    Catch::Contains("sink stop boom"));
 }
