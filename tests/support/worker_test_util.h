@@ -30,6 +30,21 @@
 
 namespace kc::test {
 
+/// A mock cluster of `brokers` brokers with `topics` (name, partitions)
+/// created in order. Fails the test when the cluster does not start or a
+/// topic is not created.
+inline std::unique_ptr<storage::MockCluster> start_mock_cluster(
+    int brokers, const std::vector<std::pair<std::string, int>>& topics = {}) {
+  auto started = storage::MockCluster::start(brokers);
+  REQUIRE(started);
+  auto m = std::move(started).value();
+  for (const auto& [name, partitions] : topics) {
+    INFO("topic " << name);
+    REQUIRE(m->create_topic(name, partitions));
+  }
+  return m;
+}
+
 /// Worker settings for a test on the mock cluster `m`: worker id "w1:8083",
 /// offsets flushed every `flush_ms` ms, String key and value converters, the
 /// other options at their defaults.

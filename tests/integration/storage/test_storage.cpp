@@ -41,12 +41,7 @@ using kc::test::read_all;
 using Clock = std::chrono::steady_clock;
 
 std::unique_ptr<MockCluster> start_cluster() {
-  auto m = MockCluster::start(1);
-  REQUIRE(m);
-  REQUIRE((*m)->create_topic("connect-configs", 1));
-  REQUIRE((*m)->create_topic("connect-offsets", 5));
-  REQUIRE((*m)->create_topic("connect-status", 5));
-  return std::move(m).value();
+  return kc::test::start_mock_cluster(1, {{"connect-configs", 1}, {"connect-offsets", 5}, {"connect-status", 5}});
 }
 
 fs::path temp_dir(const std::string& name) {

@@ -187,10 +187,7 @@ TEST_CASE("the worker resolves placeholders when a connector and its tasks start
   const auto out = dir.path / "out.txt";
   dir.write("sink.properties", "file=" + out.string() + "\n");
   ::setenv("KC_PROVIDER_SINK_TOPIC", "lines", 1);
-  auto started = kc::storage::MockCluster::start(1);
-  REQUIRE(started);
-  auto m = std::move(started).value();
-  REQUIRE(m->create_topic("lines", 1));
+  auto m = kc::test::start_mock_cluster(1, {{"lines", 1}});
   {
     auto p = kc::storage::Producer::create(m->client_props());
     REQUIRE(p);

@@ -41,13 +41,7 @@ using kc::test::read_all;
 using Clock = std::chrono::steady_clock;
 
 std::unique_ptr<MockCluster> cluster() {
-  auto started = MockCluster::start(1);
-  REQUIRE(started);
-  auto m = std::move(started).value();
-  REQUIRE(m->create_topic("connect-offsets", 5));
-  REQUIRE(m->create_topic("in", 1));
-  REQUIRE(m->create_topic("dlq", 1));
-  REQUIRE(m->create_topic("out", 1));
+  auto m = kc::test::start_mock_cluster(1, {{"connect-offsets", 5}, {"in", 1}, {"dlq", 1}, {"out", 1}});
   return m;
 }
 

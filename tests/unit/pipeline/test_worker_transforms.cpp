@@ -46,12 +46,8 @@ std::string this_year() {
 }  // namespace
 
 TEST_CASE("source and sink transform chains with predicates run in the task loops", "[worker][transforms]") {
-  auto started = MockCluster::start(1);
-  REQUIRE(started);
-  auto m = std::move(started).value();
   const std::string routed = "seq-" + this_year();
-  REQUIRE(m->create_topic("connect-offsets", 5));
-  REQUIRE(m->create_topic(routed, 1));
+  auto m = kc::test::start_mock_cluster(1, {{"connect-offsets", 5}, {routed, 1}});
   OffsetBackingStore::Options oo;
   oo.client = m->client_props();
   auto offsets = OffsetBackingStore::open(oo);
@@ -147,11 +143,7 @@ TEST_CASE("source and sink transform chains with predicates run in the task loop
 
 TEST_CASE("a failing transform is a TRANSFORMATION error: tolerated records go to the dead letter queue",
           "[worker][transforms]") {
-  auto started = MockCluster::start(1);
-  REQUIRE(started);
-  auto m = std::move(started).value();
-  REQUIRE(m->create_topic("in", 1));
-  REQUIRE(m->create_topic("dlq", 1));
+  auto m = kc::test::start_mock_cluster(1, {{"in", 1}, {"dlq", 1}});
   {
     auto p = Producer::create(m->client_props());
     REQUIRE(p);

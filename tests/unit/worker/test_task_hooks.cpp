@@ -163,11 +163,7 @@ std::vector<int64_t> committed(const MockCluster& m, const std::string& group, c
 
 TEST_CASE("a source task's commit_record gets each acknowledged record with its Kafka offset, commit follows writes",
           "[worker][connectors]") {
-  auto started = MockCluster::start(1);
-  REQUIRE(started);
-  auto m = std::move(started).value();
-  REQUIRE(m->create_topic("connect-offsets", 5));
-  REQUIRE(m->create_topic("out", 1));
+  auto m = kc::test::start_mock_cluster(1, {{"connect-offsets", 5}, {"out", 1}});
   auto offsets = open_offsets(*m);
   kc::test::TaskStates states;
   Worker w(worker_options(*m), offsets.get(), &states, &registry());
@@ -195,11 +191,7 @@ TEST_CASE("a source task's commit_record gets each acknowledged record with its 
 
 TEST_CASE("a sink task is opened on assignment, committed what pre_commit returns, closed before stop",
           "[worker][connectors]") {
-  auto started = MockCluster::start(1);
-  REQUIRE(started);
-  auto m = std::move(started).value();
-  REQUIRE(m->create_topic("connect-offsets", 5));
-  REQUIRE(m->create_topic("in", 2));
+  auto m = kc::test::start_mock_cluster(1, {{"connect-offsets", 5}, {"in", 2}});
   {
     auto p = Producer::create(m->client_props());
     REQUIRE(p);
@@ -233,11 +225,7 @@ TEST_CASE("a sink task is opened on assignment, committed what pre_commit return
 }
 
 TEST_CASE("a task whose stop() throws ends FAILED with the stop's trace (source and sink)", "[worker][connectors]") {
-  auto started = MockCluster::start(1);
-  REQUIRE(started);
-  auto m = std::move(started).value();
-  REQUIRE(m->create_topic("connect-offsets", 5));
-  REQUIRE(m->create_topic("in", 1));
+  auto m = kc::test::start_mock_cluster(1, {{"connect-offsets", 5}, {"in", 1}});
   auto offsets = open_offsets(*m);
   kc::test::TaskStates states;
   Worker w(worker_options(*m), offsets.get(), &states, &registry());

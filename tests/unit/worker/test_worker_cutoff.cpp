@@ -156,12 +156,7 @@ struct Observer : kc::runtime::TaskObserver, kc::runtime::StatusListener {
   }
 };
 
-std::unique_ptr<MockCluster> start_cluster() {
-  auto m = MockCluster::start(1);
-  REQUIRE(m);
-  REQUIRE((*m)->create_topic("connect-offsets", 5));
-  return std::move(m).value();
-}
+std::unique_ptr<MockCluster> start_cluster() { return kc::test::start_mock_cluster(1, {{"connect-offsets", 5}}); }
 
 WorkerOptions worker_options(const MockCluster& m) {
   WorkerOptions o = kc::test::mock_worker_options(m, 200);
