@@ -237,9 +237,13 @@ ClusterConfigState ConfigBackingStore::snapshot() const {
   return snapshot_;
 }
 
-Status ConfigBackingStore::write(const std::vector<std::pair<std::string, std::optional<std::string>>>& records,
-                                 int timeout_ms) {
-  return producer_->send_and_wait(options_.topic, records, timeout_ms);
+Status ConfigBackingStore::write_and_read(
+    const std::vector<std::pair<std::string, std::optional<std::string>>>& records, int timeout_ms) {
+  auto st = producer_->send_and_wait(options_.topic, records, timeout_ms);
+  if (!st) return st;
+  auto r = read_to_end(timeout_ms);
+  if (!r) return r.error();
+  return ok_status();
 }
 
 Status ConfigBackingStore::put_connector_config(const std::string& connector, const ConfigMap& config,
@@ -247,20 +251,12 @@ Status ConfigBackingStore::put_connector_config(const std::string& connector, co
   std::vector<std::pair<std::string, std::optional<std::string>>> recs;
   if (initial_state) recs.emplace_back(target_state_key(connector), encode_target_state(*initial_state));
   recs.emplace_back(connector_config_key(connector), encode_properties(config));
-  auto st = write(recs, timeout_ms);
-  if (!st) return st;
-  auto r = read_to_end(timeout_ms);
-  if (!r) return r.error();
-  return ok_status();
+  return write_and_read(recs, timeout_ms);
 }
 
 Status ConfigBackingStore::remove_connector(const std::string& connector, int timeout_ms) {
-  auto st = write({{connector_config_key(connector), std::nullopt}, {target_state_key(connector), std::nullopt}},
-                  timeout_ms);
-  if (!st) return st;
-  auto r = read_to_end(timeout_ms);
-  if (!r) return r.error();
-  return ok_status();
+  return write_and_read({{connector_config_key(connector), std::nullopt}, {target_state_key(connector), std::nullopt}},
+                        timeout_ms);
 }
 
 Status ConfigBackingStore::put_task_configs(const std::string& connector, const std::vector<ConfigMap>& configs,
@@ -271,49 +267,27 @@ Status ConfigBackingStore::put_task_configs(const std::string& connector, const 
   for (size_t i = 0; i < configs.size(); ++i)
     recs.emplace_back(task_config_key({connector, static_cast<int32_t>(i)}), encode_properties(configs[i]));
   if (!recs.empty()) {
-    auto st = write(recs, timeout_ms);
+    auto st = write_and_read(recs, timeout_ms);
     if (!st) return st;
-    r = read_to_end(timeout_ms);
-    if (!r) return r.error();
   }
-  auto st = write({{commit_key(connector), encode_commit(static_cast<int32_t>(configs.size()))}}, timeout_ms);
-  if (!st) return st;
-  r = read_to_end(timeout_ms);
-  if (!r) return r.error();
-  return ok_status();
+  return write_and_read({{commit_key(connector), encode_commit(static_cast<int32_t>(configs.size()))}}, timeout_ms);
 }
 
 Status ConfigBackingStore::put_task_count_record(const std::string& connector, int32_t task_count, int timeout_ms) {
-  auto st = write({{task_count_key(connector), encode_task_count(task_count)}}, timeout_ms);
-  if (!st) return st;
-  auto r = read_to_end(timeout_ms);
-  if (!r) return r.error();
-  return ok_status();
+  return write_and_read({{task_count_key(connector), encode_task_count(task_count)}}, timeout_ms);
 }
 
 Status ConfigBackingStore::put_restart_request(const std::string& connector, const RestartFlags& flags,
                                                int timeout_ms) {
-  auto st = write({{restart_key(connector), encode_restart(flags)}}, timeout_ms);
-  if (!st) return st;
-  auto r = read_to_end(timeout_ms);
-  if (!r) return r.error();
-  return ok_status();
+  return write_and_read({{restart_key(connector), encode_restart(flags)}}, timeout_ms);
 }
 
 Status ConfigBackingStore::put_session_key(const SessionKeyRecord& key, int timeout_ms) {
-  auto st = write({{std::string(kSessionKeyKey), encode_session_key(key)}}, timeout_ms);
-  if (!st) return st;
-  auto r = read_to_end(timeout_ms);
-  if (!r) return r.error();
-  return ok_status();
+  return write_and_read({{std::string(kSessionKeyKey), encode_session_key(key)}}, timeout_ms);
 }
 
 Status ConfigBackingStore::put_target_state(const std::string& connector, TargetState state, int timeout_ms) {
-  auto st = write({{target_state_key(connector), encode_target_state(state)}}, timeout_ms);
-  if (!st) return st;
-  auto r = read_to_end(timeout_ms);
-  if (!r) return r.error();
-  return ok_status();
+  return write_and_read({{target_state_key(connector), encode_target_state(state)}}, timeout_ms);
 }
 
 std::string ConfigBackingStore::kafka_cluster_id(int timeout_ms) const {

@@ -157,7 +157,11 @@ class ConfigBackingStore {
 
  private:
   ConfigBackingStore(Options options, UpdateListener listener);
-  Status write(const std::vector<std::pair<std::string, std::optional<std::string>>>& records, int timeout_ms);
+  /// Writes `records` (key, value; no value = tombstone) and reads the topic
+  /// to the end, so the snapshot holds them on success. Blocking, at most
+  /// about 2 x `timeout_ms`.
+  Status write_and_read(const std::vector<std::pair<std::string, std::optional<std::string>>>& records,
+                        int timeout_ms);
   void apply(const TopicReader::Record& r);
 
   Options options_;
