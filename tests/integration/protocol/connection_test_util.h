@@ -41,20 +41,25 @@ inline void run_for(boost::asio::io_context& io, std::chrono::milliseconds d) {
 }
 
 /// Settings for a member of group `group_id` on a scripted broker at
-/// 127.0.0.1:`port`: 3 s session and rebalance timeouts, 50 ms heartbeats
-/// (a test sees many within a second), 2 s request timeout, 20 ms retry
-/// backoff; no TLS, SASL or group.instance.id.
-inline kafka::GroupMemberConfig scripted_group_config(const std::string& group_id, uint16_t port) {
+/// `bootstrap` ("host:port"): 3 s session and rebalance timeouts, 50 ms
+/// heartbeats (a test sees many within a second), 2 s request timeout, 20 ms
+/// retry backoff; no TLS, SASL or group.instance.id.
+inline kafka::GroupMemberConfig scripted_group_config(const std::string& group_id, const std::string& bootstrap) {
   using std::chrono::milliseconds;
   kafka::GroupMemberConfig cfg;
   cfg.group_id = group_id;
-  cfg.bootstrap_servers = {"127.0.0.1:" + std::to_string(port)};
+  cfg.bootstrap_servers = {bootstrap};
   cfg.session_timeout = milliseconds(3000);
   cfg.rebalance_timeout = milliseconds(3000);
   cfg.heartbeat_interval = milliseconds(50);
   cfg.request_timeout = milliseconds(2000);
   cfg.retry_backoff = milliseconds(20);
   return cfg;
+}
+
+/// scripted_group_config for a scripted broker at 127.0.0.1:`port`.
+inline kafka::GroupMemberConfig scripted_group_config(const std::string& group_id, uint16_t port) {
+  return scripted_group_config(group_id, "127.0.0.1:" + std::to_string(port));
 }
 
 /// One response frame: size prefix, response header (v1 with an empty
