@@ -13,6 +13,8 @@
 #include <iterator>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 
 namespace kc::test {
 
@@ -42,20 +44,14 @@ struct TestPki {
     if (mkdtemp(tmpl) == nullptr) throw std::runtime_error("TestPki: mkdtemp failed");
     dir = tmpl;
     auto p = [&](const char* name) { return dir + "/" + name; };
-    make_ca("ca", "kc-test-ca");
-    make_ca("other-ca", "kc-other-ca");
-    make_leaf("server", "localhost",
-              "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n");
-    make_leaf("wrong", "wrong.example", "subjectAltName=DNS:wrong.example\nextendedKeyUsage=serverAuth\n");
-    make_leaf("client", "kconnectd-client", "extendedKeyUsage=clientAuth\n");
-    ca_pem = p("ca.pem");
-    other_ca_pem = p("other-ca.pem");
-    server_cert = p("server.pem");
-    server_key = p("server.key");
-    wrong_cert = p("wrong.pem");
-    wrong_key = p("wrong.key");
-    client_cert = p("client.pem");
-    client_key = p("client.key");
+    ca_pem = make_ca("ca", "kc-test-ca");
+    other_ca_pem = make_ca("other-ca", "kc-other-ca");
+    std::tie(server_cert, server_key) =
+        make_leaf("server", "localhost",
+                  "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n");
+    std::tie(wrong_cert, wrong_key) =
+        make_leaf("wrong", "wrong.example", "subjectAltName=DNS:wrong.example\nextendedKeyUsage=serverAuth\n");
+    std::tie(client_cert, client_key) = make_leaf("client", "kconnectd-client", "extendedKeyUsage=clientAuth\n");
     server_keystore = p("server-keystore.pem");
     client_keystore = p("client-keystore.pem");
     server_key_encrypted = p("server-enc.key");
@@ -94,21 +90,26 @@ struct TestPki {
       throw std::runtime_error("TestPki: command failed: " + cmd);
   }
 
-  // A CA: self-signed, CA:TRUE.
-  void make_ca(const std::string& name, const std::string& cn) const {
+  // A CA: self-signed, CA:TRUE. Returns the path of its certificate
+  // (<name>.pem; the key is <name>.key).
+  std::string make_ca(const std::string& name, const std::string& cn) const {
     run("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -keyout " + dir + "/" +
         name + ".key -out " + dir + "/" + name + ".pem -subj '/CN=" + cn +
         "' -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign");
+    return dir + "/" + name + ".pem";
   }
 
   // A leaf certificate signed by the CA, with the extensions in `ext`.
-  void make_leaf(const std::string& name, const std::string& cn, const std::string& ext) const {
+  // Returns the paths of the certificate and of its key.
+  std::pair<std::string, std::string> make_leaf(const std::string& name, const std::string& cn,
+                                                const std::string& ext) const {
     const std::string d = dir + "/";
     std::ofstream(d + name + ".ext") << ext;
     run("openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout " + d + name + ".key -out " + d +
         name + ".csr -subj '/CN=" + cn + "'");
     run("openssl x509 -req -days 2 -in " + d + name + ".csr -CA " + d + "ca.pem -CAkey " + d +
         "ca.key -CAcreateserial -out " + d + name + ".pem -extfile " + d + name + ".ext");
+    return {d + name + ".pem", d + name + ".key"};
   }
 };
 

@@ -1,8 +1,9 @@
 #pragma once
 // Helpers shared by the tests that run the runtime::Worker against
 // librdkafka's mock cluster (tests/unit/worker, tests/unit/pipeline,
-// tests/integration/storage): polling for a condition, recording the task
-// statuses a Worker reports, and reading what a task wrote.
+// tests/integration/storage): their common Worker settings, polling for a
+// condition, recording the task statuses a Worker reports, and reading what a
+// task wrote.
 
 #include <catch2/catch.hpp>
 
@@ -28,6 +29,34 @@
 #include "worker/storage/offset_store.h"
 
 namespace kc::test {
+
+/// A mock cluster of `brokers` brokers with `topics` (name, partitions)
+/// created in order. Fails the test when the cluster does not start or a
+/// topic is not created.
+inline std::unique_ptr<storage::MockCluster> start_mock_cluster(
+    int brokers, const std::vector<std::pair<std::string, int>>& topics = {}) {
+  auto started = storage::MockCluster::start(brokers);
+  REQUIRE(started);
+  auto m = std::move(started).value();
+  for (const auto& [name, partitions] : topics) {
+    INFO("topic " << name);
+    REQUIRE(m->create_topic(name, partitions));
+  }
+  return m;
+}
+
+/// Worker settings for a test on the mock cluster `m`: worker id "w1:8083",
+/// offsets flushed every `flush_ms` ms, String key and value converters, the
+/// other options at their defaults.
+inline runtime::WorkerOptions mock_worker_options(const storage::MockCluster& m, int64_t flush_ms) {
+  runtime::WorkerOptions o;
+  o.worker_id = "w1:8083";
+  o.client = m.client_props();
+  o.offset_flush_interval_ms = flush_ms;
+  o.key_converter = "org.apache.kafka.connect.storage.StringConverter";
+  o.value_converter = "org.apache.kafka.connect.storage.StringConverter";
+  return o;
+}
 
 /// Polls `f` every `step_ms` until it returns true or `timeout_ms` passed;
 /// returns its last answer (so a late success still counts).

@@ -17,17 +17,6 @@ namespace {
 
 constexpr int kFormat = 1;
 
-std::string to_hex(const std::vector<uint8_t>& bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (uint8_t b : bytes) {
-    out.push_back(kDigits[b >> 4]);
-    out.push_back(kDigits[b & 0xf]);
-  }
-  return out;
-}
-
 std::optional<std::vector<uint8_t>> from_hex(const std::string& text) {
   if (text.size() % 2 != 0) return std::nullopt;
   auto nibble = [](char c) -> int {
@@ -61,8 +50,8 @@ Result<std::string> format_static_assignment(const StaticAssignmentRecord& r) {
                    {"generation", r.generation},
                    {"member_id", r.member_id},
                    {"protocol", r.protocol},
-                   {"snapshot", to_hex(snapshot.value())},
-                   {"received", to_hex(r.received)}};
+                   {"snapshot", connect::to_hex(snapshot.value())},
+                   {"received", connect::to_hex(r.received)}};
   return j.dump() + "\n";
 }
 

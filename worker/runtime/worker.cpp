@@ -27,6 +27,18 @@ std::string trace_of(const std::exception& e, const std::string& where) {
   return std::string("kc::connectors::ConnectError: ") + e.what() + "\n\tat " + where;
 }
 
+/// Calls `task.stop()` (a SourceTask or SinkTask). What it throws becomes
+/// `failure`, traced at "stop of <what>", unless the task already failed:
+/// the first failure is the one reported.
+template <typename Task>
+void stop_task(Task& task, std::optional<std::string>& failure, const std::string& what) {
+  try {
+    task.stop();
+  } catch (const std::exception& e) {
+    if (!failure) failure = trace_of(e, "stop of " + what);
+  }
+}
+
 int remaining_ms(Clock::time_point deadline) {
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
   return static_cast<int>(std::max<int64_t>(0, left));
@@ -711,11 +723,7 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
     auto st = commit(/*drain_first=*/true);
     if (!st) spdlog::error("{}: final offset commit failed: {}", id.to_string(), st.error().to_string());
   }
-  try {
-    task->stop();
-  } catch (const std::exception& e) {
-    if (!failure) failure = trace_of(e, "stop of source task " + id.to_string());
-  }
+  stop_task(*task, failure, "source task " + id.to_string());
   if (producer) {
     std::lock_guard lk(r.kafka_mu);
     r.producer = nullptr;
@@ -999,11 +1007,7 @@ void run_exactly_once_source_task(TaskEnv env, std::unique_ptr<connectors::Sourc
       if (auto a = txp->abort(txn_timeout_ms)) spdlog::warn("{}: {}", id.to_string(), a->to_string("abort_transaction"));
     }
   }
-  try {
-    task->stop();
-  } catch (const std::exception& e) {
-    if (!failure) failure = trace_of(e, "stop of source task " + id.to_string());
-  }
+  stop_task(*task, failure, "source task " + id.to_string());
   if (txp) {
     std::lock_guard lk(r.kafka_mu);
     r.producer = nullptr;
@@ -1363,13 +1367,7 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
     if (close_here) rd_kafka_consumer_close(consumer.get());
     consumer.reset();
   }
-  if (started) {
-    try {
-      task->stop();
-    } catch (const std::exception& e) {
-      if (!failure) failure = trace_of(e, "stop of sink task " + id.to_string());
-    }
-  }
+  if (started) stop_task(*task, failure, "sink task " + id.to_string());
   report_task_end(env, r, failure);
 }
 

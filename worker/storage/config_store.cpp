@@ -1,5 +1,8 @@
 #include "worker/storage/config_store.h"
 
+#include <optional>
+#include <type_traits>
+
 #include <spdlog/spdlog.h>
 
 namespace kc::storage {
@@ -94,6 +97,17 @@ void ConfigBackingStore::apply(const TopicReader::Record& r) {
   auto notify = [&](ConfigUpdate::Kind kind) {
     if (listener_) unpublished_updates_.push_back(ConfigUpdate{kind, key.name});
   };
+  // A value that does not decode is logged and its record skipped (nullopt).
+  auto decoded = [&r](auto result) -> std::optional<std::decay_t<decltype(result.value())>> {
+    if (!result) {
+      spdlog::error("config topic: bad value for {}: {}", *r.key, result.error().to_string());
+      return std::nullopt;
+    }
+    return std::move(result).value();
+  };
+  auto drop_task_configs = [&] {
+    std::erase_if(state_.task_configs, [&](const auto& kv) { return kv.first.connector == key.name; });
+  };
   switch (key.kind) {
     case ConfigKeyKind::Connector: {
       if (!r.value) {
@@ -103,39 +117,27 @@ void ConfigBackingStore::apply(const TopicReader::Record& r) {
         state_.inconsistent.erase(key.name);
         state_.pending_fencing.erase(key.name);  // its task count record stays: a re-created one fences them
         pending_tasks_.erase(key.name);
-        for (auto it = state_.task_configs.begin(); it != state_.task_configs.end();) {
-          if (it->first.connector == key.name) it = state_.task_configs.erase(it);
-          else ++it;
-        }
+        drop_task_configs();
         if (known) notify(ConfigUpdate::Kind::ConnectorRemoved);
         return;
       }
-      auto props = decode_properties(*r.value);
-      if (!props) {
-        spdlog::error("config topic: bad value for {}: {}", *r.key, props.error().to_string());
-        return;
-      }
-      state_.connector_configs[key.name] = std::move(props).value();
+      auto props = decoded(decode_properties(*r.value));
+      if (!props) return;
+      state_.connector_configs[key.name] = std::move(*props);
       notify(ConfigUpdate::Kind::ConnectorConfig);
       return;
     }
     case ConfigKeyKind::Task: {
       if (!r.value) return;  // Connect ignores task-config tombstones
-      auto props = decode_properties(*r.value);
-      if (!props) {
-        spdlog::error("config topic: bad value for {}: {}", *r.key, props.error().to_string());
-        return;
-      }
-      pending_tasks_[key.name][key.task] = std::move(props).value();
+      auto props = decoded(decode_properties(*r.value));
+      if (!props) return;
+      pending_tasks_[key.name][key.task] = std::move(*props);
       return;
     }
     case ConfigKeyKind::Commit: {
       if (!r.value) return;
-      auto n = decode_commit(*r.value);
-      if (!n) {
-        spdlog::error("config topic: bad value for {}: {}", *r.key, n.error().to_string());
-        return;
-      }
+      auto n = decoded(decode_commit(*r.value));
+      if (!n) return;
       if (!state_.connector_configs.count(key.name)) {
         pending_tasks_.erase(key.name);
         return;  // a commit for a connector with no config is ignored
@@ -149,10 +151,7 @@ void ConfigBackingStore::apply(const TopicReader::Record& r) {
                      *n, key.name);
         state_.inconsistent.insert(key.name);
       } else {
-        for (auto it = state_.task_configs.begin(); it != state_.task_configs.end();) {
-          if (it->first.connector == key.name) it = state_.task_configs.erase(it);
-          else ++it;
-        }
+        drop_task_configs();
         for (int32_t i = 0; i < *n; ++i) state_.task_configs[{key.name, i}] = pending[i];
         state_.task_counts[key.name] = *n;
         state_.inconsistent.erase(key.name);
@@ -173,22 +172,16 @@ void ConfigBackingStore::apply(const TopicReader::Record& r) {
         }
         return;
       }
-      auto s = decode_target_state(*r.value);
-      if (!s) {
-        spdlog::error("config topic: bad value for {}: {}", *r.key, s.error().to_string());
-        return;
-      }
+      auto s = decoded(decode_target_state(*r.value));
+      if (!s) return;
       state_.target_states[key.name] = *s;
       notify(ConfigUpdate::Kind::TargetState);
       return;
     }
     case ConfigKeyKind::RestartConnector: {
       if (!r.value || !state_.connector_configs.count(key.name)) return;
-      auto f = decode_restart(*r.value);
-      if (!f) {
-        spdlog::error("config topic: bad value for {}: {}", *r.key, f.error().to_string());
-        return;
-      }
+      auto f = decoded(decode_restart(*r.value));
+      if (!f) return;
       if (listener_) unpublished_updates_.push_back(ConfigUpdate{ConfigUpdate::Kind::RestartRequested, key.name, *f});
       return;
     }
@@ -210,11 +203,8 @@ void ConfigBackingStore::apply(const TopicReader::Record& r) {
     }
     case ConfigKeyKind::TasksFencing: {
       if (!r.value) return;
-      auto n = decode_task_count(*r.value);
-      if (!n) {
-        spdlog::error("config topic: bad value for {}: {}", *r.key, n.error().to_string());
-        return;
-      }
+      auto n = decoded(decode_task_count(*r.value));
+      if (!n) return;
       state_.task_count_records[key.name] = *n;
       state_.pending_fencing.erase(key.name);
       return;
@@ -255,6 +245,14 @@ ClusterConfigState ConfigBackingStore::snapshot() const {
 
 Status ConfigBackingStore::write(const Records& records, int timeout_ms) {
   return producer_->send_and_wait(options_.topic, records, timeout_ms);
+}
+
+Status ConfigBackingStore::write_and_read(const Records& records, int timeout_ms, bool privileged) {
+  auto st = privileged ? write_privileged(records, timeout_ms) : write(records, timeout_ms);
+  if (!st) return st;
+  auto r = read_to_end(timeout_ms);
+  if (!r) return r.error();
+  return ok_status();
 }
 
 std::string config_topic_transactional_id(const std::string& group_id) { return "connect-cluster-" + group_id; }
@@ -343,20 +341,12 @@ Status ConfigBackingStore::put_connector_config(const std::string& connector, co
   std::vector<std::pair<std::string, std::optional<std::string>>> recs;
   if (initial_state) recs.emplace_back(target_state_key(connector), encode_target_state(*initial_state));
   recs.emplace_back(connector_config_key(connector), encode_properties(config));
-  auto st = write_privileged(recs, timeout_ms);
-  if (!st) return st;
-  auto r = read_to_end(timeout_ms);
-  if (!r) return r.error();
-  return ok_status();
+  return write_and_read(recs, timeout_ms);
 }
 
 Status ConfigBackingStore::remove_connector(const std::string& connector, int timeout_ms) {
-  auto st = write_privileged({{connector_config_key(connector), std::nullopt}, {target_state_key(connector), std::nullopt}},
-                  timeout_ms);
-  if (!st) return st;
-  auto r = read_to_end(timeout_ms);
-  if (!r) return r.error();
-  return ok_status();
+  return write_and_read({{connector_config_key(connector), std::nullopt}, {target_state_key(connector), std::nullopt}},
+                        timeout_ms);
 }
 
 Status ConfigBackingStore::put_task_configs(const std::string& connector, const std::vector<ConfigMap>& configs,
@@ -367,49 +357,29 @@ Status ConfigBackingStore::put_task_configs(const std::string& connector, const 
   for (size_t i = 0; i < configs.size(); ++i)
     recs.emplace_back(task_config_key({connector, static_cast<int32_t>(i)}), encode_properties(configs[i]));
   if (!recs.empty()) {
-    auto st = write_privileged(recs, timeout_ms);
+    auto st = write_and_read(recs, timeout_ms);
     if (!st) return st;
-    r = read_to_end(timeout_ms);
-    if (!r) return r.error();
   }
-  auto st = write_privileged({{commit_key(connector), encode_commit(static_cast<int32_t>(configs.size()))}}, timeout_ms);
-  if (!st) return st;
-  r = read_to_end(timeout_ms);
-  if (!r) return r.error();
-  return ok_status();
+  return write_and_read({{commit_key(connector), encode_commit(static_cast<int32_t>(configs.size()))}}, timeout_ms);
 }
 
 Status ConfigBackingStore::put_task_count_record(const std::string& connector, int32_t task_count, int timeout_ms) {
-  auto st = write_privileged({{task_count_key(connector), encode_task_count(task_count)}}, timeout_ms);
-  if (!st) return st;
-  auto r = read_to_end(timeout_ms);
-  if (!r) return r.error();
-  return ok_status();
+  return write_and_read({{task_count_key(connector), encode_task_count(task_count)}}, timeout_ms);
 }
 
 Status ConfigBackingStore::put_restart_request(const std::string& connector, const RestartFlags& flags,
                                                int timeout_ms) {
-  auto st = write_privileged({{restart_key(connector), encode_restart(flags)}}, timeout_ms);
-  if (!st) return st;
-  auto r = read_to_end(timeout_ms);
-  if (!r) return r.error();
-  return ok_status();
+  return write_and_read({{restart_key(connector), encode_restart(flags)}}, timeout_ms);
 }
 
 Status ConfigBackingStore::put_session_key(const SessionKeyRecord& key, int timeout_ms) {
-  auto st = write_privileged({{std::string(kSessionKeyKey), encode_session_key(key)}}, timeout_ms);
-  if (!st) return st;
-  auto r = read_to_end(timeout_ms);
-  if (!r) return r.error();
-  return ok_status();
+  return write_and_read({{std::string(kSessionKeyKey), encode_session_key(key)}}, timeout_ms);
 }
 
 Status ConfigBackingStore::put_target_state(const std::string& connector, TargetState state, int timeout_ms) {
-  auto st = write({{target_state_key(connector), encode_target_state(state)}}, timeout_ms);
-  if (!st) return st;
-  auto r = read_to_end(timeout_ms);
-  if (!r) return r.error();
-  return ok_status();
+  // Not privileged in Connect either: any worker may write a target state.
+  return write_and_read({{target_state_key(connector), encode_target_state(state)}}, timeout_ms,
+                        /*privileged=*/false);
 }
 
 std::string ConfigBackingStore::kafka_cluster_id(int timeout_ms) const {

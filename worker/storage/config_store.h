@@ -213,10 +213,16 @@ class ConfigBackingStore {
  private:
   ConfigBackingStore(Options options, UpdateListener listener);
   using Records = std::vector<std::pair<std::string, std::optional<std::string>>>;
+  /// Writes `records` (key, value; no value = tombstone) with the plain
+  /// producer. Blocking, at most `timeout_ms`.
   Status write(const Records& records, int timeout_ms);
   /// Connect's sendPrivileged: the plain producer without a
   /// transactional_id, else one transaction of the fencable producer.
   Status write_privileged(const Records& records, int timeout_ms);
+  /// write_privileged (or write, when not `privileged`), then reads the
+  /// topic to the end, so the snapshot holds the records on success.
+  /// Blocking, at most about 2 x `timeout_ms`.
+  Status write_and_read(const Records& records, int timeout_ms, bool privileged = true);
   void apply(const TopicReader::Record& r);
 
   Options options_;

@@ -26,12 +26,11 @@
 #include <string>
 #include <thread>
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>  // must follow rdkafka.h
 
 #include "tests/integration/worker/cluster_harness.h"
+#include "tests/integration/worker/rest_cluster.h"
 #include "tests/support/worker_test_util.h"
 #include "worker/connectors/builtin.h"
 #include "worker/connectors/registry.h"
@@ -50,57 +49,20 @@ using namespace std::chrono_literals;
 
 namespace {
 
-uint16_t free_port() {
-  boost::asio::io_context io;
-  boost::asio::ip::tcp::acceptor a(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
-  return a.local_endpoint().port();
-}
-
 /// Two workers with exactly.once.source.support=enabled and REST servers
 /// with the internal routes; ids are "127.0.0.1:<port>".
-struct EosCluster {
-  TestCluster cluster;
-  std::map<std::string, std::unique_ptr<rest::RestServer>> rest;
-  std::vector<std::string> ids;
-
+struct EosCluster : RestCluster {
   static ClusterOptions options() {
     ClusterOptions o;
     o.data_topics = {{"eos-out", 1}};
     o.configure = [](const std::string&, herder::HerderConfig& c) { c.exactly_once_source = true; };
     return o;
   }
-  EosCluster() : cluster(options()) {
-    for (int i = 0; i < 2; ++i) ids.push_back("127.0.0.1:" + std::to_string(free_port()));
-    cluster.start_workers(ids);
-    for (const auto& id : ids) {
-      rest::RestServerOptions ro;
-      ro.listeners = {"http://" + id};
-      auto server = std::make_unique<rest::RestServer>(ro, cluster.worker(id));
-      herder::add_task_reconfiguration_route(*server, cluster.worker(id));
-      REQUIRE(server->start());
-      rest[id] = std::move(server);
-    }
-  }
-  ~EosCluster() {
-    for (auto& [id, r] : rest) r->stop();
-  }
-  std::string leader_id() {
-    std::optional<std::string> l;
-    REQUIRE(eventually([&] { return (l = cluster.leader()).has_value(); }, 60s));
-    return *l;
-  }
-  static std::string url(const std::string& id) { return "http://" + id + "/"; }
+  EosCluster()
+      : RestCluster(options(), [](rest::RestServer& server, DistributedHerder& worker, const std::string&) {
+          herder::add_task_reconfiguration_route(server, worker);
+        }) {}
 };
-
-std::unique_ptr<storage::ConfigBackingStore> open_config_store(TestCluster& c) {
-  storage::ConfigBackingStore::Options o;
-  o.client = {{"bootstrap.servers", c.mock().bootstrap_servers()}};
-  o.replication_factor = 1;
-  o.client_id = "eos-test-reader";
-  auto s = storage::ConfigBackingStore::open(o);
-  REQUIRE(s);
-  return std::move(s).value();
-}
 
 std::map<std::string, std::string> sequence_config(int tasks) {
   return {{"connector.class", "SequenceSource"}, {"tasks.max", std::to_string(tasks)}, {"topic", "eos-out"},
@@ -119,10 +81,17 @@ std::map<std::string, std::vector<int64_t>> seqs_by_task(const storage::MockClus
   return out;
 }
 
-std::vector<std::pair<std::string, std::string>> signed_headers(const std::string& key, const std::string& body) {
-  auto sig = herder::sign_request("HmacSHA256", key, body);
-  REQUIRE(sig);
-  return {{"X-Connect-Authorization", *sig}, {"X-Connect-Request-Signature-Algorithm", "HmacSHA256"}};
+/// Waits up to 30 s until the config topic, read through `store`, holds
+/// task count `n` for `connector` (its tasks-fencing record) with no fencing
+/// of it pending; returns whether it did.
+bool task_count_written(storage::ConfigBackingStore& store, const std::string& connector, int n) {
+  return eventually(
+      [&] {
+        auto snap = store.read_to_end(5000);
+        return snap && snap->task_count_records.count(connector) && snap->task_count_records.at(connector) == n &&
+               !snap->pending_fencing.count(connector);
+      },
+      30s);
 }
 
 herder::InternalResponse put_fence(const std::string& url, const std::string& connector,
@@ -143,17 +112,11 @@ TEST_CASE("exactly-once: tasks start after zombie fencing wrote the task count a
   ec.cluster.put_connector("seq", sequence_config(2));
   expected.add("seq", 2);
   ec.cluster.wait_stable(expected);
-  auto store = open_config_store(ec.cluster);
+  auto store = open_config_store(ec.cluster, "eos-test-reader");
 
   // The leader fenced (nothing to fence yet) and wrote tasks-fencing-seq = 2
   // before the tasks of this generation started.
-  REQUIRE(eventually(
-      [&] {
-        auto snap = store->read_to_end(5000);
-        return snap && snap->task_count_records.count("seq") && snap->task_count_records.at("seq") == 2 &&
-               !snap->pending_fencing.count("seq");
-      },
-      30s));
+  REQUIRE(task_count_written(*store, "seq", 2));
   // Both tasks produce, each its own gapless sequence, through transactions.
   REQUIRE(eventually(
       [&] {
@@ -170,13 +133,7 @@ TEST_CASE("exactly-once: tasks start after zombie fencing wrote the task count a
   ec.cluster.put_connector("seq", sequence_config(3));
   expected.add("seq", 3);
   ec.cluster.wait_stable(expected);
-  REQUIRE(eventually(
-      [&] {
-        auto snap = store->read_to_end(5000);
-        return snap && snap->task_count_records.count("seq") && snap->task_count_records.at("seq") == 3 &&
-               !snap->pending_fencing.count("seq");
-      },
-      30s));
+  REQUIRE(task_count_written(*store, "seq", 3));
   REQUIRE(eventually([&] { return seqs_by_task(ec.cluster.mock(), "eos-out")["seq-2"].size() >= 50; }, 60s));
 
   // Without faults every task's output is its sequence, each number once:
@@ -194,7 +151,7 @@ TEST_CASE("exactly-once: tasks start after zombie fencing wrote the task count a
 TEST_CASE("PUT /connectors/{c}/fence refuses unsigned and forged requests and fences on a signed one", "[eos]") {
   EosCluster ec;
   const auto leader = ec.leader_id();
-  const auto follower = ec.ids[0] == leader ? ec.ids[1] : ec.ids[0];
+  const auto follower = ec.follower_id(leader);
   Expected expected;
   ec.cluster.put_connector("seq", sequence_config(1));
   ec.cluster.put_connector("sink", {{"connector.class", connectors::kFileStreamSinkClass}, {"tasks.max", "1"},
@@ -203,7 +160,7 @@ TEST_CASE("PUT /connectors/{c}/fence refuses unsigned and forged requests and fe
   ec.cluster.wait_stable(expected);
   auto& lh = ec.cluster.worker(leader);
   REQUIRE(eventually([&] { return lh.session_key_info().present; }, 30s));
-  auto store = open_config_store(ec.cluster);
+  auto store = open_config_store(ec.cluster, "eos-test-reader");
   auto snap = store->read_to_end(5000);
   REQUIRE(snap);
   REQUIRE(snap->session_key);
@@ -240,13 +197,8 @@ namespace {
 connectors::PluginRegistry& sequence_registry() { return connectors::PluginRegistry::builtin(); }
 
 runtime::WorkerOptions eos_worker_options(const storage::MockCluster& m) {
-  runtime::WorkerOptions o;
-  o.worker_id = "w1:8083";
-  o.client = m.client_props();
-  o.offset_flush_interval_ms = 200;
+  runtime::WorkerOptions o = mock_worker_options(m, 200);
   o.task_shutdown_graceful_timeout_ms = 3000;
-  o.key_converter = "org.apache.kafka.connect.storage.StringConverter";
-  o.value_converter = "org.apache.kafka.connect.storage.StringConverter";
   o.exactly_once_source = true;
   o.group_id = "eos-it";
   return o;

@@ -16,12 +16,10 @@
 #include <memory>
 #include <thread>
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
 #include <nlohmann/json.hpp>
 
 #include "tests/integration/worker/cluster_harness.h"
-#include "tests/support/tls_test_util.h"
+#include "tests/integration/worker/rest_cluster.h"
 #include "worker/connectors/registry.h"
 #include "worker/herder/admin_routes.h"
 #include "worker/herder/internal_client.h"
@@ -90,53 +88,20 @@ void register_test_connector() {
   connectors::PluginRegistry::builtin().add(std::move(d));
 }
 
-/// Workers with REST servers: ids are "127.0.0.1:<port>", so each worker's
-/// advertised URL is its REST server.
-struct SignedCluster {
-  TestCluster cluster;
-  std::map<std::string, std::unique_ptr<rest::RestServer>> rest;
-  std::vector<std::string> ids;
-
-  explicit SignedCluster(ClusterOptions opts) : cluster(std::move(opts)) {
+/// The two workers with REST servers carrying the internal task-config and
+/// drain routes; the test connector is registered first.
+struct SignedCluster : RestCluster {
+  static ClusterOptions registered(ClusterOptions opts) {
     register_test_connector();
-    for (int i = 0; i < 2; ++i) ids.push_back("127.0.0.1:" + std::to_string(free_port()));
-    cluster.start_workers(ids);
-    for (const auto& id : ids) {
-      rest::RestServerOptions ro;
-      ro.listeners = {"http://" + id};
-      auto server = std::make_unique<rest::RestServer>(ro, cluster.worker(id));
-      herder::add_task_reconfiguration_route(*server, cluster.worker(id));
-      herder::add_drain_routes(*server, cluster.worker(id), id, [] {});
-      auto st = server->start();
-      INFO("REST of " << id << ": " << (st ? std::string("ok") : st.error().to_string()));
-      REQUIRE(st);
-      rest[id] = std::move(server);
-    }
+    return opts;
   }
-  ~SignedCluster() {
-    for (auto& [id, r] : rest) r->stop();
-  }
-
-  std::string leader_id() {
-    std::optional<std::string> l;
-    REQUIRE(eventually([&] { return (l = cluster.leader()).has_value(); }, 60s));
-    return *l;
-  }
-  std::string follower_id(const std::string& leader) { return ids[0] == leader ? ids[1] : ids[0]; }
-  static std::string url(const std::string& id) { return "http://" + id + "/"; }
+  explicit SignedCluster(ClusterOptions opts)
+      : RestCluster(registered(std::move(opts)),
+                    [](rest::RestServer& server, DistributedHerder& worker, const std::string& id) {
+                      herder::add_task_reconfiguration_route(server, worker);
+                      herder::add_drain_routes(server, worker, id, [] {});
+                    }) {}
 };
-
-/// The config topic as another reader sees it.
-std::unique_ptr<storage::ConfigBackingStore> open_config_store(TestCluster& c) {
-  storage::ConfigBackingStore::Options o;
-  o.client = {{"bootstrap.servers", c.mock().bootstrap_servers()}};
-  o.replication_factor = 1;
-  o.client_id = "kip507-test-reader";
-  auto s = storage::ConfigBackingStore::open(o);
-  INFO((s ? std::string("ok") : s.error().to_string()));
-  REQUIRE(s);
-  return std::move(s).value();
-}
 
 std::optional<herder::SessionKey> topic_key(storage::ConfigBackingStore& store) {
   auto snap = store.read_to_end(5000);
@@ -152,13 +117,6 @@ herder::InternalResponse post_tasks(const std::string& url, const std::string& c
   INFO((r ? std::string("ok") : r.error().to_string()));
   REQUIRE(r);
   return *r;
-}
-
-std::vector<std::pair<std::string, std::string>> signed_headers(const std::string& key, const std::string& body,
-                                                                const std::string& alg = "HmacSHA256") {
-  auto sig = herder::sign_request(alg, key, body);
-  REQUIRE(sig);
-  return {{"X-Connect-Authorization", *sig}, {"X-Connect-Request-Signature-Algorithm", alg}};
 }
 
 std::string message_of(const herder::InternalResponse& r) {
@@ -194,7 +152,7 @@ TEST_CASE("sessioned: the leader distributes a key, forwarded requests verify, f
 
   // The leader writes a key in Connect's format, and every worker reads it.
   REQUIRE(eventually([&] { return lh.session_key_info().present; }, 60s));
-  auto store = open_config_store(sc.cluster);
+  auto store = open_config_store(sc.cluster, "kip507-test-reader");
   std::optional<herder::SessionKey> key;
   REQUIRE(eventually([&] { return (key = topic_key(*store)).has_value(); }, 30s));
   CHECK(key->algorithm == "HmacSHA256");
@@ -291,7 +249,7 @@ TEST_CASE("sessioned: a short inter.worker.key.ttl.ms rotates the key and reques
   const auto follower = follower_with_connector(sc, leader);
   auto& fh = sc.cluster.worker(follower);
 
-  auto store = open_config_store(sc.cluster);
+  auto store = open_config_store(sc.cluster, "kip507-test-reader");
   std::optional<herder::SessionKey> first;
   REQUIRE(eventually([&] { return (first = topic_key(*store)).has_value(); }, 30s));
 
@@ -347,7 +305,7 @@ TEST_CASE("sessioned: a key another writer put in Connect's format is used", "[k
   const int64_t created =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
           .count();
-  auto store = open_config_store(sc.cluster);
+  auto store = open_config_store(sc.cluster, "kip507-test-reader");
   REQUIRE(store->put_session_key(herder::session_key_record({raw, "HmacSHA256", created}), 10000));
   REQUIRE(eventually(
       [&] {
@@ -392,7 +350,7 @@ TEST_CASE("compatible: nothing is signed and internal requests are accepted", "[
   CHECK(drain->status == 403);
   CHECK_THAT(message_of(*drain), Catch::Contains("connect.protocol is not sessioned"));
   CHECK_FALSE(fh.draining());
-  auto store = open_config_store(sc.cluster);
+  auto store = open_config_store(sc.cluster, "kip507-test-reader");
   CHECK_FALSE(topic_key(*store).has_value());
   CHECK_FALSE(lh.session_key_info().present);
   sc.cluster.check_invariant();

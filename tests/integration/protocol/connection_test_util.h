@@ -3,6 +3,8 @@
 // until a condition holds, and a tiny Kafka-speaking Asio acceptor that the
 // test controls request by request (FakeBroker).
 
+#include <catch2/catch.hpp>
+
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -15,6 +17,7 @@
 #include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
 
+#include "protocol/kafka/group_member.h"
 #include "protocol/kafka/messages.h"
 
 namespace kc::test {
@@ -35,6 +38,28 @@ bool run_until(boost::asio::io_context& io, Pred pred, std::chrono::milliseconds
 /// Runs `io` for `d` regardless of conditions.
 inline void run_for(boost::asio::io_context& io, std::chrono::milliseconds d) {
   run_until(io, [] { return false; }, d);
+}
+
+/// Settings for a member of group `group_id` on a scripted broker at
+/// `bootstrap` ("host:port"): 3 s session and rebalance timeouts, 50 ms
+/// heartbeats (a test sees many within a second), 2 s request timeout, 20 ms
+/// retry backoff; no TLS, SASL or group.instance.id.
+inline kafka::GroupMemberConfig scripted_group_config(const std::string& group_id, const std::string& bootstrap) {
+  using std::chrono::milliseconds;
+  kafka::GroupMemberConfig cfg;
+  cfg.group_id = group_id;
+  cfg.bootstrap_servers = {bootstrap};
+  cfg.session_timeout = milliseconds(3000);
+  cfg.rebalance_timeout = milliseconds(3000);
+  cfg.heartbeat_interval = milliseconds(50);
+  cfg.request_timeout = milliseconds(2000);
+  cfg.retry_backoff = milliseconds(20);
+  return cfg;
+}
+
+/// scripted_group_config for a scripted broker at 127.0.0.1:`port`.
+inline kafka::GroupMemberConfig scripted_group_config(const std::string& group_id, uint16_t port) {
+  return scripted_group_config(group_id, "127.0.0.1:" + std::to_string(port));
 }
 
 /// One response frame: size prefix, response header (v1 with an empty
@@ -62,6 +87,12 @@ class BrokerSession {
   /// already encoded at header.api_version).
   void respond(const kafka::RequestHeader& header, const kafka::Bytes& body) {
     send_frame(response_frame(header, body));
+  }
+  /// Writes `r`, encoded at header.api_version, as the response to `header`
+  /// (throws when `r` does not encode at that version).
+  template <typename Response>
+  void reply(const kafka::RequestHeader& header, const Response& r) {
+    respond(header, kafka::encode(r, header.api_version).value());
   }
   /// Writes raw bytes (a complete frame, or garbage on purpose).
   virtual void send_frame(kafka::Bytes frame) = 0;
@@ -98,7 +129,25 @@ struct FakeRequest {
   std::shared_ptr<BrokerSession> session;
   kafka::RequestHeader header;
   kafka::Bytes body;
+
+  /// Answers this request with `r`, encoded at the request's version.
+  template <typename Response>
+  void reply(const Response& r) const {
+    session->reply(header, r);
+  }
 };
+
+/// Decodes `req`'s body at the request's version with `decode` (a
+/// kafka::decode_<Request>), fails the test when it does not decode, appends
+/// the message to `log` (a script's record of what it received) and returns
+/// it.
+template <typename Request, typename Decode>
+Request decode_logged(const FakeRequest& req, Decode decode, std::vector<Request>& log) {
+  auto m = decode(req.body, req.header.api_version);
+  REQUIRE(m.ok());
+  log.push_back(std::move(m).value());
+  return log.back();
+}
 
 /// Answers a FindCoordinator request with this broker itself (node 1 at
 /// `host`:`port`) as the coordinator of the requested key, at the request's
@@ -112,7 +161,7 @@ inline void answer_find_coordinator(FakeRequest& req, const std::string& host, u
   c.host = host;
   c.port = port;
   r.coordinators.push_back(c);
-  req.session->respond(req.header, kafka::encode(r, v).value());
+  req.reply(r);
 }
 
 /// The Kafka side of a scripted broker, whatever its transport: answers
@@ -156,7 +205,7 @@ class ScriptedRequests {
       }
       kafka::ApiVersionsResponse r;
       r.api_keys = api_versions;
-      session->respond(h, kafka::encode(r, h.api_version).value());
+      session->reply(h, r);
       return;
     }
     requests.push_back(FakeRequest{session, h, std::move(body)});

@@ -12,6 +12,7 @@
 #include <boost/asio/io_context.hpp>
 
 #include "protocol/kafka/group_member.h"
+#include "tests/integration/protocol/connection_test_util.h"
 
 namespace kc::test {
 
@@ -20,20 +21,15 @@ struct RecordingMember {
   std::vector<kafka::GroupError> errors;
   std::shared_ptr<kafka::GroupMember> member;
 
-  /// These suites' group settings: group `group_id` at `bootstrap`
-  /// ("host:port"), 3 s session/rebalance/request/connect timeouts, 100 ms
-  /// heartbeats and 20 ms retry backoff, no TLS or SASL yet.
+  /// These suites' group settings: scripted_group_config(group_id,
+  /// bootstrap) with 100 ms heartbeats and 3 s request and connect
+  /// timeouts; no TLS or SASL yet.
   static kafka::GroupMemberConfig config(const std::string& group_id, const std::string& bootstrap) {
     using std::chrono::milliseconds;
-    kafka::GroupMemberConfig cfg;
-    cfg.group_id = group_id;
-    cfg.bootstrap_servers = {bootstrap};
-    cfg.session_timeout = milliseconds(3000);
-    cfg.rebalance_timeout = milliseconds(3000);
+    kafka::GroupMemberConfig cfg = scripted_group_config(group_id, bootstrap);
     cfg.heartbeat_interval = milliseconds(100);
     cfg.request_timeout = milliseconds(3000);
     cfg.connect_timeout = milliseconds(3000);
-    cfg.retry_backoff = milliseconds(20);
     return cfg;
   }
 

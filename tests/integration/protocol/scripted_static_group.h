@@ -57,6 +57,11 @@ struct ScriptedStaticGroup {
   struct Held {
     std::shared_ptr<BrokerSession> session;
     kafka::RequestHeader header;
+    /// Answers the held request with `r`.
+    template <typename Response>
+    void reply(const Response& r) const {
+      session->reply(header, r);
+    }
   };
 
   uint16_t port = 0;               ///< the broker's own port (FindCoordinator answer)
@@ -98,37 +103,27 @@ struct ScriptedStaticGroup {
         answer_find_coordinator(req, host, port);
         return;
       case ApiKey::JoinGroup: {
-        auto j = decode_JoinGroupRequest(req.body, v);
-        REQUIRE(j.ok());
-        joins.push_back(*j);
-        on_join(req, *j);
+        on_join(req, decode_logged(req, decode_JoinGroupRequest, joins));
         return;
       }
       case ApiKey::SyncGroup: {
-        auto s = decode_SyncGroupRequest(req.body, v);
-        REQUIRE(s.ok());
-        syncs.push_back(*s);
-        on_sync(req, *s);
+        on_sync(req, decode_logged(req, decode_SyncGroupRequest, syncs));
         return;
       }
       case ApiKey::Heartbeat: {
-        auto h = decode_HeartbeatRequest(req.body, v);
-        REQUIRE(h.ok());
-        heartbeats.push_back(*h);
+        const auto h = decode_logged(req, decode_HeartbeatRequest, heartbeats);
         HeartbeatResponse r;
-        r.error_code = static_cast<int16_t>(member_error(h->member_id, h->generation_id));
+        r.error_code = static_cast<int16_t>(member_error(h.member_id, h.generation_id));
         if (r.error_code == 0 && phase == Phase::Joining)
           r.error_code = static_cast<int16_t>(ErrorCode::REBALANCE_IN_PROGRESS);
         heartbeat_errors.push_back(r.error_code);
-        req.session->respond(req.header, encode(r, v).value());
+        req.reply(r);
         return;
       }
       case ApiKey::LeaveGroup: {
-        auto l = decode_LeaveGroupRequest(req.body, v);
-        REQUIRE(l.ok());
-        leaves.push_back(*l);
+        const auto l = decode_logged(req, decode_LeaveGroupRequest, leaves);
         LeaveGroupResponse r;
-        for (const auto& lm : l->members) {
+        for (const auto& lm : l.members) {
           std::string id = lm.member_id;
           if (id.empty() && lm.group_instance_id) id = instance_owner(*lm.group_instance_id);
           int16_t code = 0;
@@ -139,7 +134,7 @@ struct ScriptedStaticGroup {
           else r.error_code = code;  // v0-2: one member, top-level error
         }
         if (!members.empty()) start_rebalance();
-        req.session->respond(req.header, encode(r, v).value());
+        req.reply(r);
         return;
       }
       case ApiKey::ApiVersions:
@@ -166,10 +161,6 @@ struct ScriptedStaticGroup {
     held_syncs.clear();
   }
 
-  void respond_join(const Held& h, const kafka::JoinGroupResponse& r) {
-    h.session->respond(h.header, kafka::encode(r, h.header.api_version).value());
-  }
-
   void respond_sync(const Held& h, kafka::ErrorCode code, kafka::Bytes assignment) {
     kafka::SyncGroupResponse r;
     r.error_code = static_cast<int16_t>(code);
@@ -178,7 +169,7 @@ struct ScriptedStaticGroup {
       r.protocol_name = protocol;
       r.assignment = std::move(assignment);
     }
-    h.session->respond(h.header, kafka::encode(r, h.header.api_version).value());
+    h.reply(r);
   }
 
   static kafka::Bytes metadata_for(const Member& m, const std::string& name) {
@@ -193,7 +184,7 @@ struct ScriptedStaticGroup {
     JoinGroupResponse err;
     if (fenced.count(j.member_id)) {
       err.error_code = static_cast<int16_t>(ErrorCode::FENCED_INSTANCE_ID);
-      return respond_join(held, err);
+      return held.reply(err);
     }
     std::string id = j.member_id;
     if (id.empty() && j.group_instance_id) {
@@ -210,7 +201,7 @@ struct ScriptedStaticGroup {
         if (auto hj = held_joins.find(old); hj != held_joins.end()) {
           JoinGroupResponse fenced_join;
           fenced_join.error_code = static_cast<int16_t>(ErrorCode::FENCED_INSTANCE_ID);
-          respond_join(hj->second, fenced_join);
+          hj->second.reply(fenced_join);
           held_joins.erase(hj);
         }
         if (auto hs = held_syncs.find(old); hs != held_syncs.end()) {
@@ -231,7 +222,7 @@ struct ScriptedStaticGroup {
             for (const auto& o : members)
               r.members.push_back(JoinGroupMember{o.id, o.instance_id, metadata_for(o, protocol)});
           }
-          return respond_join(held, r);
+          return held.reply(r);
         }
         start_rebalance();
         held_joins[id] = held;
@@ -243,14 +234,14 @@ struct ScriptedStaticGroup {
       pending_ids.insert(id);
       err.error_code = static_cast<int16_t>(ErrorCode::MEMBER_ID_REQUIRED);
       err.member_id = id;
-      return respond_join(held, err);
+      return held.reply(err);
     } else if (Member* m = find(id)) {
       m->protocols = j.protocols;
     } else if (pending_ids.erase(id)) {
       members.push_back(Member{id, j.group_instance_id, j.protocols, {}});
     } else {
       err.error_code = static_cast<int16_t>(ErrorCode::UNKNOWN_MEMBER_ID);
-      return respond_join(held, err);
+      return held.reply(err);
     }
     start_rebalance();
     held_joins[id] = held;
@@ -274,7 +265,7 @@ struct ScriptedStaticGroup {
       r.member_id = id;
       if (id == leader)
         for (const auto& o : members) r.members.push_back(JoinGroupMember{o.id, o.instance_id, metadata_for(o, protocol)});
-      respond_join(h, r);
+      h.reply(r);
     }
     held_joins.clear();
   }

@@ -52,7 +52,7 @@ void answer_heartbeat(FakeRequest& req) {
   REQUIRE(decoded.ok());
   HeartbeatResponse resp;
   resp.error_code = static_cast<int16_t>(decoded->generation_id);
-  req.session->respond(req.header, encode(resp, req.header.api_version).value());
+  req.reply(resp);
 }
 
 }  // namespace

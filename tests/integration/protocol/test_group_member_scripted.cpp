@@ -16,25 +16,8 @@ using kc::test::FakeBroker;
 using kc::test::FakeRequest;
 using kc::test::run_until;
 using kc::test::ScriptedCoordinator;
+using kc::test::scripted_group_config;
 using std::chrono::milliseconds;
-
-namespace {
-
-/// Settings for a member of the scripted group "scripted" on `port`: 3 s
-/// session and rebalance timeouts, 50 ms heartbeats, 20 ms retry backoff.
-GroupMemberConfig scripted_config(uint16_t port) {
-  GroupMemberConfig cfg;
-  cfg.group_id = "scripted";
-  cfg.bootstrap_servers = {"127.0.0.1:" + std::to_string(port)};
-  cfg.session_timeout = milliseconds(3000);
-  cfg.rebalance_timeout = milliseconds(3000);
-  cfg.heartbeat_interval = milliseconds(50);
-  cfg.request_timeout = milliseconds(2000);
-  cfg.retry_backoff = milliseconds(20);
-  return cfg;
-}
-
-}  // namespace
 
 TEST_CASE("GroupMember handles MEMBER_ID_REQUIRED and heartbeat resets on flexible versions",
           "[group][scripted]") {
@@ -43,7 +26,7 @@ TEST_CASE("GroupMember handles MEMBER_ID_REQUIRED and heartbeat resets on flexib
   ScriptedCoordinator coord{broker.port()};
   broker.on_request = [&](FakeRequest& r) { coord.handle(r); };
 
-  const GroupMemberConfig cfg = scripted_config(broker.port());
+  const GroupMemberConfig cfg = scripted_group_config("scripted", broker.port());
 
   std::vector<JoinPrepare> prepares;
   std::vector<JoinedGroup> joined;
@@ -134,16 +117,11 @@ TEST_CASE("GroupMember reports a fatal error and closes", "[group][scripted]") {
   FakeBroker broker(io);
   broker.on_request = [&](FakeRequest& req) {
     if (req.header.api_key == ApiKey::FindCoordinator) {
-      FindCoordinatorResponse r;
-      Coordinator c;
-      c.host = "127.0.0.1";
-      c.port = broker.port();
-      r.coordinators.push_back(c);
-      req.session->respond(req.header, encode(r, req.header.api_version).value());
+      kc::test::answer_find_coordinator(req, "127.0.0.1", broker.port());
     } else if (req.header.api_key == ApiKey::JoinGroup) {
       JoinGroupResponse r;
       r.error_code = static_cast<int16_t>(ErrorCode::GROUP_AUTHORIZATION_FAILED);
-      req.session->respond(req.header, encode(r, req.header.api_version).value());
+      req.reply(r);
     }
   };
   GroupMemberConfig cfg;
@@ -189,7 +167,7 @@ TEST_CASE("GroupMember rejoins after SyncGroup INVALID_REQUEST a bounded number 
   };
   cb.on_joined = [&](const JoinedGroup& j) { joined.push_back(j); };
   cb.on_error = [&](const GroupError& e) { errors.push_back(e); };
-  auto member = GroupMember::create(io, scripted_config(broker.port()), cb);
+  auto member = GroupMember::create(io, scripted_group_config("scripted", broker.port()), cb);
   member->start();
   REQUIRE(run_until(io, [&] { return !joined.empty() || member->state() == GroupState::Closed; },
                     milliseconds(5000)));

@@ -3,10 +3,10 @@
 // (tests/integration/protocol/connection_test_util.h): it advertises
 // SaslHandshake v0-1 and SaslAuthenticate v0-2, runs the server side of PLAIN
 // (RFC 4616) and SCRAM-SHA-256/512 (RFC 5802: known salt and iterations, the
-// client proof checked, the server signature sent), and then plays a
-// one-member group coordinator (FindCoordinator, JoinGroup, SyncGroup,
-// Heartbeat, LeaveGroup). It records, per connection, the order of the
-// requests, so tests can check that nothing else went out before SASL ended.
+// client proof checked, the server signature sent), and then plays the
+// one-member group coordinator of scripted_coordinator.h. It records, per
+// connection, the order of the requests, so tests can check that nothing else
+// went out before SASL ended.
 
 #include <map>
 #include <set>
@@ -15,6 +15,7 @@
 
 #include "protocol/kafka/sasl.h"
 #include "tests/integration/protocol/connection_test_util.h"
+#include "tests/integration/protocol/scripted_coordinator.h"
 
 namespace kc::test {
 
@@ -29,6 +30,7 @@ class BasicSaslBroker {
     broker.api_versions.push_back({17, 0, 1});
     broker.api_versions.push_back({36, 0, 2});
     broker.on_request = [this](FakeRequest& r) { handle(r); };
+    group.member_id_prefix = "member-";
   }
 
   uint16_t port() const { return broker.port(); }
@@ -58,9 +60,9 @@ class BasicSaslBroker {
   /// Mechanisms asked for in SaslHandshake, in order.
   std::vector<std::string> handshakes;
   int failed_authentications = 0;
-  int joins = 0;
-  int syncs = 0;
-  int generation = 0;
+  /// The group side, reached once SASL completed (its host and port follow
+  /// the broker's).
+  ScriptedCoordinator group;
 
   Broker broker;
 
@@ -85,7 +87,7 @@ class BasicSaslBroker {
     r.error_code = code;
     r.error_message = std::move(message);
     r.auth_bytes.assign(token.begin(), token.end());
-    req.session->respond(req.header, kafka::encode(r, req.header.api_version).value());
+    req.reply(r);
   }
 
   void auth_failed(FakeRequest& req, const std::string& mech) {
@@ -111,7 +113,7 @@ class BasicSaslBroker {
         } else {
           mech_[s] = h.mechanism;
         }
-        req.session->respond(req.header, kafka::encode(r, v).value());
+        req.reply(r);
         return;
       }
       case kafka::ApiKey::SaslAuthenticate: {
@@ -177,54 +179,9 @@ class BasicSaslBroker {
   }
 
   void coordinator(FakeRequest& req) {
-    const int16_t v = req.header.api_version;
-    switch (req.header.api_key) {
-      case kafka::ApiKey::FindCoordinator:
-        answer_find_coordinator(req, host, port());
-        return;
-      case kafka::ApiKey::JoinGroup: {
-        auto j = kafka::decode_JoinGroupRequest(req.body, v).value();
-        ++joins;
-        kafka::JoinGroupResponse r;
-        if (j.member_id.empty()) {  // KIP-394
-          r.error_code = static_cast<int16_t>(kafka::ErrorCode::MEMBER_ID_REQUIRED);
-          r.member_id = "member-1";
-        } else {
-          r.generation_id = ++generation;
-          r.protocol_type = j.protocol_type;
-          r.protocol_name = j.protocols.front().name;
-          r.leader = j.member_id;
-          r.member_id = j.member_id;
-          r.members.push_back(kafka::JoinGroupMember{j.member_id, std::nullopt, j.protocols.front().metadata});
-        }
-        req.session->respond(req.header, kafka::encode(r, v).value());
-        return;
-      }
-      case kafka::ApiKey::SyncGroup: {
-        auto sg = kafka::decode_SyncGroupRequest(req.body, v).value();
-        ++syncs;
-        kafka::SyncGroupResponse r;
-        r.protocol_type = sg.protocol_type;
-        r.protocol_name = sg.protocol_name;
-        if (!sg.assignments.empty()) r.assignment = sg.assignments.front().assignment;
-        req.session->respond(req.header, kafka::encode(r, v).value());
-        return;
-      }
-      case kafka::ApiKey::Heartbeat: {
-        req.session->respond(req.header, kafka::encode(kafka::HeartbeatResponse{}, v).value());
-        return;
-      }
-      case kafka::ApiKey::LeaveGroup: {
-        auto l = kafka::decode_LeaveGroupRequest(req.body, v).value();
-        kafka::LeaveGroupResponse r;
-        for (const auto& m : l.members) r.members.push_back({m.member_id, std::nullopt, 0});
-        req.session->respond(req.header, kafka::encode(r, v).value());
-        return;
-      }
-      default:
-        req.session->close();
-        return;
-    }
+    group.host = host;
+    group.port = port();
+    group.handle(req);
   }
 };
 

@@ -49,7 +49,7 @@ TEST_CASE("GroupMember authenticates with each SASL mechanism, then joins", "[sa
   CHECK(h.member->state() == GroupState::Stable);
   CHECK(h.joined[0].assignment == Bytes{1, 2, 3});
   CHECK(h.joined[0].member_id == "member-1");
-  CHECK(h.broker.syncs == 1);
+  CHECK(h.broker.group.syncs.size() == 1);
   // Bootstrap and coordinator connections both authenticated, each with
   // SaslHandshake first and no group request before SASL completed.
   CHECK(h.broker.authenticated.size() == 2);
@@ -76,7 +76,7 @@ TEST_CASE("a wrong password is one fatal error naming the broker and the mechani
   run_for(h.io, milliseconds(300));
   CHECK(h.broker.broker.sessions.size() == 1);
   CHECK(h.broker.failed_authentications == 1);
-  CHECK(h.broker.joins == 0);
+  CHECK(h.broker.group.joins.empty());
   REQUIRE(h.errors.size() == 1);  // one fatal report, no retry warnings before it
   const GroupError& e = h.errors.back();
   CHECK(e.fatal);

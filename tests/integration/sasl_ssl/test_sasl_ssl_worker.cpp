@@ -126,7 +126,7 @@ TEST_CASE("SASL_SSL worker settings: a wrong password is the documented fatal er
   REQUIRE(run_until(s.io, [&] { return m.member->state() == GroupState::Closed; }, milliseconds(10000)));
   CHECK(broker.broker.handshakes == 1);  // TLS held; SASL refused; no reconnect
   CHECK(broker.failed_authentications == 1);
-  CHECK(broker.joins == 0);
+  CHECK(broker.group.joins.empty());
   REQUIRE(m.errors.size() == 1);
   CHECK(m.errors[0].fatal);
   CHECK(m.errors[0].net == NetErrorKind::Authentication);

@@ -31,15 +31,11 @@ using std::chrono::milliseconds;
 
 namespace {
 
+/// The scripted settings for group "static" with a 6 s session timeout and
+/// `instance` as group.instance.id (none: a dynamic member).
 GroupMemberConfig group_config(uint16_t port, std::optional<std::string> instance) {
-  GroupMemberConfig cfg;
-  cfg.group_id = "static";
-  cfg.bootstrap_servers = {"127.0.0.1:" + std::to_string(port)};
+  GroupMemberConfig cfg = kc::test::scripted_group_config("static", port);
   cfg.session_timeout = milliseconds(6000);
-  cfg.rebalance_timeout = milliseconds(3000);
-  cfg.heartbeat_interval = milliseconds(50);
-  cfg.request_timeout = milliseconds(2000);
-  cfg.retry_backoff = milliseconds(20);
   cfg.group_instance_id = std::move(instance);
   return cfg;
 }
@@ -55,11 +51,19 @@ struct StaticBroker {
   }
 };
 
+const std::string kUrlA = "http://a:8083/";
+const std::string kUrlB = "http://b:8083/";
+const ConnectorTaskId kA0{"c-a", 0};
+const ConnectorTaskId kB0{"c-b", 0};
+const ConnectorTaskId kB1{"c-b", 1};
+
 /// What the test leader hands out: each worker URL's whole share. Like
 /// Connect's incremental cooperative leader, a member's assignment holds only
 /// what it does not report owning yet (its SyncGroup bytes are a delta).
 struct TestLeader {
-  std::map<std::string, std::pair<std::vector<std::string>, std::vector<ConnectorTaskId>>> share;
+  /// Connectors and tasks per worker URL; every case starts from these.
+  std::map<std::string, std::pair<std::vector<std::string>, std::vector<ConnectorTaskId>>> share = {
+      {kUrlA, {{"c-a"}, {kA0}}}, {kUrlB, {{"c-b"}, {kB0}}}};
 
   void assign(const kc::coordinator::LeaderRound& round, kc::coordinator::AssignmentsReady ready) {
     std::vector<std::pair<std::string, Assignment>> out;
@@ -127,12 +131,6 @@ std::string temp_file(const std::string& name) {
   std::filesystem::remove(path);
   return path;
 }
-
-const std::string kUrlA = "http://a:8083/";
-const std::string kUrlB = "http://b:8083/";
-const ConnectorTaskId kA0{"c-a", 0};
-const ConnectorTaskId kB0{"c-b", 0};
-const ConnectorTaskId kB1{"c-b", 1};
 
 /// A (static "w-a", leader) and B (static "w-b") stable, then a second
 /// generation that gives B one more task: B's last SyncGroup bytes hold
@@ -244,8 +242,6 @@ TEST_CASE("static member restarted with the same group.instance.id: same generat
           "[static][coordinator]") {
   StaticBroker b;
   TestLeader leader;
-  leader.share[kUrlA] = {{"c-a"}, {kA0}};
-  leader.share[kUrlB] = {{"c-b"}, {kB0}};
   const std::string file_a = temp_file("a.json");
   const std::string file_b = temp_file("b.json");
   TestWorker a(b, leader, kUrlA, "w-a", file_a);
@@ -299,8 +295,6 @@ TEST_CASE("static member restarted without a kept assignment: takes what it gets
           "[static][coordinator]") {
   StaticBroker b;
   TestLeader leader;
-  leader.share[kUrlA] = {{"c-a"}, {kA0}};
-  leader.share[kUrlB] = {{"c-b"}, {kB0}};
   TestWorker a(b, leader, kUrlA, "w-a", "");
   REQUIRE(run_until(b.io, [&] { return !a.assigned.empty(); }, milliseconds(5000)));
   auto w = std::make_unique<TestWorker>(b, leader, kUrlB, "w-b", "");
@@ -327,8 +321,6 @@ TEST_CASE("FENCED_INSTANCE_ID: a second process with the same group.instance.id 
           "[static][coordinator]") {
   StaticBroker b;
   TestLeader leader;
-  leader.share[kUrlA] = {{"c-a"}, {kA0}};
-  leader.share[kUrlB] = {{"c-b"}, {kB0}};
   const std::string file_b = temp_file("fenced.json");
   TestWorker a(b, leader, kUrlA, "w-a", "");
   REQUIRE(run_until(b.io, [&] { return !a.assigned.empty(); }, milliseconds(5000)));
@@ -366,7 +358,6 @@ TEST_CASE("static member: leave() sends LeaveGroup with the instance id and forg
           "[static][coordinator]") {
   StaticBroker b;
   TestLeader leader;
-  leader.share[kUrlA] = {{"c-a"}, {kA0}};
   const std::string file = temp_file("leave.json");
   TestWorker a(b, leader, kUrlA, "w-a", file);
   REQUIRE(run_until(b.io, [&] { return a.owns({"c-a"}, {kA0}); }, milliseconds(5000)));

@@ -41,12 +41,7 @@ using kc::test::read_all;
 using Clock = std::chrono::steady_clock;
 
 std::unique_ptr<MockCluster> start_cluster() {
-  auto m = MockCluster::start(1);
-  REQUIRE(m);
-  REQUIRE((*m)->create_topic("connect-configs", 1));
-  REQUIRE((*m)->create_topic("connect-offsets", 5));
-  REQUIRE((*m)->create_topic("connect-status", 5));
-  return std::move(m).value();
+  return kc::test::start_mock_cluster(1, {{"connect-configs", 1}, {"connect-offsets", 5}, {"connect-status", 5}});
 }
 
 fs::path temp_dir(const std::string& name) {
@@ -110,16 +105,12 @@ struct Recorder : kc::runtime::StatusListener, kc::runtime::TaskObserver {
 };
 
 WorkerOptions worker_options(const MockCluster& m, const std::string& id) {
-  WorkerOptions o;
+  WorkerOptions o = kc::test::mock_worker_options(m, 300);
   o.worker_id = id;
-  o.client = m.client_props();
-  o.offset_flush_interval_ms = 300;
   // The mock coordinator waits for a departed sink member's session to expire
   // before the next owner's join completes; keep that short.
   o.consumer_overrides = {{"session.timeout.ms", "6000"}, {"heartbeat.interval.ms", "1000"}};
   o.task_shutdown_graceful_timeout_ms = 10000;
-  o.key_converter = "org.apache.kafka.connect.storage.StringConverter";
-  o.value_converter = "org.apache.kafka.connect.storage.StringConverter";
   return o;
 }
 

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <thread>
 
+#include "tests/support/worker_test_util.h"
 #include "worker/herder/plugin_config.h"
 #include "worker/providers/config_provider.h"
 #include "worker/runtime/worker.h"
@@ -186,20 +187,13 @@ TEST_CASE("the worker resolves placeholders when a connector and its tasks start
   const auto out = dir.path / "out.txt";
   dir.write("sink.properties", "file=" + out.string() + "\n");
   ::setenv("KC_PROVIDER_SINK_TOPIC", "lines", 1);
-  auto started = kc::storage::MockCluster::start(1);
-  REQUIRE(started);
-  auto m = std::move(started).value();
-  REQUIRE(m->create_topic("lines", 1));
+  auto m = kc::test::start_mock_cluster(1, {{"lines", 1}});
   {
     auto p = kc::storage::Producer::create(m->client_props());
     REQUIRE(p);
     REQUIRE((*p)->send_and_wait("lines", {{"k", std::string("one")}, {"k", std::string("two")}}, 20000));
   }
-  kc::runtime::WorkerOptions o;
-  o.worker_id = "w1:8083";
-  o.client = m->client_props();
-  o.offset_flush_interval_ms = 100;
-  o.key_converter = o.value_converter = "org.apache.kafka.connect.storage.StringConverter";
+  kc::runtime::WorkerOptions o = kc::test::mock_worker_options(*m, 100);
   o.config_transformer = transformer(kAllProviders);
   kc::runtime::Worker w(o, nullptr, nullptr);
   const ConfigMap config{{"connector.class", "FileStreamSink"},

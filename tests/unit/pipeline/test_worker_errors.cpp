@@ -41,22 +41,12 @@ using kc::test::read_all;
 using Clock = std::chrono::steady_clock;
 
 std::unique_ptr<MockCluster> cluster() {
-  auto started = MockCluster::start(1);
-  REQUIRE(started);
-  auto m = std::move(started).value();
-  REQUIRE(m->create_topic("connect-offsets", 5));
-  REQUIRE(m->create_topic("in", 1));
-  REQUIRE(m->create_topic("dlq", 1));
-  REQUIRE(m->create_topic("out", 1));
+  auto m = kc::test::start_mock_cluster(1, {{"connect-offsets", 5}, {"in", 1}, {"dlq", 1}, {"out", 1}});
   return m;
 }
 
 WorkerOptions options(const MockCluster& m, std::shared_ptr<kc::metrics::WorkerMetrics> metrics = nullptr) {
-  WorkerOptions o;
-  o.worker_id = "w1:8083";
-  o.client = m.client_props();
-  o.offset_flush_interval_ms = 100;
-  o.key_converter = "org.apache.kafka.connect.storage.StringConverter";
+  WorkerOptions o = kc::test::mock_worker_options(m, 100);
   o.value_converter = "org.apache.kafka.connect.json.JsonConverter";
   o.metrics = std::move(metrics);
   return o;

@@ -46,12 +46,8 @@ std::string this_year() {
 }  // namespace
 
 TEST_CASE("source and sink transform chains with predicates run in the task loops", "[worker][transforms]") {
-  auto started = MockCluster::start(1);
-  REQUIRE(started);
-  auto m = std::move(started).value();
   const std::string routed = "seq-" + this_year();
-  REQUIRE(m->create_topic("connect-offsets", 5));
-  REQUIRE(m->create_topic(routed, 1));
+  auto m = kc::test::start_mock_cluster(1, {{"connect-offsets", 5}, {routed, 1}});
   OffsetBackingStore::Options oo;
   oo.client = m->client_props();
   auto offsets = OffsetBackingStore::open(oo);
@@ -61,11 +57,7 @@ TEST_CASE("source and sink transform chains with predicates run in the task loop
   std::filesystem::create_directories(dir);
   const auto file = dir / "out.txt";
 
-  WorkerOptions o;
-  o.worker_id = "w1:8083";
-  o.client = m->client_props();
-  o.offset_flush_interval_ms = 100;
-  o.key_converter = "org.apache.kafka.connect.storage.StringConverter";
+  WorkerOptions o = kc::test::mock_worker_options(*m, 100);
   o.value_converter = "org.apache.kafka.connect.json.JsonConverter";
   // The chains run on the task thread either way; with producer.shared
   // only the send goes to the worker's one producer.
@@ -151,11 +143,7 @@ TEST_CASE("source and sink transform chains with predicates run in the task loop
 
 TEST_CASE("a failing transform is a TRANSFORMATION error: tolerated records go to the dead letter queue",
           "[worker][transforms]") {
-  auto started = MockCluster::start(1);
-  REQUIRE(started);
-  auto m = std::move(started).value();
-  REQUIRE(m->create_topic("in", 1));
-  REQUIRE(m->create_topic("dlq", 1));
+  auto m = kc::test::start_mock_cluster(1, {{"in", 1}, {"dlq", 1}});
   {
     auto p = Producer::create(m->client_props());
     REQUIRE(p);
@@ -165,12 +153,7 @@ TEST_CASE("a failing transform is a TRANSFORMATION error: tolerated records go t
   auto dir = std::filesystem::temp_directory_path() / ("kc-transforms-dlq-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto file = dir / "out.txt";
-  WorkerOptions o;
-  o.worker_id = "w1:8083";
-  o.client = m->client_props();
-  o.offset_flush_interval_ms = 100;
-  o.key_converter = "org.apache.kafka.connect.storage.StringConverter";
-  o.value_converter = "org.apache.kafka.connect.storage.StringConverter";
+  WorkerOptions o = kc::test::mock_worker_options(*m, 100);
   kc::test::TaskStates states;
   Worker w(o, nullptr, &states);
   kconn::ConfigMap config{{"connector.class", "FileStreamSink"},

@@ -106,25 +106,42 @@ class PartialSinkTask : public kconn::SinkTask {
   }
 };
 
+/// A source task that produces nothing and throws from stop().
+class ThrowingStopSourceTask : public kconn::SourceTask {
+ public:
+  void start(const kconn::ConfigMap&, kconn::SourceTaskContext&) override {}
+  std::vector<kconn::SourceRecord> poll() override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return {};
+  }
+  void stop() override { throw std::runtime_error("source stop boom"); }
+};
+
+/// A sink task that takes everything and throws from stop().
+class ThrowingStopSinkTask : public kconn::SinkTask {
+ public:
+  void start(const kconn::ConfigMap&) override {}
+  void put(const std::vector<kconn::SinkRecord>&) override {}
+  void flush(const kconn::TopicPartitionOffsets&) override {}
+  void stop() override { throw std::runtime_error("sink stop boom"); }
+};
+
 const kconn::PluginRegistry& registry() {
   static kconn::PluginRegistry reg;
   static std::once_flag once;
   std::call_once(once, [] {
     kc::test::add_one_task_plugin<AckedSourceTask>(reg, "test.AckedSourceConnector");
     kc::test::add_one_task_plugin<PartialSinkTask>(reg, "test.PartialSinkConnector");
+    kc::test::add_one_task_plugin<ThrowingStopSourceTask>(reg, "test.ThrowingStopSourceConnector");
+    kc::test::add_one_task_plugin<ThrowingStopSinkTask>(reg, "test.ThrowingStopSinkConnector");
   });
   return reg;
 }
 
 WorkerOptions worker_options(const MockCluster& m) {
-  WorkerOptions o;
-  o.worker_id = "w1:8083";
-  o.client = m.client_props();
-  o.offset_flush_interval_ms = 100;
+  WorkerOptions o = kc::test::mock_worker_options(m, 100);
   o.consumer_overrides = {{"session.timeout.ms", "6000"}, {"heartbeat.interval.ms", "500"}};
   o.task_shutdown_graceful_timeout_ms = 10000;
-  o.key_converter = "org.apache.kafka.connect.storage.StringConverter";
-  o.value_converter = "org.apache.kafka.connect.storage.StringConverter";
   return o;
 }
 
@@ -146,11 +163,7 @@ std::vector<int64_t> committed(const MockCluster& m, const std::string& group, c
 
 TEST_CASE("a source task's commit_record gets each acknowledged record with its Kafka offset, commit follows writes",
           "[worker][connectors]") {
-  auto started = MockCluster::start(1);
-  REQUIRE(started);
-  auto m = std::move(started).value();
-  REQUIRE(m->create_topic("connect-offsets", 5));
-  REQUIRE(m->create_topic("out", 1));
+  auto m = kc::test::start_mock_cluster(1, {{"connect-offsets", 5}, {"out", 1}});
   auto offsets = open_offsets(*m);
   kc::test::TaskStates states;
   Worker w(worker_options(*m), offsets.get(), &states, &registry());
@@ -178,11 +191,7 @@ TEST_CASE("a source task's commit_record gets each acknowledged record with its 
 
 TEST_CASE("a sink task is opened on assignment, committed what pre_commit returns, closed before stop",
           "[worker][connectors]") {
-  auto started = MockCluster::start(1);
-  REQUIRE(started);
-  auto m = std::move(started).value();
-  REQUIRE(m->create_topic("connect-offsets", 5));
-  REQUIRE(m->create_topic("in", 2));
+  auto m = kc::test::start_mock_cluster(1, {{"connect-offsets", 5}, {"in", 2}});
   {
     auto p = Producer::create(m->client_props());
     REQUIRE(p);
@@ -213,4 +222,27 @@ TEST_CASE("a sink task is opened on assignment, committed what pre_commit return
   REQUIRE(hooks.closed.size() == 1);
   CHECK(hooks.closed[0] == kconn::TopicPartitions{{"in", 0}, {"in", 1}});
   CHECK(hooks.stopped_after_close);
+}
+
+TEST_CASE("a task whose stop() throws ends FAILED with the stop's trace (source and sink)", "[worker][connectors]") {
+  auto m = kc::test::start_mock_cluster(1, {{"connect-offsets", 5}, {"in", 1}});
+  auto offsets = open_offsets(*m);
+  kc::test::TaskStates states;
+  Worker w(worker_options(*m), offsets.get(), &states, &registry());
+  const ConnectorTaskId src{"throwing-src", 0};
+  const ConnectorTaskId snk{"throwing-snk", 0};
+  const ConfigMap src_cfg{{"connector.class", "test.ThrowingStopSourceConnector"}};
+  const ConfigMap snk_cfg{{"connector.class", "test.ThrowingStopSinkConnector"}, {"topics", "in"}};
+  REQUIRE(w.start_task(src, src_cfg, src_cfg, TargetState::Started));
+  REQUIRE(w.start_task(snk, snk_cfg, snk_cfg, TargetState::Started));
+  REQUIRE(eventually([&] { return states.state(src) == StatusState::Running; }, 20000));
+  REQUIRE(eventually([&] { return states.state(snk) == StatusState::Running; }, 20000));
+  CHECK(w.stop_task(src));
+  CHECK(w.stop_task(snk));
+  REQUIRE(eventually([&] { return states.state(src) == StatusState::Failed; }, 20000));
+  REQUIRE(eventually([&] { return states.state(snk) == StatusState::Failed; }, 20000));
+  CHECK_THAT(states.trace(src), Catch::Contains("at stop of source task throwing-src-0") &&
+                                    Catch::Contains("source stop boom"));
+  CHECK_THAT(states.trace(snk), Catch::Contains("at stop of sink task throwing-snk-0") &&
+                                    Catch::Contains("sink stop boom"));
 }

@@ -156,22 +156,12 @@ struct Observer : kc::runtime::TaskObserver, kc::runtime::StatusListener {
   }
 };
 
-std::unique_ptr<MockCluster> start_cluster() {
-  auto m = MockCluster::start(1);
-  REQUIRE(m);
-  REQUIRE((*m)->create_topic("connect-offsets", 5));
-  return std::move(m).value();
-}
+std::unique_ptr<MockCluster> start_cluster() { return kc::test::start_mock_cluster(1, {{"connect-offsets", 5}}); }
 
 WorkerOptions worker_options(const MockCluster& m) {
-  WorkerOptions o;
-  o.worker_id = "w1:8083";
-  o.client = m.client_props();
-  o.offset_flush_interval_ms = 200;
+  WorkerOptions o = kc::test::mock_worker_options(m, 200);
   o.consumer_overrides = {{"session.timeout.ms", "6000"}, {"heartbeat.interval.ms", "500"}};
   o.task_shutdown_graceful_timeout_ms = kGracefulMs;
-  o.key_converter = "org.apache.kafka.connect.storage.StringConverter";
-  o.value_converter = "org.apache.kafka.connect.storage.StringConverter";
   return o;
 }
 

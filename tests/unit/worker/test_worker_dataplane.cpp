@@ -80,13 +80,8 @@ const kconn::PluginRegistry& registry() {
 }
 
 WorkerOptions worker_options(const MockCluster& m) {
-  WorkerOptions o;
-  o.worker_id = "w1:8083";
-  o.client = m.client_props();
-  o.offset_flush_interval_ms = 100;
+  WorkerOptions o = kc::test::mock_worker_options(m, 100);
   o.task_shutdown_graceful_timeout_ms = 10000;
-  o.key_converter = "org.apache.kafka.connect.storage.StringConverter";
-  o.value_converter = "org.apache.kafka.connect.storage.StringConverter";
   return o;
 }
 
@@ -116,11 +111,7 @@ TEST_CASE("a source task keeps polling while its records wait for acks, commits 
           "[worker][dataplane]") {
   // Broker 2 leads "out" and answers 1.5 s late; broker 1 leads the offsets
   // topic and answers at once, so commits themselves are quick.
-  auto started = MockCluster::start(2);
-  REQUIRE(started);
-  auto m = std::move(started).value();
-  REQUIRE(m->create_topic("connect-offsets", 5));
-  REQUIRE(m->create_topic("out", 1));
+  auto m = kc::test::start_mock_cluster(2, {{"connect-offsets", 5}, {"out", 1}});
   for (int p = 0; p < 5; ++p)
     REQUIRE(rd_kafka_mock_partition_set_leader(m->handle(), "connect-offsets", p, 1) == RD_KAFKA_RESP_ERR_NO_ERROR);
   REQUIRE(rd_kafka_mock_partition_set_leader(m->handle(), "out", 0, 2) == RD_KAFKA_RESP_ERR_NO_ERROR);
@@ -166,11 +157,7 @@ TEST_CASE("a source task keeps polling while its records wait for acks, commits 
 
 TEST_CASE("a record that fails delivery fails the source task and no offset at or after it is committed",
           "[worker][dataplane]") {
-  auto started = MockCluster::start(1);
-  REQUIRE(started);
-  auto m = std::move(started).value();
-  REQUIRE(m->create_topic("connect-offsets", 5));
-  REQUIRE(m->create_topic("out", 1));
+  auto m = kc::test::start_mock_cluster(1, {{"connect-offsets", 5}, {"out", 1}});
   auto offsets = open_offsets(*m);
   g_polls = 0;
   kc::test::TaskStates states;
@@ -201,11 +188,7 @@ TEST_CASE("a record that fails delivery fails the source task and no offset at o
 
 TEST_CASE("a source record's timestamp is the Kafka record's timestamp, without one the producer's time",
           "[worker][dataplane]") {
-  auto started = MockCluster::start(1);
-  REQUIRE(started);
-  auto m = std::move(started).value();
-  REQUIRE(m->create_topic("connect-offsets", 5));
-  REQUIRE(m->create_topic("out", 1));
+  auto m = kc::test::start_mock_cluster(1, {{"connect-offsets", 5}, {"out", 1}});
   auto offsets = open_offsets(*m);
   kc::test::TaskStates states;
   ConfigMap cfg = kSource;

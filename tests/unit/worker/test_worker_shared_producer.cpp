@@ -135,13 +135,8 @@ struct States : kc::runtime::StatusListener, kc::runtime::TaskObserver {
 };
 
 WorkerOptions shared_options(const MockCluster& m) {
-  WorkerOptions o;
-  o.worker_id = "w1:8083";
-  o.client = m.client_props();
-  o.offset_flush_interval_ms = 100;
+  WorkerOptions o = kc::test::mock_worker_options(m, 100);
   o.task_shutdown_graceful_timeout_ms = kGracefulMs;
-  o.key_converter = "org.apache.kafka.connect.storage.StringConverter";
-  o.value_converter = "org.apache.kafka.connect.storage.StringConverter";
   o.producer_shared = true;
   return o;
 }
@@ -195,10 +190,7 @@ int threads_now() {
 
 /// A cluster of `brokers` brokers with the offsets topic led by broker 1.
 std::unique_ptr<MockCluster> start_cluster(int brokers) {
-  auto started = MockCluster::start(brokers);
-  REQUIRE(started);
-  auto m = std::move(started).value();
-  REQUIRE(m->create_topic("connect-offsets", 5));
+  auto m = kc::test::start_mock_cluster(brokers, {{"connect-offsets", 5}});
   for (int p = 0; p < 5; ++p)
     REQUIRE(rd_kafka_mock_partition_set_leader(m->handle(), "connect-offsets", p, 1) == RD_KAFKA_RESP_ERR_NO_ERROR);
   return m;
