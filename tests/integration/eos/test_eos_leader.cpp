@@ -19,12 +19,11 @@
 #include <string>
 #include <thread>
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>  // must follow rdkafka.h
 
 #include "tests/integration/worker/cluster_harness.h"
+#include "tests/integration/worker/rest_cluster.h"
 #include "worker/herder/internal_client.h"
 #include "worker/rest/json_codec.h"
 #include "worker/rest/rest_server.h"
@@ -38,12 +37,6 @@ using namespace std::chrono_literals;
 namespace {
 
 constexpr int16_t kEndTxn = 26;  // Kafka protocol ApiKey of EndTxn (librdkafka keeps RD_KAFKAP_* private)
-
-uint16_t free_port() {
-  boost::asio::io_context io;
-  boost::asio::ip::tcp::acceptor a(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
-  return a.local_endpoint().port();
-}
 
 std::unique_ptr<storage::ConfigBackingStore> open_store(const storage::MockCluster& m, const std::string& txn_id) {
   storage::ConfigBackingStore::Options o;
@@ -59,19 +52,9 @@ std::unique_ptr<storage::ConfigBackingStore> open_store(const storage::MockClust
   return std::move(s).value();
 }
 
-/// Calls a HerderApi method and waits for its reply (10 s at most).
-template <typename T, typename F>
-rest::Reply<T> call(F&& f) {
-  auto p = std::make_shared<std::promise<rest::Reply<T>>>();
-  auto fut = p->get_future();
-  f([p](rest::Reply<T> r) { p->set_value(std::move(r)); });
-  if (fut.wait_for(10s) != std::future_status::ready) return rest::RestError::internal("no reply within 10 s");
-  return fut.get();
-}
-
 /// "CONNECTOR_STATE@worker tasks 0=STATE@worker ..." from one worker's view.
 std::string status_text(DistributedHerder& h, const std::string& c) {
-  auto r = call<rest::ConnectorStateInfo>([&](auto cb) { h.connector_status(c, cb); });
+  auto r = herder_reply<rest::ConnectorStateInfo>([&](auto cb) { h.connector_status(c, cb); });
   if (!r) return "error: " + r.error().message;
   std::string s = std::string(rest::to_string(r.value().connector.state)) + "@" + r.value().connector.worker_id + " tasks";
   for (const auto& t : r.value().tasks)
@@ -81,11 +64,7 @@ std::string status_text(DistributedHerder& h, const std::string& c) {
 
 /// Workers with exactly.once.source.support=preparing (transactional
 /// leader, at-least-once tasks) and REST servers; ids "127.0.0.1:<port>".
-struct PreparingCluster {
-  TestCluster cluster;
-  std::map<std::string, std::unique_ptr<rest::RestServer>> rest;
-  std::vector<std::string> ids;
-
+struct PreparingCluster : RestCluster {
   static ClusterOptions options() {
     ClusterOptions o;
     o.data_topics = {{"txl-out", 1}};
@@ -95,26 +74,7 @@ struct PreparingCluster {
     };
     return o;
   }
-  explicit PreparingCluster(int workers) : cluster(options()) {
-    for (int i = 0; i < workers; ++i) ids.push_back("127.0.0.1:" + std::to_string(free_port()));
-    cluster.start_workers(ids);
-    for (const auto& id : ids) {
-      rest::RestServerOptions ro;
-      ro.listeners = {"http://" + id};
-      auto server = std::make_unique<rest::RestServer>(ro, cluster.worker(id));
-      REQUIRE(server->start());
-      rest[id] = std::move(server);
-    }
-  }
-  ~PreparingCluster() {
-    for (auto& [id, r] : rest) r->stop();
-  }
-  std::string leader_id() {
-    std::optional<std::string> l;
-    REQUIRE(eventually([&] { return (l = cluster.leader()).has_value(); }, 60s));
-    return *l;
-  }
-  static std::string url(const std::string& id) { return "http://" + id + "/"; }
+  PreparingCluster() : RestCluster(options()) {}
   /// PUT /connectors/{name}/config through worker `id`'s REST server.
   static herder::InternalResponse put_config(const std::string& id, const std::string& name, const std::string& body) {
     auto r = herder::put_internal(url(id), "/connectors/" + name + "/config", body, 30000);
@@ -201,7 +161,7 @@ TEST_CASE("config store: privileged writes need claimed write privileges, are tr
 TEST_CASE("preparing: the leader writes configs in transactions, a follower's create, tasks and statuses work, a "
           "fenced leader write fails clearly and the leader reclaims",
           "[eos]") {
-  PreparingCluster pc(2);
+  PreparingCluster pc;
   const auto leader = pc.leader_id();
   const auto follower = pc.ids[0] == leader ? pc.ids[1] : pc.ids[0];
   pc.cluster.wait_stable(Expected{});
@@ -264,7 +224,7 @@ TEST_CASE("preparing: the leader writes configs in transactions, a follower's cr
 }
 
 TEST_CASE("preparing: a new leader claims the write privileges and its config writes are transactions", "[eos]") {
-  PreparingCluster pc(2);
+  PreparingCluster pc;
   const auto first = pc.leader_id();
   const auto second = pc.ids[0] == first ? pc.ids[1] : pc.ids[0];
   REQUIRE(eventually([&] { return pc.cluster.worker(first).config_writer_info().write_privileges; }, 20s));

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/integration/worker/cluster_harness.h"
+#include "tests/integration/worker/rest_cluster.h"
 #include "tests/support/tls_test_util.h"
 #include "tests/support/worker_test_util.h"
 #include "worker/rest/rest_server.h"
@@ -30,11 +31,7 @@ namespace http = boost::beast::http;
 namespace {
 
 /// Two exactly-once workers ("127.0.0.1:<port>") with REST servers.
-struct OffsetsCluster {
-  TestCluster cluster;
-  std::map<std::string, std::unique_ptr<rest::RestServer>> rest;
-  std::vector<std::string> ids;
-
+struct OffsetsCluster : RestCluster {
   static ClusterOptions options() {
     ClusterOptions o;
     // own-offsets made here: the mock has no CreateTopics (a broker creates
@@ -43,29 +40,9 @@ struct OffsetsCluster {
     o.configure = [](const std::string&, herder::HerderConfig& c) { c.exactly_once_source = true; };
     return o;
   }
-  OffsetsCluster() : cluster(options()) {
-    for (int i = 0; i < 2; ++i) ids.push_back("127.0.0.1:" + std::to_string(free_port()));
-    cluster.start_workers(ids);
-    for (const auto& id : ids) {
-      rest::RestServerOptions ro;
-      ro.listeners = {"http://" + id};
-      auto server = std::make_unique<rest::RestServer>(ro, cluster.worker(id));
-      REQUIRE(server->start());
-      rest[id] = std::move(server);
-    }
-  }
-  ~OffsetsCluster() {
-    for (auto& [id, r] : rest) r->stop();
-  }
-  std::string leader() {
-    std::optional<std::string> l;
-    REQUIRE(eventually([&] { return (l = cluster.leader()).has_value(); }, 60000));
-    return *l;
-  }
-  std::string follower() {
-    const auto l = leader();
-    return ids[0] == l ? ids[1] : ids[0];
-  }
+  OffsetsCluster() : RestCluster(options()) {}
+  std::string leader() { return leader_id(); }
+  std::string follower() { return follower_id(leader_id()); }
 };
 
 HttpResult call(const std::string& id, http::verb verb, const std::string& target, const std::string& body = "") {

@@ -176,4 +176,16 @@ bool eventually(const std::function<bool()>& pred, std::chrono::milliseconds tim
 /// "name" → "a,b" text for messages.
 std::string to_string(const TaskSet& tasks);
 
+/// Calls a HerderApi method `f(callback)` and waits for its reply: the
+/// reply, or RestError::internal("no reply within 10 s"). Test thread.
+template <typename T, typename F>
+rest::Reply<T> herder_reply(F&& f) {
+  auto p = std::make_shared<std::promise<rest::Reply<T>>>();
+  auto fut = p->get_future();
+  f([p](rest::Reply<T> r) { p->set_value(std::move(r)); });
+  if (fut.wait_for(std::chrono::seconds(10)) != std::future_status::ready)
+    return rest::RestError::internal("no reply within 10 s");
+  return fut.get();
+}
+
 }  // namespace kc::test

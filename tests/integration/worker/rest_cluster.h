@@ -25,8 +25,8 @@
 namespace kc::test {
 
 /// Two workers of a TestCluster, each with a started plain-HTTP REST server
-/// listening on its id. `add_routes` adds the routes a suite needs to each
-/// server before it starts. Fails the test when a server does not start;
+/// listening on its id. `add_routes` (optional) adds the routes a suite
+/// needs to each server before it starts. Fails the test when a server does not start;
 /// the servers stop before the workers.
 struct RestCluster {
   /// Adds routes to `server`, the REST server of worker `id`.
@@ -36,14 +36,14 @@ struct RestCluster {
   std::map<std::string, std::unique_ptr<rest::RestServer>> rest;  ///< by worker id
   std::vector<std::string> ids;                                   ///< the two worker ids
 
-  RestCluster(ClusterOptions opts, const AddRoutes& add_routes) : cluster(std::move(opts)) {
+  RestCluster(ClusterOptions opts, const AddRoutes& add_routes = {}) : cluster(std::move(opts)) {
     for (int i = 0; i < 2; ++i) ids.push_back("127.0.0.1:" + std::to_string(free_port()));
     cluster.start_workers(ids);
     for (const auto& id : ids) {
       rest::RestServerOptions ro;
       ro.listeners = {"http://" + id};
       auto server = std::make_unique<rest::RestServer>(ro, cluster.worker(id));
-      add_routes(*server, cluster.worker(id), id);
+      if (add_routes) add_routes(*server, cluster.worker(id), id);
       auto st = server->start();
       INFO("REST of " << id << ": " << (st ? std::string("ok") : st.error().to_string()));
       REQUIRE(st);

@@ -38,19 +38,9 @@ std::map<std::string, std::string> seq_config(int tasks) {
           {"throughput", "50"}};
 }
 
-/// Calls a HerderApi method and waits for its reply (10 s at most).
-template <typename T, typename F>
-rest::Reply<T> call(F&& f) {
-  auto p = std::make_shared<std::promise<rest::Reply<T>>>();
-  auto fut = p->get_future();
-  f([p](rest::Reply<T> r) { p->set_value(std::move(r)); });
-  if (fut.wait_for(10s) != std::future_status::ready) return rest::RestError::internal("no reply within 10 s");
-  return fut.get();
-}
-
 /// "CONNECTOR_STATE tasks 0=STATE@worker,1=..." from one worker's view.
 std::string status_text(DistributedHerder& h, const std::string& c) {
-  auto r = call<rest::ConnectorStateInfo>([&](auto cb) { h.connector_status(c, cb); });
+  auto r = herder_reply<rest::ConnectorStateInfo>([&](auto cb) { h.connector_status(c, cb); });
   if (!r) return "error: " + r.error().message;
   std::string s = std::string(rest::to_string(r.value().connector.state)) + " tasks";
   for (const auto& t : r.value().tasks) s += " " + std::to_string(t.id) + "=" + rest::to_string(t.state);
@@ -113,11 +103,11 @@ std::string follower(TestCluster& cl) {
 /// REST layer's forwarding does.
 template <typename T, typename F>
 rest::Reply<T> forwarded(TestCluster& cl, const std::string& via, F&& f) {
-  auto r = call<T>([&](auto cb) { f(cl.worker(via), cb); });
+  auto r = herder_reply<T>([&](auto cb) { f(cl.worker(via), cb); });
   if (!r.ok() && r.error().kind == rest::ErrorKind::NotLeader) {
     auto leader = cl.leader();
     REQUIRE(leader);
-    r = call<T>([&](auto cb) { f(cl.worker(*leader), cb); });
+    r = herder_reply<T>([&](auto cb) { f(cl.worker(*leader), cb); });
   }
   return r;
 }
@@ -150,7 +140,7 @@ TEST_CASE("pause through a follower pauses every task on every worker, resume re
   TwoWorkers t;
   auto& cl = t.cl;
   const auto via = follower(cl);
-  REQUIRE(call<rest::Done>([&](auto cb) { cl.worker(via).set_target_state("c", rest::TargetState::Paused, cb); }));
+  REQUIRE(herder_reply<rest::Done>([&](auto cb) { cl.worker(via).set_target_state("c", rest::TargetState::Paused, cb); }));
   wait_views(cl, "c", "PAUSED tasks 0=PAUSED 1=PAUSED");
   for (const auto& id : cl.live()) CHECK(tasks_in_state(cl.worker(id), "c", "paused") == 1);
   // Nothing polls while paused.
@@ -158,7 +148,7 @@ TEST_CASE("pause through a follower pauses every task on every worker, resume re
   std::this_thread::sleep_for(1500ms);
   CHECK(polled(cl, "c") == before);
 
-  REQUIRE(call<rest::Done>([&](auto cb) { cl.worker(via).set_target_state("c", rest::TargetState::Started, cb); }));
+  REQUIRE(herder_reply<rest::Done>([&](auto cb) { cl.worker(via).set_target_state("c", rest::TargetState::Started, cb); }));
   wait_views(cl, "c", "RUNNING tasks 0=RUNNING 1=RUNNING");
   for (const auto& id : cl.live()) CHECK(tasks_in_state(cl.worker(id), "c", "running") == 1);
   CHECK(eventually([&] { return polled(cl, "c") > before; }, 10s));
@@ -184,14 +174,14 @@ TEST_CASE("stop shows STOPPED with no tasks on every worker, resume through a fo
   CHECK(polled(cl, "c") == before);
 
   // Resume on a follower: the leader regenerates the task configs.
-  REQUIRE(call<rest::Done>([&](auto cb) { cl.worker(follower(cl)).set_target_state("c", rest::TargetState::Started, cb); }));
+  REQUIRE(herder_reply<rest::Done>([&](auto cb) { cl.worker(follower(cl)).set_target_state("c", rest::TargetState::Started, cb); }));
   wait_views(cl, "c", "RUNNING tasks 0=RUNNING 1=RUNNING", 90s);
   // GET /tasks answers Connect's 500 "rebalance is expected" while the new
   // task configs wait for their round; it answers once that round is over.
   rest::Reply<std::vector<rest::TaskInfo>> tasks = rest::RestError::internal("not asked yet");
   const bool answered = eventually(
       [&] {
-        tasks = call<std::vector<rest::TaskInfo>>([&](auto cb) { cl.worker(follower(cl)).task_configs("c", cb); });
+        tasks = herder_reply<std::vector<rest::TaskInfo>>([&](auto cb) { cl.worker(follower(cl)).task_configs("c", cb); });
         return tasks.ok();
       },
       30s);
@@ -225,12 +215,12 @@ TEST_CASE("pause, a worker joins and the work moves, resume: nothing stays pause
           "[worker][integration][operations]") {
   TwoWorkers t;
   auto& cl = t.cl;
-  REQUIRE(call<rest::Done>([&](auto cb) { cl.worker(follower(cl)).set_target_state("c", rest::TargetState::Paused, cb); }));
+  REQUIRE(herder_reply<rest::Done>([&](auto cb) { cl.worker(follower(cl)).set_target_state("c", rest::TargetState::Paused, cb); }));
   wait_views(cl, "c", "PAUSED tasks 0=PAUSED 1=PAUSED");
   cl.start_worker("w3");
   cl.wait_stable(t.e);
   wait_views(cl, "c", "PAUSED tasks 0=PAUSED 1=PAUSED");
-  REQUIRE(call<rest::Done>([&](auto cb) { cl.worker("w3").set_target_state("c", rest::TargetState::Started, cb); }));
+  REQUIRE(herder_reply<rest::Done>([&](auto cb) { cl.worker("w3").set_target_state("c", rest::TargetState::Started, cb); }));
   wait_views(cl, "c", "RUNNING tasks 0=RUNNING 1=RUNNING");
   for (const auto& id : cl.live()) CHECK(tasks_in_state(cl.worker(id), "c", "paused") == 0);
   cl.check_invariant();
