@@ -6,6 +6,7 @@
 // and the worker's; DELETE tombstones every partition in both.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -212,6 +213,37 @@ TEST_CASE("offsets API: a connector with its own offsets.storage.topic is read, 
   }
   // With nothing to fall back to, the task starts over at seq 0.
   transition(oc, oc.follower(), "resume", "RUNNING");
-  REQUIRE(eventually([&] { return seqs(m) == concat(concat(range(6, 49), range(20, 49)), range(0, 49)); }, 60000,
-                     200));
+  const auto all_seqs = concat(concat(range(6, 49), range(20, 49)), range(0, 49));
+  REQUIRE(eventually([&] { return seqs(m) == all_seqs; }, 60000, 200));
+
+  // Across a rebalance: the worker running the task leaves; the other one
+  // takes the task over from the connector's own topic (seq 49, nothing
+  // more to send; the worker's topic is empty, so reading it instead would
+  // start over at 0) and reports the same offsets.
+  std::string owner;
+  REQUIRE(eventually([&] {
+    auto s = call(oc.leader(), http::verb::get, "/connectors/own/status");
+    if (s.status != 200) return false;
+    auto j = nlohmann::json::parse(s.body);
+    if (j["tasks"].empty() || j["tasks"][0]["state"] != "RUNNING") return false;
+    owner = j["tasks"][0]["worker_id"].get<std::string>();
+    return true;
+  }, 30000, 200));
+  REQUIRE(std::find(oc.ids.begin(), oc.ids.end(), owner) != oc.ids.end());
+  const std::string other = oc.follower_id(owner);
+  oc.rest.at(owner)->stop();
+  oc.rest.erase(owner);
+  oc.cluster.stop_worker(owner);
+  REQUIRE(eventually([&] {
+    auto s = call(other, http::verb::get, "/connectors/own/status");
+    if (s.status != 200) return false;
+    auto j = nlohmann::json::parse(s.body);
+    return !j["tasks"].empty() && j["tasks"][0]["state"] == "RUNNING" && j["tasks"][0]["worker_id"] == other;
+  }, 60000, 200));
+  auto after = get_offsets(other);
+  INFO(last_get);
+  REQUIRE(after);
+  CHECK((*after)[kTaskPartition] == nlohmann::json{{"seq", 49}});
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // a wrong resume would send seq 0.. again
+  CHECK(seqs(m) == all_seqs);
 }
