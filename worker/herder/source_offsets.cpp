@@ -1,7 +1,6 @@
 #include "worker/herder/source_offsets.h"
 
 #include <map>
-#include <set>
 
 #include <spdlog/spdlog.h>
 
@@ -50,14 +49,19 @@ std::optional<rest::RestError> write(storage::OffsetBackingStore& store, const s
   return std::nullopt;
 }
 
+/// What both stores hold for `connector` as they stand, merged (the primary wins).
+std::vector<rest::ConnectorOffset> merged(const std::string& connector, const SourceOffsetStores& stores) {
+  return merge_source_offsets(connector, stores.primary->get_all(connector),
+                              stores.secondary ? stores.secondary->get_all(connector)
+                                               : std::vector<std::pair<storage::SourcePartition, storage::SourceOffset>>{});
+}
+
 }  // namespace
 
 rest::Reply<std::vector<rest::ConnectorOffset>> read_source_offsets(const std::string& connector,
                                                                    const SourceOffsetStores& stores, int timeout_ms) {
   if (auto e = read_all(stores, timeout_ms)) return *e;
-  return merge_source_offsets(connector, stores.primary->get_all(connector),
-                              stores.secondary ? stores.secondary->get_all(connector)
-                                               : std::vector<std::pair<storage::SourcePartition, storage::SourceOffset>>{});
+  return merged(connector, stores);
 }
 
 rest::Reply<std::string> modify_source_offsets(const std::string& connector, const SourceOffsetStores& stores,
@@ -68,13 +72,7 @@ rest::Reply<std::string> modify_source_offsets(const std::string& connector, con
     for (const auto& o : *offsets) batch.emplace_back(o.partition, o.offset);
   } else {  // reset: a tombstone for every partition of either topic, after a full read
     if (auto e = read_all(stores, timeout_ms)) return *e;
-    std::set<std::string> seen;
-    for (auto* store : {stores.primary, stores.secondary}) {
-      if (!store) continue;
-      for (auto& [partition, _] : store->get_all(connector))
-        if (seen.insert(storage::encode_offset_key(connector, partition)).second)
-          batch.emplace_back(partition, std::nullopt);
-    }
+    for (auto& o : merged(connector, stores)) batch.emplace_back(std::move(o.partition), std::nullopt);
   }
   const auto plan = plan_source_offset_write(batch, stores.secondary != nullptr);
   if (stores.secondary)
