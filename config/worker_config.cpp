@@ -100,6 +100,9 @@ const std::array kOptions = {
     opt_long("offset.flush.timeout.ms", "5000", 0, kLongMax, "ms", "Time allowed for one offset flush."),
     opt_long("task.shutdown.graceful.timeout.ms", "5000", 0, kLongMax, "ms",
              "Time allowed for one connector or task to stop during a revocation or shutdown."),
+    opt_int("tasks.max.limit", "1000", 1, kIntMax, "",
+            "Highest tasks.max a connector may set on this cluster; a create or update above it is refused with 400, "
+            "and a stored config above it fails its connector instead of generating task configs (ours)."),
     opt_bool("rebalance.hand.over.enable", "true",
              "Cooperative protocols: a task the leader revokes to balance the load is given to its new owner in the "
              "same round, which starts it once the old owner's stop shows in the status topic, instead of one "
