@@ -136,6 +136,20 @@ class Node:
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
 
+    def rss_kib(self):
+        """Resident set size of the running process in KiB (VmRSS of
+        /proc/<pid>/status), or None when it is not running."""
+        if not self.alive():
+            return None
+        try:
+            with open(f"/proc/{self.proc.pid}/status") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        return int(line.split()[1])
+        except (OSError, ValueError):
+            pass
+        return None
+
     def signal(self, sig):
         if self.alive():
             self.proc.send_signal(sig)
