@@ -29,6 +29,11 @@ REBALANCE_DELAY_MS = 5000
 GRACEFUL_MS = 2000
 GROUP = "cluster-test"
 
+# Prepended to the command of every broker and worker process. Empty by
+# default; a suite that must leave nothing behind if it is itself killed
+# (a ctest timeout) sets e.g. ["setpriv", "--pdeathsig", "KILL", "--"].
+COMMAND_PREFIX = []
+
 SEQ_TOPIC = "seq"
 PIPE_TOPIC = "pipe"
 
@@ -58,7 +63,7 @@ class Broker:
         for t in topics:
             args += ["--topic", t]
         self.out = open(self.out_path, "ab")
-        self.proc = subprocess.Popen(args, stdout=self.out, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(COMMAND_PREFIX + args, stdout=self.out, stderr=subprocess.STDOUT)
         if not wait_for(lambda: os.path.exists(self.bootstrap_file) and open(self.bootstrap_file).read().strip(), 30):
             raise Fatal("mock-broker wrote no bootstrap address")
         self.bootstrap = open(self.bootstrap_file).read().split()[0]
@@ -128,7 +133,8 @@ class Node:
         out.write(f"\n===== harness: start #{self.starts + 1} =====\n".encode())
         out.flush()
         env = {k: v for k, v in os.environ.items() if not k.startswith("CONNECT_")}
-        self.proc = subprocess.Popen([self.kc, "run", self.props_path], stdout=out, stderr=subprocess.STDOUT, env=env)
+        self.proc = subprocess.Popen(COMMAND_PREFIX + [self.kc, "run", self.props_path], stdout=out,
+                                     stderr=subprocess.STDOUT, env=env)
         out.close()
         self.state = "up"
         self.starts += 1
