@@ -89,8 +89,10 @@ class StatusBackingStore {
 
  private:
   explicit StatusBackingStore(Options options);
-  void apply(const std::string& key, const std::optional<std::string>& value);
-  void apply_topic(const std::string& topic, const std::string& connector, const std::optional<std::string>& value);
+  /// Applies one record read back (`rec` decoded from `key` and `value`).
+  void apply(const std::string& key, const std::optional<std::string>& value, StatusRecord rec);
+  /// Applies a topic-tracking record (nullopt = tombstone).
+  void apply_topic(const std::string& topic, const std::string& connector, std::optional<TopicStatus> value);
   /// Writes of one status key by this store: a sequence number (only the
   /// latest send may retry) and the values sent and not yet read back, in
   /// send order (guarded by mu_).
