@@ -40,7 +40,10 @@ class StatusBackingStore {
 
   /// Records a connector status. State Destroyed writes a tombstone and
   /// drops the cached entry. Non-blocking; delivery failures are logged and
-  /// retried up to 3 times (the store retries itself, like Connect).
+  /// retried up to 3 times (the store retries itself, like Connect). The
+  /// value is made storable first (storable_status: valid UTF-8, trace cut
+  /// to kMaxStatusTraceBytes) and cached as written; a status whose key no
+  /// worker could read (decode_status_record) is logged and dropped.
   void put_connector(const std::string& connector, const StatusValue& status);
   /// Records a task status (same rules as put_connector).
   void put_task(const connect::ConnectorTaskId& id, const StatusValue& status);
