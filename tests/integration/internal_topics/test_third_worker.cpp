@@ -120,6 +120,21 @@ TEST_CASE("after hostile internal-topic records a third worker joins, becomes he
     CHECK(eventually([&] { return listed(c, id) == all; }, 30s));
   }
 
+  // A config write no worker could read back answers 400, not "timed out",
+  // and leaves nothing behind.
+  const auto leader = *c.leader();
+  rest::PutConnectorRequest req;
+  req.name = "new-poison\xFE";
+  req.config = seq_config(1);
+  req.config["name"] = req.name;
+  auto put = herder_reply<rest::PutConnectorResult>(
+      [&](auto cb) { c.worker(leader).put_connector_config(std::move(req), std::move(cb)); });
+  REQUIRE_FALSE(put);
+  CHECK(put.error().http_status() == 400);
+  INFO(put.error().message);
+  CHECK(put.error().message.find("UTF-8") != std::string::npos);
+  CHECK(put.error().message.find("timed out") == std::string::npos);
+
   // The odd-named connector is still addressable: deleted through the herder.
   c.delete_connector(odd);
   e.remove(odd);
