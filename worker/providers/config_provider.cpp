@@ -18,7 +18,11 @@ namespace fs = std::filesystem;
 namespace {
 
 // KIP-993's `allowed.paths`: absolute directories a file or directory
-// provider may read below; empty = any path.
+// provider may read below; empty = any path. Stricter than Kafka's lexical
+// check: both the allowed directories and every requested path are
+// compared canonical (symlinks and ".." resolved, weakly_canonical), so a
+// symlink inside the tree that points out of it is refused, as is a path
+// whose ".." climbs out through a symlinked directory.
 class AllowedPaths {
  public:
   Status configure(const ConfigMap& params) {
@@ -28,23 +32,38 @@ class AllowedPaths {
       fs::path path(p);
       if (!path.is_absolute())
         return Error{"allowed.paths", "Path " + p + " in allowed.paths is not absolute"};
-      allowed_.push_back(path.lexically_normal());
+      allowed_.push_back(canonical_or_normal(path));
+      text_ += (text_.empty() ? "" : ",") + p;
     }
     return ok_status();
   }
-  /// The normalized path when allowed.
+  /// The canonical path to read when `path` is allowed. Errors name the
+  /// path, what it resolves to and the rule.
   Result<fs::path> check(const std::string& path) const {
-    fs::path p = fs::path(path).lexically_normal();
-    if (allowed_.empty()) return p;
-    for (const auto& a : allowed_) {
-      auto rel = p.lexically_relative(a);
-      if (!rel.empty() && *rel.begin() != "..") return p;
-    }
-    return Error{"path", "The path " + path + " is not allowed to be accessed"};
+    if (allowed_.empty()) return fs::path(path).lexically_normal();
+    const fs::path real = canonical_or_normal(fs::path(path));
+    if (fs::path(path).is_absolute() && within_allowed(real)) return real;
+    return Error{"path", "The path " + path + (real.string() == path ? "" : " (resolved to " + real.string() + ")") +
+                             " is not allowed to be accessed: it is not below allowed.paths=" + text_ +
+                             " once symlinks and '..' are resolved"};
   }
 
  private:
-  std::vector<fs::path> allowed_;
+  static fs::path canonical_or_normal(const fs::path& p) {
+    std::error_code ec;
+    fs::path c = fs::weakly_canonical(p, ec);
+    return ec ? p.lexically_normal() : c.lexically_normal();
+  }
+  bool within_allowed(const fs::path& real) const {
+    for (const auto& a : allowed_) {
+      auto rel = real.lexically_relative(a);
+      if (!rel.empty() && *rel.begin() != "..") return true;
+    }
+    return false;
+  }
+
+  std::vector<fs::path> allowed_;  ///< canonical
+  std::string text_;               ///< as configured, for errors
 };
 
 ConfigMap pick(ConfigMap all, const std::set<std::string>& keys) {
@@ -87,7 +106,9 @@ class DirectoryProvider final : public ConfigProvider {
     if (!fs::is_directory(*dir, ec)) return ConfigMap{};  // as Kafka: nothing there
     ConfigMap out;
     auto read = [&](const fs::path& file) -> Status {
-      std::ifstream in(file, std::ios::binary);
+      auto real = allowed_.check(file.string());  // a symlink in the directory may point out of the tree
+      if (!real) return real.error();
+      std::ifstream in(*real, std::ios::binary);
       std::ostringstream text;
       text << in.rdbuf();
       if (!in && !in.eof()) return Error{"path", "Could not read file " + file.string()};
@@ -213,6 +234,33 @@ Result<std::shared_ptr<const ConfigTransformer>> ConfigTransformer::from_worker_
     t->providers_[name] = std::move(provider);
   }
   return std::shared_ptr<const ConfigTransformer>(std::move(t));
+}
+
+std::vector<Error> ConfigTransformer::unresolved(const ConfigMap& config) const {
+  std::vector<Error> out;
+  std::string configured;
+  for (const auto& n : names_) configured += (configured.empty() ? "" : ", ") + n;
+  // One get() per provider and path, as transform() does.
+  std::map<std::pair<std::string, std::string>, Result<ConfigMap>> got;
+  for (const auto& [k, v] : config)
+    for (const auto& p : placeholders_of(v)) {
+      const std::string where = "${" + p.provider + ":" + (p.path.empty() ? "" : p.path + ":") + p.key + "}";
+      auto provider = providers_.find(p.provider);
+      if (provider == providers_.end()) {
+        out.push_back(Error{k, where + ": config provider " + p.provider + " is not configured (config.providers: " +
+                                   (configured.empty() ? "none" : configured) + ")"});
+        continue;
+      }
+      auto it = got.find({p.provider, p.path});
+      if (it == got.end()) it = got.emplace(std::pair{p.provider, p.path}, provider->second->get(p.path, {})).first;
+      if (!it->second) {
+        out.push_back(Error{k, where + ": config provider " + p.provider + " failed: " + it->second.error().message});
+      } else if (!it->second->count(p.key)) {
+        out.push_back(Error{k, where + ": config provider " + p.provider + " has no key " + p.key +
+                                   (p.path.empty() ? "" : " at " + p.path)});
+      }
+    }
+  return out;
 }
 
 bool ConfigTransformer::has_placeholders(const ConfigMap& config) {

@@ -76,6 +76,17 @@ class ConfigTransformer {
   /// 'db.password': Could not read properties from file /x".
   Result<ResolvedConfig> transform(const ConfigMap& config) const;
 
+  /// Every placeholder of `config` that does not resolve, one Error each
+  /// (field = the config key holding it), in key order: a provider that is
+  /// not configured ("config provider vault is not configured
+  /// (config.providers: file, dir)"), a provider whose get() fails (the
+  /// provider, path and its reason: unreadable file, path not allowed), or
+  /// a key absent at that path. Empty when every placeholder resolves.
+  /// transform() leaves the first and last kinds as written, as Kafka does;
+  /// `kconnectd validate --resolve` reports them all. Values are never
+  /// quoted, so no secret appears in an Error.
+  std::vector<Error> unresolved(const ConfigMap& config) const;
+
   /// True when any value holds a `${...:...}` placeholder.
   static bool has_placeholders(const ConfigMap& config);
 
