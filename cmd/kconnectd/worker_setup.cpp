@@ -61,7 +61,7 @@ LoadedWorker load_worker(const std::string& path, char** envp, const std::string
     if (!transformer) {
       out.errors.push_back(transformer.error().to_string());
     } else {
-      for (const auto& e : transformer.value()->unresolved(props)) out.errors.push_back(e.to_string());
+      for (const auto& u : transformer.value()->unresolved(props)) out.errors.push_back(u.error.to_string());
     }
   }
 

@@ -197,6 +197,26 @@ std::vector<Placeholder> placeholders_of(const std::string& value) {
   return out;
 }
 
+using Where = std::pair<std::string, std::string>;  ///< (provider, path)
+
+/// The keys `config`'s placeholders ask each configured (provider, path)
+/// for: one get() each, in transform() and unresolved() alike.
+std::map<Where, std::set<std::string>> wanted_keys(const ConfigMap& config,
+                                                   const std::map<std::string, std::unique_ptr<ConfigProvider>>& ps) {
+  std::map<Where, std::set<std::string>> wanted;
+  for (const auto& [k, v] : config)
+    for (const auto& p : placeholders_of(v))
+      if (ps.count(p.provider)) wanted[{p.provider, p.path}].insert(p.key);
+  return wanted;
+}
+
+/// A provider's get() failure as transform() and unresolved() report it.
+std::string failure_message(const std::string& provider, const std::string& path, const std::string& key,
+                            const std::string& reason) {
+  return "Failed to resolve config provider " + provider + (path.empty() ? "" : " path " + path) + " in '" + key +
+         "': " + reason;
+}
+
 }  // namespace
 
 std::unique_ptr<ConfigProvider> make_config_provider(const std::string& class_name) {
@@ -236,28 +256,30 @@ Result<std::shared_ptr<const ConfigTransformer>> ConfigTransformer::from_worker_
   return std::shared_ptr<const ConfigTransformer>(std::move(t));
 }
 
-std::vector<Error> ConfigTransformer::unresolved(const ConfigMap& config) const {
-  std::vector<Error> out;
+std::vector<ConfigTransformer::Unresolved> ConfigTransformer::unresolved(const ConfigMap& config) const {
+  using Kind = Unresolved::Kind;
+  std::vector<Unresolved> out;
   std::string configured;
   for (const auto& n : names_) configured += (configured.empty() ? "" : ", ") + n;
-  // One get() per provider and path, as transform() does.
-  std::map<std::pair<std::string, std::string>, Result<ConfigMap>> got;
+  std::map<Where, Result<ConfigMap>> got;
+  for (const auto& [where, keys] : wanted_keys(config, providers_))
+    got.emplace(where, providers_.at(where.first)->get(where.second, keys));
   for (const auto& [k, v] : config)
     for (const auto& p : placeholders_of(v)) {
       const std::string where = "${" + p.provider + ":" + (p.path.empty() ? "" : p.path + ":") + p.key + "}";
       auto provider = providers_.find(p.provider);
       if (provider == providers_.end()) {
-        out.push_back(Error{k, where + ": config provider " + p.provider + " is not configured (config.providers: " +
-                                   (configured.empty() ? "none" : configured) + ")"});
+        out.push_back({Kind::NotConfigured, Error{k, where + ": config provider " + p.provider +
+                                                        " is not configured (config.providers: " +
+                                                        (configured.empty() ? "none" : configured) + ")"}});
         continue;
       }
       auto it = got.find({p.provider, p.path});
-      if (it == got.end()) it = got.emplace(std::pair{p.provider, p.path}, provider->second->get(p.path, {})).first;
       if (!it->second) {
-        out.push_back(Error{k, where + ": config provider " + p.provider + " failed: " + it->second.error().message});
+        out.push_back({Kind::Failed, Error{k, failure_message(p.provider, p.path, k, it->second.error().message)}});
       } else if (!it->second->count(p.key)) {
-        out.push_back(Error{k, where + ": config provider " + p.provider + " has no key " + p.key +
-                                   (p.path.empty() ? "" : " at " + p.path)});
+        out.push_back({Kind::MissingKey, Error{k, where + ": config provider " + p.provider + " has no key " + p.key +
+                                                     (p.path.empty() ? "" : " at " + p.path)}});
       }
     }
   return out;
@@ -273,23 +295,18 @@ Result<ResolvedConfig> ConfigTransformer::transform(const ConfigMap& config) con
   ResolvedConfig out{config, {}};
   if (providers_.empty()) return out;
   // One get() per provider and path, with every key asked for there.
-  std::map<std::pair<std::string, std::string>, std::set<std::string>> wanted;
-  std::map<std::pair<std::string, std::string>, std::string> first_key;  // for error messages
-  for (const auto& [k, v] : config)
-    for (const auto& p : placeholders_of(v))
-      if (providers_.count(p.provider)) {
-        wanted[{p.provider, p.path}].insert(p.key);
-        first_key.emplace(std::pair{p.provider, p.path}, k);
-      }
+  const auto wanted = wanted_keys(config, providers_);
   if (wanted.empty()) return out;
-  std::map<std::pair<std::string, std::string>, ConfigMap> found;
+  std::map<Where, ConfigMap> found;
   for (const auto& [where, keys] : wanted) {
     auto got = providers_.at(where.first)->get(where.second, keys);
     if (!got) {
-      const std::string& key = first_key.at(where);
-      return Error{key, "Failed to resolve config provider " + where.first +
-                            (where.second.empty() ? "" : " path " + where.second) + " in '" + key +
-                            "': " + got.error().message};
+      // Named after the first key (in key order) that asks there.
+      std::string key;
+      for (const auto& [k, v] : config)
+        for (const auto& p : placeholders_of(v))
+          if (key.empty() && p.provider == where.first && p.path == where.second) key = k;
+      return Error{key, failure_message(where.first, where.second, key, got.error().message)};
     }
     found[where] = std::move(got).value();
   }

@@ -11,6 +11,7 @@ One `kconnectd run` worker with tasks.max.limit=8 on `kconnectd mock-broker`:
 - a create with several mistakes answers 400 with Connect's "Connector
   configuration is invalid and contains the following N error(s)" listing
   each of them;
+- every key whose config provider placeholder fails is named, not the first;
 - tasks.max equal to the limit is accepted (201).
 """
 import os
@@ -30,7 +31,11 @@ def seq(name, tasks_max, **extra):
 
 def scenario(kc, work, cluster):
     cluster.broker, bootstrap = start_broker(kc, work, ["tm-seq:2"])
-    w = Worker(1, kc, work, bootstrap, overrides={"tasks.max.limit": str(LIMIT)})
+    allowed = os.path.join(work, "allowed")
+    os.mkdir(allowed)
+    w = Worker(1, kc, work, bootstrap, overrides={"tasks.max.limit": str(LIMIT), "config.providers": "file",
+                                                  "config.providers.file.class": "FileConfigProvider",
+                                                  "config.providers.file.param.allowed.paths": allowed})
     cluster.workers.append(w)
     wait_healthy([w])
 
@@ -64,6 +69,18 @@ def scenario(kc, work, cluster):
           f"create: Connect's text with the count ({code}, {msg[:120]})")
     for key in ("tasks.max", "key.converter", "errors.tolerance", "errors.log.enable"):
         check(f"for configuration {key}" in msg, f"create: the rejection lists {key}")
+
+    # Two keys whose provider fails (outside allowed.paths): both named.
+    cfg = seq("tm-prov", "1", **{"a.secret": f"${{file:{work}/a.properties:x}}",
+                                 "b.secret": f"${{file:{work}/b.properties:y}}"})["config"]
+    cfg["name"] = "tm-prov"
+    code, body = http("PUT", w.url + "/connector-plugins/SequenceSource/config/validate", cfg, timeout=30)
+    if code != 200 or not isinstance(body, dict):
+        raise Abort(f"validate answered {code}: {body}")
+    errors = {c["value"]["name"]: c["value"]["errors"] for c in body["configs"] if c["value"]["errors"]}
+    check(set(errors) == {"a.secret", "b.secret"} and body["error_count"] == 2 and
+          all("is not allowed to be accessed" in e[0] for e in errors.values()),
+          f"validate names every failing provider placeholder: {errors}")
 
     code, body = http("POST", w.url + "/connectors", seq("tm-ok", str(LIMIT)), timeout=30)
     check(code == 201, f"tasks.max equal to the limit is accepted ({code}, {body})")

@@ -132,8 +132,9 @@ def main():
     check(rc == 0, "without --resolve placeholders are not looked up", (rc, err))
     rc, out, err = run([kc, "validate", "--resolve", resolve])
     check(rc == 1, "--resolve: exit 1", (rc, err))
-    check(f"error: consumer.sasl.password: ${{file:{allowed}/link.properties:pw}}: config provider file failed: "
-          f"The path {allowed}/link.properties (resolved to {outside}) is not allowed to be accessed" in err,
+    check(f"error: consumer.sasl.password: Failed to resolve config provider file path {allowed}/link.properties "
+          f"in 'consumer.sasl.password': The path {allowed}/link.properties (resolved to {outside}) is not allowed "
+          "to be accessed" in err,
           "--resolve: a symlink out of allowed.paths names the key, provider and path", err)
     check("error: producer.sasl.password: ${vault:secret/db:pw}: config provider vault is not configured "
           "(config.providers: file)" in err, "--resolve: an unconfigured provider", err)

@@ -118,12 +118,17 @@ TEST_CASE("unresolved(): every placeholder that does not resolve, with key and p
                                 {"c", "${vault:secret/db:pw}"},
                                 {"d", "${file:" + t.at("allowed/db.properties") + ":nokey}"},
                                 {"e", "plain"}});
+  using Kind = ConfigTransformer::Unresolved::Kind;
   REQUIRE(errors.size() == 3);
-  CHECK(errors[0].field == "b");
-  CHECK(errors[0].message.find("config provider file failed: The path") != std::string::npos);
-  CHECK(errors[1].field == "c");
-  CHECK(errors[1].message == "${vault:secret/db:pw}: config provider vault is not configured (config.providers: "
-                             "file, dir)");
-  CHECK(errors[2].field == "d");
-  CHECK(errors[2].message.find("config provider file has no key nokey at ") != std::string::npos);
+  CHECK(errors[0].kind == Kind::Failed);
+  CHECK(errors[0].error.field == "b");
+  CHECK(errors[0].error.message.starts_with("Failed to resolve config provider file path " +
+                                            t.at("allowed/link.properties") + " in 'b': The path "));
+  CHECK(errors[1].kind == Kind::NotConfigured);
+  CHECK(errors[1].error.field == "c");
+  CHECK(errors[1].error.message == "${vault:secret/db:pw}: config provider vault is not configured "
+                                   "(config.providers: file, dir)");
+  CHECK(errors[2].kind == Kind::MissingKey);
+  CHECK(errors[2].error.field == "d");
+  CHECK(errors[2].error.message.find("config provider file has no key nokey at ") != std::string::npos);
 }
