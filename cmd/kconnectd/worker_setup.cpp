@@ -11,10 +11,12 @@ namespace kc::cmd {
 
 std::vector<std::string> converter_errors(const config::Properties& props) {
   std::vector<std::string> out;
-  std::string known;
-  for (auto name : data::converter_class_names()) known += (known.empty() ? "" : ", ") + std::string(name);
   for (const char* key : {"key.converter", "value.converter", "header.converter"}) {
     const std::string k(key);
+    std::string known;  // SimpleHeaderConverter converts headers only
+    for (auto name : data::converter_class_names())
+      if (k == "header.converter" || name != data::kSimpleHeaderConverterClass)
+        known += (known.empty() ? "" : ", ") + std::string(name);
     auto it = props.find(k);
     const std::string cls = it != props.end() ? trim(it->second) : config::find_option(k)->default_value;
     std::map<std::string, std::string> sub;
