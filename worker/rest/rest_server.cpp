@@ -799,7 +799,11 @@ class RestServer::Impl::ForwardCall : public std::enable_shared_from_this<Forwar
       if (ec) return self->fail(ec);
       http::async_read(stream, self->buffer_, self->parser_, [self](beast::error_code ec2, std::size_t) {
         if (ec2) return self->fail(ec2);
-        self->relay();
+        try {
+          self->relay();
+        } catch (const std::exception& e) {  // never into the io loop: the client would wait out its deadline
+          self->done_(RestResponse::error(500, std::string("IO Error trying to forward REST request: ") + e.what()));
+        }
       });
     });
   }
