@@ -1170,7 +1170,8 @@ void RestServer::Impl::put_config(const RestRequest& req, const Responder& r, Pu
     const RestError e = RestError::no_connector_type(put.config);
     return r(RestResponse::error(e.http_status(), e.message));
   }
-  herder_.put_connector_config(std::move(put), on_io<PutConnectorResult>(req, r, [this, req, r](Reply<PutConnectorResult> res) {
+  herder_.put_connector_config(std::move(put),
+                               on_io<PutConnectorResult>(req, r, [this, req, r](Reply<PutConnectorResult> res) {
                                  if (!res) return fail(req, r, res.error());
                                  r(created_or_ok(res.value()));
                                }));
@@ -1181,8 +1182,8 @@ void RestServer::Impl::list_connectors(const RestRequest& req, const Responder& 
   bool status = std::find(expands.begin(), expands.end(), "status") != expands.end();
   bool info = std::find(expands.begin(), expands.end(), "info") != expands.end();
   bool any = !expands.empty();
-  herder_.list_connectors(on_io<std::vector<std::string>>(req, r, 
-      [this, req, r, status, info, any](Reply<std::vector<std::string>> names) {
+  herder_.list_connectors(
+      on_io<std::vector<std::string>>(req, r, [this, req, r, status, info, any](Reply<std::vector<std::string>> names) {
         if (!names) return fail(req, r, names.error());
         std::sort(names.value().begin(), names.value().end());
         if (!any) return r(ok_json(200, json(names.value())));
@@ -1342,10 +1343,11 @@ void RestServer::Impl::register_builtin_routes() {
     auto patch = parse_config_patch(name, req.body);
     if (!patch) return r(RestResponse::error(patch.error().http_status(), patch.error().message));
     herder_.connector_config(
-        name, on_io<ConnectorConfig>(req, r, [this, req, r, name, patch = std::move(patch.value())](Reply<ConnectorConfig> c) {
-          if (!c) return fail(req, r, c.error());
-          put_config(req, r, apply_config_patch(name, std::move(c.value()), patch));
-        }));
+        name, on_io<ConnectorConfig>(req, r,
+                                     [this, req, r, name, patch = std::move(patch.value())](Reply<ConnectorConfig> c) {
+                                       if (!c) return fail(req, r, c.error());
+                                       put_config(req, r, apply_config_patch(name, std::move(c.value()), patch));
+                                     }));
   });
 
   add(Method::Get, "/connectors/{connector}/status", [this](const RestRequest& req, Responder r) {
@@ -1378,14 +1380,14 @@ void RestServer::Impl::register_builtin_routes() {
 
   add_write(Method::Post, "/connectors/{connector}/restart", [this](const RestRequest& req, Responder r) {
     RestartRequest rr{bool_param(req, "includeTasks", false), bool_param(req, "onlyFailed", false)};
-    herder_.restart_connector(
-        req.params.at("connector"), rr,
-        on_io<std::optional<ConnectorStateInfo>>(req, r, [this, req, r, rr](Reply<std::optional<ConnectorStateInfo>> res) {
-          if (!res) return fail(req, r, res.error());
-          if (rr.plain()) return r(RestResponse::empty(204));
-          if (!res.value()) return r(RestResponse::empty(202));
-          r(ok_json(202, to_json(*res.value())));
-        }));
+    herder_.restart_connector(req.params.at("connector"), rr,
+                              on_io<std::optional<ConnectorStateInfo>>(
+                                  req, r, [this, req, r, rr](Reply<std::optional<ConnectorStateInfo>> res) {
+                                    if (!res) return fail(req, r, res.error());
+                                    if (rr.plain()) return r(RestResponse::empty(204));
+                                    if (!res.value()) return r(RestResponse::empty(202));
+                                    r(ok_json(202, to_json(*res.value())));
+                                  }));
   });
 
   add_write(Method::Post, "/connectors/{connector}/tasks/{task}/restart", [this](const RestRequest& req, Responder r) {
@@ -1424,18 +1426,20 @@ void RestServer::Impl::register_builtin_routes() {
   });
 
   add_write(Method::Put, "/connectors/{connector}/topics/reset", [this](const RestRequest& req, Responder r) {
-    herder_.reset_connector_active_topics(req.params.at("connector"), on_io<Done>(req, r, [this, req, r](Reply<Done> d) {
+    herder_.reset_connector_active_topics(req.params.at("connector"),
+                                          on_io<Done>(req, r, [this, req, r](Reply<Done> d) {
                                             if (!d) return fail(req, r, d.error());
                                             r(RestResponse::empty(202));
                                           }));
   });
 
   add(Method::Get, "/connectors/{connector}/offsets", [this](const RestRequest& req, Responder r) {
-    herder_.connector_offsets(req.params.at("connector"), on_io<std::vector<ConnectorOffset>>(req, r, 
-                                                              [this, req, r](Reply<std::vector<ConnectorOffset>> o) {
-                                                                if (!o) return fail(req, r, o.error());
-                                                                r(RestResponse::json(200, dump_json(to_json(o.value()))));
-                                                              }));
+    herder_.connector_offsets(
+        req.params.at("connector"),
+        on_io<std::vector<ConnectorOffset>>(req, r, [this, req, r](Reply<std::vector<ConnectorOffset>> o) {
+          if (!o) return fail(req, r, o.error());
+          r(RestResponse::json(200, dump_json(to_json(o.value()))));
+        }));
   });
 
   // PATCH alters the listed partitions, DELETE resets them all; both are one
@@ -1458,7 +1462,8 @@ void RestServer::Impl::register_builtin_routes() {
 
   add(Method::Get, "/connector-plugins/{plugin}/config", [this](const RestRequest& req, Responder r) {
     herder_.connector_plugin_config(
-        req.params.at("plugin"), on_io<std::vector<ConfigKeyInfo>>(req, r, [this, req, r](Reply<std::vector<ConfigKeyInfo>> k) {
+        req.params.at("plugin"),
+        on_io<std::vector<ConfigKeyInfo>>(req, r, [this, req, r](Reply<std::vector<ConfigKeyInfo>> k) {
           if (!k) return fail(req, r, k.error());
           json out = json::array();
           for (const auto& key : k.value()) out.push_back(to_json(key));

@@ -1406,8 +1406,9 @@ TEST_CASE("'contains no connector type' hides secret values", "[rest][hostile]")
   auto r = request(s.port(), "POST", "/connectors",
                    R"({"name":"c1","config":{"connection.password":12345678,"sasl.jaas.config":"x y z secret"}})");
   check_error_body(r, 400);
-  CHECK(message_of(r) ==
-        "Connector config {connection.password=[hidden], name=c1, sasl.jaas.config=[hidden]} contains no connector type");
+  CHECK(
+      message_of(r) ==
+      "Connector config {connection.password=[hidden], name=c1, sasl.jaas.config=[hidden]} contains no connector type");
 }
 
 TEST_CASE("connector names: the rule on create, before forwarding, on leader and follower alike", "[rest][hostile]") {
@@ -1429,7 +1430,8 @@ TEST_CASE("connector names: the rule on create, before forwarding, on leader and
                            R"({"connector.class":"kc.FileStreamSource"})");
     check_error_body(put_new, 400);
     CHECK(message_of(put_new) == "Connector name is 2000 bytes long; the limit is 1024 bytes of UTF-8");
-    auto put_ctl = request(s->port(), "PUT", "/connectors/a%01b/config", R"({"connector.class":"kc.FileStreamSource"})");
+    auto put_ctl =
+        request(s->port(), "PUT", "/connectors/a%01b/config", R"({"connector.class":"kc.FileStreamSource"})");
     check_error_body(put_ctl, 400);
     CHECK(message_of(put_ctl).find("control characters (found U+0001") != std::string::npos);
   }
@@ -1467,7 +1469,8 @@ TEST_CASE("a connector with an odd name from an older version stays readable, up
 
 TEST_CASE("a path segment that is not UTF-8 answers 400 at once on every route", "[rest][hostile]") {
   Server s;
-  s.herder.connectors["c"] = ConnectorInfo{"c", {{"connector.class", "kc.FileStreamSource"}}, {}, ConnectorType::Source};
+  s.herder.connectors["c"] =
+      ConnectorInfo{"c", {{"connector.class", "kc.FileStreamSource"}}, {}, ConnectorType::Source};
   const std::string msg =
       "is not valid UTF-8 after percent-decoding; connector names (and every path segment) must be valid UTF-8";
   struct Case {
