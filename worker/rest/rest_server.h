@@ -27,7 +27,10 @@
 // NotOwner with a URL, the request (method, raw path, query, body,
 // Authorization header) is re-sent to that URL with an async Beast client
 // (timeout `forward_timeout`) and the target's status, body and Location
-// header are relayed. Loop protection follows Connect's `forward` query
+// header are relayed (reply headers up to 4 x header_limit, so a Location
+// with a long encoded name is read). A request that would not fit a peer
+// with the same limits (target_limit, header_limit) is answered here with
+// 414 / 431 and not forwarded. Loop protection follows Connect's `forward` query
 // parameter: a request without it is forwarded with `forward=true`; a request
 // with `forward=true` is forwarded with `forward=false`; a request with
 // `forward=false` that would need forwarding again gets 409 "Cannot complete
