@@ -91,7 +91,7 @@ const std::string kOddLong = std::string(3000, 'L');
 
 }  // namespace
 
-TEST_CASE("hostile config records are skipped with one log line each; other connectors stay readable",
+TEST_CASE("hostile config records are skipped with one log line each and other connectors stay readable",
           "[storage][config][hostile]") {
   auto m = start_cluster();
   LogCapture log;
@@ -166,7 +166,7 @@ TEST_CASE("hostile config records are skipped with one log line each; other conn
   CHECK(osnap.offset == store->snapshot().offset);
 }
 
-TEST_CASE("a commit of 2^31-1 tasks marks its connector inconsistent; the next task-config write repairs it",
+TEST_CASE("a commit of 2^31-1 tasks marks its connector inconsistent until the next task-config write repairs it",
           "[storage][config][hostile][inconsistent]") {
   auto m = start_cluster();
   auto store = open_configs(*m);
@@ -240,7 +240,7 @@ TEST_CASE("config writes no worker could read back are refused with a clear erro
   CHECK(store->snapshot().connectors().empty());
 }
 
-TEST_CASE("hostile status records are skipped; plugin traces are made safe, not refused",
+TEST_CASE("hostile status records are skipped, plugin traces are made safe and not refused",
           "[storage][status][hostile]") {
   auto m = start_cluster();
   LogCapture log;
@@ -293,7 +293,7 @@ TEST_CASE("hostile status records are skipped; plugin traces are made safe, not 
   CHECK(*other->get_connector(kOdd)->trace == "\xEF\xBF\xBD");
 }
 
-TEST_CASE("hostile offset records are skipped; unreadable offsets are refused", "[storage][offsets][hostile]") {
+TEST_CASE("hostile offset records are skipped and unreadable offsets are refused", "[storage][offsets][hostile]") {
   auto m = start_cluster();
   LogCapture log;
   auto store = kc::test::open_offsets(*m);
