@@ -420,7 +420,7 @@ WorkerConfig WorkerConfig::from_properties(const Properties& props) {
   for (const auto& [key, val] : props) {
     if (find_option(key)) continue;
     bool passed = std::any_of(kPassThroughPrefixes.begin(), kPassThroughPrefixes.end(),
-                              [&](const char* p) { return key.starts_with(p); });
+                              [&k = key](const char* p) { return k.starts_with(p); });
     if (!passed) cfg.warnings_.push_back("unknown option '" + key + "' is ignored");
   }
 
