@@ -216,3 +216,17 @@ decimal = (b"\x02\x00\x03\x00\x0a"        # builder 0 = Decimal scale 2
 write("fuzz_plugin_host", "decimal-record", b"\x02" + decimal)
 write("fuzz_plugin_host", "error", b"\x03" + s("refused") + b"\xee")
 write("fuzz_plugin_host", "too-many-tasks", b"\x00\x00\x00\x00\x00")
+
+# ---- the protocol targets: Connect subprotocol vectors; Kafka samples (byte 0 top bit: a valid sample).
+try:
+    with open(os.path.join(SHARED, "connect-protocol-vectors.json")) as f:
+        protocol = json.load(f)
+except OSError:
+    protocol = []
+for v in protocol:
+    if not v.get("hex"):
+        continue
+    target = "fuzz_connect_metadata" if v["kind"].startswith("metadata") else "fuzz_connect_assignment"
+    write(target, v["name"], bytes.fromhex(v["hex"]))
+for i in range(14):
+    write("fuzz_kafka_decoders", "sample-%02d" % i, bytes([0x80 | i, 0]))
