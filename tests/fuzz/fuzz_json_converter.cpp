@@ -2,8 +2,9 @@
 // on record bytes, with and without schemas. The first byte's bits pick
 // schemas.enable, decimal.format, replace.null.with.default and key/value;
 // the rest is the record. Beyond "never crash": what fromConnectData writes
-// from what toConnectData read can be read again, and writing that gives
-// the same bytes (a record survives any number of hops).
+// from what toConnectData read can be read again, and from the second hop
+// on, reading and writing gives the same bytes (a record survives any number
+// of hops through a sink and a source).
 #include <memory>
 #include <string>
 
@@ -49,6 +50,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto reread = conv.to_connect("topic", &*written.value());
   KC_FUZZ_CHECK(reread.ok());
   auto rewritten = conv.from_connect("topic", reread.value().schema, reread.value().value);
-  KC_FUZZ_CHECK(rewritten.ok() && rewritten.value() == written.value());
+  KC_FUZZ_CHECK(rewritten.ok() && rewritten.value());
+  // One hop may lose what JSON cannot carry, as in Connect: a float32 beyond
+  // FLT_MAX reads as Infinity, is written as the string "Infinity" (Jackson
+  // quotes non-finite numbers) and reads back as 0.0 (a text node's
+  // floatValue()). From the second hop on, the bytes must not change.
+  auto third = conv.to_connect("topic", &*rewritten.value());
+  KC_FUZZ_CHECK(third.ok());
+  auto again = conv.from_connect("topic", third.value().schema, third.value().value);
+  KC_FUZZ_CHECK(again.ok() && again.value() == rewritten.value());
   return 0;
 }
