@@ -41,7 +41,6 @@ struct JNode {
   std::vector<JMember> members;
 
   const JNode* get(std::string_view key) const;
-  size_t size() const;
 };
 
 struct JMember {
@@ -55,9 +54,6 @@ const JNode* JNode::get(std::string_view key) const {
   for (const auto& [k, v] : members)
     if (k == key) return &v;
   return nullptr;
-}
-size_t JNode::size() const {
-  return kind == Kind::Array ? items.size() : kind == Kind::Object ? members.size() : 0;
 }
 
 // JsonNode.getNodeType() names.
