@@ -1,5 +1,5 @@
 // libFuzzer target: the REST request-body parsers of worker/rest/json_codec.h.
-// The first byte picks the parser; for the ones that take a connector or
+// The first byte (% 7) picks the parser; for the ones that take a connector or
 // plugin name from the URL, the bytes up to the first '\n' are that name
 // (else "c1" / "FileStreamSource") and the rest is the body. Each must
 // answer a value or a 4xx RestError, never crash, hang or throw; a parsed
@@ -24,14 +24,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const uint8_t which = data[0];
   std::string_view rest = kc::fuzz::as_text(data + 1, size - 1);
-  switch (which % 6) {
+  switch (which % 7) {
     case 0: {
       auto r = parse_json_body(rest);
       check_error_is_client_error(r);
       if (r.ok()) {
         auto c = config_from_json(r.value());
         check_error_is_client_error(c);
-        (void)error_body(400, r.value().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+        (void)error_body(400, dump_json(r.value()));
       }
       break;
     }
@@ -81,8 +81,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (r.ok()) {
         KC_FUZZ_CHECK(!r.value().empty());
         // What GET /offsets would answer for the same offsets.
-        (void)to_json(r.value()).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+        (void)dump_json(to_json(r.value()));
       }
+      break;
+    }
+    case 6: {
+      auto r = parse_ordered_json_body(rest);
+      check_error_is_client_error(r);
+      if (r.ok()) (void)dump_json(r.value());
       break;
     }
   }
