@@ -365,7 +365,8 @@ ConfigValidation validate_config(const std::string& name, const ConfigDefs& defs
   // A rule may name a key no definition has (Connect then shows it with a
   // bare definition): it still counts, so no error goes unreported.
   for (const auto& [key, list] : errors) {
-    const bool defined = std::any_of(defs.begin(), defs.end(), [&](const ConfigKeyDef& d) { return d.name == key; });
+    const bool defined =
+        std::any_of(defs.begin(), defs.end(), [&key = key](const ConfigKeyDef& d) { return d.name == key; });
     if (defined || list.empty()) continue;
     ConfigKeyDef def;
     def.name = key;

@@ -26,6 +26,8 @@ const std::string kEnvelopeError =
 // does not: the exact text of fractional numbers (Connect reads them as
 // BigDecimal), integers beyond 64 bits, member order, and "missing".
 
+struct JMember;
+
 struct JNode {
   enum class Kind : uint8_t { Missing, Null, Bool, Int, Float, String, Array, Object };
   Kind kind = Kind::Missing;
@@ -34,16 +36,25 @@ struct JNode {
   int64_t i = 0;
   std::string text;  // String: content; Float and big Int: the number's text
   std::vector<JNode> items;
-  std::vector<std::pair<std::string, JNode>> members;
+  // Object members in document order. Not std::pair<std::string, JNode>:
+  // clang (the fuzz build) refuses a pair of a still-incomplete JNode.
+  std::vector<JMember> members;
 
-  const JNode* get(std::string_view key) const {
-    if (kind != Kind::Object) return nullptr;
-    for (const auto& [k, v] : members)
-      if (k == key) return &v;
-    return nullptr;
-  }
-  size_t size() const { return kind == Kind::Array ? items.size() : kind == Kind::Object ? members.size() : 0; }
+  const JNode* get(std::string_view key) const;
 };
+
+struct JMember {
+  JMember(std::string k, JNode v) : first(std::move(k)), second(std::move(v)) {}
+  std::string first;
+  JNode second;
+};
+
+const JNode* JNode::get(std::string_view key) const {
+  if (kind != Kind::Object) return nullptr;
+  for (const auto& [k, v] : members)
+    if (k == key) return &v;
+  return nullptr;
+}
 
 // JsonNode.getNodeType() names.
 const char* node_type(const JNode* n) {

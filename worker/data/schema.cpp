@@ -23,7 +23,7 @@ bool params_equal(const std::optional<Parameters>& a, const std::optional<Parame
   if (a->size() != b->size()) return false;
   // Java Map.equals: same key set and values, order ignored.
   for (const auto& [k, v] : *a) {
-    auto it = std::find_if(b->begin(), b->end(), [&](const auto& e) { return e.first == k; });
+    auto it = std::find_if(b->begin(), b->end(), [&k = k](const auto& e) { return e.first == k; });
     if (it == b->end() || it->second != v) return false;
   }
   return true;

@@ -249,7 +249,7 @@ bool operator==(const Value& a, const Value& b) {
         } else if constexpr (std::is_same_v<T, Map>) {
           if (x.size() != y.size()) return false;
           for (const auto& [k, v] : x) {
-            auto it = std::find_if(y.begin(), y.end(), [&](const auto& e) { return e.first == k; });
+            auto it = std::find_if(y.begin(), y.end(), [&k = k](const auto& e) { return e.first == k; });
             if (it == y.end() || !(it->second == v)) return false;
           }
           return true;
