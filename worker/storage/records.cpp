@@ -1,6 +1,7 @@
 #include "worker/storage/records.h"
 
 #include <charconv>
+#include <cmath>
 #include <limits>
 
 #include "common/json_bounds.h"
@@ -272,6 +273,20 @@ Result<OffsetKey> decode_offset_key(std::string_view key) {
 
 Result<OrderedJson> decode_offset_value(std::string_view value) { return parse_bounded<OrderedJson>(value, "offset"); }
 
+namespace {
+
+/// True when `j` holds a floating-point NaN or infinity anywhere. Recursive:
+/// call it only on a tree that passed the kc::kMaxJsonDepth bound.
+bool holds_non_finite_number(const OrderedJson& j) {
+  if (j.is_number_float()) return !std::isfinite(j.get<double>());
+  if (j.is_structured())
+    for (const auto& e : j)
+      if (holds_non_finite_number(e)) return true;
+  return false;
+}
+
+}  // namespace
+
 Result<OffsetRecord> encode_offset_record(std::string_view connector, const OrderedJson& partition,
                                           const std::optional<OrderedJson>& offset) {
   auto refuse = [](std::string why) { return Error{kUnreadableRecordField, "offset not written: " + std::move(why)}; };
@@ -285,6 +300,11 @@ Result<OffsetRecord> encode_offset_record(std::string_view connector, const Orde
     return refuse("the source partition or offset nests deeper than " + std::to_string(kc::kMaxJsonDepth) +
                   " levels");
   }
+  // JSON has no NaN or infinity: nlohmann writes them as null, so the key
+  // read back would name another partition (found by fuzz_plugin_host).
+  // Both trees passed the depth bound above, so the walk is bounded too.
+  if (holds_non_finite_number(partition)) return refuse("the source partition holds a NaN or infinite number");
+  if (offset && holds_non_finite_number(*offset)) return refuse("the source offset holds a NaN or infinite number");
   // Escapes are ASCII, so the text is valid UTF-8 exactly when every string is.
   if (!kc::is_valid_utf8(out.key)) return refuse("the source partition holds a string that is not valid UTF-8");
   if (out.value && !kc::is_valid_utf8(*out.value))

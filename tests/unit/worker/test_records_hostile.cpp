@@ -3,6 +3,7 @@
 // makes safe); nothing deep, huge or not UTF-8 is ever built or written.
 #include <catch2/catch.hpp>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -129,6 +130,13 @@ TEST_CASE("offset records: refused when unreadable, skipped when read", "[worker
   refused(encode_offset_record("c", {{"file", std::string(kMaxOffsetKeyBytes, 'x')}}, off), "the limit is 65536");
   refused(encode_offset_record("c", part, OrderedJson{{"g", std::string(kMaxOffsetValueBytes, 'x')}}),
           "the limit is 524288");
+  // JSON has no NaN or infinity: written as null, the key would name another partition.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  refused(encode_offset_record("c", {{"file", "x"}, {"n", nan}}, off), "partition holds a NaN or infinite");
+  refused(encode_offset_record("c", {{"file", OrderedJson::array({1, inf})}}, off), "partition holds a NaN");
+  refused(encode_offset_record("c", part, OrderedJson{{"pos", -inf}}), "offset holds a NaN or infinite");
+  CHECK(encode_offset_record("c", {{"n", 1.5}}, OrderedJson{{"pos", 2.25}}));
   // No message quotes a value.
   auto r = encode_offset_record("c", part, OrderedJson{{"gtid", "secret\xFF"}});
   CHECK(r.error().message.find("secret") == std::string::npos);
