@@ -975,6 +975,10 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       auto tc = snap.task_counts.find(name);
       if (tc != snap.task_counts.end() && tc->second > 0 && !snap.inconsistent.count(name)) continue;
       if (io_reconfiguring.count(name)) continue;
+      // A generation that failed for this very config is not retried on
+      // every rebalance (a stalling plugin would leave one more abandoned
+      // thread each time); a config update or a reconfiguration request is.
+      if (generation_failed_for(name, snap)) continue;
       leader_reconfigure(name);
     }
   }
@@ -1340,6 +1344,15 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     assert_generation_failures();
   }
 
+  /// Whether `c`'s generation failed for its config in `snap`. Any thread.
+  bool generation_failed_for(const std::string& c, const ClusterConfigState& snap) {
+    std::lock_guard lk(gen_fail_mu);
+    auto f = generation_failures.find(c);
+    auto stored = snap.connector_configs.find(c);
+    return f != generation_failures.end() && stored != snap.connector_configs.end() &&
+           stored->second == f->second.config;
+  }
+
   void leader_generation_succeeded(const std::string& c) {
     std::lock_guard lk(gen_fail_mu);
     generation_failures.erase(c);
@@ -1349,6 +1362,10 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   /// whose config is still the stored one and whose status is not that
   /// FAILED yet; forgets the others. Pool thread (status poll).
   void assert_generation_failures() {
+    {
+      std::lock_guard lk(gen_fail_mu);
+      if (generation_failures.empty()) return;
+    }
     const auto snap = config_store->snapshot();
     std::lock_guard lk(gen_fail_mu);
     for (auto f = generation_failures.begin(); f != generation_failures.end();) {

@@ -52,7 +52,8 @@ class CallWatchdog {
   };
 
   /// Calls `on_timeout` once, on the watchdog thread, if the returned guard
-  /// still lives `timeout_ms` from now. `on_timeout` must not block.
+  /// still lives `timeout_ms` from now (at most 50 ms late). `on_timeout`
+  /// must not block. Cheap enough for every poll(): no thread wake-up.
   [[nodiscard]] Guard watch(int timeout_ms, std::function<void()> on_timeout);
 
  private:
