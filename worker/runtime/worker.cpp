@@ -357,9 +357,15 @@ auto watched_task_call(const TaskEnv& env, Runner& r, const char* call, Fn&& fn)
       spdlog::error("{}", why);
       report_task(env, r, StatusState::Failed, why);
     }));
-  auto out = fn();
-  if (guard && guard->fired()) throw connectors::ConnectError(why);
-  return out;
+  const auto late = [&] { return guard && guard->fired(); };
+  try {
+    auto out = fn();
+    if (late()) throw connectors::ConnectError(why);
+    return out;
+  } catch (const connectors::RetriableError&) {
+    if (late()) throw connectors::ConnectError(why);  // no retry: it is FAILED already
+    throw;
+  }
 }
 
 /// Topic tracking of one task (Connect's recordActiveTopic): reports each

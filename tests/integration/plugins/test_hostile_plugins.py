@@ -11,8 +11,9 @@ canary (SequenceSource into a FileStreamSink) runs throughout.
 1. Stalls: test.StallSourceConnector with stall.in = start / taskConfigs /
    poll, test.StallSinkConnector with stall.in = put: the connector (start,
    taskConfigs) or its task (poll, put) is FAILED with a trace naming the
-   call and the deadline; pause and DELETE of each answer within 10 s; a
-   stall in stop() does not hold DELETE either. The canary keeps producing.
+   call and the deadline; pause and DELETE of each answer within 10 s and
+   the connector is gone from both workers; a stall in stop() does not hold
+   DELETE either. The canary keeps producing.
 2. test.UnboundedSourceConnector (adds 4 KiB task configs until the host
    refuses): FAILED at the cap of 50 configs, RSS of both workers stays
    under 400 MiB, both keep serving. With extra.tasks=2 and tasks.max=1 it
@@ -22,9 +23,10 @@ canary (SequenceSource into a FileStreamSink) runs throughout.
    (kcat, bypassing REST): FAILED naming tasks.max and the limit; the leader
    keeps answering; after SIGTERM to the leader, the other worker leads
    and keeps answering, RSS bounded.
-4. SIGTERM to a worker whose plugins are stuck (poll, put, abandoned
-   start/taskConfigs/stop threads): it exits 0 within the graceful timeout
-   + worker.sync.timeout.ms + 5 s (+ 3 s slack for the process itself).
+4. SIGTERM to a worker whose plugins are stuck (abandoned start,
+   taskConfigs, stop, poll, put threads; on the last worker a task stuck in
+   poll() right then): it exits 0 within the graceful timeout +
+   worker.sync.timeout.ms + 5 s (+ 3 s slack for the process itself).
 """
 import json
 import os
@@ -145,7 +147,7 @@ def scenario(kc, work, cluster):
     for name in ["st-poll", "st-put", "st-start"]:
         code, _, secs = timed("PUT", f"{w1.url}/connectors/{name}/pause")
         check(code == 202 and secs < ANSWER_S, f"pause {name} answered {code} in {secs:.1f} s")
-    for name in ["st-start", "st-taskconfigs", "st-stop"]:
+    for name in ["st-start", "st-taskconfigs", "st-stop", "st-poll", "st-put"]:
         code, resp, secs = timed("DELETE", f"{w2.url}/connectors/{name}")
         check(code == 204 and secs < ANSWER_S, f"DELETE {name} answered {code} in {secs:.1f} s: {resp}")
         ok = wait_for(lambda: all(http("GET", f"{w.url}/connectors/{name}")[0] == 404 for w in ws), 20)
@@ -213,8 +215,10 @@ def scenario(kc, work, cluster):
           "the new leader keeps answering and is healthy")
     check(rss_kb(other) < RSS_BOUND_KB, f"new leader's RSS bounded: {rss_kb(other)} KiB")
     canary_producing("under the new leader")
-    ok = wait_for(lambda: task_failed([other], "st-poll", "poll() ") or task_failed([other], "st-put", "put() "), 40)
-    check(ok, "a stalled task runs (stuck) on the remaining worker too")
+    check(create_connector([other], {"name": "st-final", "config": {
+        "connector.class": "test.StallSourceConnector", "tasks.max": "1", "stall.in": "poll"}}), "st-final created")
+    ok = wait_for(lambda: task_failed([other], "st-final", "poll() "), 40)
+    check(ok, "a task stuck in poll() on the remaining worker (FAILED)")
     t0 = time.monotonic()
     other.signal(signal.SIGTERM)
     code = other.wait_exit(bound_s + 30)
