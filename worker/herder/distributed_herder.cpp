@@ -3,7 +3,8 @@
 // Thread ownership in this file:
 //   * `io_*` members and every method named on_* / io_* run on the io thread;
 //   * methods named job_* run on the pool (blocking allowed), the apply
-//     sequence on `apply_strand`;
+//     sequence on `apply_strand`, job_reconfigure (the leader's task-config
+//     generation, which waits for plugin code) on `generation_io`;
 //   * `mu` guards `pub` and `history`, read by other threads.
 #include "worker/herder/distributed_herder.h"
 
@@ -150,6 +151,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
         work(asio::make_work_guard(io)),
         pool_work(asio::make_work_guard(pool)),
         apply_strand(asio::make_strand(pool)),
+        generation_work(asio::make_work_guard(generation_io)),
         scheduled_timer(io),
         config_poll_timer(io),
         status_poll_timer(io),
@@ -176,6 +178,13 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   asio::executor_work_guard<asio::io_context::executor_type> pool_work;
   std::vector<std::thread> pool_threads;
   asio::strand<asio::io_context::executor_type> apply_strand;
+  // The leader's task-config generations (job_reconfigure) wait for plugin
+  // code, up to 2 x connector.call.timeout.ms + the graceful timeout each:
+  // on threads of their own, so that a stuck plugin never holds the pool.
+  static constexpr int kGenerationThreads = 2;
+  asio::io_context generation_io;
+  asio::executor_work_guard<asio::io_context::executor_type> generation_work;
+  std::vector<std::thread> generation_threads;
 
   std::unique_ptr<storage::ConfigBackingStore> config_store;
   std::unique_ptr<storage::OffsetBackingStore> offset_store;
@@ -472,6 +481,11 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       pool_threads.emplace_back([this] {
         metrics::set_thread_log_context(log_ctx);
         pool.run();
+      });
+    for (int i = 0; i < kGenerationThreads; ++i)
+      generation_threads.emplace_back([this] {
+        metrics::set_thread_log_context(log_ctx);
+        generation_io.run();
       });
     io_thread = std::thread([this] {
       metrics::set_thread_log_context(log_ctx);
@@ -1014,7 +1028,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
 
   void leader_reconfigure(const std::string& c, int backoff_ms = 250) {
     io_reconfiguring.insert(c);
-    asio::post(pool, [w = weak_from_this(), c, backoff_ms] {
+    asio::post(generation_io, [w = weak_from_this(), c, backoff_ms] {
       auto s = w.lock();
       if (!s || s->stopping) return;
       const bool done = s->job_reconfigure(c);
@@ -1257,7 +1271,8 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   /// connector.call.timeout.ms, stop() task.shutdown.graceful.timeout.ms;
   /// past one, the thread (and the plugin instance) is abandoned and the
   /// error names the call. Errors: the plugin's exception, the enforce or
-  /// cap failure, a deadline. Pool thread; blocking, bounded.
+  /// cap failure, a deadline, the worker stopping (at once). Generation
+  /// thread (generation_io); blocking, bounded.
   Result<std::vector<ConfigMap>> generate_with_deadline(const std::string& c, std::unique_ptr<connectors::Connector> p,
                                                         const ConfigMap& conf, connectors::TasksMax tasks) {
     struct Run {
@@ -1300,6 +1315,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     }).detach();
     std::unique_lock lk(run->mu);
     while (!run->done) {
+      if (stopping) return Error{"connector", "the worker is stopping"};
       const bool stopping_call = std::string_view(run->call) == "stop";
       const int bound = stopping_call ? cfg.task_shutdown_graceful_timeout_ms : cfg.connector_call_timeout_ms;
       if (mono_ms() - run->call_began_ms >= bound) {
@@ -1334,7 +1350,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   std::shared_ptr<std::atomic<int>> generations_running = std::make_shared<std::atomic<int>>(0);
 
   /// Records the failure of `c`'s generation (config `raw`) and reports
-  /// the connector FAILED. Pool thread.
+  /// the connector FAILED. Generation thread.
   void leader_generation_failed(const std::string& c, const ConfigMap& raw, const std::string& why) {
     spdlog::error("leader: connector {} failed to generate task configs: {}", c, why);
     {
@@ -1418,6 +1434,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       }
       auto generated = generate_with_deadline(c, std::move(plugin).value(), conf, *tasks);
       if (!generated) {
+        if (stopping) return true;  // not the connector's failure
         leader_generation_failed(c, it->second, generated.error().message);
         return true;
       }
@@ -1630,7 +1647,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   // privileged write that fails releases them; the worker claims them again
   // only while it is the leader (Connect's fencedFromConfigTopic).
 
-  /// Pool thread. Connect's writeToConfigTopicAsLeader around one
+  /// Pool or generation thread. Connect's writeToConfigTopicAsLeader around one
   /// privileged config write `write` (a ConfigBackingStore call): claims
   /// the write privileges first when they are not held and this worker is
   /// still the leader (Connect's tick claims them before it serves a leader
@@ -2348,7 +2365,10 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     }
     coord->stop();
     pool_work.reset();
+    generation_work.reset();  // a waiting generation returns at once on `stopping`
     for (auto& t : pool_threads)
+      if (t.joinable()) t.join();
+    for (auto& t : generation_threads)
       if (t.joinable()) t.join();
     work.reset();
     io.stop();
