@@ -2,6 +2,9 @@
 // documented behaviour of Properties.load(Reader), not from its source.
 #include "config/properties.h"
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -179,8 +182,17 @@ Properties parse_properties(std::string_view text) {
 }
 
 Properties load_properties_file(const std::string& path) {
+  // A directory opens as a stream on Linux and reads as empty, which would
+  // surface as a "missing required option" far from the cause.
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(st))
+    throw ConfigError(path + ": cannot open the properties file: " +
+                      (ec ? ec.message() : std::string("No such file or directory")));
+  if (std::filesystem::is_directory(st))
+    throw ConfigError(path + ": is a directory, not a properties file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path + ": cannot open the properties file");
+  if (!in) throw ConfigError(path + ": cannot open the properties file: " + std::strerror(errno));
   std::ostringstream buf;
   buf << in.rdbuf();
   if (in.bad()) throw ConfigError(path + ": cannot read the properties file");

@@ -40,8 +40,10 @@ class ConfigError : public std::runtime_error {
 /// 1-based line of the logical line's start.
 Properties parse_properties(std::string_view text);
 
-/// Reads and parses a properties file. Throws ConfigError naming the path when
-/// the file cannot be read, and "PATH: line N: ..." for syntax errors.
+/// Reads and parses a properties file. Throws ConfigError naming the path:
+/// "PATH: cannot open the properties file: <reason>" (missing, unreadable),
+/// "PATH: is a directory, not a properties file", and "PATH: line N: ..."
+/// for syntax errors.
 Properties load_properties_file(const std::string& path);
 
 }  // namespace kc::config

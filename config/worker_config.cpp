@@ -406,61 +406,150 @@ std::string local_hostname() {
 WorkerConfig WorkerConfig::from_file(const std::string& path) { return from_properties(load_properties_file(path)); }
 
 WorkerConfig WorkerConfig::from_properties(const Properties& props) {
+  auto report = validate(props);
+  if (!report.errors.empty()) {
+    std::string all;
+    for (const auto& e : report.errors) all += (all.empty() ? "" : "\n") + e;
+    throw ConfigError(all);
+  }
+  return std::move(*report.config);
+}
+
+namespace {
+
+/// Levenshtein distance, capped: returns `cap + 1` as soon as it is larger.
+size_t edit_distance(std::string_view a, std::string_view b, size_t cap) {
+  if ((a.size() > b.size() ? a.size() - b.size() : b.size() - a.size()) > cap) return cap + 1;
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    size_t best = row[0];
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+      best = std::min(best, row[j]);
+    }
+    if (best > cap) return cap + 1;
+  }
+  return row[b.size()];
+}
+
+/// How many edits still count as a misspelling of a name this long.
+size_t typo_budget(std::string_view name) { return std::max<size_t>(2, name.size() / 6); }
+
+}  // namespace
+
+std::optional<std::string> suggest_option(std::string_view key) {
+  std::optional<std::string> best;
+  size_t best_d = typo_budget(key) + 1;
+  auto consider = [&](std::string candidate, size_t d) {
+    if (d < best_d) {
+      best_d = d;
+      best = std::move(candidate);
+    }
+  };
+  for (const auto& o : kOptions) consider(o.name, edit_distance(key, o.name, best_d - 1));
+  // A misspelled pass-through prefix ("consumr.max.poll.records"): compare
+  // each leading run of dot-separated words with each prefix.
+  for (size_t dot = key.find('.'); dot != std::string_view::npos; dot = key.find('.', dot + 1)) {
+    const std::string_view head = key.substr(0, dot + 1);
+    for (const char* p : kPassThroughPrefixes) {
+      if (head == p) continue;
+      const size_t d = edit_distance(head, p, std::min<size_t>(2, best_d - 1));
+      if (d <= 2) consider(std::string(p) + std::string(key.substr(dot + 1)), d);
+    }
+  }
+  return best;
+}
+
+bool is_pass_through_key(std::string_view key) {
+  return std::any_of(kPassThroughPrefixes.begin(), kPassThroughPrefixes.end(),
+                     [&](const char* p) { return key.starts_with(p); });
+}
+
+WorkerConfigReport WorkerConfig::validate(const Properties& props) {
+  WorkerConfigReport report;
+  auto& errors = report.errors;
   WorkerConfig cfg;
   cfg.originals_ = props;
+  std::set<std::string, std::less<>> bad;  // options whose value failed: cross-checks skip them
+  auto fails = [&](std::initializer_list<std::string_view> keys) {
+    return std::any_of(keys.begin(), keys.end(), [&](std::string_view k) { return bad.count(k) > 0; });
+  };
+  // Every option on its own: missing, wrong type, out of range, not a choice.
   for (const auto& def : kOptions) {
     auto it = props.find(def.name);
-    if (it == props.end()) {
-      if (def.required) {
-        throw ConfigError(std::string(def.name) + ": missing required option (expected " + describe_expectation(def) +
-                          ")");
+    try {
+      if (it == props.end()) {
+        if (def.required) {
+          errors.push_back(std::string(def.name) + ": missing required option (expected " +
+                           describe_expectation(def) + ")");
+          bad.insert(def.name);
+          cfg.values_[def.name] = Value{};
+          continue;
+        }
+        cfg.values_[def.name] = def.default_value ? parse_value(def, def.default_value) : Value{};
+      } else {
+        cfg.values_[def.name] = parse_value(def, it->second);
       }
+    } catch (const ConfigError& e) {
+      errors.push_back(e.what());
+      bad.insert(def.name);
       cfg.values_[def.name] = def.default_value ? parse_value(def, def.default_value) : Value{};
-    } else {
-      cfg.values_[def.name] = parse_value(def, it->second);
     }
   }
+  // Unknown keys: Connect logs and ignores them, so they stay warnings; a
+  // near miss of a declared name (or of a pass-through prefix) is named.
   for (const auto& [key, val] : props) {
-    if (find_option(key)) continue;
-    bool passed = std::any_of(kPassThroughPrefixes.begin(), kPassThroughPrefixes.end(),
-                              [&](const char* p) { return key.starts_with(p); });
-    if (!passed) cfg.warnings_.push_back("unknown option '" + key + "' is ignored");
+    if (find_option(key) || is_pass_through_key(key)) continue;
+    std::string w = "unknown option '" + key + "' is ignored";
+    if (auto s = suggest_option(key)) w += " (did you mean '" + *s + "'?)";
+    cfg.warnings_.push_back(std::move(w));
   }
 
-  // Cross-checks.
-  const auto& listeners = cfg.get_list("listeners");
-  if (listeners.empty()) {
-    throw ConfigError("listeners: '' is empty (expected " + describe_expectation(*find_option("listeners")) + ")");
-  }
-  for (const auto& l : listeners) {
-    auto parsed = parse_listener(l);
-    if (!parsed) {
-      throw ConfigError("listeners: '" + l + "' is not a listener (expected " +
-                        describe_expectation(*find_option("listeners")) + ")");
+  // Cross-checks, each only over options that parsed.
+  if (!fails({"listeners"})) {
+    const auto& listeners = cfg.get_list("listeners");
+    if (listeners.empty())
+      errors.push_back("listeners: '' is empty (expected " + describe_expectation(*find_option("listeners")) + ")");
+    for (const auto& l : listeners) {
+      if (auto parsed = parse_listener(l)) {
+        cfg.listeners_.push_back(*parsed);
+      } else {
+        errors.push_back("listeners: '" + l + "' is not a listener (expected " +
+                         describe_expectation(*find_option("listeners")) + ")");
+      }
     }
-    cfg.listeners_.push_back(*parsed);
   }
-  if (cfg.heartbeat_interval_ms() >= cfg.session_timeout_ms()) {
-    throw ConfigError("heartbeat.interval.ms: '" + std::to_string(cfg.heartbeat_interval_ms()) +
-                      "' must be lower than session.timeout.ms (" + std::to_string(cfg.session_timeout_ms()) + ")");
+  if (!fails({"heartbeat.interval.ms", "session.timeout.ms"}) &&
+      cfg.heartbeat_interval_ms() >= cfg.session_timeout_ms()) {
+    errors.push_back("heartbeat.interval.ms: '" + std::to_string(cfg.heartbeat_interval_ms()) +
+                     "' must be lower than session.timeout.ms (" + std::to_string(cfg.session_timeout_ms()) + ")");
   }
-  const std::string& c = cfg.config_storage_topic();
-  const std::string& o = cfg.offset_storage_topic();
-  const std::string& s = cfg.status_storage_topic();
-  if (c == o || c == s || o == s) {
-    throw ConfigError("config.storage.topic, offset.storage.topic and status.storage.topic must be three different "
-                      "topics (got '" + c + "', '" + o + "', '" + s + "')");
+  if (!fails({"config.storage.topic", "offset.storage.topic", "status.storage.topic"})) {
+    const std::string& c = cfg.config_storage_topic();
+    const std::string& o = cfg.offset_storage_topic();
+    const std::string& s = cfg.status_storage_topic();
+    if (c == o || c == s || o == s) {
+      errors.push_back("config.storage.topic, offset.storage.topic and status.storage.topic must be three different "
+                       "topics (got '" + c + "', '" + o + "', '" + s + "')");
+    }
   }
-  const auto& verify = cfg.get_list("inter.worker.verification.algorithms");
-  const auto& sig = cfg.get_string("inter.worker.signature.algorithm");
-  if (std::find(verify.begin(), verify.end(), sig) == verify.end()) {
-    throw ConfigError("inter.worker.signature.algorithm: '" + sig +
-                      "' must be listed in inter.worker.verification.algorithms");
+  if (!fails({"inter.worker.verification.algorithms", "inter.worker.signature.algorithm"})) {
+    const auto& verify = cfg.get_list("inter.worker.verification.algorithms");
+    const auto& sig = cfg.get_string("inter.worker.signature.algorithm");
+    if (std::find(verify.begin(), verify.end(), sig) == verify.end()) {
+      errors.push_back("inter.worker.signature.algorithm: '" + sig +
+                       "' must be listed in inter.worker.verification.algorithms");
+    }
   }
   // SASL: the mechanism and the credentials' shape are checked here; values
   // holding ${...} config-provider references are checked once resolved
   // (herder_config_from), since only then is the JAAS text final.
-  if (is_sasl_protocol(cfg.get_string("security.protocol"))) {
+  if (!fails({"security.protocol"}) && is_sasl_protocol(cfg.get_string("security.protocol"))) {
     std::map<std::string, std::string> sasl{{"security.protocol", cfg.get_string("security.protocol")}};
     bool placeholders = false;
     for (const char* key : {"sasl.mechanism", "sasl.mechanisms", "sasl.jaas.config", "sasl.username", "sasl.password"}) {
@@ -477,29 +566,34 @@ WorkerConfig WorkerConfig::from_properties(const Properties& props) {
       }
     }
     auto creds = sasl_credentials(sasl);
-    if (!creds) throw ConfigError(creds.error().to_string());
+    if (!creds) errors.push_back(creds.error().to_string());
   }
-  if (props.count("group.instance.id")) {
+  if (props.count("group.instance.id") && !fails({"group.instance.id"})) {
     const std::string& id = cfg.get_string("group.instance.id");
-    if (auto problem = group_instance_id_problem(id)) {
-      throw ConfigError("group.instance.id: '" + id + "' " + *problem);
-    }
+    if (auto problem = group_instance_id_problem(id)) errors.push_back("group.instance.id: '" + id + "' " + *problem);
   }
-  if (cfg.session_timeout_ms() < 6000 || cfg.session_timeout_ms() > 1800000) {
+  if (!fails({"session.timeout.ms"}) && (cfg.session_timeout_ms() < 6000 || cfg.session_timeout_ms() > 1800000)) {
     cfg.warnings_.push_back("session.timeout.ms " + std::to_string(cfg.session_timeout_ms()) +
                             " is outside the broker's default group.min/max.session.timeout.ms (6000..1800000); "
                             "JoinGroup may be rejected");
   }
-  if (cfg.get_long("retry.backoff.ms") > cfg.get_long("retry.backoff.max.ms")) {
+  if (!fails({"retry.backoff.ms", "retry.backoff.max.ms"}) &&
+      cfg.get_long("retry.backoff.ms") > cfg.get_long("retry.backoff.max.ms")) {
     cfg.warnings_.push_back("retry.backoff.ms is larger than retry.backoff.max.ms");
   }
-  if (auto adv = cfg.rest_advertised_listener()) {
+  if (auto adv = cfg.rest_advertised_listener(); adv && !cfg.listeners_.empty()) {
     bool found = std::any_of(cfg.listeners_.begin(), cfg.listeners_.end(),
                              [&](const Listener& l) { return l.scheme == *adv; });
     if (!found) cfg.warnings_.push_back("rest.advertised.listener '" + *adv + "' matches none of listeners");
   }
-  (void)tls_settings_from(cfg.originals_);  // throws for a bad TLS setting or a missing PEM file
-  return cfg;
+  try {
+    (void)tls_settings_from(cfg.originals_);  // a bad TLS setting or a missing PEM file
+  } catch (const ConfigError& e) {
+    errors.push_back(e.what());
+  }
+  report.warnings = cfg.warnings_;
+  if (errors.empty()) report.config = std::move(cfg);
+  return report;
 }
 
 std::string WorkerConfig::describe() const {

@@ -80,6 +80,17 @@ bool is_secret_option(std::string_view key);
 /// "group.instance.id: '<id>' ...".
 std::optional<std::string> group_instance_id_problem(std::string_view id);
 
+/// The declared option, or the pass-through key with a corrected prefix
+/// ("consumr.max.poll.records" -> "consumer.max.poll.records"), closest to
+/// the unknown `key` by edit distance (Levenshtein), when it is within a
+/// misspelling's reach: at most max(2, length / 6) edits. nullopt otherwise.
+std::optional<std::string> suggest_option(std::string_view key);
+
+/// True when `key` belongs to a client or plugin that reads it itself
+/// (`producer.`, `consumer.`, `admin.`, `ssl.`, `sasl.`, the converters',
+/// `config.providers.`, `listeners.https.`, ...), so it is never "unknown".
+bool is_pass_through_key(std::string_view key);
+
 /// One entry of `listeners`: "http://:8083" -> {"http", "", 8083}.
 struct Listener {
   std::string scheme;  ///< lower-case "http" or "https"
@@ -91,23 +102,34 @@ struct Listener {
 /// nor the listener gives a host. Falls back to "localhost".
 std::string local_hostname();
 
+struct WorkerConfigReport;
+
 /// Validated worker configuration. Build with from_properties()/from_file().
 class WorkerConfig {
  public:
   /// A resolved value: null, boolean, integer (all widths), text or list.
   using Value = std::variant<std::monostate, bool, int64_t, std::string, std::vector<std::string>>;
 
-  /// Validates `props` against worker_options() and the cross-checks below.
+  /// Validates `props` against worker_options() and the cross-checks below,
+  /// reporting every problem at once rather than the first:
+  /// - each option: a missing required option ("<key>: missing required
+  ///   option (expected ...)"), a value of the wrong type, out of range or
+  ///   not one of its choices ("<key>: '<value>' <problem> (expected <type,
+  ///   unit, range>)"; secret values read "[hidden]");
+  /// - cross-checks, each skipped when an option it reads is already bad:
+  ///   heartbeat.interval.ms < session.timeout.ms; the three storage topics
+  ///   distinct; inter.worker.signature.algorithm listed in
+  ///   inter.worker.verification.algorithms; every listener parseable; the
+  ///   SASL mechanism and credentials; group.instance.id; with
+  ///   security.protocol SSL/SASL_SSL, the TLS settings (tls_settings_from():
+  ///   PEM store types only, every PEM file named exists and is readable).
   /// Unknown keys (not declared and not under a pass-through prefix such as
   /// `producer.`, `consumer.`, `admin.`, `ssl.`, `sasl.`, `key.converter.`)
-  /// become warnings. Throws ConfigError on the first bad value, with a
-  /// message "<key>: '<value>' <problem> (expected <type, unit, range>)", on a
-  /// missing required option, and on failed cross-checks:
-  /// heartbeat.interval.ms < session.timeout.ms; the three storage topics
-  /// distinct; inter.worker.signature.algorithm listed in
-  /// inter.worker.verification.algorithms; every listener parseable; with
-  /// security.protocol SSL/SASL_SSL, the TLS settings (tls_settings_from():
-  /// PEM store types only, every PEM file named exists and is readable).
+  /// are warnings, as Connect only logs them, with a did-you-mean suggestion
+  /// (suggest_option()). Never throws ConfigError.
+  static WorkerConfigReport validate(const Properties& props);
+  /// validate(); throws ConfigError whose what() is every error, one per
+  /// line, when there is any.
   static WorkerConfig from_properties(const Properties& props);
   /// load_properties_file(path) + from_properties().
   static WorkerConfig from_file(const std::string& path);
@@ -265,6 +287,15 @@ class WorkerConfig {
 
   [[nodiscard]] const Value& value(std::string_view name) const;
   [[nodiscard]] const Listener& chosen_listener() const;
+};
+
+/// Everything one WorkerConfig::validate() found: every error (each a
+/// complete sentence naming its key), every warning, and the config when
+/// there is no error.
+struct WorkerConfigReport {
+  std::vector<std::string> errors;     ///< declaration order, then the cross-checks
+  std::vector<std::string> warnings;   ///< as warnings() of the built config
+  std::optional<WorkerConfig> config;  ///< set iff errors is empty
 };
 
 }  // namespace kc::config

@@ -1,9 +1,10 @@
 // `kconnectd run FILE`: run one distributed worker.
 //
-// Startup: load the properties file, apply CONNECT_* environment overrides,
-// validate into WorkerConfig and build the REST security settings (https
-// certificates, basic auth credentials; a bad config prints the problem,
-// naming the key and file, and exits 1),
+// Startup: load_worker() (worker_setup.h, the path `kconnectd validate`
+// checks): load the properties file, apply CONNECT_* environment overrides,
+// validate into WorkerConfig, check the converter classes and build the
+// REST security settings (https certificates, basic auth credentials); a bad
+// config prints every problem, each naming its key or the file, and exits 1;
 // start the DistributedHerder (stores, runtime, group membership) and the
 // REST server on `listeners`.
 //
@@ -49,6 +50,7 @@
 
 #include "cmd/kconnectd/commands.h"
 #include "cmd/kconnectd/log_file.h"
+#include "cmd/kconnectd/worker_setup.h"
 #include "config/env_overrides.h"
 #include "config/properties.h"
 #include "config/worker_config.h"
@@ -69,35 +71,23 @@ namespace kc::cmd {
 namespace {
 
 int run_worker(const std::string& path, bool leave_on_shutdown) {
-  // 1. Configuration (exceptions stay at this edge).
+  // 1. Configuration: the path `kconnectd validate` checks (worker_setup.h),
+  // every error printed, not only the first.
   std::optional<config::WorkerConfig> wc;
   herder::HerderConfig hc;
-  try {
-    auto props = config::load_properties_file(path);
-    auto overridden = config::apply_env_overrides(props, environ);
-    for (const auto& key : overridden) spdlog::info("worker property {} set from the environment", key);
-    wc.emplace(config::WorkerConfig::from_properties(props));
-    hc = herder::herder_config_from(*wc);
-    if (leave_on_shutdown) hc.leave_group_on_shutdown = true;
-  } catch (const config::ConfigError& e) {
-    std::cerr << "kconnectd run: invalid configuration: " << e.what() << "\n";
-    return 1;
-  } catch (const std::exception& e) {
-    std::cerr << "kconnectd run: " << e.what() << "\n";
-    return 1;
-  }
-  // REST security (https listeners, forwarding TLS, basic auth): files are
-  // read and checked now, before anything starts.
   rest::RestSecurity security;
   {
     const char* kafka_opts = std::getenv("KAFKA_OPTS");
-    auto sec = rest::rest_security_from(*wc, kafka_opts ? kafka_opts : "");
-    if (!sec) {
-      std::cerr << "kconnectd run: invalid REST security configuration: " << sec.error().to_string() << "\n";
+    auto loaded = load_worker(path, environ, kafka_opts ? kafka_opts : "");
+    for (const auto& key : loaded.from_env) spdlog::info("worker property {} set from the environment", key);
+    if (!loaded.ok()) {
+      for (const auto& e : loaded.errors) std::cerr << "kconnectd run: invalid configuration: " << e << "\n";
       return 1;
     }
-    security = std::move(sec.value());
-    hc.rest_client_tls = security.client_tls;
+    wc = std::move(loaded.config);
+    hc = std::move(loaded.herder);
+    security = std::move(loaded.security);
+    if (leave_on_shutdown) hc.leave_group_on_shutdown = true;
   }
   // log.file: from here on lines go to the file; SIGHUP reopens it (below).
   std::shared_ptr<ReopenableFileSink> log_file;

@@ -6,6 +6,11 @@
 
 namespace kc::cmd {
 
+/// Exit status of a usage error the argument parser refuses (unknown
+/// subcommand or option, missing or malformed argument), whatever CLI11's
+/// own code for it is.
+inline constexpr int kExitUsage = 2;
+
 /// `kconnectd decode metadata|assignment HEX`: Connect blob -> JSON (issue 2).
 void register_decode(CLI::App& app, int& exit_code);
 /// `kconnectd assign-sim FILE`: assignor scenario simulator (issue 3).

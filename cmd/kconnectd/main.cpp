@@ -1,5 +1,11 @@
 // kconnectd: a Kafka Connect-style worker daemon with incremental cooperative
 // rebalancing (KIP-415). This file only wires the subcommands together.
+//
+// Exit statuses (README.md, "Exit statuses"): 0 success; 1 the subcommand
+// failed (an invalid configuration, a worker that cannot start, a fatal
+// group error, a bad input for a dry run); 2 a usage error caught by the
+// argument parser (unknown subcommand or option, missing or malformed
+// argument); 128 + signal when `run` is forced down by a second signal.
 #include "cmd/kconnectd/commands.h"
 
 int main(int argc, char** argv) {
@@ -14,6 +20,12 @@ int main(int argc, char** argv) {
   kc::cmd::register_transform(app, exit_code);
   kc::cmd::register_convert(app, exit_code);
   kc::cmd::register_version(app, exit_code);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // CLI11 prints the message (or the help) and gives its own codes
+    // (100..127); one status for every usage error is easier to script.
+    return app.exit(e) == 0 ? 0 : kc::cmd::kExitUsage;
+  }
   return exit_code;
 }

@@ -318,6 +318,16 @@ secrets::SecretKeyPredicate connector_secret_predicate(const ConfigDefs& defs, s
   };
 }
 
+void tasks_max_rule(const std::map<std::string, std::string>& config, int32_t limit, ConfigErrors& errors) {
+  auto it = config.find("tasks.max");
+  if (it == config.end()) return;
+  const std::string v = trim(it->second);
+  auto n = parse_int<int32_t>(v);
+  if (!n || *n <= limit) return;
+  errors["tasks.max"].push_back("Invalid value " + v + " for configuration tasks.max: Value must be no more than " +
+                                std::to_string(limit) + " (the worker's tasks.max.limit)");
+}
+
 ConfigValidation validate_config(const std::string& name, const ConfigDefs& defs, const ConfigRule& rule,
                                  const std::map<std::string, std::string>& config) {
   const auto secret = connector_secret_predicate(defs);
@@ -351,6 +361,18 @@ ConfigValidation validate_config(const std::string& name, const ConfigDefs& defs
     if (!def.group.empty() && std::find(out.groups.begin(), out.groups.end(), def.group) == out.groups.end())
       out.groups.push_back(def.group);
     out.configs.push_back(std::move(e));
+  }
+  // A rule may name a key no definition has (Connect then shows it with a
+  // bare definition): it still counts, so no error goes unreported.
+  for (const auto& [key, list] : errors) {
+    const bool defined = std::any_of(defs.begin(), defs.end(), [&](const ConfigKeyDef& d) { return d.name == key; });
+    if (defined || list.empty()) continue;
+    ConfigKeyDef def;
+    def.name = key;
+    std::optional<std::string> value;
+    if (auto it = config.find(key); it != config.end()) value = secrets::redact(key, it->second, secret);
+    out.configs.push_back(ConfigEntry{def, {key, value, {}, list, true}});
+    out.error_count += static_cast<int>(list.size());
   }
   return out;
 }

@@ -5,6 +5,7 @@
 // (validate_config) serves all three; the error texts are Connect's, since
 // clients and UIs show them as they are.
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -138,7 +139,18 @@ const ConfigDefs& source_connector_config_defs();
 struct ValidateContext {
   /// The worker runs `exactly.once.source.support=enabled` (KIP-618).
   bool exactly_once_source_enabled = false;
+  /// The worker's `tasks.max.limit` (its default 1000 here): the highest
+  /// `tasks.max` a connector may set (tasks_max_rule()).
+  int32_t tasks_max_limit = 1000;
 };
+
+/// `tasks.max` at most `limit` (the worker's tasks.max.limit), the upper end
+/// of the range whose lower end (1) and integer type the tasks.max
+/// definition checks: "Invalid value 5000 for configuration tasks.max:
+/// Value must be no more than 1000 (the worker's tasks.max.limit)"
+/// (Connect's Range wording). A missing or non-integer value adds nothing
+/// here; the definition reports it.
+void tasks_max_rule(const std::map<std::string, std::string>& config, int32_t limit, ConfigErrors& errors);
 
 /// A sink's rule: the dead letter queue topic may not be one it consumes
 /// ("The DLQ topic 'x' may not be included in the list of topics

@@ -160,6 +160,7 @@ ConfigValidation PluginRegistry::validate(const ConfigMap& config, const Validat
         errors["connector.class"].push_back("Invalid value " + it->second +
                                             " for configuration connector.class: Class " + it->second +
                                             " could not be found.");
+      tasks_max_rule(c, ctx.tasks_max_limit, errors);
     };
     return validate_config(cls == config.end() ? "" : cls->second, common_connector_config_defs(), unknown_class,
                            config);
@@ -182,6 +183,7 @@ ConfigValidation PluginRegistry::validate(const ConfigMap& config, const Validat
     if (sink) dlq_topic_rule(c, e);
     converter_rule(c, e);
     transformation_rule(c, e);
+    tasks_max_rule(c, ctx.tasks_max_limit, e);
     if (probe) exactly_once_rule(*probe, ctx.exactly_once_source_enabled, c, e);
   };
   auto v = validate_config(desc->class_name, defs, rule, config);

@@ -2659,7 +2659,7 @@ void DistributedHerder::connector_plugin_config(const std::string& plugin,
 
 void DistributedHerder::validate_connector_config(rest::ConnectorConfig config, rest::Callback<rest::ConfigInfos> cb) {
   auto v = validate_resolved(*impl_->registry, config_.config_transformer.get(), config,
-                             connectors::ValidateContext{config_.exactly_once_source});
+                             connectors::ValidateContext{config_.exactly_once_source, config_.tasks_max_limit});
   apply_override_policy(v, config_.client_override_policy, config);
   cb(to_rest(v));
 }
@@ -2739,7 +2739,7 @@ void DistributedHerder::put_connector_config(rest::PutConnectorRequest req, rest
       std::move(cb), [impl, req = std::move(req)]() -> rest::Reply<rest::PutConnectorResult> {
         if (auto invalid = reject_invalid_config(*impl->registry, impl->cfg.config_transformer.get(), req.config,
                                                  impl->cfg.client_override_policy,
-                                                 connectors::ValidateContext{impl->cfg.exactly_once_source}))
+                                                 connectors::ValidateContext{impl->cfg.exactly_once_source, impl->cfg.tasks_max_limit}))
           return *invalid;
         auto before = impl->config_store->snapshot();
         const bool exists = before.contains(req.name);

@@ -155,6 +155,9 @@ struct HerderConfig {
   /// exactly.once.source.support=enabled: source tasks keep one producer
   /// each, whatever producer.shared says.
   bool exactly_once_source = false;
+  /// tasks.max.limit: the highest tasks.max a connector may set; create,
+  /// update and validate refuse more (connectors::ValidateContext).
+  int32_t tasks_max_limit = 1000;
   /// exactly.once.source.support=preparing or enabled (Connect's
   /// transactionalLeaderEnabled, KIP-618): the leader writes the config
   /// topic through a transactional producer with transactional.id

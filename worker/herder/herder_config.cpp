@@ -118,6 +118,7 @@ HerderConfig herder_config_from(const config::WorkerConfig& wc, const std::strin
   h.topic_tracking_allow_reset = wc.topic_tracking_allow_reset();
   h.producer_shared = wc.producer_shared();
   h.exactly_once_source = wc.get_string("exactly.once.source.support") == "enabled";
+  h.tasks_max_limit = wc.tasks_max_limit();
   h.transactional_leader = wc.get_string("exactly.once.source.support") != "disabled";
   h.key_generation_algorithm = wc.get_string("inter.worker.key.generation.algorithm");
   if (!wc.is_null("inter.worker.key.size")) h.key_size_bits = wc.get_int("inter.worker.key.size");

@@ -85,17 +85,23 @@ inline connectors::ConfigValidation validate_resolved(const connectors::PluginRe
   auto resolved = transformer->transform(config);
   if (!resolved) {
     auto v = registry.validate(config, vctx);
-    const auto& e = resolved.error();
-    auto it = std::find_if(v.configs.begin(), v.configs.end(),
-                           [&](const connectors::ConfigEntry& c) { return c.definition.name == e.field; });
-    if (it == v.configs.end()) {
-      connectors::ConfigKeyDef def;
-      def.name = e.field;
-      it = v.configs.insert(v.configs.end(),
-                            connectors::ConfigEntry{def, {e.field, secrets::redact(e.field, config.at(e.field)), {}, {}, true}});
-    }
-    it->value.errors.push_back(e.message);
-    ++v.error_count;
+    auto add = [&](const Error& e) {
+      auto it = std::find_if(v.configs.begin(), v.configs.end(),
+                             [&](const connectors::ConfigEntry& c) { return c.definition.name == e.field; });
+      if (it == v.configs.end()) {
+        connectors::ConfigKeyDef def;
+        def.name = e.field;
+        it = v.configs.insert(v.configs.end(),
+                              connectors::ConfigEntry{def, {e.field, secrets::redact(e.field, config.at(e.field)), {}, {}, true}});
+      }
+      it->value.errors.push_back(e.message);
+      ++v.error_count;
+    };
+    // Every provider that fails, not only the first transform() met.
+    const int before = v.error_count;
+    for (const auto& u : transformer->unresolved(config))
+      if (u.kind == providers::ConfigTransformer::Unresolved::Kind::Failed) add(u.error);
+    if (v.error_count == before) add(resolved.error());  // a failure that did not repeat
     return v;
   }
   auto v = registry.validate(resolved->config, vctx);

@@ -18,7 +18,11 @@ namespace fs = std::filesystem;
 namespace {
 
 // KIP-993's `allowed.paths`: absolute directories a file or directory
-// provider may read below; empty = any path.
+// provider may read below; empty = any path. Stricter than Kafka's lexical
+// check: both the allowed directories and every requested path are
+// compared canonical (symlinks and ".." resolved, weakly_canonical), so a
+// symlink inside the tree that points out of it is refused, as is a path
+// whose ".." climbs out through a symlinked directory.
 class AllowedPaths {
  public:
   Status configure(const ConfigMap& params) {
@@ -28,23 +32,38 @@ class AllowedPaths {
       fs::path path(p);
       if (!path.is_absolute())
         return Error{"allowed.paths", "Path " + p + " in allowed.paths is not absolute"};
-      allowed_.push_back(path.lexically_normal());
+      allowed_.push_back(canonical_or_normal(path));
+      text_ += (text_.empty() ? "" : ",") + p;
     }
     return ok_status();
   }
-  /// The normalized path when allowed.
+  /// The canonical path to read when `path` is allowed. Errors name the
+  /// path, what it resolves to and the rule.
   Result<fs::path> check(const std::string& path) const {
-    fs::path p = fs::path(path).lexically_normal();
-    if (allowed_.empty()) return p;
-    for (const auto& a : allowed_) {
-      auto rel = p.lexically_relative(a);
-      if (!rel.empty() && *rel.begin() != "..") return p;
-    }
-    return Error{"path", "The path " + path + " is not allowed to be accessed"};
+    if (allowed_.empty()) return fs::path(path).lexically_normal();
+    const fs::path real = canonical_or_normal(fs::path(path));
+    if (fs::path(path).is_absolute() && within_allowed(real)) return real;
+    return Error{"path", "The path " + path + (real.string() == path ? "" : " (resolved to " + real.string() + ")") +
+                             " is not allowed to be accessed: it is not below allowed.paths=" + text_ +
+                             " once symlinks and '..' are resolved"};
   }
 
  private:
-  std::vector<fs::path> allowed_;
+  static fs::path canonical_or_normal(const fs::path& p) {
+    std::error_code ec;
+    fs::path c = fs::weakly_canonical(p, ec);
+    return ec ? p.lexically_normal() : c.lexically_normal();
+  }
+  bool within_allowed(const fs::path& real) const {
+    for (const auto& a : allowed_) {
+      auto rel = real.lexically_relative(a);
+      if (!rel.empty() && *rel.begin() != "..") return true;
+    }
+    return false;
+  }
+
+  std::vector<fs::path> allowed_;  ///< canonical
+  std::string text_;               ///< as configured, for errors
 };
 
 ConfigMap pick(ConfigMap all, const std::set<std::string>& keys) {
@@ -87,7 +106,9 @@ class DirectoryProvider final : public ConfigProvider {
     if (!fs::is_directory(*dir, ec)) return ConfigMap{};  // as Kafka: nothing there
     ConfigMap out;
     auto read = [&](const fs::path& file) -> Status {
-      std::ifstream in(file, std::ios::binary);
+      auto real = allowed_.check(file.string());  // a symlink in the directory may point out of the tree
+      if (!real) return real.error();
+      std::ifstream in(*real, std::ios::binary);
       std::ostringstream text;
       text << in.rdbuf();
       if (!in && !in.eof()) return Error{"path", "Could not read file " + file.string()};
@@ -176,6 +197,26 @@ std::vector<Placeholder> placeholders_of(const std::string& value) {
   return out;
 }
 
+using Where = std::pair<std::string, std::string>;  ///< (provider, path)
+
+/// The keys `config`'s placeholders ask each configured (provider, path)
+/// for: one get() each, in transform() and unresolved() alike.
+std::map<Where, std::set<std::string>> wanted_keys(const ConfigMap& config,
+                                                   const std::map<std::string, std::unique_ptr<ConfigProvider>>& ps) {
+  std::map<Where, std::set<std::string>> wanted;
+  for (const auto& [k, v] : config)
+    for (const auto& p : placeholders_of(v))
+      if (ps.count(p.provider)) wanted[{p.provider, p.path}].insert(p.key);
+  return wanted;
+}
+
+/// A provider's get() failure as transform() and unresolved() report it.
+std::string failure_message(const std::string& provider, const std::string& path, const std::string& key,
+                            const std::string& reason) {
+  return "Failed to resolve config provider " + provider + (path.empty() ? "" : " path " + path) + " in '" + key +
+         "': " + reason;
+}
+
 }  // namespace
 
 std::unique_ptr<ConfigProvider> make_config_provider(const std::string& class_name) {
@@ -215,6 +256,35 @@ Result<std::shared_ptr<const ConfigTransformer>> ConfigTransformer::from_worker_
   return std::shared_ptr<const ConfigTransformer>(std::move(t));
 }
 
+std::vector<ConfigTransformer::Unresolved> ConfigTransformer::unresolved(const ConfigMap& config) const {
+  using Kind = Unresolved::Kind;
+  std::vector<Unresolved> out;
+  std::string configured;
+  for (const auto& n : names_) configured += (configured.empty() ? "" : ", ") + n;
+  std::map<Where, Result<ConfigMap>> got;
+  for (const auto& [where, keys] : wanted_keys(config, providers_))
+    got.emplace(where, providers_.at(where.first)->get(where.second, keys));
+  for (const auto& [k, v] : config)
+    for (const auto& p : placeholders_of(v)) {
+      const std::string where = "${" + p.provider + ":" + (p.path.empty() ? "" : p.path + ":") + p.key + "}";
+      auto provider = providers_.find(p.provider);
+      if (provider == providers_.end()) {
+        out.push_back({Kind::NotConfigured, Error{k, where + ": config provider " + p.provider +
+                                                        " is not configured (config.providers: " +
+                                                        (configured.empty() ? "none" : configured) + ")"}});
+        continue;
+      }
+      auto it = got.find({p.provider, p.path});
+      if (!it->second) {
+        out.push_back({Kind::Failed, Error{k, failure_message(p.provider, p.path, k, it->second.error().message)}});
+      } else if (!it->second->count(p.key)) {
+        out.push_back({Kind::MissingKey, Error{k, where + ": config provider " + p.provider + " has no key " + p.key +
+                                                     (p.path.empty() ? "" : " at " + p.path)}});
+      }
+    }
+  return out;
+}
+
 bool ConfigTransformer::has_placeholders(const ConfigMap& config) {
   for (const auto& [_, v] : config)
     if (!placeholders_of(v).empty()) return true;
@@ -225,23 +295,18 @@ Result<ResolvedConfig> ConfigTransformer::transform(const ConfigMap& config) con
   ResolvedConfig out{config, {}};
   if (providers_.empty()) return out;
   // One get() per provider and path, with every key asked for there.
-  std::map<std::pair<std::string, std::string>, std::set<std::string>> wanted;
-  std::map<std::pair<std::string, std::string>, std::string> first_key;  // for error messages
-  for (const auto& [k, v] : config)
-    for (const auto& p : placeholders_of(v))
-      if (providers_.count(p.provider)) {
-        wanted[{p.provider, p.path}].insert(p.key);
-        first_key.emplace(std::pair{p.provider, p.path}, k);
-      }
+  const auto wanted = wanted_keys(config, providers_);
   if (wanted.empty()) return out;
-  std::map<std::pair<std::string, std::string>, ConfigMap> found;
+  std::map<Where, ConfigMap> found;
   for (const auto& [where, keys] : wanted) {
     auto got = providers_.at(where.first)->get(where.second, keys);
     if (!got) {
-      const std::string& key = first_key.at(where);
-      return Error{key, "Failed to resolve config provider " + where.first +
-                            (where.second.empty() ? "" : " path " + where.second) + " in '" + key +
-                            "': " + got.error().message};
+      // Named after the first key (in key order) that asks there.
+      std::string key;
+      for (const auto& [k, v] : config)
+        for (const auto& p : placeholders_of(v))
+          if (key.empty() && p.provider == where.first && p.path == where.second) key = k;
+      return Error{key, failure_message(where.first, where.second, key, got.error().message)};
     }
     found[where] = std::move(got).value();
   }

@@ -76,6 +76,31 @@ class ConfigTransformer {
   /// 'db.password': Could not read properties from file /x".
   Result<ResolvedConfig> transform(const ConfigMap& config) const;
 
+  /// Why one placeholder does not resolve.
+  struct Unresolved {
+    enum class Kind {
+      NotConfigured,  ///< its provider is not in config.providers (left as written)
+      Failed,         ///< the provider's get() failed: unreadable, not allowed (an error for transform())
+      MissingKey,     ///< the provider has no such key at that path (left as written)
+    };
+    Kind kind;
+    Error error;  ///< field = the config key holding the placeholder
+  };
+
+  /// Every placeholder of `config` that does not resolve, one entry each,
+  /// in key order: a provider that is not configured ("${vault:db:pw}:
+  /// config provider vault is not configured (config.providers: file,
+  /// dir)"), a provider whose get() fails (the provider, path and its
+  /// reason: unreadable file, path not allowed; worded as transform()'s
+  /// "Failed to resolve config provider file path /x in 'db.password':
+  /// ..."), or a key absent at that path. Empty when every placeholder
+  /// resolves. transform() leaves the
+  /// first and last kinds as written, as Kafka does, and stops at the first
+  /// failure; `kconnectd validate --resolve` reports them all, and connector
+  /// validation every failure. Values are never quoted, so no secret
+  /// appears in an Error.
+  std::vector<Unresolved> unresolved(const ConfigMap& config) const;
+
   /// True when any value holds a `${...:...}` placeholder.
   static bool has_placeholders(const ConfigMap& config);
 

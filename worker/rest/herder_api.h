@@ -45,6 +45,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/secrets.h"
+
 namespace kc::rest {
 
 // ---------------------------------------------------------------------------
@@ -101,10 +103,12 @@ struct RestError {
   /// 400 "Connector config {k1=v1, k2=v2} contains no connector type":
   /// Connect's AbstractHerder.validateConnectorConfig wording when a config
   /// has no connector.class (create, update and .../config/validate alike).
-  /// The map is printed like Java's Map.toString, keys in sorted order.
+  /// The map is printed like Java's Map.toString, keys in sorted order,
+  /// with every secret key's value (kc::secrets::is_secret_key: without a
+  /// connector.class no ConfigDef is known) shown as "[hidden]".
   static RestError no_connector_type(const std::map<std::string, std::string>& config) {
     std::string text = "{";
-    for (const auto& [k, v] : config) text += (text.size() > 1 ? ", " : "") + k + "=" + v;
+    for (const auto& [k, v] : config) text += (text.size() > 1 ? ", " : "") + k + "=" + secrets::redact(k, v);
     return bad_request("Connector config " + text + "} contains no connector type");
   }
   /// 403 with `message`: the request is valid but the worker's config turns

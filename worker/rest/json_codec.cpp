@@ -1,4 +1,6 @@
 #include "worker/rest/json_codec.h"
+#include "common/json_bounds.h"
+#include "common/names.h"
 #include "common/strings.h"
 
 #include <algorithm>
@@ -72,7 +74,7 @@ std::optional<TargetState> parse_initial_state(std::string_view s) {
 }
 
 std::string error_body(int code, std::string_view message) {
-  return json{{"error_code", code}, {"message", std::string(message)}}.dump();
+  return dump_json(json{{"error_code", code}, {"message", std::string(message)}});
 }
 
 json to_json(const TaskId& id) { return json{{"connector", id.connector}, {"task", id.task}}; }
@@ -144,26 +146,108 @@ json to_json(const ConfigInfos& c) {
 
 namespace {
 
+/// nlohmann's DOM builder behind a depth check: a start_object/start_array
+/// past kc::kMaxJsonDepth stops the parse before that level exists, so no
+/// tree deeper than the bound is ever built (and nothing recursive, such as
+/// copy, dump or compare, meets one). Also remembers the innermost object
+/// key being read, so a number out of range can name its key, and turns
+/// nlohmann's errors into messages that never quote the token being read
+/// (it may be a secret).
+template <typename Json>
+class BoundedSax {
+ public:
+  explicit BoundedSax(Json& root) : dom_(root, false) {}
+
+  bool null() { return dom_.null(); }
+  bool boolean(bool v) { return dom_.boolean(v); }
+  bool number_integer(typename Json::number_integer_t v) { return dom_.number_integer(v); }
+  bool number_unsigned(typename Json::number_unsigned_t v) { return dom_.number_unsigned(v); }
+  bool number_float(typename Json::number_float_t v, const typename Json::string_t& s) {
+    return dom_.number_float(v, s);
+  }
+  bool string(typename Json::string_t& v) { return dom_.string(v); }
+  bool binary(typename Json::binary_t& v) { return dom_.binary(v); }
+  bool start_object(std::size_t n) { return enter() && dom_.start_object(n); }
+  bool key(typename Json::string_t& k) {
+    keys_.back() = k;
+    return dom_.key(k);
+  }
+  bool end_object() {
+    keys_.pop_back();
+    return dom_.end_object();
+  }
+  bool start_array(std::size_t n) { return enter() && dom_.start_array(n); }
+  bool end_array() {
+    keys_.pop_back();
+    return dom_.end_array();
+  }
+  bool parse_error(std::size_t position, const std::string& /*last_token: may be a secret*/,
+                   const nlohmann::detail::exception& ex) {
+    if (ex.id == 406) {  // out_of_range: a number too large for a double (1e999)
+      std::string key;
+      for (auto it = keys_.rbegin(); it != keys_.rend() && key.empty(); ++it) key = *it;
+      error_ = key.empty() ? "a number at byte " + std::to_string(position) + " is out of range"
+                           : "the number for key '" + key + "' is out of range";
+      return false;
+    }
+    std::string what = ex.what();
+    // nlohmann ends syntax errors with "; last read: '<token>'": cut it.
+    if (auto cut = what.find("; last read:"); cut != std::string::npos) what.erase(cut);
+    error_ = what;
+    return false;
+  }
+
+  /// Why the parse stopped ("" when sax_parse returned true).
+  [[nodiscard]] const std::string& error() const { return error_; }
+
+ private:
+  bool enter() {
+    if (keys_.size() >= kc::kMaxJsonDepth) {
+      error_ = "the body nests deeper than " + std::to_string(kc::kMaxJsonDepth) + " levels of arrays and objects";
+      return false;
+    }
+    keys_.emplace_back();
+    return true;
+  }
+
+  nlohmann::detail::json_sax_dom_parser<Json> dom_;
+  std::vector<std::string> keys_;  // one per open array/object: the object's current key ("" in arrays)
+  std::string error_;
+};
+
 template <typename Json>
 Reply<Json> parse_body(std::string_view body) {
   if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     return RestError::bad_request("Invalid JSON in request body: the body is empty");
   }
+  Json root;
+  BoundedSax<Json> sax(root);
+  bool ok = false;
   try {
-    return Json::parse(body);
-  } catch (const typename Json::parse_error& e) {
-    // nlohmann's message ends with "; last read: '<token>'", the token it
-    // was reading, which may be a password (an unterminated string, a raw
-    // control character): the position is enough.
-    std::string what = e.what();
-    if (auto cut = what.find("; last read:"); cut != std::string::npos) what.erase(cut);
-    return RestError::bad_request("Invalid JSON in request body: " + what);
+    ok = Json::sax_parse(body, &sax);
+  } catch (const nlohmann::json::exception&) {  // the DOM builder's own checks; never quotes input
+    ok = false;
   }
+  if (!ok) {
+    return RestError::bad_request("Invalid JSON in request body: " +
+                                  (sax.error().empty() ? std::string("cannot be parsed") : sax.error()));
+  }
+  return root;
 }
 
 }  // namespace
 
 Reply<json> parse_json_body(std::string_view body) { return parse_body<json>(body); }
+
+Reply<nlohmann::ordered_json> parse_ordered_json_body(std::string_view body) {
+  return parse_body<nlohmann::ordered_json>(body);
+}
+
+std::string dump_json(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+std::string dump_json(const nlohmann::ordered_json& j) {
+  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
 
 nlohmann::ordered_json to_json(const std::vector<ConnectorOffset>& offsets) {
   using ojson = nlohmann::ordered_json;
@@ -175,7 +259,7 @@ nlohmann::ordered_json to_json(const std::vector<ConnectorOffset>& offsets) {
 }
 
 Reply<std::vector<ConnectorOffset>> parse_offsets_request(std::string_view body) {
-  auto parsed = parse_body<nlohmann::ordered_json>(body);
+  auto parsed = parse_ordered_json_body(body);
   if (!parsed) return parsed.error();
   const auto& j = parsed.value();
   if (!j.is_object() || !j.contains("offsets") || !(j["offsets"].is_array() || j["offsets"].is_null())) {
@@ -229,23 +313,6 @@ Reply<ConnectorConfig> config_from_json(const json& j) {
 
 namespace {
 
-
-std::optional<RestError> check_name(const std::string& name) {
-  if (name.empty()) return RestError::bad_request("Connector name must not be empty");
-  // Clients and proxies collapse dot segments, so such a connector could
-  // never be addressed again; the config-topic reader skips these names too
-  // (storage::addressable_connector_name).
-  if (name == "." || name == "..") {
-    return RestError::bad_request("Connector name must not be '" + name + "': it cannot be addressed in a URL path");
-  }
-  for (char c : name) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      return RestError::bad_request("Connector name must not contain control characters");
-    }
-  }
-  return std::nullopt;
-}
-
 // Connect's rule: config.name, when present, must equal the connector name;
 // when absent it is filled in.
 std::optional<RestError> check_and_put_name(const std::string& name, ConnectorConfig& config) {
@@ -268,10 +335,10 @@ Reply<PutConnectorRequest> parse_create_request(std::string_view body) {
   PutConnectorRequest req;
   req.allow_replace = false;
   auto name_it = j.find("name");
-  if (name_it == j.end() || name_it->is_null()) return RestError::bad_request("Connector name must not be empty");
+  if (name_it == j.end() || name_it->is_null()) return RestError::bad_request(*kc::connector_name_error(""));
   if (!name_it->is_string()) return RestError::bad_request("Connector name must be a string");
   req.name = trim(name_it->get<std::string>());
-  if (auto err = check_name(req.name)) return *err;
+  if (auto err = kc::connector_name_error(req.name)) return RestError::bad_request(*err);
   auto config_it = j.find("config");
   if (config_it == j.end() || config_it->is_null()) {
     return RestError::bad_request("Connector config must be provided as a JSON object");
@@ -294,7 +361,6 @@ Reply<PutConnectorRequest> parse_create_request(std::string_view body) {
 }
 
 Reply<PutConnectorRequest> parse_put_config_request(const std::string& name, std::string_view body) {
-  if (auto err = check_name(name)) return *err;
   auto parsed = parse_json_body(body);
   if (!parsed) return parsed.error();
   auto config = config_from_json(parsed.value());
@@ -308,7 +374,6 @@ Reply<PutConnectorRequest> parse_put_config_request(const std::string& name, std
 }
 
 Reply<ConfigPatch> parse_config_patch(const std::string& name, std::string_view body) {
-  if (auto err = check_name(name)) return *err;
   auto parsed = parse_json_body(body);
   if (!parsed) return parsed.error();
   const json& j = parsed.value();

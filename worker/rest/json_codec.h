@@ -63,9 +63,22 @@ nlohmann::json to_json(const ConfigInfos& c);
 /// Connect's herder answers: the path does not supply the class.
 Reply<ConnectorConfig> parse_validate_request(const std::string& plugin, std::string_view body);
 
-/// Parses a request body as JSON. 400 "Invalid JSON in request body: ..." on
-/// a syntax error or an empty body.
+/// Parses a request body as JSON, refusing nesting past kc::kMaxJsonDepth
+/// (64) while parsing, so no deeper tree is ever built. 400 "Invalid JSON in
+/// request body: ..." on a syntax error, an empty body, too deep a nesting,
+/// or a number out of range (1e999; the message names the innermost key).
+/// Messages never quote the token being read (it may be a secret).
+/// Every REST body goes through this (or parse_ordered_json_body).
 Reply<nlohmann::json> parse_json_body(std::string_view body);
+
+/// parse_json_body keeping member order (offsets partitions and offsets).
+Reply<nlohmann::ordered_json> parse_ordered_json_body(std::string_view body);
+
+/// Serialises a reply. Invalid UTF-8 in any string (a name or message that
+/// came from outside) becomes U+FFFD instead of a type_error.
+std::string dump_json(const nlohmann::json& j);
+/// dump_json for ordered_json.
+std::string dump_json(const nlohmann::ordered_json& j);
 
 /// {"offsets":[{"partition":{...},"offset":{...}|null}]}, member order of
 /// each partition and offset kept.
@@ -84,14 +97,15 @@ Reply<std::vector<ConnectorOffset>> parse_offsets_request(std::string_view body)
 Reply<ConnectorConfig> config_from_json(const nlohmann::json& j);
 
 /// Validates POST /connectors {"name":..,"config":{..},"initial_state":..}.
-/// The name is trimmed; a missing, empty, "." or ".." name (these cannot
-/// be addressed in a URL path), control characters, a non-object config, a
-/// config.name that differs from name, or a bad initial_state → 400.
+/// The name is trimmed and must pass kc::connector_name_error (not empty,
+/// not "." or "..", valid UTF-8, no control characters, at most 1024 bytes;
+/// 400 with the rule's message); a non-object config, a config.name that
+/// differs from name, or a bad initial_state → 400.
 /// config["name"] is filled in. allow_replace = false.
 Reply<PutConnectorRequest> parse_create_request(std::string_view body);
 
-/// Validates PUT /connectors/{name}/config: `name` as for POST (a "%2E"
-/// segment decodes to "."); the body is the config object;
+/// Validates PUT /connectors/{name}/config: the body is the config object;
+/// the name rule is the caller's (it applies only when PUT creates);
 /// config.name (if present) must equal `name` (else 400), and is filled in.
 /// allow_replace = true.
 Reply<PutConnectorRequest> parse_put_config_request(const std::string& name, std::string_view body);
@@ -101,7 +115,8 @@ Reply<PutConnectorRequest> parse_put_config_request(const std::string& name, std
 using ConfigPatch = std::map<std::string, std::optional<std::string>>;
 
 /// Validates a PATCH /connectors/{name}/config body: a JSON object whose
-/// values are strings (numbers/booleans kept as JSON text) or null. 400 on
+/// values are strings (numbers/booleans kept as JSON text) or null (the name
+/// rule is not applied: only an existing connector can be patched). 400 on
 /// bad JSON, a non-object, another value type, or a "name" entry that is
 /// null or differs from `name` (same message as PUT).
 Reply<ConfigPatch> parse_config_patch(const std::string& name, std::string_view body);

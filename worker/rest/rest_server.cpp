@@ -22,6 +22,7 @@
 #include <boost/beast/ssl/ssl_stream.hpp>
 #include <spdlog/spdlog.h>
 
+#include "common/names.h"
 #include "worker/rest/basic_auth.h"
 #include "worker/rest/json_codec.h"
 #include "worker/rest/rest_tls.h"
@@ -252,6 +253,45 @@ bool is_admin_path(const std::vector<std::string>& segments) {
   return !(segments.size() == 3 && segments[1] == "drain" && segments[2] == "members");
 }
 
+/// "POST /connectors" for log lines (the raw path: never a body or a query,
+/// which may hold secrets).
+std::string describe(const RestRequest& req) { return std::string(to_string(req.method)) + " " + req.raw_path; }
+
+/// The 500 for an unexpected failure (an exception from a handler or a
+/// herder callback): Connect's error body, with the request id that the
+/// error log line written here also carries.
+RestResponse internal_error(const std::string& request_id, const std::string& what, std::string_view why) {
+  spdlog::error("rest: request {} ({}) failed unexpectedly: {}", request_id, what, why);
+  return RestResponse::error(500, "Unexpected error while handling the request (request id " + request_id +
+                                      "); the worker log has the details");
+}
+
+/// Runs `fn`; anything it throws answers `r` with internal_error instead
+/// of escaping into the io loop (`r` ignores a second answer).
+template <typename F>
+void guarded(const std::string& request_id, const std::string& what, const Responder& r, F&& fn) {
+  try {
+    fn();
+  } catch (const std::exception& e) {
+    r(internal_error(request_id, what, e.what()));
+  } catch (...) {
+    r(internal_error(request_id, what, "unknown exception"));
+  }
+}
+
+/// True when `content_type` is application/json (parameters such as
+/// charset allowed, case-insensitive), what Connect's @Consumes accepts.
+bool is_json_media_type(std::string_view content_type) {
+  auto semi = content_type.find(';');
+  std::string_view type = content_type.substr(0, semi);
+  while (!type.empty() && (type.front() == ' ' || type.front() == '\t')) type.remove_prefix(1);
+  while (!type.empty() && (type.back() == ' ' || type.back() == '\t')) type.remove_suffix(1);
+  static constexpr std::string_view kJson = "application/json";
+  return type.size() == kJson.size() &&
+         std::equal(type.begin(), type.end(), kJson.begin(),
+                    [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+}
+
 struct Route {
   Method method = Method::Get;
   Pattern pattern;
@@ -290,11 +330,15 @@ class RestServer::Impl {
   Match route(RestRequest& req);
 
   /// Wraps a continuation that must run on the io thread into a herder
-  /// Callback that may be invoked from any thread.
+  /// Callback that may be invoked from any thread. Whatever the continuation
+  /// throws answers `r` with internal_error (so no request waits out its
+  /// deadline because of a local failure) and never reaches the io loop.
   template <typename T>
-  Callback<T> on_io(std::function<void(Reply<T>)> fn) {
-    return [gate = gate_, fn = std::move(fn)](Reply<T> reply) {
-      gate->post([fn, reply = std::move(reply)]() mutable { fn(std::move(reply)); });
+  Callback<T> on_io(const RestRequest& req, const Responder& r, std::function<void(Reply<T>)> fn) {
+    return [gate = gate_, fn = std::move(fn), r, id = req.request_id, what = describe(req)](Reply<T> reply) {
+      gate->post([fn, r, id, what, reply = std::move(reply)]() mutable {
+        guarded(id, what, r, [&] { fn(std::move(reply)); });
+      });
     };
   }
 
@@ -307,6 +351,9 @@ class RestServer::Impl {
   /// Location when created, else 200, both with ConnectorInfo.
   void put_config(const RestRequest& req, const Responder& r, PutConnectorRequest put);
   void do_accept(size_t index);
+  /// At max_connections: closes the evictable session that has waited
+  /// longest for a request. False when none is evictable (io thread).
+  bool make_room();
   /// Listener and authentication checks before routing (header comment of
   /// rest_server.h); nullopt = go on, else the answer.
   std::optional<RestResponse> admit(const RestRequest& req, const BoundListener& listener) const;
@@ -345,7 +392,16 @@ class RestServer::Impl::Session : public std::enable_shared_from_this<Session> {
  public:
   Session(Impl& srv, tcp::socket socket, uint64_t id, const BoundListener& listener)
       : srv_(srv), listener_(listener), stream_(std::move(socket), listener.tls.get()),
-        io_timer_(stream_.get_executor()), id_(id) {}
+        io_timer_(stream_.get_executor()), id_(id),
+        // Unread pipelined bytes wait here while the pipeline is full: at
+        // most one header plus a few reads.
+        buffer_(srv.opts_.header_limit + 4 * 65536) {}
+
+  /// May be closed to make room for a new connection (max_connections):
+  /// no request is pending or being answered on it.
+  [[nodiscard]] bool evictable() const { return !closed_ && queue_.empty() && !writing_; }
+  /// When this connection started waiting for its current request.
+  [[nodiscard]] std::chrono::steady_clock::time_point waiting_since() const { return waiting_since_; }
 
   /// TLS listeners first complete the handshake (bounded by io_timeout).
   void start() {
@@ -434,6 +490,7 @@ class RestServer::Impl::Session : public std::enable_shared_from_this<Session> {
   void do_read() {
     if (reading_ || read_done_ || closed_ || draining_ || queue_.size() >= srv_.opts_.pipeline_limit) return;
     parser_.emplace();
+    waiting_since_ = std::chrono::steady_clock::now();
     parser_->body_limit(srv_.opts_.body_limit);
     parser_->header_limit(static_cast<std::uint32_t>(srv_.opts_.header_limit));
     reading_ = true;
@@ -527,11 +584,32 @@ class RestServer::Impl::Session : public std::enable_shared_from_this<Session> {
     slot.version = hreq.version();
     const uint64_t slot_id = slot.id;
     if (!slot.keep_alive) read_done_ = true;
+    slot.log_line = std::string(hreq.method_string()) + " " + std::string(hreq.target());
+    const std::string request_id = std::to_string(id_) + "-" + std::to_string(slot_id);
+    // Nothing below may throw into the io loop: the slot would never be
+    // answered and the connection would hang until its peer gives up.
+    try {
+      route_request(std::move(hreq), slot, request_id);
+    } catch (const std::exception& e) {
+      complete(slot_id, internal_error(request_id, slot.log_line, e.what()));
+    } catch (...) {
+      complete(slot_id, internal_error(request_id, slot.log_line, "unknown exception"));
+    }
+  }
 
+  /// Checks, routes and dispatches one request whose Slot is queued.
+  void route_request(http::request<http::string_body> hreq, Slot& slot, const std::string& request_id) {
+    const uint64_t slot_id = slot.id;
     RestRequest req;
+    req.request_id = request_id;
     req.method = method_from_verb(hreq.method());
     req.target = std::string(hreq.target());
-    slot.log_line = std::string(hreq.method_string()) + " " + req.target;
+    if (req.target.size() > srv_.opts_.target_limit) {
+      complete(slot_id, RestResponse::error(414, "Request target is " + std::to_string(req.target.size()) +
+                                                     " bytes long; the limit is " +
+                                                     std::to_string(srv_.opts_.target_limit) + " bytes"));
+      return;
+    }
     req.authorization = std::string(hreq[http::field::authorization]);
     req.content_type = std::string(hreq[http::field::content_type]);
     if (auto it = hreq.find("X-Connect-Authorization"); it != hreq.end())
@@ -559,9 +637,28 @@ class RestServer::Impl::Session : public std::enable_shared_from_this<Session> {
       complete(slot_id, std::move(*denied));
       return;
     }
+    // A name read from the path is used as a config-topic key and echoed in
+    // JSON: it must be text. Any route, before the herder sees it.
+    for (size_t i = 0; i < req.segments.size(); ++i) {
+      if (!kc::is_valid_utf8(req.segments[i])) {
+        complete(slot_id, RestResponse::error(400, "Path segment " + std::to_string(i + 1) +
+                                                       " is not valid UTF-8 after percent-decoding; connector "
+                                                       "names (and every path segment) must be valid UTF-8"));
+        return;
+      }
+    }
     Match m = srv_.route(req);
     if (m.immediate) {
       complete(slot_id, std::move(*m.immediate));
+      return;
+    }
+    // Connect's resources consume application/json (Jersey's @Consumes): a
+    // body of another type, or of none (JAX-RS then assumes
+    // application/octet-stream), is 415. Body-less requests need no type.
+    const bool has_body_method =
+        req.method == Method::Post || req.method == Method::Put || req.method == Method::Patch;
+    if (has_body_method && !req.body.empty() && !is_json_media_type(req.content_type)) {
+      complete(slot_id, RestResponse::error(415, "HTTP 415 Unsupported Media Type"));
       return;
     }
     Responder responder = make_responder(slot_id);
@@ -570,12 +667,7 @@ class RestServer::Impl::Session : public std::enable_shared_from_this<Session> {
     slot.deadline->async_wait([responder, timeout_response = m.timeout_response](beast::error_code ec) {
       if (!ec) responder(timeout_response);
     });
-    try {
-      m.handler(req, responder);
-    } catch (const std::exception& e) {
-      spdlog::error("rest: handler for {} threw: {}", req.target, e.what());
-      responder(RestResponse::error(500, e.what()));
-    }
+    guarded(req.request_id, describe(req), responder, [&] { m.handler(req, responder); });
   }
 
   void maybe_write() {
@@ -647,6 +739,7 @@ class RestServer::Impl::Session : public std::enable_shared_from_this<Session> {
   bool read_done_ = false;  // no further request will be read
   bool draining_ = false;
   bool closed_ = false;
+  std::chrono::steady_clock::time_point waiting_since_ = std::chrono::steady_clock::now();
 };
 
 // ---------------------------------------------------------------------------
@@ -666,6 +759,10 @@ class RestServer::Impl::ForwardCall : public std::enable_shared_from_this<Forwar
       plain_stream_.emplace(*srv.ioc_);
     }
     parser_.body_limit(srv_.opts_.forward_response_limit);
+    // The peer's reply may carry a Location with a long, percent-encoded
+    // name: allow what a peer's own header limit would (Beast's default is
+    // 8 KiB).
+    parser_.header_limit(static_cast<std::uint32_t>(srv_.opts_.header_limit * 4));
   }
 
   void run() {
@@ -702,7 +799,11 @@ class RestServer::Impl::ForwardCall : public std::enable_shared_from_this<Forwar
       if (ec) return self->fail(ec);
       http::async_read(stream, self->buffer_, self->parser_, [self](beast::error_code ec2, std::size_t) {
         if (ec2) return self->fail(ec2);
-        self->relay();
+        try {
+          self->relay();
+        } catch (const std::exception& e) {  // never into the io loop: the client would wait out its deadline
+          self->done_(RestResponse::error(500, std::string("IO Error trying to forward REST request: ") + e.what()));
+        }
       });
     });
   }
@@ -881,6 +982,10 @@ void RestServer::Impl::do_accept(size_t index) {
       spdlog::warn("rest: accept failed: {}", ec.message());
     } else {
       beast::error_code ignored;
+      if (sessions_.size() >= opts_.max_connections && !make_room()) {
+        socket.close(ignored);  // every connection has a request pending
+        return do_accept(index);
+      }
       socket.set_option(tcp::no_delay(true), ignored);
       auto id = next_session_id_++;
       auto session = std::make_shared<Session>(*this, std::move(socket), id, bound_[index]);
@@ -889,6 +994,20 @@ void RestServer::Impl::do_accept(size_t index) {
     }
     do_accept(index);
   });
+}
+
+bool RestServer::Impl::make_room() {
+  std::shared_ptr<Session> oldest;
+  for (const auto& [id, s] : sessions_) {
+    if (s->evictable() && (!oldest || s->waiting_since() < oldest->waiting_since())) oldest = s;
+  }
+  if (!oldest) {
+    spdlog::warn("rest: {} connections open, all with a request pending: refusing a new one", sessions_.size());
+    return false;
+  }
+  spdlog::debug("rest: {} connections open: closing the one idle longest", sessions_.size());
+  oldest->close_now();
+  return true;
 }
 
 void RestServer::Impl::add_route(Method method, std::string pattern, RouteHandler handler,
@@ -1001,6 +1120,19 @@ void RestServer::Impl::forward(const RestRequest& req, const Responder& r, const
   }
   out.keep_alive(false);
   out.prepare_payload();
+  // The peer has the same limits: what would not fit it is refused here,
+  // before it could be half-applied there.
+  if (target.size() > opts_.target_limit) {
+    r(RestResponse::error(414, "Request target is too long to forward: " + std::to_string(target.size()) +
+                                   " bytes; the limit is " + std::to_string(opts_.target_limit) + " bytes"));
+    return;
+  }
+  std::size_t header_bytes = target.size() + 32;  // request line
+  for (const auto& field : out) header_bytes += field.name_string().size() + field.value().size() + 4;
+  if (header_bytes > opts_.header_limit) {
+    r(RestResponse::error(431, "Request headers are too large to forward"));
+    return;
+  }
   spdlog::debug("rest: {} {} not handled here ({}); forwarding to {}", to_string(req.method), req.target,
                 err.message, err.forward_url);
   TlsContext* tls = url->scheme == "https" ? opts_.forward_tls.get() : nullptr;
@@ -1013,7 +1145,7 @@ void RestServer::Impl::forward(const RestRequest& req, const Responder& r, const
 
 namespace {
 
-RestResponse ok_json(int status, const json& j) { return RestResponse::json(status, j.dump()); }
+RestResponse ok_json(int status, const json& j) { return RestResponse::json(status, dump_json(j)); }
 
 RestResponse created_or_ok(const PutConnectorResult& res) {
   auto out = ok_json(res.created ? 201 : 200, to_json(res.info));
@@ -1038,7 +1170,8 @@ void RestServer::Impl::put_config(const RestRequest& req, const Responder& r, Pu
     const RestError e = RestError::no_connector_type(put.config);
     return r(RestResponse::error(e.http_status(), e.message));
   }
-  herder_.put_connector_config(std::move(put), on_io<PutConnectorResult>([this, req, r](Reply<PutConnectorResult> res) {
+  herder_.put_connector_config(std::move(put),
+                               on_io<PutConnectorResult>(req, r, [this, req, r](Reply<PutConnectorResult> res) {
                                  if (!res) return fail(req, r, res.error());
                                  r(created_or_ok(res.value()));
                                }));
@@ -1049,8 +1182,8 @@ void RestServer::Impl::list_connectors(const RestRequest& req, const Responder& 
   bool status = std::find(expands.begin(), expands.end(), "status") != expands.end();
   bool info = std::find(expands.begin(), expands.end(), "info") != expands.end();
   bool any = !expands.empty();
-  herder_.list_connectors(on_io<std::vector<std::string>>(
-      [this, req, r, status, info, any](Reply<std::vector<std::string>> names) {
+  herder_.list_connectors(
+      on_io<std::vector<std::string>>(req, r, [this, req, r, status, info, any](Reply<std::vector<std::string>> names) {
         if (!names) return fail(req, r, names.error());
         std::sort(names.value().begin(), names.value().end());
         if (!any) return r(ok_json(200, json(names.value())));
@@ -1094,13 +1227,13 @@ void RestServer::Impl::expand_connectors(const RestRequest& req, const Responder
   };
   for (const auto& name : names) {
     if (status) {
-      herder_.connector_status(name, on_io<ConnectorStateInfo>([absorb, name](Reply<ConnectorStateInfo> s) {
+      herder_.connector_status(name, on_io<ConnectorStateInfo>(req, r, [absorb, name](Reply<ConnectorStateInfo> s) {
         if (s) absorb(name, "status", to_json(s.value()), nullptr);
         else absorb(name, "status", std::nullopt, &s.error());
       }));
     }
     if (info) {
-      herder_.connector_info(name, on_io<ConnectorInfo>([absorb, name](Reply<ConnectorInfo> i) {
+      herder_.connector_info(name, on_io<ConnectorInfo>(req, r, [absorb, name](Reply<ConnectorInfo> i) {
         if (i) absorb(name, "info", to_json(i.value()), nullptr);
         else absorb(name, "info", std::nullopt, &i.error());
       }));
@@ -1124,7 +1257,7 @@ void RestServer::Impl::register_builtin_routes() {
   };
 
   add(Method::Get, "/", [this](const RestRequest& req, Responder r) {
-    herder_.worker_info(on_io<WorkerInfo>([this, req, r](Reply<WorkerInfo> w) {
+    herder_.worker_info(on_io<WorkerInfo>(req, r, [this, req, r](Reply<WorkerInfo> w) {
       if (!w) return fail(req, r, w.error());
       r(ok_json(200, json{{"version", opts_.version},
                           {"commit", opts_.commit},
@@ -1134,8 +1267,8 @@ void RestServer::Impl::register_builtin_routes() {
 
   add_route(
       Method::Get, "/health",
-      [this](const RestRequest&, Responder r) {
-        herder_.health(on_io<Health>([r](Reply<Health> h) {
+      [this](const RestRequest& req, Responder r) {
+        herder_.health(on_io<Health>(req, r, [r](Reply<Health> h) {
           if (!h) {
             return r(ok_json(500, to_json(Health{HealthStatus::Unhealthy, h.error().message})));
           }
@@ -1151,7 +1284,7 @@ void RestServer::Impl::register_builtin_routes() {
         }));
       },
       opts_.health_timeout,
-      RestResponse::json(500, to_json(Health{HealthStatus::Unhealthy, kUnhealthyTimeoutMessage}).dump()), true);
+      RestResponse::json(500, dump_json(to_json(Health{HealthStatus::Unhealthy, kUnhealthyTimeoutMessage}))), true);
 
   add(Method::Get, "/connectors", [this](const RestRequest& req, Responder r) { list_connectors(req, r); });
 
@@ -1163,14 +1296,14 @@ void RestServer::Impl::register_builtin_routes() {
 
   add(Method::Get, "/connectors/{connector}", [this](const RestRequest& req, Responder r) {
     herder_.connector_info(req.params.at("connector"),
-                           on_io<ConnectorInfo>([this, req, r](Reply<ConnectorInfo> info) {
+                           on_io<ConnectorInfo>(req, r, [this, req, r](Reply<ConnectorInfo> info) {
                              if (!info) return fail(req, r, info.error());
                              r(ok_json(200, to_json(info.value())));
                            }));
   });
 
   add_write(Method::Delete, "/connectors/{connector}", [this](const RestRequest& req, Responder r) {
-    herder_.delete_connector(req.params.at("connector"), on_io<Done>([this, req, r](Reply<Done> d) {
+    herder_.delete_connector(req.params.at("connector"), on_io<Done>(req, r, [this, req, r](Reply<Done> d) {
                                if (!d) return fail(req, r, d.error());
                                r(RestResponse::empty(204));
                              }));
@@ -1178,16 +1311,28 @@ void RestServer::Impl::register_builtin_routes() {
 
   add(Method::Get, "/connectors/{connector}/config", [this](const RestRequest& req, Responder r) {
     herder_.connector_config(req.params.at("connector"),
-                             on_io<ConnectorConfig>([this, req, r](Reply<ConnectorConfig> c) {
+                             on_io<ConnectorConfig>(req, r, [this, req, r](Reply<ConnectorConfig> c) {
                                if (!c) return fail(req, r, c.error());
                                r(ok_json(200, json(c.value())));
                              }));
   });
 
   add_write(Method::Put, "/connectors/{connector}/config", [this](const RestRequest& req, Responder r) {
-    auto parsed = parse_put_config_request(req.params.at("connector"), req.body);
+    const std::string& name = req.params.at("connector");
+    auto parsed = parse_put_config_request(name, req.body);
     if (!parsed) return r(RestResponse::error(parsed.error().http_status(), parsed.error().message));
-    put_config(req, r, std::move(parsed.value()));
+    auto rule = kc::connector_name_error(name);
+    if (!rule) return put_config(req, r, std::move(parsed.value()));
+    // A name outside the rule may still belong to a connector an older
+    // version created: it can be updated, but not created. The read is
+    // local on leader and follower alike, so both answer the same.
+    herder_.connector_config(name, on_io<ConnectorConfig>(req, r, [this, req, r, rule = *rule,
+                                                                   put = std::move(parsed.value())](
+                                                                      Reply<ConnectorConfig> c) mutable {
+      if (!c && c.error().kind == ErrorKind::NotFound) return r(RestResponse::error(400, rule));
+      if (!c) return fail(req, r, c.error());
+      put_config(req, r, std::move(put));
+    }));
   });
 
   // PATCH = read the stored config here, merge, then the same leader write as
@@ -1198,15 +1343,16 @@ void RestServer::Impl::register_builtin_routes() {
     auto patch = parse_config_patch(name, req.body);
     if (!patch) return r(RestResponse::error(patch.error().http_status(), patch.error().message));
     herder_.connector_config(
-        name, on_io<ConnectorConfig>([this, req, r, name, patch = std::move(patch.value())](Reply<ConnectorConfig> c) {
-          if (!c) return fail(req, r, c.error());
-          put_config(req, r, apply_config_patch(name, std::move(c.value()), patch));
-        }));
+        name, on_io<ConnectorConfig>(req, r,
+                                     [this, req, r, name, patch = std::move(patch.value())](Reply<ConnectorConfig> c) {
+                                       if (!c) return fail(req, r, c.error());
+                                       put_config(req, r, apply_config_patch(name, std::move(c.value()), patch));
+                                     }));
   });
 
   add(Method::Get, "/connectors/{connector}/status", [this](const RestRequest& req, Responder r) {
     herder_.connector_status(req.params.at("connector"),
-                             on_io<ConnectorStateInfo>([this, req, r](Reply<ConnectorStateInfo> s) {
+                             on_io<ConnectorStateInfo>(req, r, [this, req, r](Reply<ConnectorStateInfo> s) {
                                if (!s) return fail(req, r, s.error());
                                r(ok_json(200, to_json(s.value())));
                              }));
@@ -1214,7 +1360,7 @@ void RestServer::Impl::register_builtin_routes() {
 
   add(Method::Get, "/connectors/{connector}/tasks", [this](const RestRequest& req, Responder r) {
     herder_.task_configs(req.params.at("connector"),
-                         on_io<std::vector<TaskInfo>>([this, req, r](Reply<std::vector<TaskInfo>> tasks) {
+                         on_io<std::vector<TaskInfo>>(req, r, [this, req, r](Reply<std::vector<TaskInfo>> tasks) {
                            if (!tasks) return fail(req, r, tasks.error());
                            json out = json::array();
                            for (const auto& ti : tasks.value()) out.push_back(to_json(ti));
@@ -1226,7 +1372,7 @@ void RestServer::Impl::register_builtin_routes() {
     auto task = parse_task_id(req.params.at("task"));
     if (!task) return r(RestResponse::error(404, "HTTP 404 Not Found"));
     herder_.task_status(TaskId{req.params.at("connector"), *task},
-                        on_io<TaskStatus>([this, req, r](Reply<TaskStatus> s) {
+                        on_io<TaskStatus>(req, r, [this, req, r](Reply<TaskStatus> s) {
                           if (!s) return fail(req, r, s.error());
                           r(ok_json(200, to_json(s.value())));
                         }));
@@ -1234,20 +1380,20 @@ void RestServer::Impl::register_builtin_routes() {
 
   add_write(Method::Post, "/connectors/{connector}/restart", [this](const RestRequest& req, Responder r) {
     RestartRequest rr{bool_param(req, "includeTasks", false), bool_param(req, "onlyFailed", false)};
-    herder_.restart_connector(
-        req.params.at("connector"), rr,
-        on_io<std::optional<ConnectorStateInfo>>([this, req, r, rr](Reply<std::optional<ConnectorStateInfo>> res) {
-          if (!res) return fail(req, r, res.error());
-          if (rr.plain()) return r(RestResponse::empty(204));
-          if (!res.value()) return r(RestResponse::empty(202));
-          r(ok_json(202, to_json(*res.value())));
-        }));
+    herder_.restart_connector(req.params.at("connector"), rr,
+                              on_io<std::optional<ConnectorStateInfo>>(
+                                  req, r, [this, req, r, rr](Reply<std::optional<ConnectorStateInfo>> res) {
+                                    if (!res) return fail(req, r, res.error());
+                                    if (rr.plain()) return r(RestResponse::empty(204));
+                                    if (!res.value()) return r(RestResponse::empty(202));
+                                    r(ok_json(202, to_json(*res.value())));
+                                  }));
   });
 
   add_write(Method::Post, "/connectors/{connector}/tasks/{task}/restart", [this](const RestRequest& req, Responder r) {
     auto task = parse_task_id(req.params.at("task"));
     if (!task) return r(RestResponse::error(404, "HTTP 404 Not Found"));
-    herder_.restart_task(TaskId{req.params.at("connector"), *task}, on_io<Done>([this, req, r](Reply<Done> d) {
+    herder_.restart_task(TaskId{req.params.at("connector"), *task}, on_io<Done>(req, r, [this, req, r](Reply<Done> d) {
                            if (!d) return fail(req, r, d.error());
                            r(RestResponse::empty(204));
                          }));
@@ -1263,7 +1409,7 @@ void RestServer::Impl::register_builtin_routes() {
                                StateRoute{"/connectors/{connector}/stop", TargetState::Stopped, 204}}) {
     add_write(Method::Put, sr.pattern, [this, sr](const RestRequest& req, Responder r) {
       herder_.set_target_state(req.params.at("connector"), sr.state,
-                               on_io<Done>([this, req, r, sr](Reply<Done> d) {
+                               on_io<Done>(req, r, [this, req, r, sr](Reply<Done> d) {
                                  if (!d) return fail(req, r, d.error());
                                  r(RestResponse::empty(sr.status));
                                }));
@@ -1273,25 +1419,27 @@ void RestServer::Impl::register_builtin_routes() {
   add(Method::Get, "/connectors/{connector}/topics", [this](const RestRequest& req, Responder r) {
     const std::string& name = req.params.at("connector");
     herder_.connector_active_topics(
-        name, on_io<std::vector<std::string>>([this, req, r, name](Reply<std::vector<std::string>> t) {
+        name, on_io<std::vector<std::string>>(req, r, [this, req, r, name](Reply<std::vector<std::string>> t) {
           if (!t) return fail(req, r, t.error());
           r(ok_json(200, json{{name, json{{"topics", t.value()}}}}));
         }));
   });
 
   add_write(Method::Put, "/connectors/{connector}/topics/reset", [this](const RestRequest& req, Responder r) {
-    herder_.reset_connector_active_topics(req.params.at("connector"), on_io<Done>([this, req, r](Reply<Done> d) {
+    herder_.reset_connector_active_topics(req.params.at("connector"),
+                                          on_io<Done>(req, r, [this, req, r](Reply<Done> d) {
                                             if (!d) return fail(req, r, d.error());
                                             r(RestResponse::empty(202));
                                           }));
   });
 
   add(Method::Get, "/connectors/{connector}/offsets", [this](const RestRequest& req, Responder r) {
-    herder_.connector_offsets(req.params.at("connector"), on_io<std::vector<ConnectorOffset>>(
-                                                              [this, req, r](Reply<std::vector<ConnectorOffset>> o) {
-                                                                if (!o) return fail(req, r, o.error());
-                                                                r(RestResponse::json(200, to_json(o.value()).dump()));
-                                                              }));
+    herder_.connector_offsets(
+        req.params.at("connector"),
+        on_io<std::vector<ConnectorOffset>>(req, r, [this, req, r](Reply<std::vector<ConnectorOffset>> o) {
+          if (!o) return fail(req, r, o.error());
+          r(RestResponse::json(200, dump_json(to_json(o.value()))));
+        }));
   });
 
   // PATCH alters the listed partitions, DELETE resets them all; both are one
@@ -1299,7 +1447,7 @@ void RestServer::Impl::register_builtin_routes() {
   auto modify_offsets = [this](const RestRequest& req, const Responder& r,
                                std::optional<std::vector<ConnectorOffset>> offsets) {
     herder_.modify_connector_offsets(req.params.at("connector"), std::move(offsets),
-                                     on_io<std::string>([this, req, r](Reply<std::string> m) {
+                                     on_io<std::string>(req, r, [this, req, r](Reply<std::string> m) {
                                        if (!m) return fail(req, r, m.error());
                                        r(ok_json(200, json{{"message", m.value()}}));
                                      }));
@@ -1314,7 +1462,8 @@ void RestServer::Impl::register_builtin_routes() {
 
   add(Method::Get, "/connector-plugins/{plugin}/config", [this](const RestRequest& req, Responder r) {
     herder_.connector_plugin_config(
-        req.params.at("plugin"), on_io<std::vector<ConfigKeyInfo>>([this, req, r](Reply<std::vector<ConfigKeyInfo>> k) {
+        req.params.at("plugin"),
+        on_io<std::vector<ConfigKeyInfo>>(req, r, [this, req, r](Reply<std::vector<ConfigKeyInfo>> k) {
           if (!k) return fail(req, r, k.error());
           json out = json::array();
           for (const auto& key : k.value()) out.push_back(to_json(key));
@@ -1326,7 +1475,7 @@ void RestServer::Impl::register_builtin_routes() {
     auto config = parse_validate_request(req.params.at("plugin"), req.body);
     if (!config) return r(RestResponse::error(config.error().http_status(), config.error().message));
     herder_.validate_connector_config(std::move(config.value()),
-                                      on_io<ConfigInfos>([this, req, r](Reply<ConfigInfos> v) {
+                                      on_io<ConfigInfos>(req, r, [this, req, r](Reply<ConfigInfos> v) {
                                         if (!v) return fail(req, r, v.error());
                                         r(ok_json(200, to_json(v.value())));
                                       }));
@@ -1334,7 +1483,7 @@ void RestServer::Impl::register_builtin_routes() {
 
   add(Method::Get, "/connector-plugins", [this](const RestRequest& req, Responder r) {
     herder_.connector_plugins(bool_param(req, "connectorsOnly", true),
-                              on_io<std::vector<PluginInfo>>([this, req, r](Reply<std::vector<PluginInfo>> p) {
+                              on_io<std::vector<PluginInfo>>(req, r, [this, req, r](Reply<std::vector<PluginInfo>> p) {
                                 if (!p) return fail(req, r, p.error());
                                 json out = json::array();
                                 for (const auto& pi : p.value()) out.push_back(to_json(pi));

@@ -8,11 +8,17 @@
 // forwarding and socket I/O happen on that thread. Herder callbacks and
 // Responders may be invoked from any thread; they post back onto it.
 //
-// Hardening (STYLE item 10): a deadline per connection (a request must be read,
+// Hardening (STYLE item 10, 15; the limits table of README.md): a deadline per
+// connection (a whole request must be read,
 // or a response written, within `io_timeout`; an idle keep-alive connection is
 // closed after it), a header and body size limit (413 for a body over
 // `body_limit`, 431 for oversized headers), a bound on pipelined requests
-// awaiting their response (`pipeline_limit`; reading pauses while full),
+// awaiting their response (`pipeline_limit`; reading pauses while full), a
+// request-target limit (414), a cap on open connections (`max_connections`),
+// 415 for a body that is not application/json, 400 for a path segment that
+// is not UTF-8, and a catch-all around every handler and herder callback (an
+// unexpected failure answers 500 at once with a request id that the error
+// log line repeats),
 // keep-alive per HTTP/1.1, and a deadline per request (`request_timeout`,
 // 500 "Request timed out", as Connect's 90 s herder timeout; for writes the
 // message adds that the change may still be applied, kWriteTimeoutMessage).
@@ -21,7 +27,10 @@
 // NotOwner with a URL, the request (method, raw path, query, body,
 // Authorization header) is re-sent to that URL with an async Beast client
 // (timeout `forward_timeout`) and the target's status, body and Location
-// header are relayed. Loop protection follows Connect's `forward` query
+// header are relayed (reply headers up to 4 x header_limit, so a Location
+// with a long encoded name is read). A request that would not fit a peer
+// with the same limits (target_limit, header_limit) is answered here with
+// 414 / 431 and not forwarded. Loop protection follows Connect's `forward` query
 // parameter: a request without it is forwarded with `forward=true`; a request
 // with `forward=true` is forwarded with `forward=false`; a request with
 // `forward=false` that would need forwarding again gets 409 "Cannot complete
@@ -94,6 +103,9 @@ struct RestRequest {
   /// KIP-507 X-Connect-Request-Signature-Algorithm, e.g. "HmacSHA256"; nullopt if absent.
   std::optional<std::string> connect_signature_algorithm;
   std::string body;
+  /// Identifies this request in the worker log and in an unexpected-failure
+  /// 500 ("<connection>-<n>", unique while the server runs).
+  std::string request_id;
 
   /// First value of query parameter `name`, nullopt if absent.
   [[nodiscard]] std::optional<std::string> query_value(const std::string& name) const;
@@ -143,7 +155,15 @@ struct RestServerOptions {
   bool health_auth = true;  ///< rest.health.auth (ours): false lets GET /health pass without credentials
   std::size_t body_limit = 1024 * 1024;   ///< bytes; larger bodies → 413 and close
   std::size_t header_limit = 16 * 1024;   ///< bytes of request line + headers; larger → 431
+  /// Bytes of the request target (path + query, still encoded); longer →
+  /// 414. Below header_limit so a forwarded request (target + forward=,
+  /// Host, Authorization...) still fits a peer with the same limits.
+  std::size_t target_limit = 12 * 1024;
   std::size_t pipeline_limit = 8;         ///< requests read but not yet answered, per connection
+  /// Open connections per server. At the cap a new connection evicts the
+  /// connection that has waited longest for a request and has none
+  /// pending; if every connection has a request pending it is closed.
+  std::size_t max_connections = 512;
   std::chrono::milliseconds io_timeout{30'000};       ///< per-connection read/write/idle deadline
   std::chrono::milliseconds request_timeout{90'000};  ///< herder call deadline → 500
   std::chrono::milliseconds health_timeout{10'000};   ///< GET /health deadline → 500 unhealthy

@@ -1,6 +1,7 @@
 // WorkerConfig: defaults, typed values, error messages, warnings, derived
 // values and client pass-through.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <fstream>
 
 #include "config/worker_config.h"
@@ -151,7 +152,8 @@ TEST_CASE("worker config: unknown keys are warnings, pass-through prefixes are n
   p["ssl.truststore.location"] = "/x";
   auto c = WorkerConfig::from_properties(p);
   CHECK(c.warnings() == std::vector<std::string>{"unknown option 'foo.bar' is ignored",
-                                                 "unknown option 'sesion.timeout.ms' is ignored"});
+                                                 "unknown option 'sesion.timeout.ms' is ignored (did you mean "
+                                                 "'session.timeout.ms'?)"});
   CHECK(c.originals_with_prefix("key.converter.") == std::map<std::string, std::string>{{"schemas.enable", "false"}});
 }
 
@@ -284,4 +286,75 @@ TEST_CASE("worker config: producer.shared (ours) is a worker option, not a produ
   CHECK(prod.at("linger.ms") == "5");
 
   CHECK(error_with("producer.shared", "yes") == "producer.shared: 'yes' is not a boolean (expected boolean, true|false)");
+}
+
+TEST_CASE("worker config: validate reports every problem at once, not the first", "[config]") {
+  Properties p = base();
+  p.erase("group.id");                      // missing required
+  p["session.timeout.ms"] = "abc";          // wrong type
+  p["rest.advertised.port"] = "70000";      // out of range
+  p["offset.storage.topic"] = "connect-configs";  // conflicting: same topic twice
+  p["listeners"] = "ftp://:21,http://:8083,http://nohost";  // two bad listeners
+  p["sesion.timeout.ms"] = "1";             // unknown: a warning with a suggestion
+  auto r = WorkerConfig::validate(p);
+  CHECK_FALSE(r.config.has_value());
+  CHECK(r.errors == std::vector<std::string>{
+                        "group.id: missing required option (expected string, non-empty)",
+                        "session.timeout.ms: 'abc' is not an integer (expected int, ms, 1..2147483647)",
+                        "rest.advertised.port: '70000' is out of range (expected int, 0..65535)",
+                        "listeners: 'ftp://:21' is not a listener (expected list of SCHEME://[HOST]:PORT, scheme http "
+                        "or https)",
+                        "listeners: 'http://nohost' is not a listener (expected list of SCHEME://[HOST]:PORT, scheme "
+                        "http or https)",
+                        "config.storage.topic, offset.storage.topic and status.storage.topic must be three different "
+                        "topics (got 'connect-configs', 'connect-configs', 'connect-status')"});
+  CHECK(r.warnings ==
+        std::vector<std::string>{"unknown option 'sesion.timeout.ms' is ignored (did you mean 'session.timeout.ms'?)"});
+  // from_properties throws all of them, one per line.
+  const std::string all = error_of(p);
+  CHECK(std::count(all.begin(), all.end(), '\n') == 5);
+}
+
+TEST_CASE("worker config: a cross-check is skipped when an option it reads is already bad", "[config]") {
+  auto p = base();
+  p["session.timeout.ms"] = "x";
+  p["heartbeat.interval.ms"] = "20000";  // would be >= the default session timeout, but that one is bad
+  auto r = WorkerConfig::validate(p);
+  CHECK(r.errors == std::vector<std::string>{"session.timeout.ms: 'x' is not an integer (expected int, ms, "
+                                             "1..2147483647)"});
+  p["session.timeout.ms"] = "10000";
+  r = WorkerConfig::validate(p);
+  CHECK(r.errors == std::vector<std::string>{"heartbeat.interval.ms: '20000' must be lower than session.timeout.ms "
+                                             "(10000)"});
+}
+
+TEST_CASE("worker config: did-you-mean over the declared names and the pass-through prefixes", "[config]") {
+  CHECK(suggest_option("sesion.timeout.ms") == "session.timeout.ms");
+  CHECK(suggest_option("group.idd") == "group.id");
+  CHECK(suggest_option("offset.storage.topics") == "offset.storage.topic");
+  CHECK(suggest_option("consumr.max.poll.records") == "consumer.max.poll.records");
+  CHECK(suggest_option("prodcer.acks") == "producer.acks");
+  CHECK(suggest_option("completely.unrelated.thing") == std::nullopt);
+  CHECK(suggest_option("x") == std::nullopt);
+  // Keys clients and plugins read themselves are never unknown.
+  for (const char* k : {"producer.acks", "consumer.max.poll.records", "admin.request.timeout.ms",
+                        "ssl.truststore.location", "sasl.mechanism", "key.converter.schemas.enable",
+                        "config.providers.file.class", "listeners.https.ssl.keystore.location"}) {
+    CHECK(is_pass_through_key(k));
+  }
+  CHECK_FALSE(is_pass_through_key("sesion.timeout.ms"));
+}
+
+TEST_CASE("worker config: a properties path that is a directory or missing says so", "[config]") {
+  auto message = [](const std::string& path) {
+    try {
+      (void)load_properties_file(path);
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  CHECK(message(KC_BINARY_DIR) == std::string(KC_BINARY_DIR) + ": is a directory, not a properties file");
+  const std::string missing = KC_BINARY_DIR "/no-such-dir/worker.properties";
+  CHECK(message(missing).starts_with(missing + ": cannot open the properties file: "));
 }

@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <condition_variable>
+#include <cerrno>
 #include <cstring>
 #include <deque>
 #include <functional>
@@ -19,6 +20,9 @@
 #include <mutex>
 #include <set>
 #include <nlohmann/json.hpp>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+#include <sstream>
 #include <thread>
 #include <tuple>
 
@@ -386,6 +390,14 @@ class Conn {
     char c;
     ssize_t n = ::recv(fd_, &c, 1, 0);
     return n == 0;
+  }
+
+  /// True when the server closed or reset the connection: at once
+  /// (`wait` false) or within the receive timeout.
+  bool gone(bool wait) {
+    char c;
+    ssize_t n = ::recv(fd_, &c, 1, wait ? 0 : MSG_DONTWAIT);
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
   }
 
  private:
@@ -1217,19 +1229,18 @@ TEST_CASE("unaddressable connector names are refused on create", "[rest]") {
     INFO(body);
     auto r = request(s.port(), "POST", "/connectors", body);
     check_error_body(r, 400);
-    CHECK(r.j()["message"] == "Connector name must not be empty");
+    CHECK(r.j()["message"] == "Connector name may not be empty");
   }
   for (const char* name : {".", ".."}) {
     INFO(name);
     auto r = request(s.port(), "POST", "/connectors",
                      json{{"name", name}, {"config", {{"connector.class", "kc.FileStreamSource"}}}}.dump());
     check_error_body(r, 400);
-    CHECK(r.j()["message"] ==
-          std::string("Connector name must not be '") + name + "': it cannot be addressed in a URL path");
+    CHECK(r.j()["message"] == "Connector name may not be '.' or '..'");
   }
   auto dot = request(s.port(), "PUT", "/connectors/%2E/config", R"({"connector.class":"kc.FileStreamSource"})");
   check_error_body(dot, 400);
-  CHECK(dot.j()["message"] == "Connector name must not be '.': it cannot be addressed in a URL path");
+  CHECK(dot.j()["message"] == "Connector name may not be '.' or '..'");
   // The empty name has no path segment to match: /connectors//config is not a connector route.
   CHECK(request(s.port(), "PUT", "/connectors//config", R"({"connector.class":"kc.FileStreamSource"})").status != 200);
   CHECK(s.herder.calls_snapshot().empty());
@@ -1300,4 +1311,336 @@ TEST_CASE("a write that outlives the request deadline says it may still be appli
   auto read = request(s.port(), "GET", "/connectors/c1/config");
   check_error_body(read, 500);
   CHECK(read.j()["message"] == "Request timed out");
+}
+
+// ---------------------------------------------------------------------------
+// Issue 23: hostile or careless input (bounded parsing, names, media type,
+// no exception reaching the io loop, secrets, server bounds).
+// ---------------------------------------------------------------------------
+
+namespace {
+
+std::string nested_arrays(size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+/// A raw request with exactly the given headers (no automatic Content-Type).
+std::string raw_with(const std::string& method, const std::string& target, const std::string& headers,
+                     const std::string& body) {
+  return method + " " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + headers +
+         "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+HttpResult send_raw(uint16_t port, const std::string& bytes) {
+  Conn c(port);
+  c.send(bytes);
+  auto r = c.read_response();
+  REQUIRE(r.has_value());
+  return *r;
+}
+
+std::string message_of(const HttpResult& r) {
+  INFO(r.body);
+  return r.j()["message"].get<std::string>();
+}
+
+const std::string kStoppedOffsetsTarget = "/connectors/c1/offsets";
+
+}  // namespace
+
+TEST_CASE("60,000 nested arrays answer 400 on every body route, offsets included", "[rest][hostile]") {
+  Server s;
+  REQUIRE(request(s.port(), "POST", "/connectors", kCreateC1).status == 201);
+  REQUIRE(request(s.port(), "PUT", "/connectors/c1/stop").status == 204);
+  const std::string deep = nested_arrays(60'000);
+  const std::string deep_offsets = R"({"offsets":[{"partition":{"p":)" + deep + R"(},"offset":{"o":1}}]})";
+  struct Case {
+    const char* method;
+    std::string target;
+    std::string body;
+  };
+  for (const Case& c : {Case{"PATCH", kStoppedOffsetsTarget, deep_offsets}, Case{"PATCH", kStoppedOffsetsTarget, deep},
+                        Case{"POST", "/connectors", deep}, Case{"PUT", "/connectors/c2/config", deep},
+                        Case{"PATCH", "/connectors/c1/config", deep},
+                        Case{"PUT", "/connector-plugins/FileStreamSource/config/validate", deep}}) {
+    INFO(c.method << " " << c.target);
+    auto r = request(s.port(), c.method, c.target, c.body);
+    check_error_body(r, 400);
+    CHECK(message_of(r) ==
+          "Invalid JSON in request body: the body nests deeper than 64 levels of arrays and objects");
+  }
+  // 64 levels are fine (the shape check answers instead).
+  auto ok_depth = request(s.port(), "PATCH", kStoppedOffsetsTarget,
+                          R"({"offsets":[{"partition":{"p":)" + nested_arrays(60) + R"(},"offset":null}]})");
+  CHECK(ok_depth.status == 200);
+  CHECK(request(s.port(), "GET", "/").status == 200);  // still serving
+}
+
+TEST_CASE("a number out of range answers 400 naming the key, never the value", "[rest][hostile]") {
+  Server s;
+  auto r = request(s.port(), "POST", "/connectors",
+                   R"({"name":"c1","config":{"connector.class":"kc.FileStreamSource","tasks.max":1e999}})");
+  check_error_body(r, 400);
+  CHECK(message_of(r) == "Invalid JSON in request body: the number for key 'tasks.max' is out of range");
+  // A numeric password: neither the reply nor the log may show it (nlohmann
+  // quotes the token it was reading in out_of_range and parse errors).
+  for (const char* body : {R"({"connector.class":"kc.FileStreamSource","connection.password":98765e999})",
+                           R"({"connector.class":"kc.FileStreamSource","connection.password":98765x})",
+                           R"({"connector.class":"kc.FileStreamSource","connection.password":"98765)"}) {
+    INFO(body);
+    auto p = request(s.port(), "PUT", "/connectors/c1/config", body);
+    check_error_body(p, 400);
+    CHECK(message_of(p).find("98765") == std::string::npos);
+  }
+  auto top = request(s.port(), "PUT", "/connectors/c1/config", "-1e400");
+  check_error_body(top, 400);
+  CHECK(message_of(top).rfind("Invalid JSON in request body: a number at byte ", 0) == 0);
+  CHECK(message_of(top).find("400") == std::string::npos);
+  // A value of the wrong type names its key.
+  auto wrong = request(s.port(), "PUT", "/connectors/c1/config", R"({"connector.class":"X","topics":["a"]})");
+  check_error_body(wrong, 400);
+  CHECK(message_of(wrong).find("'topics'") != std::string::npos);
+  CHECK(s.herder.calls_snapshot().empty());
+}
+
+TEST_CASE("'contains no connector type' hides secret values", "[rest][hostile]") {
+  Server s;
+  auto r = request(s.port(), "POST", "/connectors",
+                   R"({"name":"c1","config":{"connection.password":12345678,"sasl.jaas.config":"x y z secret"}})");
+  check_error_body(r, 400);
+  CHECK(
+      message_of(r) ==
+      "Connector config {connection.password=[hidden], name=c1, sasl.jaas.config=[hidden]} contains no connector type");
+}
+
+TEST_CASE("connector names: the rule on create, before forwarding, on leader and follower alike", "[rest][hostile]") {
+  Server leader;
+  Server follower;
+  follower.herder.not_leader_url = leader.server.url();
+  const std::string long_name(10'000, 'n');
+  const auto create_body = [](const std::string& name) {
+    return json{{"name", name}, {"config", {{"connector.class", "kc.FileStreamSource"}}}}.dump();
+  };
+  for (Server* s : {&leader, &follower}) {
+    auto too_long = request(s->port(), "POST", "/connectors", create_body(long_name));
+    check_error_body(too_long, 400);
+    CHECK(message_of(too_long) == "Connector name is 10000 bytes long; the limit is 1024 bytes of UTF-8");
+    auto control = request(s->port(), "POST", "/connectors", create_body("a\u0085b"));
+    check_error_body(control, 400);
+    CHECK(message_of(control).find("control characters") != std::string::npos);
+    auto put_new = request(s->port(), "PUT", "/connectors/" + std::string(2000, 'p') + "/config",
+                           R"({"connector.class":"kc.FileStreamSource"})");
+    check_error_body(put_new, 400);
+    CHECK(message_of(put_new) == "Connector name is 2000 bytes long; the limit is 1024 bytes of UTF-8");
+    auto put_ctl =
+        request(s->port(), "PUT", "/connectors/a%01b/config", R"({"connector.class":"kc.FileStreamSource"})");
+    check_error_body(put_ctl, 400);
+    CHECK(message_of(put_ctl).find("control characters (found U+0001") != std::string::npos);
+  }
+  CHECK(leader.herder.calls_snapshot().empty());
+  CHECK(follower.herder.calls_snapshot().empty());
+  // A 1024-byte name goes through the follower: the leader's reply (Location
+  // holds the name) is read and relayed.
+  const std::string max_name(1024, 'm');
+  auto created = request(follower.port(), "POST", "/connectors", create_body(max_name));
+  CHECK(created.status == 201);
+  CHECK(created.header("location") == "/connectors/" + max_name);
+  CHECK(leader.herder.has_connector(max_name));
+}
+
+TEST_CASE("a connector with an odd name from an older version stays readable, updatable and deletable",
+          "[rest][hostile]") {
+  Server s;
+  const std::string odd(2000, 'o');
+  const std::string ctl = "old\x01name";
+  for (const auto& name : {odd, ctl}) {
+    s.herder.connectors[name] = ConnectorInfo{name, {{"connector.class", "kc.FileStreamSource"}, {"name", name}}, {},
+                                              ConnectorType::Source};
+  }
+  for (const std::string& path : {"/connectors/" + odd, std::string("/connectors/old%01name")}) {
+    INFO(path);
+    CHECK(request(s.port(), "GET", path).status == 200);
+    CHECK(request(s.port(), "GET", path + "/config").status == 200);
+    CHECK(request(s.port(), "PUT", path + "/config", R"({"connector.class":"kc.FileStreamSource","topic":"t"})")
+              .status == 200);
+    CHECK(request(s.port(), "DELETE", path).status == 204);
+  }
+  CHECK_FALSE(s.herder.has_connector(odd));
+  CHECK_FALSE(s.herder.has_connector(ctl));
+}
+
+TEST_CASE("a path segment that is not UTF-8 answers 400 at once on every route", "[rest][hostile]") {
+  Server s;
+  s.herder.connectors["c"] =
+      ConnectorInfo{"c", {{"connector.class", "kc.FileStreamSource"}}, {}, ConnectorType::Source};
+  const std::string msg =
+      "is not valid UTF-8 after percent-decoding; connector names (and every path segment) must be valid UTF-8";
+  struct Case {
+    const char* method;
+    const char* target;
+  };
+  for (const Case& c : {Case{"GET", "/connectors/%FF"}, Case{"GET", "/connectors/poison%FE/status"},
+                        Case{"PUT", "/connectors/connector-poison%FE/config"}, Case{"DELETE", "/connectors/%C3"},
+                        Case{"PATCH", "/connectors/%FF/config"}, Case{"GET", "/connector-plugins/%FF/config"},
+                        Case{"GET", "/connectors/%FF/topics"}}) {
+    INFO(c.method << " " << c.target);
+    auto r = request(s.port(), c.method, c.target, std::string(c.method) == "GET" || std::string(c.method) == "DELETE"
+                                                       ? ""
+                                                       : R"({"connector.class":"kc.FileStreamSource"})");
+    check_error_body(r, 400);
+    CHECK(message_of(r).find(msg) != std::string::npos);
+  }
+  CHECK(s.herder.calls_snapshot().empty());
+}
+
+TEST_CASE("replies serialise invalid UTF-8 from the herder instead of failing", "[rest][hostile]") {
+  Server s;
+  s.herder.connectors["c"] =
+      ConnectorInfo{"c", {{"connector.class", "kc.FileStreamSource"}, {"x", "bad\xFF"}}, {}, ConnectorType::Source};
+  auto r = request(s.port(), "GET", "/connectors/c/config");
+  CHECK(r.status == 200);
+  CHECK(r.j()["x"] == "bad\xEF\xBF\xBD");
+}
+
+TEST_CASE("a body that is not application/json answers 415", "[rest][hostile]") {
+  Server s;
+  const std::string create = kCreateC1;
+  auto plain = send_raw(s.port(), raw_with("POST", "/connectors", "Content-Type: text/plain\r\n", create));
+  check_error_body(plain, 415);
+  CHECK(message_of(plain) == "HTTP 415 Unsupported Media Type");
+  auto none = send_raw(s.port(), raw_with("POST", "/connectors", "", create));
+  check_error_body(none, 415);
+  auto form = send_raw(s.port(), raw_with("PUT", "/connectors/c1/config",
+                                          "Content-Type: application/x-www-form-urlencoded\r\n", "{}"));
+  check_error_body(form, 415);
+  CHECK(s.herder.calls_snapshot().empty());
+  auto charset =
+      send_raw(s.port(), raw_with("POST", "/connectors", "Content-Type: Application/JSON; charset=utf-8\r\n", create));
+  CHECK(charset.status == 201);
+  // Body-less POST/PUT need no Content-Type.
+  CHECK(send_raw(s.port(), raw_with("POST", "/connectors/c1/restart", "", "")).status == 204);
+  CHECK(send_raw(s.port(), raw_with("PUT", "/connectors/c1/pause", "", "")).status == 202);
+  // An unknown path is still 404 (routing comes first, as in Jersey).
+  check_error_body(send_raw(s.port(), raw_with("POST", "/nowhere", "Content-Type: text/plain\r\n", "x")), 404);
+}
+
+TEST_CASE("an exception in a handler answers 500 with a request id that the log line repeats", "[rest][hostile]") {
+  std::ostringstream log;
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(log);
+  auto prev = spdlog::default_logger();
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("rest-test", sink));
+  {
+    auto o = test_options();
+    o.request_timeout = 30s;  // an answer must not wait for the deadline
+    Server s(o);
+    s.server.add_route(Method::Get, "/boom", [](const RestRequest&, Responder) { throw std::runtime_error("kaboom"); });
+    s.server.add_route(Method::Get, "/boom-int", [](const RestRequest&, Responder) { throw 42; });
+    for (const char* target : {"/boom", "/boom-int"}) {
+      INFO(target);
+      auto r = request(s.port(), "GET", target);
+      check_error_body(r, 500);
+      const std::string m = message_of(r);
+      auto at = m.find("request id ");
+      REQUIRE(at != std::string::npos);
+      const std::string id = m.substr(at + 11, m.find(')', at) - at - 11);
+      CHECK_FALSE(id.empty());
+      CHECK(log.str().find("request " + id + " (GET " + target + ") failed unexpectedly") != std::string::npos);
+    }
+    CHECK(log.str().find("kaboom") != std::string::npos);
+    CHECK(request(s.port(), "GET", "/").status == 200);
+  }
+  spdlog::set_default_logger(prev);
+}
+
+TEST_CASE("request line, target and header bounds", "[rest][hostile]") {
+  Server s;
+  // A 100 KB request line: 431 at once (it passes the header limit).
+  auto line = send_raw(s.port(), "GET /" + std::string(100 * 1024, 'a') + " HTTP/1.1\r\nHost: x\r\n\r\n");
+  check_error_body(line, 431);
+  // A target over the target limit but within the header limit: 414.
+  auto target = request(s.port(), "GET", "/connectors/" + std::string(13 * 1024, 't'));
+  check_error_body(target, 414);
+  CHECK(message_of(target) == "Request target is 13324 bytes long; the limit is 12288 bytes");
+  // 10,000 headers: 431.
+  std::string many;
+  for (int i = 0; i < 10'000; ++i) many += "X-H" + std::to_string(i) + ": v\r\n";
+  check_error_body(send_raw(s.port(), "GET / HTTP/1.1\r\nHost: x\r\n" + many + "\r\n"), 431);
+  CHECK(request(s.port(), "GET", "/").status == 200);
+}
+
+TEST_CASE("a forwarded reply with a large Location header is relayed", "[rest][forward][hostile]") {
+  Server leader;
+  Server follower;
+  follower.herder.not_leader_url = leader.server.url();
+  const std::string location = "/connectors/" + std::string(9000, 'L');  // over Beast's 8 KiB default
+  leader.server.add_route(Method::Post, "/connectors", [location](const RestRequest&, Responder r) {
+    auto out = RestResponse::json(201, "{}");
+    out.headers.emplace_back("Location", location);
+    r(out);
+  });
+  auto r = request(follower.port(), "POST", "/connectors", kCreateC1);
+  CHECK(r.status == 201);
+  CHECK(r.header("location") == location);
+}
+
+TEST_CASE("a slow client gets a deadline for the whole request, not per byte", "[rest][hostile]") {
+  auto o = test_options();
+  o.io_timeout = 300ms;
+  Server s(o);
+  Conn slow(s.port());
+  // One byte every 20 ms would take about 4 s: the server closes at its
+  // deadline although bytes keep arriving (a per-byte timeout never would).
+  const std::string req = raw("GET", "/connectors", "", false, "X-Pad: " + std::string(150, 'p') + "\r\n");
+  size_t sent = 0;
+  for (; sent + 1 < req.size() && !slow.gone(false); ++sent) {
+    slow.send(req.substr(sent, 1));
+    std::this_thread::sleep_for(20ms);
+  }
+  CHECK(sent + 1 < req.size());  // closed before the request was complete
+  CHECK(slow.gone(true));
+  CHECK(request(s.port(), "GET", "/").status == 200);
+}
+
+TEST_CASE("1,000 pipelined requests on one connection are answered in order", "[rest][hostile]") {
+  Server s;
+  REQUIRE(request(s.port(), "POST", "/connectors", kCreateC1).status == 201);
+  Conn c(s.port());
+  std::string batch;
+  for (int i = 0; i < 1000; ++i) batch += raw("GET", i % 2 == 0 ? "/connectors/c1" : "/connectors/none", "", true);
+  std::thread writer([&] { c.send(batch); });
+  int answered = 0;
+  for (int i = 0; i < 1000; ++i) {
+    auto r = c.read_response();
+    if (!r) break;
+    CHECK(r->status == (i % 2 == 0 ? 200 : 404));
+    ++answered;
+  }
+  writer.join();
+  CHECK(answered == 1000);
+  CHECK(request(s.port(), "GET", "/").status == 200);  // others are served meanwhile and after
+}
+
+TEST_CASE("at max_connections an idle connection makes room; busy ones are kept", "[rest][hostile]") {
+  auto o = test_options();
+  o.io_timeout = 30s;  // idle connections would otherwise stay for 30 s
+  o.max_connections = 4;
+  Server s(o);
+  std::vector<std::unique_ptr<Conn>> idle;
+  for (int i = 0; i < 4; ++i) {
+    idle.push_back(std::make_unique<Conn>(s.port()));
+    std::this_thread::sleep_for(20ms);  // a known order: idle[0] waited longest
+  }
+  CHECK(request(s.port(), "GET", "/").status == 200);  // served although 4 were open
+  CHECK(idle[0]->closed_by_peer());                     // the one idle longest made room
+  // Every connection busy (the herder never answers): a new one is refused.
+  idle.clear();
+  std::this_thread::sleep_for(100ms);
+  s.herder.hang = true;
+  std::vector<std::unique_ptr<Conn>> busy;
+  for (int i = 0; i < 4; ++i) {
+    busy.push_back(std::make_unique<Conn>(s.port()));
+    busy.back()->send(raw("GET", "/connectors", "", true));
+  }
+  std::this_thread::sleep_for(100ms);
+  Conn refused(s.port());
+  CHECK(refused.closed_by_peer());
+  CHECK(RestServerOptions{}.max_connections == 512);
 }

@@ -116,3 +116,48 @@ TEST_CASE("create and put-config request validation", "[rest][json]") {
   CHECK(parse_put_config_request("a", R"({"name":"b"})").error().http_status() == 400);
   CHECK(parse_put_config_request("a", "[1]").error().http_status() == 400);
 }
+
+TEST_CASE("body parsing stops at 64 levels of nesting, before building deeper", "[rest][json][hostile]") {
+  const auto nest = [](size_t n) { return std::string(n, '[') + std::string(n, ']'); };
+  CHECK(parse_json_body(nest(64)).ok());
+  CHECK(parse_ordered_json_body(nest(64)).ok());
+  for (size_t depth : {65u, 60'000u}) {
+    auto plain = parse_json_body(nest(depth));
+    REQUIRE_FALSE(plain.ok());
+    CHECK(plain.error().http_status() == 400);
+    CHECK(plain.error().message ==
+          "Invalid JSON in request body: the body nests deeper than 64 levels of arrays and objects");
+    CHECK_FALSE(parse_ordered_json_body(nest(depth)).ok());
+  }
+  // Objects count as levels too, and brackets inside strings do not.
+  std::string objects;
+  for (int i = 0; i < 65; ++i) objects += "{\"k\":";
+  objects += "1" + std::string(65, '}');
+  CHECK_FALSE(parse_json_body(objects).ok());
+  CHECK(parse_json_body(R"({"a":"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["})").ok());
+  auto offsets = parse_offsets_request(R"({"offsets":[{"partition":{"p":)" + nest(70) + R"(},"offset":null}]})");
+  REQUIRE_FALSE(offsets.ok());
+  CHECK(offsets.error().message.find("nests deeper than 64") != std::string::npos);
+}
+
+TEST_CASE("body parse errors name the key of an out-of-range number and never quote the token", "[rest][json][hostile]") {
+  auto big = parse_json_body(R"({"config":{"tasks.max":1e999}})");
+  REQUIRE_FALSE(big.ok());
+  CHECK(big.error().message == "Invalid JSON in request body: the number for key 'tasks.max' is out of range");
+  auto in_array = parse_ordered_json_body(R"({"offsets":[{"offset":{"pos":[2e400]}}]})");
+  REQUIRE_FALSE(in_array.ok());
+  CHECK(in_array.error().message == "Invalid JSON in request body: the number for key 'pos' is out of range");
+  for (const char* body : {R"({"p":"hunter22)", R"({"p":hunter22})", R"({"p":1234hunter22})"}) {
+    INFO(body);
+    auto r = parse_json_body(body);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message.rfind("Invalid JSON in request body: ", 0) == 0);
+    CHECK(r.error().message.find("hunter22") == std::string::npos);
+  }
+}
+
+TEST_CASE("dump_json replaces invalid UTF-8 instead of throwing", "[rest][json][hostile]") {
+  CHECK(dump_json(json{{"name", "a\xFF"}}) == "{\"name\":\"a\xEF\xBF\xBD\"}");
+  CHECK(error_body(404, "Connector \xFE not found") ==
+        "{\"error_code\":404,\"message\":\"Connector \xEF\xBF\xBD not found\"}");
+}
