@@ -59,7 +59,7 @@ Result<TasksMax> parse_tasks_max(const ConfigMap& config, int32_t limit) {
     if (n < 1) return Error{"tasks.max", invalid("tasks.max", v, "Value must be at least 1")};
     if (n > limit)
       return Error{"tasks.max", invalid("tasks.max", v,
-                                        "Value must be no more than " + std::to_string(limit) + " (tasks.max.limit)")};
+                                        "Value must be no more than " + std::to_string(limit) + " (the worker's tasks.max.limit)")};
     out.max_tasks = static_cast<int32_t>(n);
   }
   if (auto it = config.find("tasks.max.enforce"); it != config.end()) {

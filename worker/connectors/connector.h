@@ -292,7 +292,8 @@ struct TasksMax {
 /// a connector config. Errors name the key and the value in Connect's form
 /// ("Invalid value 0 for configuration tasks.max: Value must be at least
 /// 1"); a tasks.max above `limit` (the worker's tasks.max.limit) is refused
-/// with "Value must be no more than <limit> (tasks.max.limit)".
+/// with "Value must be no more than <limit> (the worker's tasks.max.limit)",
+/// as create-time validation words it (config_def.h tasks_max_rule).
 Result<TasksMax> parse_tasks_max(const ConfigMap& config, int32_t limit);
 
 /// Hard bounds on what one task_configs() call may hand back, whatever the

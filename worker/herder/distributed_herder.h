@@ -125,7 +125,6 @@ struct HerderConfig {
   int64_t offset_flush_interval_ms = 60000;        ///< offset.flush.interval.ms
   int offset_flush_timeout_ms = 5000;              ///< offset.flush.timeout.ms
   int task_shutdown_graceful_timeout_ms = 5000;    ///< task.shutdown.graceful.timeout.ms
-  int32_t tasks_max_limit = 1000;                  ///< tasks.max.limit (highest tasks.max; ours)
   int connector_call_timeout_ms = 60000;           ///< connector.call.timeout.ms (plugin call deadline; ours)
   std::string key_converter = "org.apache.kafka.connect.json.JsonConverter";    ///< key.converter
   std::string value_converter = "org.apache.kafka.connect.json.JsonConverter";  ///< value.converter

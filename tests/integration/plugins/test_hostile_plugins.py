@@ -188,7 +188,7 @@ def scenario(kc, work, cluster):
     p = subprocess.run(["kcat", "-P", "-b", bootstrap, "-t", "connect-configs", "-K", "\t"],
                        input=f"connector-huge\t{value}\n", text=True, capture_output=True, timeout=30)
     check(p.returncode == 0, f"config record written with kcat: {p.stderr[-300:]}")
-    huge_parts = ("tasks.max", "Invalid value 1000000000", f"no more than {LIMIT} (tasks.max.limit)")
+    huge_parts = ("tasks.max", "Invalid value 1000000000", f"no more than {LIMIT} (the worker's tasks.max.limit)")
     ok = wait_for(lambda: connector_failed(ws, "huge", *huge_parts), 40)
     check(ok, f"huge FAILED naming tasks.max and the limit: {json.dumps(status(ws, 'huge'))[:600]}")
     check(not status(ws, "huge").get("tasks"), "no task configs generated for huge")

@@ -131,7 +131,8 @@ TEST_CASE("tasks.max is an integer in 1..tasks.max.limit; tasks.max.enforce a bo
 
   const std::vector<std::pair<kconn::ConfigMap, std::string>> bad = {
       {{{"tasks.max", "1000000000"}},
-       "Invalid value 1000000000 for configuration tasks.max: Value must be no more than 1000 (tasks.max.limit)"},
+       "Invalid value 1000000000 for configuration tasks.max: Value must be no more than 1000 (the worker's "
+       "tasks.max.limit)"},
       {{{"tasks.max", "0"}}, "Invalid value 0 for configuration tasks.max: Value must be at least 1"},
       {{{"tasks.max", "-3"}}, "Invalid value -3 for configuration tasks.max: Value must be at least 1"},
       {{{"tasks.max", "abc"}}, "Invalid value abc for configuration tasks.max: Not a number of type INT"},
@@ -242,7 +243,7 @@ TEST_CASE("a connector with tasks.max above tasks.max.limit is FAILED without ru
   auto st = *statuses.connector("huge");
   CHECK(st.first == StatusState::Failed);
   CHECK(st.second.find("Invalid value 1000000000 for configuration tasks.max: Value must be no more than 1000 "
-                       "(tasks.max.limit)") != std::string::npos);
+                       "(the worker's tasks.max.limit)") != std::string::npos);
   CHECK(starts == 0);
   auto tc = w.connector_task_configs("huge", 1000);
   REQUIRE_FALSE(tc);
