@@ -137,6 +137,7 @@ std::string url_of_worker_id(const std::string& worker_id) {
 /// RestError::write_timeout(what, ...).
 static rest::RestError config_write_error(const std::string& what, const Error& e) {
   if (storage::is_privileged_write_error(e)) return rest::RestError::internal(e.message);
+  if (storage::is_unreadable_record_error(e)) return rest::RestError::bad_request(e.message);  // nothing was sent
   return rest::RestError::write_timeout(what, e.to_string());
 }
 
@@ -768,6 +769,8 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
         // The task set may have changed: the leader places it in a new round.
         rebalance_pending = true;
         io_request_rejoin("task configs of " + u.connector + " committed");
+        // A commit that left the connector inconsistent: new task configs repair it.
+        if (io_is_leader && config_store->snapshot().inconsistent.count(u.connector)) io_leader_reconfigure(u.connector);
         break;
       case K::TargetState:
         io_leader_duties();  // a resumed STOPPED connector needs task configs again
@@ -1454,6 +1457,10 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     spdlog::info("leader writes {} task configs for connector {}", configs.size(), c);
     auto st = leader_config_write([&] { return config_store->put_task_configs(c, configs, cfg.worker_sync_timeout_ms * 3); });
     if (st) return true;
+    if (storage::is_unreadable_record_error(st.error())) {  // the same configs would be refused again
+      spdlog::error("task configs of {} not written: {}", c, st.error().to_string());
+      return true;
+    }
     spdlog::warn("writing task configs of {} failed (will retry): {}", c, st.error().to_string());
     return false;
   }
@@ -2866,6 +2873,7 @@ void DistributedHerder::restart_connector(const std::string& name, rest::Restart
     a.target = snap.target_state(name);
     if (a.target == storage::TargetState::Stopped) return cb(std::optional<rest::ConnectorStateInfo>{});
     impl->restart_local(a);
+    if (snap.inconsistent.count(name)) impl->io_task_reconfiguration(name);  // as Connect's restart: new task configs
     cb(std::optional<rest::ConnectorStateInfo>{});
   });
 }

@@ -5,6 +5,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/names.h"
+
 namespace kc::storage {
 
 std::vector<std::string> ClusterConfigState::connectors() const {
@@ -68,7 +70,10 @@ Result<std::unique_ptr<ConfigBackingStore>> ConfigBackingStore::open(Options opt
 
 void ConfigBackingStore::apply(const TopicReader::Record& r) {
   state_.offset = r.offset + 1;
-  if (!r.key) return;
+  // Each skipped record gets one log line naming the topic, partition and
+  // offset (never the value), and changes no state.
+  auto skip = [&](std::string_view why) { log_skipped_record(options_.topic, r, why); };
+  if (!r.key) return skip("no key");
   auto key = parse_config_key(*r.key);
   switch (key.kind) {
     case ConfigKeyKind::Connector:
@@ -80,12 +85,7 @@ void ConfigBackingStore::apply(const TopicReader::Record& r) {
       // Skipped here, before any state changes, so the snapshot, the update
       // listener (herder), the assignor and GET /connectors all agree that
       // such a connector does not exist.
-      if (!addressable_connector_name(key.name)) {
-        spdlog::warn("config topic: skipping record {} at offset {}: connector name '{}' cannot be addressed over "
-                     "REST",
-                     *r.key, r.offset, key.name);
-        return;
-      }
+      if (auto why = stored_connector_name_error(key.name)) return skip(*why);
       break;
     case ConfigKeyKind::SessionKey:
     case ConfigKeyKind::LoggerCluster:
@@ -98,9 +98,9 @@ void ConfigBackingStore::apply(const TopicReader::Record& r) {
     if (listener_) unpublished_updates_.push_back(ConfigUpdate{kind, key.name});
   };
   // A value that does not decode is logged and its record skipped (nullopt).
-  auto decoded = [&r](auto result) -> std::optional<std::decay_t<decltype(result.value())>> {
+  auto decoded = [&skip](auto result) -> std::optional<std::decay_t<decltype(result.value())>> {
     if (!result) {
-      spdlog::error("config topic: bad value for {}: {}", *r.key, result.error().to_string());
+      skip(result.error().to_string());
       return std::nullopt;
     }
     return std::move(result).value();
@@ -143,12 +143,17 @@ void ConfigBackingStore::apply(const TopicReader::Record& r) {
         return;  // a commit for a connector with no config is ignored
       }
       auto& pending = pending_tasks_[key.name];
-      bool complete = true;
-      for (int32_t i = 0; i < *n; ++i)
-        if (!pending.count(i)) complete = false;
+      // Complete when task ids 0..n-1 are all pending. The walk is bounded
+      // by what was read, never by the count: a commit of 2^31 tasks costs
+      // no more than one of 1.
+      int32_t present = 0;
+      for (auto it = pending.lower_bound(0); present < *n && it != pending.end() && it->first == present; ++it)
+        ++present;
+      const bool complete = present == *n;
       if (!complete) {
-        spdlog::warn("config topic: commit of {} tasks for {} lacks some task configs; marking it inconsistent",
-                     *n, key.name);
+        spdlog::warn("config topic: commit of {} tasks for {} lacks some task configs; marking it inconsistent "
+                     "until its next good commit",
+                     *n, printable_key(key.name));
         state_.inconsistent.insert(key.name);
       } else {
         drop_task_configs();
@@ -188,16 +193,10 @@ void ConfigBackingStore::apply(const TopicReader::Record& r) {
     case ConfigKeyKind::SessionKey: {
       // As Connect: a bad or null record is logged and ignored; the key
       // in force stays.
-      if (!r.value) {
-        spdlog::error("config topic: ignoring session key at offset {} because it is unexpectedly null", r.offset);
-        return;
-      }
-      auto k = decode_session_key(*r.value);
-      if (!k) {
-        spdlog::error("config topic: ignoring session key at offset {}: {}", r.offset, k.error().to_string());
-        return;
-      }
-      state_.session_key = std::move(k).value();
+      if (!r.value) return skip("the session key is unexpectedly null");
+      auto k = decoded(decode_session_key(*r.value));
+      if (!k) return;
+      state_.session_key = std::move(*k);
       if (listener_) unpublished_updates_.push_back(ConfigUpdate{ConfigUpdate::Kind::SessionKey, ""});
       return;
     }
@@ -212,14 +211,13 @@ void ConfigBackingStore::apply(const TopicReader::Record& r) {
     case ConfigKeyKind::LoggerCluster:
       return;  // understood but not used by this store yet
     case ConfigKeyKind::Unknown:
-      spdlog::warn("config topic: dropping record with unknown key {}", *r.key);
-      return;
+      return skip("unknown key");
   }
 }
 
 Result<ClusterConfigState> ConfigBackingStore::read_to_end(int timeout_ms) {
   std::lock_guard lk(read_mu_);
-  auto st = reader_->read_to_end(timeout_ms, [this](const TopicReader::Record& r) { apply(r); });
+  auto st = read_internal_topic(*reader_, options_.topic, timeout_ms, [this](const TopicReader::Record& r) { apply(r); });
   ClusterConfigState snap = state_;
   // Target states are reported only for connectors that exist.
   for (auto it = snap.target_states.begin(); it != snap.target_states.end();) {
@@ -248,6 +246,11 @@ Status ConfigBackingStore::write(const Records& records, int timeout_ms) {
 }
 
 Status ConfigBackingStore::write_and_read(const Records& records, int timeout_ms, bool privileged) {
+  // Every worker must be able to read back what is written: each record is
+  // checked with the reader's own rules before anything is sent.
+  for (const auto& [key, value] : records)
+    if (auto why = config_record_error(key, value))
+      return Error{kUnreadableRecordField, "not written to the config topic (no worker could read it back): " + *why};
   auto st = privileged ? write_privileged(records, timeout_ms) : write(records, timeout_ms);
   if (!st) return st;
   auto r = read_to_end(timeout_ms);
@@ -338,6 +341,11 @@ Status ConfigBackingStore::write_privileged(const Records& records, int timeout_
 
 Status ConfigBackingStore::put_connector_config(const std::string& connector, const ConfigMap& config,
                                                 std::optional<TargetState> initial_state, int timeout_ms) {
+  // A new connector's name must follow the one name rule; an existing one
+  // (written before the rule) may still be updated.
+  if (!snapshot().contains(connector))
+    if (auto why = kc::connector_name_error(connector)) return Error{kUnreadableRecordField, *why};
+  if (auto why = config_map_error(config)) return Error{kUnreadableRecordField, "connector config not written: " + *why};
   std::vector<std::pair<std::string, std::optional<std::string>>> recs;
   if (initial_state) recs.emplace_back(target_state_key(connector), encode_target_state(*initial_state));
   recs.emplace_back(connector_config_key(connector), encode_properties(config));
@@ -351,6 +359,10 @@ Status ConfigBackingStore::remove_connector(const std::string& connector, int ti
 
 Status ConfigBackingStore::put_task_configs(const std::string& connector, const std::vector<ConfigMap>& configs,
                                             int timeout_ms) {
+  if (configs.size() > static_cast<size_t>(INT32_MAX))
+    return Error{kUnreadableRecordField, "task configs not written: more than 2147483647 of them"};
+  for (const auto& c : configs)
+    if (auto why = config_map_error(c)) return Error{kUnreadableRecordField, "task configs not written: " + *why};
   auto r = read_to_end(timeout_ms);
   if (!r) return r.error();
   std::vector<std::pair<std::string, std::optional<std::string>>> recs;

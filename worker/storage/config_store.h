@@ -36,8 +36,10 @@ struct ClusterConfigState {
   std::map<connect::ConnectorTaskId, ConfigMap> task_configs;
   /// Connector name -> target state (STARTED when no record exists).
   std::map<std::string, TargetState> target_states;
-  /// Connectors whose last commit lacked some task ids 0..N-1; they have no
-  /// tasks until a good commit arrives.
+  /// Connectors whose last commit lacked some task ids 0..N-1 (e.g. a
+  /// foreign `{"tasks":2147483647}`); they have no tasks, and `task_counts`
+  /// keeps their last good count, until a good commit arrives (Connect's
+  /// inconsistent connectors).
   std::set<std::string> inconsistent;
   /// The last good `session-key` record (KIP-507), nullopt before any.
   std::optional<SessionKeyRecord> session_key;
@@ -83,7 +85,11 @@ struct ConfigUpdate {
 };
 
 /// Config topic reader/writer. Thread-safe: every method may be called from
-/// any thread; reads and writes are serialised internally. Blocking methods
+/// any thread; reads and writes are serialised internally. The reader skips
+/// each record that breaks the read rules (config_record_error's) with one
+/// log line (log_skipped_record); every writer checks its records with the
+/// same rules first and, when one breaks them, sends nothing and fails with
+/// an Error whose field is kUnreadableRecordField. Blocking methods
 /// (marked so) must run on a worker pool thread, never the herder's
 /// io_context thread; `snapshot()` never blocks on the network.
 ///
@@ -150,7 +156,9 @@ class ConfigBackingStore {
 
   /// Writes `connector-<name>` = {"properties":config}; if `initial_state`
   /// is given, writes `target-state-<name>` first (Connect's order), then
-  /// reads to the end. Blocking. Leader-only in Connect; privileged.
+  /// reads to the end. Blocking. Leader-only in Connect; privileged. Refused
+  /// (kUnreadableRecordField) when the connector is new and its name fails
+  /// kc::connector_name_error, or a key or value is not valid UTF-8.
   Status put_connector_config(const std::string& connector, const ConfigMap& config,
                               std::optional<TargetState> initial_state, int timeout_ms);
 
@@ -161,7 +169,9 @@ class ConfigBackingStore {
   /// Reads to the end, writes `task-<name>-0..N-1`, reads to the end, writes
   /// `commit-<name>` = {"tasks":N}, reads to the end (5.1). Blocking;
   /// privileged (two transactions, as Connect: the task configs, then the
-  /// commit).
+  /// commit). Refused (kUnreadableRecordField, nothing sent) when a key or
+  /// value of any config is not valid UTF-8. A good commit clears the
+  /// connector's `inconsistent` mark.
   Status put_task_configs(const std::string& connector, const std::vector<ConfigMap>& configs,
                           int timeout_ms);
 

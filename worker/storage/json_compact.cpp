@@ -1,5 +1,7 @@
 #include "worker/storage/json_compact.h"
 
+#include "common/json_bounds.h"
+
 namespace kc::storage {
 namespace {
 
@@ -30,13 +32,14 @@ void write_string(std::string& out, const std::string& s) {
 }
 
 template <typename J>
-void write(std::string& out, const J& v) {
+void write(std::string& out, const J& v, std::size_t depth) {
   switch (v.type()) {
     case nlohmann::json::value_t::null:
     case nlohmann::json::value_t::discarded:
       out += "null";
       break;
     case nlohmann::json::value_t::object: {
+      if (depth >= kc::kMaxJsonDepth) throw kc::JsonTooDeep(kc::kMaxJsonDepth);
       out.push_back('{');
       bool first = true;
       for (auto it = v.begin(); it != v.end(); ++it) {
@@ -44,18 +47,19 @@ void write(std::string& out, const J& v) {
         first = false;
         write_string(out, it.key());
         out.push_back(':');
-        write(out, it.value());
+        write(out, it.value(), depth + 1);
       }
       out.push_back('}');
       break;
     }
     case nlohmann::json::value_t::array: {
+      if (depth >= kc::kMaxJsonDepth) throw kc::JsonTooDeep(kc::kMaxJsonDepth);
       out.push_back('[');
       bool first = true;
       for (const auto& e : v) {
         if (!first) out.push_back(',');
         first = false;
-        write(out, e);
+        write(out, e, depth + 1);
       }
       out.push_back(']');
       break;
@@ -83,13 +87,13 @@ void write(std::string& out, const J& v) {
 
 std::string to_compact_json(const OrderedJson& v) {
   std::string out;
-  write(out, v);
+  write(out, v, 0);
   return out;
 }
 
 std::string to_compact_json(const nlohmann::json& v) {
   std::string out;
-  write(out, v);
+  write(out, v, 0);
   return out;
 }
 

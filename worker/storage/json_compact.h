@@ -21,6 +21,10 @@ using OrderedJson = nlohmann::ordered_json;
 /// Integers print in decimal. Floating-point numbers print with nlohmann's
 /// shortest round-trip form, which can differ from Java's Double.toString
 /// (e.g. "1e10" vs "1.0E10"); Connect's internal records rarely hold them.
+/// Strings are written as they are: the text is valid UTF-8 only when they
+/// are (callers that store it check). Throws kc::JsonTooDeep when `v` nests
+/// deeper than kc::kMaxJsonDepth (the bound every reader applies), so the
+/// recursion is bounded and nothing unreadable is produced.
 std::string to_compact_json(const OrderedJson& v);
 
 /// Same for an unordered nlohmann::json (object members come out sorted).

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/secrets.h"
+#include "worker/storage/records.h"
 
 namespace kc::storage {
 namespace {
@@ -469,6 +470,22 @@ Result<InternalTopic> open_internal_topic(const ClientProps& client, const Topic
   if (!reader) return reader.error();
   out.reader = std::move(reader).value();
   return out;
+}
+
+void log_skipped_record(std::string_view topic, const TopicReader::Record& record, std::string_view why) {
+  spdlog::warn("{} partition {} offset {}: skipping record with key '{}': {}", topic, record.partition, record.offset,
+               record.key ? printable_key(*record.key) : std::string("(null)"), why);
+}
+
+Status read_internal_topic(TopicReader& reader, std::string_view topic, int timeout_ms,
+                           const std::function<void(const TopicReader::Record&)>& apply) {
+  return reader.read_to_end(timeout_ms, [&](const TopicReader::Record& r) {
+    try {
+      apply(r);
+    } catch (const std::exception& e) {
+      log_skipped_record(topic, r, std::string("cannot be applied: ") + e.what());
+    }
+  });
 }
 
 }  // namespace kc::storage

@@ -200,6 +200,20 @@ class TopicReader {
   std::vector<int64_t> next_;  ///< next offset to read, per partition
 };
 
+/// Logs the one line a reader of internal topic `topic` writes for a record
+/// it skips: "<topic> partition <p> offset <o>: skipping record with key
+/// '<printable_key>': <why>" (warning level). Never logs the value: config
+/// and offset values may hold secrets.
+void log_skipped_record(std::string_view topic, const TopicReader::Record& record, std::string_view why);
+
+/// reader.read_to_end for an internal topic (config, offsets, status):
+/// `apply` runs for each record; a record it throws on is skipped with
+/// log_skipped_record (the exception's text as the reason), so one bad
+/// record never stops a read or reaches the caller's thread. Blocking, as
+/// TopicReader::read_to_end.
+Status read_internal_topic(TopicReader& reader, std::string_view topic, int timeout_ms,
+                           const std::function<void(const TopicReader::Record&)>& apply);
+
 /// Shares reads to the end of a topic among concurrent callers. A caller is
 /// answered by the first read that starts after its call, so it sees every
 /// record written before the call (what Connect's KafkaBasedLog::readToEnd

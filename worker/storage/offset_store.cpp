@@ -25,33 +25,27 @@ Result<std::unique_ptr<OffsetBackingStore>> OffsetBackingStore::open(Options opt
   return store;
 }
 
-void OffsetBackingStore::apply(const std::string& key, const std::optional<std::string>& value) {
+std::optional<std::string> OffsetBackingStore::apply(const std::string& key, const std::optional<std::string>& value) {
+  // Decoded outside the lock: parsing is the costly part.
+  std::optional<Entry> entry;
+  if (value) {
+    auto k = decode_offset_key(key);
+    if (!k) return k.error().to_string();
+    auto v = decode_offset_value(*value);
+    if (!v) return v.error().to_string();
+    if (!v->is_null()) entry = Entry{std::move(k->connector), std::move(k->partition), std::move(*v)};
+  }
   std::lock_guard lk(mu_);
-  if (!value) {
-    cache_.erase(key);
-    return;
-  }
-  auto k = decode_offset_key(key);
-  if (!k) {
-    spdlog::warn("offsets topic: ignoring record with key {}: {}", key, k.error().to_string());
-    return;
-  }
-  auto v = OrderedJson::parse(*value, nullptr, false);
-  if (v.is_discarded()) {
-    spdlog::warn("offsets topic: ignoring malformed value for key {}", key);
-    return;
-  }
-  if (v.is_null()) {
-    cache_.erase(key);
-    return;
-  }
-  cache_[key] = Entry{k->connector, k->partition, std::move(v)};
+  if (entry) cache_[key] = std::move(*entry);
+  else cache_.erase(key);  // a tombstone or a null offset deletes it
+  return std::nullopt;
 }
 
 Status OffsetBackingStore::read_to_end(int timeout_ms) {
   return shared_read_.run(timeout_ms, [this, timeout_ms] {
-    return reader_->read_to_end(timeout_ms, [this](const TopicReader::Record& r) {
-      if (r.key) apply(*r.key, r.value);
+    return read_internal_topic(*reader_, options_.topic, timeout_ms, [this](const TopicReader::Record& r) {
+      if (!r.key) return log_skipped_record(options_.topic, r, "no key");
+      if (auto why = apply(*r.key, r.value)) log_skipped_record(options_.topic, r, *why);
     });
   });
 }
@@ -74,7 +68,8 @@ std::vector<std::pair<SourcePartition, SourceOffset>> OffsetBackingStore::get_al
 }
 
 void OffsetBackingStore::remember(const std::vector<std::pair<std::string, std::string>>& records) {
-  for (const auto& [k, v] : records) apply(k, v);
+  for (const auto& [k, v] : records)
+    if (auto why = apply(k, v)) spdlog::warn("offsets topic: not caching offset '{}': {}", printable_key(k), *why);
 }
 
 Status OffsetBackingStore::commit(const std::string& connector,
@@ -83,13 +78,16 @@ Status OffsetBackingStore::commit(const std::string& connector,
   if (offsets.empty()) return ok_status();
   std::vector<std::pair<std::string, std::optional<std::string>>> recs;
   recs.reserve(offsets.size());
+  // The whole batch is refused when one offset could not be read back, as
+  // Connect fails a flush whose offsets do not serialise.
   for (const auto& [p, o] : offsets) {
-    recs.emplace_back(encode_offset_key(connector, p),
-                      o ? std::optional<std::string>(to_compact_json(*o)) : std::nullopt);
+    auto rec = encode_offset_record(connector, p, o);
+    if (!rec) return rec.error();
+    recs.emplace_back(std::move(rec->key), std::move(rec->value));
   }
   auto st = producer_->send_and_wait(options_.topic, recs, timeout_ms);
   if (!st) return st;
-  for (const auto& [k, v] : recs) apply(k, v);
+  for (const auto& [k, v] : recs) (void)apply(k, v);
   return ok_status();
 }
 

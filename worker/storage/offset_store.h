@@ -55,7 +55,10 @@ class OffsetBackingStore {
   /// Writes a batch of offsets of one connector and waits for the broker's
   /// acks; a nullopt offset writes a tombstone (deletes it). The cache is
   /// updated only once the whole batch is acknowledged. Blocking, up to
-  /// `timeout_ms` (offset.flush.timeout.ms, 5000 in Connect).
+  /// `timeout_ms` (offset.flush.timeout.ms, 5000 in Connect). Nothing is
+  /// sent when one offset fails encode_offset_record (too deep, too big,
+  /// invalid UTF-8, a partition that is not an object): the error's field
+  /// is kUnreadableRecordField and names the rule.
   Status commit(const std::string& connector,
                 const std::vector<std::pair<SourcePartition, std::optional<SourceOffset>>>& offsets,
                 int timeout_ms);
@@ -71,7 +74,9 @@ class OffsetBackingStore {
 
  private:
   explicit OffsetBackingStore(Options options);
-  void apply(const std::string& key, const std::optional<std::string>& value);
+  /// Caches one record (tombstone or null offset: deletes). Returns why it
+  /// was skipped (bad key or value), or nullopt.
+  std::optional<std::string> apply(const std::string& key, const std::optional<std::string>& value);
 
   struct Entry {
     std::string connector;

@@ -1,6 +1,10 @@
 #include "worker/storage/records.h"
 
 #include <charconv>
+#include <limits>
+
+#include "common/json_bounds.h"
+#include "common/names.h"
 
 namespace kc::storage {
 namespace {
@@ -36,11 +40,38 @@ std::optional<connect::ConnectorTaskId> parse_task_suffix(std::string_view rest)
   return connect::ConnectorTaskId{std::string(rest.substr(0, dash)), *n};
 }
 
-Result<nlohmann::json> parse(std::string_view text, const char* what) {
-  auto j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-  if (j.is_discarded()) return Error{what, "malformed JSON"};
+/// Parses outside JSON: the nesting bound is checked on the text first, so
+/// no tree deeper than kc::kMaxJsonDepth ever exists. nlohmann refuses
+/// invalid UTF-8 and numbers out of double range as syntax errors. Errors
+/// never quote the text.
+template <typename Json>
+Result<Json> parse_bounded(std::string_view text, const char* what) {
+  if (kc::json_nesting_depth(text) > kc::kMaxJsonDepth)
+    return Error{what, "JSON nests deeper than " + std::to_string(kc::kMaxJsonDepth) + " levels"};
+  auto j = Json::parse(text.begin(), text.end(), nullptr, false);
+  if (j.is_discarded()) return Error{what, "malformed JSON (or not valid UTF-8)"};
   return j;
 }
+
+Result<nlohmann::json> parse(std::string_view text, const char* what) {
+  return parse_bounded<nlohmann::json>(text, what);
+}
+
+/// The value of an integral JSON number when it fits in [lo, hi].
+std::optional<int64_t> integer_in(const nlohmann::json& v, int64_t lo, int64_t hi) {
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<uint64_t>();
+    if (u > static_cast<uint64_t>(hi)) return std::nullopt;
+    return static_cast<int64_t>(u);
+  }
+  if (!v.is_number_integer()) return std::nullopt;
+  const auto n = v.get<int64_t>();
+  if (n < lo || n > hi) return std::nullopt;
+  return n;
+}
+
+constexpr int64_t kInt32Min = std::numeric_limits<int32_t>::min();
+constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 
 }  // namespace
 
@@ -95,6 +126,13 @@ ConfigKey parse_config_key(std::string_view key) {
 
 bool addressable_connector_name(std::string_view name) { return !name.empty() && name != "." && name != ".."; }
 
+std::optional<std::string> stored_connector_name_error(std::string_view name) {
+  if (!kc::is_valid_utf8(name)) return std::string("connector name is not valid UTF-8");
+  if (!addressable_connector_name(name))
+    return std::string("connector name cannot be addressed over REST (empty, '.' or '..')");
+  return std::nullopt;
+}
+
 std::string connector_config_key(std::string_view c) { return std::string(kConnectorPrefix) + std::string(c); }
 std::string task_config_key(const connect::ConnectorTaskId& id) {
   return std::string(kTaskPrefix) + id.connector + "-" + std::to_string(id.task);
@@ -102,6 +140,14 @@ std::string task_config_key(const connect::ConnectorTaskId& id) {
 std::string commit_key(std::string_view c) { return std::string(kCommitPrefix) + std::string(c); }
 std::string target_state_key(std::string_view c) { return std::string(kTargetStatePrefix) + std::string(c); }
 std::string restart_key(std::string_view c) { return std::string(kRestartPrefix) + std::string(c); }
+
+std::optional<std::string> config_map_error(const ConfigMap& config) {
+  for (const auto& [k, v] : config) {
+    if (!kc::is_valid_utf8(k)) return "config key '" + printable_key(k) + "' is not valid UTF-8";
+    if (!kc::is_valid_utf8(v)) return "the value of config key '" + k + "' is not valid UTF-8";
+  }
+  return std::nullopt;
+}
 
 std::string encode_properties(const ConfigMap& props) {
   OrderedJson p = OrderedJson::object();
@@ -135,9 +181,9 @@ Result<int32_t> decode_count(std::string_view value, const std::string& field) {
   if (!j) return j.error();
   if (!j->is_object() || !j->contains(field) || !(*j)[field].is_number_integer())
     return Error{field, "expected {\"" + field + "\":<integer>}"};
-  auto n = (*j)[field].get<int64_t>();
-  if (n < 0 || n > INT32_MAX) return Error{field, "task count out of range"};
-  return static_cast<int32_t>(n);
+  auto n = integer_in((*j)[field], 0, kInt32Max);
+  if (!n) return Error{field, "task count out of range (0 to 2147483647)"};
+  return static_cast<int32_t>(*n);
 }
 }  // namespace
 
@@ -184,9 +230,9 @@ Result<SessionKeyRecord> decode_session_key(std::string_view value) {
   if (alg == j->end() || !alg->is_string()) return Error{"session-key", "'algorithm' must be a string"};
   r.algorithm = alg->get<std::string>();
   auto ts = j->find("creation-timestamp");
-  if (ts == j->end() || !(ts->is_number_integer() || ts->is_number_unsigned()))
-    return Error{"session-key", "'creation-timestamp' must be an integer (epoch ms)"};
-  r.creation_timestamp_ms = ts->get<int64_t>();
+  auto ms = ts == j->end() ? std::nullopt : integer_in(*ts, 0, std::numeric_limits<int64_t>::max());
+  if (!ms) return Error{"session-key", "'creation-timestamp' must be an integer (epoch ms)"};
+  r.creation_timestamp_ms = *ms;
   return r;
 }
 
@@ -216,11 +262,40 @@ std::string encode_offset_key(std::string_view connector, const OrderedJson& par
 }
 
 Result<OffsetKey> decode_offset_key(std::string_view key) {
-  auto j = OrderedJson::parse(key.begin(), key.end(), nullptr, false);
-  if (j.is_discarded()) return Error{"offset key", "malformed JSON"};
+  auto parsed = parse_bounded<OrderedJson>(key, "offset key");
+  if (!parsed) return parsed.error();
+  auto& j = *parsed;
   if (!j.is_array() || j.size() != 2 || !j[0].is_string() || !j[1].is_object())
     return Error{"offset key", "expected [\"<connector>\", {partition}]"};
-  return OffsetKey{j[0].get<std::string>(), j[1]};
+  return OffsetKey{j[0].get<std::string>(), std::move(j[1])};
+}
+
+Result<OrderedJson> decode_offset_value(std::string_view value) { return parse_bounded<OrderedJson>(value, "offset"); }
+
+Result<OffsetRecord> encode_offset_record(std::string_view connector, const OrderedJson& partition,
+                                          const std::optional<OrderedJson>& offset) {
+  auto refuse = [](std::string why) { return Error{kUnreadableRecordField, "offset not written: " + std::move(why)}; };
+  if (auto why = stored_connector_name_error(connector)) return refuse(*why);
+  if (!partition.is_object()) return refuse("the source partition must be a JSON object");
+  OffsetRecord out;
+  try {
+    out.key = encode_offset_key(connector, partition);
+    if (offset) out.value = to_compact_json(*offset);
+  } catch (const kc::JsonTooDeep&) {
+    return refuse("the source partition or offset nests deeper than " + std::to_string(kc::kMaxJsonDepth) +
+                  " levels");
+  }
+  // Escapes are ASCII, so the text is valid UTF-8 exactly when every string is.
+  if (!kc::is_valid_utf8(out.key)) return refuse("the source partition holds a string that is not valid UTF-8");
+  if (out.value && !kc::is_valid_utf8(*out.value))
+    return refuse("the source offset holds a string that is not valid UTF-8");
+  if (out.key.size() > kMaxOffsetKeyBytes)
+    return refuse("the source partition is " + std::to_string(out.key.size()) + " bytes as JSON; the limit is " +
+                  std::to_string(kMaxOffsetKeyBytes));
+  if (out.value && out.value->size() > kMaxOffsetValueBytes)
+    return refuse("the source offset is " + std::to_string(out.value->size()) + " bytes as JSON; the limit is " +
+                  std::to_string(kMaxOffsetValueBytes));
+  return out;
 }
 
 const char* status_state_name(StatusState s) {
@@ -265,7 +340,43 @@ std::optional<StatusKey> parse_status_key(std::string_view key) {
   return std::nullopt;
 }
 
-std::string encode_status(const StatusValue& v) {
+std::string to_valid_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t n = kc::utf8_sequence_length(s, i);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else {
+      out.append(s, i, n);
+      i += n;
+    }
+  }
+  return out;
+}
+
+StatusValue storable_status(StatusValue v) {
+  if (!kc::is_valid_utf8(v.worker_id)) v.worker_id = to_valid_utf8(v.worker_id);
+  if (v.trace) {
+    std::string& t = *v.trace;
+    if (!kc::is_valid_utf8(t)) t = to_valid_utf8(t);
+    if (t.size() > kMaxStatusTraceBytes) {
+      const std::size_t full = t.size();
+      // The note fits inside the bound, so a stored trace is stored again unchanged.
+      const std::string note = "\n... [trace cut: " + std::to_string(full) + " bytes in all]";
+      std::size_t cut = kMaxStatusTraceBytes - note.size();
+      // Back to the start of a character: continuation bytes are 10xxxxxx.
+      while (cut > 0 && (static_cast<unsigned char>(t[cut]) & 0xC0) == 0x80) --cut;
+      t.resize(cut);
+      t += note;
+    }
+  }
+  return v;
+}
+
+std::string encode_status(const StatusValue& status) {
+  const StatusValue v = storable_status(status);
   OrderedJson j = OrderedJson::object();
   j["state"] = status_state_name(v.state);
   j["trace"] = v.trace ? OrderedJson(*v.trace) : OrderedJson(nullptr);
@@ -280,13 +391,16 @@ Result<StatusValue> decode_status(std::string_view value) {
   if (!j->is_object() || !j->contains("state") || !(*j)["state"].is_string())
     return Error{"state", "missing state"};
   auto st = status_state_from_name((*j)["state"].get<std::string>());
-  if (!st) return Error{"state", "unknown state " + (*j)["state"].get<std::string>()};
+  if (!st) return Error{"state", "unknown state"};
   StatusValue v;
   v.state = *st;
   if (j->contains("trace") && (*j)["trace"].is_string()) v.trace = (*j)["trace"].get<std::string>();
   if (j->contains("worker_id") && (*j)["worker_id"].is_string()) v.worker_id = (*j)["worker_id"].get<std::string>();
-  if (j->contains("generation") && (*j)["generation"].is_number_integer())
-    v.generation = static_cast<int32_t>((*j)["generation"].get<int64_t>());
+  if (j->contains("generation") && (*j)["generation"].is_number()) {
+    auto g = integer_in((*j)["generation"], kInt32Min, kInt32Max);
+    if (!g) return Error{"generation", "not an integer from -2147483648 to 2147483647"};
+    v.generation = static_cast<int32_t>(*g);
+  }
   return v;
 }
 
@@ -324,9 +438,104 @@ Result<TopicStatus> decode_topic_status(std::string_view value) {
   TopicStatus out;
   out.topic = t["name"].get<std::string>();
   out.connector = t["connector"].get<std::string>();
-  if (t.contains("task") && t["task"].is_number_integer()) out.task = static_cast<int32_t>(t["task"].get<int64_t>());
+  if (t.contains("task") && t["task"].is_number()) {
+    auto n = integer_in(t["task"], 0, kInt32Max);
+    if (!n) return Error{"task", "not a task number from 0 to 2147483647"};
+    out.task = static_cast<int32_t>(*n);
+  }
   if (t.contains("discoverTimestamp") && t["discoverTimestamp"].is_number_integer())
     out.discover_timestamp_ms = t["discoverTimestamp"].get<int64_t>();
+  return out;
+}
+
+Result<StatusRecord> decode_status_record(std::string_view key, const std::optional<std::string>& value) {
+  StatusRecord out;
+  std::string_view connector;
+  if ((out.topic = parse_topic_status_key(key))) {
+    if (!kc::is_valid_utf8(out.topic->first)) return Error{"key", "topic name is not valid UTF-8"};
+    connector = out.topic->second;
+  } else if (auto k = parse_status_key(key)) {
+    out.connector = std::move(k->connector);
+    out.task = std::move(k->task);
+    connector = out.connector ? std::string_view(*out.connector) : std::string_view(out.task->connector);
+  } else {
+    return Error{"key", "unknown key"};
+  }
+  if (auto why = stored_connector_name_error(connector)) return Error{"key", *why};
+  if (!value) return out;
+  if (out.topic) {
+    auto d = decode_topic_status(*value);
+    if (!d) return d.error();
+    out.topic_status = std::move(d).value();
+  } else {
+    auto d = decode_status(*value);
+    if (!d) return d.error();
+    out.status = std::move(d).value();
+  }
+  return out;
+}
+
+std::optional<std::string> config_record_error(std::string_view key, const std::optional<std::string>& value) {
+  const ConfigKey k = parse_config_key(key);
+  auto check = [](const auto& decoded) -> std::optional<std::string> {
+    if (!decoded) return decoded.error().to_string();
+    return std::nullopt;
+  };
+  switch (k.kind) {
+    case ConfigKeyKind::Unknown:
+      return std::string("unknown key");
+    case ConfigKeyKind::SessionKey:
+      if (!value) return std::string("session key is null");
+      return check(decode_session_key(*value));
+    case ConfigKeyKind::LoggerCluster:
+      return std::nullopt;  // not read by this worker
+    case ConfigKeyKind::Connector:
+    case ConfigKeyKind::Task:
+    case ConfigKeyKind::Commit:
+    case ConfigKeyKind::TargetState:
+    case ConfigKeyKind::RestartConnector:
+    case ConfigKeyKind::TasksFencing:
+      break;
+  }
+  if (auto why = stored_connector_name_error(k.name)) return why;
+  if (!value) return std::nullopt;
+  switch (k.kind) {
+    case ConfigKeyKind::Connector:
+    case ConfigKeyKind::Task: return check(decode_properties(*value));
+    case ConfigKeyKind::Commit: return check(decode_commit(*value));
+    case ConfigKeyKind::TargetState: return check(decode_target_state(*value));
+    case ConfigKeyKind::RestartConnector: return check(decode_restart(*value));
+    case ConfigKeyKind::TasksFencing: return check(decode_task_count(*value));
+    case ConfigKeyKind::SessionKey:
+    case ConfigKeyKind::LoggerCluster:
+    case ConfigKeyKind::Unknown: break;
+  }
+  return std::nullopt;
+}
+
+std::string printable_key(std::string_view key) {
+  constexpr std::size_t kShown = 200;
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  const std::size_t shown = std::min(key.size(), kShown);
+  for (std::size_t i = 0; i < shown;) {
+    const auto c = static_cast<unsigned char>(key[i]);
+    std::size_t n = kc::utf8_sequence_length(key, i);
+    const bool control = c < 0x20 || c == 0x7F || (c == 0xC2 && n == 2 && static_cast<unsigned char>(key[i + 1]) < 0xA0);
+    if (n == 0 || control || c == '\\') {
+      n = n == 0 ? 1 : n;
+      for (std::size_t k = 0; k < n; ++k) {
+        const auto b = static_cast<unsigned char>(key[i + k]);
+        out += "\\x";
+        out.push_back(hex[b >> 4]);
+        out.push_back(hex[b & 0xF]);
+      }
+    } else {
+      out.append(key, i, n);
+    }
+    i += n;
+  }
+  if (key.size() > kShown) out += "... (" + std::to_string(key.size()) + " bytes)";
   return out;
 }
 

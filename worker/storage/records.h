@@ -3,6 +3,7 @@
 // internal topics (connect-reference.md section 5). No I/O, no threads: the
 // stores in this folder and the unit tests use them.
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -19,6 +20,15 @@ namespace kc::storage {
 /// A connector or task configuration: string keys to string values, as in
 /// Connect's `Map<String, String>`.
 using ConfigMap = std::map<std::string, std::string>;
+
+/// The Error::field of a write a store refused because some worker could not
+/// read the record back (a bad connector name, invalid UTF-8, JSON too deep
+/// or too big). Nothing was sent; retrying the same write fails the same
+/// way, so the herder answers 400, never "timed out".
+inline constexpr const char* kUnreadableRecordField = "internal topic record";
+
+/// True if `e` is a refused write (see kUnreadableRecordField).
+inline bool is_unreadable_record_error(const Error& e) { return e.field == kUnreadableRecordField; }
 
 // ---------------------------------------------------------------- config topic
 
@@ -73,6 +83,16 @@ ConfigKey parse_config_key(std::string_view key);
 /// after the path is split.
 bool addressable_connector_name(std::string_view name);
 
+/// Why `name` cannot stand in the key of an internal-topic record that every
+/// worker reads back, or nullopt when it can: the name must be valid UTF-8
+/// and addressable_connector_name. This is the rule of every reader (a
+/// record that breaks it is skipped with one log line) and of every writer
+/// (the write is refused). It is looser than kc::connector_name_error,
+/// which a NEW connector config must pass, so connectors written before that
+/// rule (control characters, longer than 1024 bytes) stay readable and
+/// deletable. The message never quotes the name.
+std::optional<std::string> stored_connector_name_error(std::string_view name);
+
 /// "connector-<name>".
 std::string connector_config_key(std::string_view connector);
 /// "task-<name>-<n>".
@@ -84,6 +104,11 @@ std::string target_state_key(std::string_view connector);
 /// "restart-connector-<name>" (KIP-745).
 std::string restart_key(std::string_view connector);
 
+/// Why `config` cannot be stored, or nullopt: a key or value that is not
+/// valid UTF-8 (no worker's JSON parser would read the record). Names the
+/// key (printable_key), never quotes a value: it may be a secret.
+std::optional<std::string> config_map_error(const ConfigMap& config);
+
 /// `{"properties":{...}}`, used for both connector and task configs.
 std::string encode_properties(const ConfigMap& props);
 /// Reads `{"properties":{...}}`. Non-string property values are converted
@@ -93,7 +118,9 @@ Result<ConfigMap> decode_properties(std::string_view value);
 
 /// `{"tasks":<n>}`.
 std::string encode_commit(int32_t task_count);
-/// Reads `{"tasks":<n>}`; any integral JSON number is accepted.
+/// Reads `{"tasks":<n>}`; any integral JSON number from 0 to INT32_MAX is
+/// accepted (a count with no matching task configs makes its connector
+/// inconsistent, it is not a parse error).
 Result<int32_t> decode_commit(std::string_view value);
 
 /// "tasks-fencing-<name>": the task-count record of a connector (KIP-618),
@@ -145,6 +172,14 @@ std::string encode_session_key(const SessionKeyRecord& record);
 /// (tombstone) or a non-object are errors too.
 Result<SessionKeyRecord> decode_session_key(std::string_view value);
 
+/// Why the config-topic record (`key`, `value`; nullopt = tombstone) would be
+/// skipped by a reader, or nullopt when every worker reads it: the key's
+/// kind is known, its connector name passes stored_connector_name_error, and
+/// its value decodes with the decoder of its kind (JSON no deeper than
+/// kc::kMaxJsonDepth, valid UTF-8, the right shape, numbers in range).
+/// ConfigBackingStore checks each record with this before it writes it.
+std::optional<std::string> config_record_error(std::string_view key, const std::optional<std::string>& value);
+
 // ---------------------------------------------------------------- offsets topic
 
 /// Offset-topic key: `["<connector>",{<partition>}]` in compact JSON,
@@ -158,8 +193,40 @@ struct OffsetKey {
 };
 
 /// Decodes an offset-topic key. Like Connect, anything other than a
-/// 2-element array [string, object] is rejected (a null partition included).
+/// 2-element array [string, object] is rejected (a null partition
+/// included), and so is JSON deeper than kc::kMaxJsonDepth (checked on the
+/// text, before any tree exists).
 Result<OffsetKey> decode_offset_key(std::string_view key);
+
+/// Reads an offset value: any JSON no deeper than kc::kMaxJsonDepth (null
+/// deletes the offset). Errors: too deep, or not JSON (invalid UTF-8
+/// included). Never quotes the text (offsets may hold secrets).
+Result<OrderedJson> decode_offset_value(std::string_view value);
+
+/// Longest offset-topic key written, in bytes: the connector name and the
+/// source partition as compact JSON. Source partitions name a file, a table
+/// or a topic partition; 64 KiB leaves room for any of them.
+inline constexpr std::size_t kMaxOffsetKeyBytes = 64 * 1024;
+/// Longest offset-topic value written, in bytes (a source offset, e.g. a
+/// MySQL GTID set): half of librdkafka's default message.max.bytes.
+inline constexpr std::size_t kMaxOffsetValueBytes = 512 * 1024;
+
+/// One offset-topic record as it would be written: key bytes and value
+/// bytes (nullopt = tombstone).
+struct OffsetRecord {
+  std::string key;
+  std::optional<std::string> value;
+};
+
+/// Encodes one source offset of `connector` for the offsets topic, or the
+/// reason no worker could read it back: a connector name that fails
+/// stored_connector_name_error, a partition that is not a JSON object, a
+/// partition or offset nested deeper than kc::kMaxJsonDepth (counting the
+/// key's own array), a string that is not valid UTF-8, or a key longer than
+/// kMaxOffsetKeyBytes or value longer than kMaxOffsetValueBytes. A nullopt
+/// offset encodes a tombstone. Error messages name the rule, never a value.
+Result<OffsetRecord> encode_offset_record(std::string_view connector, const OrderedJson& partition,
+                                          const std::optional<OrderedJson>& offset);
 
 // ---------------------------------------------------------------- status topic
 
@@ -203,9 +270,29 @@ struct StatusKey {
 };
 std::optional<StatusKey> parse_status_key(std::string_view key);
 
-/// Compact JSON in Connect's field order: state, trace, worker_id, generation.
+/// Longest trace a status record carries, in bytes. A plugin's failure
+/// message may be huge (a whole payload in an exception); every worker keeps
+/// every status in memory, so the head (the exception and its first
+/// frames) is kept and the rest cut.
+inline constexpr std::size_t kMaxStatusTraceBytes = 32 * 1024;
+
+/// `s` with every byte that is not part of well-formed UTF-8 replaced by
+/// U+FFFD (EF BF BD), as Java's String decoding does.
+std::string to_valid_utf8(std::string_view s);
+
+/// `v` as every worker can read it back: trace and worker_id made valid
+/// UTF-8 (to_valid_utf8), and a trace longer than kMaxStatusTraceBytes cut
+/// at a character boundary, with a note of its full length, to at most
+/// kMaxStatusTraceBytes. Idempotent. A status is made safe, never refused:
+/// a failure must still be reported.
+StatusValue storable_status(StatusValue v);
+
+/// Compact JSON in Connect's field order: state, trace, worker_id,
+/// generation, of storable_status(v).
 std::string encode_status(const StatusValue& v);
-/// Reads a status value; errors on malformed JSON or unknown state.
+/// Reads a status value. Errors on malformed or too deep JSON, an unknown
+/// state, or a generation outside int32 (the message never quotes the
+/// trace).
 Result<StatusValue> decode_status(std::string_view value);
 
 /// A topic that a task of `connector` produced to or consumed from (topic
@@ -225,7 +312,33 @@ std::string topic_status_key(std::string_view topic, std::string_view connector)
 std::optional<std::pair<std::string, std::string>> parse_topic_status_key(std::string_view key);
 /// {"topic":{"name":..,"connector":..,"task":n,"discoverTimestamp":ms}}.
 std::string encode_topic_status(const TopicStatus& t);
-/// Reads a topic status value; errors on malformed JSON or a missing field.
+/// Reads a topic status value; errors on malformed JSON, a missing field or
+/// a task number outside int32.
 Result<TopicStatus> decode_topic_status(std::string_view value);
+
+/// A status-topic record as every reader understands it. Exactly one of
+/// `connector`, `task` or `topic` is set, after the key's kind.
+struct StatusRecord {
+  std::optional<std::string> connector;                      ///< `status-connector-<name>`
+  std::optional<connect::ConnectorTaskId> task;              ///< `status-task-<name>-<n>`
+  std::optional<std::pair<std::string, std::string>> topic;  ///< (topic, connector) of `status-topic-...`
+  std::optional<StatusValue> status;        ///< value of a connector or task key; nullopt = tombstone
+  std::optional<TopicStatus> topic_status;  ///< value of a topic key; nullopt = tombstone
+};
+
+/// Decodes one status-topic record (`value` nullopt = tombstone), or says
+/// why every reader skips it: an unknown key, a connector name that fails
+/// stored_connector_name_error, a topic name that is not valid UTF-8, or a
+/// value that does not decode. The status store reads with it, and checks
+/// every record it writes with it.
+Result<StatusRecord> decode_status_record(std::string_view key, const std::optional<std::string>& value);
+
+// ---------------------------------------------------------------- log lines
+
+/// `key` as it may appear in a log line: bytes that are not printable
+/// UTF-8 (control characters, invalid sequences) as `\xNN`, cut after 200
+/// bytes with a note of the full length. Keys carry connector names, never
+/// secrets; values are never logged.
+std::string printable_key(std::string_view key);
 
 }  // namespace kc::storage

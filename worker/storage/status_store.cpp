@@ -89,24 +89,47 @@ bool StatusBackingStore::own_write_pending(const std::string& key, const StatusV
   return !read || !cached || cached->worker_id == read->worker_id;
 }
 
+namespace {
+/// The status record of `status` for `key`, made storable (storable_status),
+/// or nullopt when even that cannot be read back (a connector name no
+/// worker reads; it never reaches here from the config snapshot): then it
+/// is logged and not written. `value` is nullopt for a tombstone.
+std::optional<std::pair<StatusValue, std::optional<std::string>>> storable_record(const std::string& key,
+                                                                                  const StatusValue& status) {
+  StatusValue safe = storable_status(status);
+  std::optional<std::string> value;
+  if (safe.state != StatusState::Destroyed) value = encode_status(safe);
+  if (auto read = decode_status_record(key, value); !read) {
+    spdlog::error("status topic: not writing the status of key '{}' (no worker could read it back): {}",
+                  printable_key(key), read.error().to_string());
+    return std::nullopt;
+  }
+  return std::pair{std::move(safe), std::move(value)};
+}
+}  // namespace
+
 void StatusBackingStore::put_connector(const std::string& connector, const StatusValue& status) {
   auto key = connector_status_key(connector);
+  auto rec = storable_record(key, status);
+  if (!rec) return;
   {
     std::lock_guard lk(mu_);
     if (status.state == StatusState::Destroyed) connectors_.erase(connector);
-    else connectors_[connector] = status;
+    else connectors_[connector] = rec->first;
   }
-  send(key, status.state == StatusState::Destroyed ? std::nullopt : std::optional(encode_status(status)), kStatusAttempts, true);
+  send(key, rec->second, kStatusAttempts, true);
 }
 
 void StatusBackingStore::put_task(const connect::ConnectorTaskId& id, const StatusValue& status) {
   auto key = task_status_key(id);
+  auto rec = storable_record(key, status);
+  if (!rec) return;
   {
     std::lock_guard lk(mu_);
     if (status.state == StatusState::Destroyed) tasks_.erase(id);
-    else tasks_[id] = status;
+    else tasks_[id] = rec->first;
   }
-  send(key, status.state == StatusState::Destroyed ? std::nullopt : std::optional(encode_status(status)), kStatusAttempts, true);
+  send(key, rec->second, kStatusAttempts, true);
 }
 
 namespace {
@@ -147,13 +170,20 @@ bool StatusBackingStore::put_connector_safe(const std::string& connector, const 
 Status StatusBackingStore::flush(int timeout_ms) { return producer_->flush(timeout_ms); }
 
 void StatusBackingStore::put_topic(const TopicStatus& status) {
+  const auto key = topic_status_key(status.topic, status.connector);
+  const auto value = encode_topic_status(status);
+  if (status.topic.empty() || status.topic.find(':') != std::string::npos ||
+      !decode_status_record(key, value) || parse_topic_status_key(key) != std::pair{status.topic, status.connector}) {
+    spdlog::error("status topic: not writing topic status '{}' (no worker could read it back)", printable_key(key));
+    return;
+  }
   {
     std::lock_guard lk(mu_);
     auto& known = topics_[status.connector];
     if (known.count(status.topic)) return;
     known[status.topic] = status;
   }
-  send(topic_status_key(status.topic, status.connector), encode_topic_status(status), kStatusAttempts, false);
+  send(key, value, kStatusAttempts, false);
 }
 
 void StatusBackingStore::delete_topics(const std::string& connector) {
@@ -178,58 +208,45 @@ std::vector<std::string> StatusBackingStore::get_topics(const std::string& conne
 }
 
 void StatusBackingStore::apply_topic(const std::string& topic, const std::string& connector,
-                                     const std::optional<std::string>& value) {
-  if (!value) {
-    std::lock_guard lk(mu_);
-    auto it = topics_.find(connector);
-    if (it != topics_.end()) {
-      it->second.erase(topic);
-      if (it->second.empty()) topics_.erase(it);
-    }
-    return;
-  }
-  auto d = decode_topic_status(*value);
-  if (!d) {
-    spdlog::warn("status topic: ignoring bad topic status for {} of {}: {}", topic, connector, d.error().to_string());
-    return;
-  }
+                                     std::optional<TopicStatus> value) {
   std::lock_guard lk(mu_);
-  topics_[connector][topic] = std::move(d).value();
+  if (value) {
+    topics_[connector][topic] = std::move(*value);
+    return;
+  }
+  auto it = topics_.find(connector);
+  if (it != topics_.end()) {
+    it->second.erase(topic);
+    if (it->second.empty()) topics_.erase(it);
+  }
 }
 
-void StatusBackingStore::apply(const std::string& key, const std::optional<std::string>& value) {
-  if (auto t = parse_topic_status_key(key)) return apply_topic(t->first, t->second, value);
-  auto k = parse_status_key(key);
-  if (!k) return;  // unknown keys
-  std::optional<StatusValue> v;
-  if (value) {
-    auto d = decode_status(*value);
-    if (!d) {
-      spdlog::warn("status topic: ignoring bad value for {}: {}", key, d.error().to_string());
-      return;
-    }
-    v = std::move(d).value();
-  }
+void StatusBackingStore::apply(const std::string& key, const std::optional<std::string>& value, StatusRecord rec) {
+  if (rec.topic) return apply_topic(rec.topic->first, rec.topic->second, std::move(rec.topic_status));
+  const std::optional<StatusValue>& v = rec.status;
   std::lock_guard lk(mu_);
-  const StatusValue* cached = k->connector ? get_cached(connectors_, *k->connector)
-                              : k->task    ? get_cached(tasks_, *k->task)
-                                           : nullptr;
+  const StatusValue* cached = rec.connector ? get_cached(connectors_, *rec.connector)
+                              : rec.task    ? get_cached(tasks_, *rec.task)
+                                            : nullptr;
   if (own_write_pending(key, cached, value, v)) return;
-  if (k->connector) {
-    if (!v) connectors_.erase(*k->connector);
-    else if (auto it = connectors_.find(*k->connector); it == connectors_.end() || !stale_stop_report(it->second, *v))
-      connectors_[*k->connector] = *v;
-  } else if (k->task) {
-    if (!v) tasks_.erase(*k->task);
-    else if (auto it = tasks_.find(*k->task); it == tasks_.end() || !stale_stop_report(it->second, *v))
-      tasks_[*k->task] = *v;
+  if (rec.connector) {
+    if (!v) connectors_.erase(*rec.connector);
+    else if (auto it = connectors_.find(*rec.connector); it == connectors_.end() || !stale_stop_report(it->second, *v))
+      connectors_[*rec.connector] = *v;
+  } else if (rec.task) {
+    if (!v) tasks_.erase(*rec.task);
+    else if (auto it = tasks_.find(*rec.task); it == tasks_.end() || !stale_stop_report(it->second, *v))
+      tasks_[*rec.task] = *v;
   }
 }
 
 Status StatusBackingStore::read_to_end(int timeout_ms) {
   return shared_read_.run(timeout_ms, [this, timeout_ms] {
-    return reader_->read_to_end(timeout_ms, [this](const TopicReader::Record& r) {
-      if (r.key) apply(*r.key, r.value);
+    return read_internal_topic(*reader_, options_.topic, timeout_ms, [this](const TopicReader::Record& r) {
+      if (!r.key) return log_skipped_record(options_.topic, r, "no key");
+      auto rec = decode_status_record(*r.key, r.value);
+      if (!rec) return log_skipped_record(options_.topic, r, rec.error().to_string());
+      apply(*r.key, r.value, std::move(rec).value());
     });
   });
 }

@@ -40,7 +40,10 @@ class StatusBackingStore {
 
   /// Records a connector status. State Destroyed writes a tombstone and
   /// drops the cached entry. Non-blocking; delivery failures are logged and
-  /// retried up to 3 times (the store retries itself, like Connect).
+  /// retried up to 3 times (the store retries itself, like Connect). The
+  /// value is made storable first (storable_status: valid UTF-8, trace cut
+  /// to kMaxStatusTraceBytes) and cached as written; a status whose key no
+  /// worker could read (decode_status_record) is logged and dropped.
   void put_connector(const std::string& connector, const StatusValue& status);
   /// Records a task status (same rules as put_connector).
   void put_task(const connect::ConnectorTaskId& id, const StatusValue& status);
@@ -89,8 +92,10 @@ class StatusBackingStore {
 
  private:
   explicit StatusBackingStore(Options options);
-  void apply(const std::string& key, const std::optional<std::string>& value);
-  void apply_topic(const std::string& topic, const std::string& connector, const std::optional<std::string>& value);
+  /// Applies one record read back (`rec` decoded from `key` and `value`).
+  void apply(const std::string& key, const std::optional<std::string>& value, StatusRecord rec);
+  /// Applies a topic-tracking record (nullopt = tombstone).
+  void apply_topic(const std::string& topic, const std::string& connector, std::optional<TopicStatus> value);
   /// Writes of one status key by this store: a sequence number (only the
   /// latest send may retry) and the values sent and not yet read back, in
   /// send order (guarded by mu_).

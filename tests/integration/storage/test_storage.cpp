@@ -266,12 +266,13 @@ TEST_CASE("records of unaddressable connector names are skipped with a warning",
   CHECK_FALSE(updates.empty());
   CHECK(std::all_of(updates.begin(), updates.end(), [](const std::string& c) { return c == "good"; }));
 
-  // One warning per skipped record, naming the key. (`task--0` has no
+  // One warning per skipped record, naming topic, partition, offset and
+  // key. (`task--0` has no
   // connector name at all, so it is dropped as an unknown key.)
   auto logged = warnings->last_formatted();
   auto skipped = [&](const std::string& key) {
     return std::count_if(logged.begin(), logged.end(), [&](const std::string& line) {
-      return line.find("skipping record " + key + " at offset") != std::string::npos &&
+      return line.find("skipping record with key '" + key + "'") != std::string::npos &&
              line.find("cannot be addressed over REST") != std::string::npos;
     });
   };
@@ -284,7 +285,7 @@ TEST_CASE("records of unaddressable connector names are skipped with a warning",
   CHECK(skipped("restart-connector-") == 1);
   CHECK(skipped("connector-good") == 0);
   CHECK(std::count_if(logged.begin(), logged.end(), [](const std::string& line) {
-          return line.find("unknown key task--0") != std::string::npos;
+          return line.find("'task--0': unknown key") != std::string::npos;
         }) == 1);
 
   // A delete of the empty name is skipped too and leaves the good connector.
