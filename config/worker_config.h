@@ -185,6 +185,9 @@ class WorkerConfig {
   [[nodiscard]] int64_t task_shutdown_graceful_timeout_ms() const {
     return get_long("task.shutdown.graceful.timeout.ms");
   }
+  /// connector.call.timeout.ms: deadline of a connector's start() /
+  /// taskConfigs() and a task's poll() / put() (ours; 100..2^31-1, default 60000).
+  [[nodiscard]] int32_t connector_call_timeout_ms() const { return get_int("connector.call.timeout.ms"); }
   /// tasks.max.limit: the highest tasks.max a connector may set (ours; 1..2^31-1, default 1000).
   [[nodiscard]] int32_t tasks_max_limit() const { return get_int("tasks.max.limit"); }
   [[nodiscard]] const std::vector<std::string>& listeners() const { return get_list("listeners"); }

@@ -12,7 +12,12 @@
 // stops connectors and tasks within task.shutdown.graceful.timeout.ms
 // (offsets committed), flushes statuses, sends LeaveGroup, stops the REST
 // server and exits 0. A second signal while that runs exits at once with
-// 128 + signal (130 for SIGINT, 143 for SIGTERM). With
+// 128 + signal (130 for SIGINT, 143 for SIGTERM). A plugin stuck in a
+// call cannot hold the exit: its thread is abandoned after the graceful
+// timeout, and if the shutdown (drain excluded) has not ended within
+// task.shutdown.graceful.timeout.ms + worker.sync.timeout.ms + 5 s (the
+// status flush and LeaveGroup), the process exits with its normal code
+// without joining the stuck threads (kShutdownMarginMs). With
 // shutdown.drain.enable=true, and on POST /admin/drain, the worker first
 // drains: its connectors and tasks move to the other workers (bounded by
 // shutdown.drain.timeout.ms), then it shuts down as above.
@@ -24,6 +29,7 @@
 // the work over first and then leaves. FENCED_INSTANCE_ID (another process
 // took the same id) is a fatal group error: tasks stop, exit status 1.
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <csignal>
 #include <cstdlib>
@@ -39,6 +45,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <spdlog/spdlog.h>
 
 #include "cmd/kconnectd/commands.h"
@@ -175,9 +182,30 @@ int run_worker(const std::string& path, bool leave_on_shutdown) {
   std::thread stopper;
   bool stopping = false;
   const int drain_timeout_ms = wc->shutdown_drain_timeout_ms();
+  // Bound of a shutdown after the drain: a stuck plugin thread is joined by
+  // nobody past it (see the file comment).
+  constexpr int64_t kShutdownMarginMs = 5000;
+  const int64_t shutdown_bound_ms =
+      static_cast<int64_t>(hc.task_shutdown_graceful_timeout_ms) + hc.worker_sync_timeout_ms + kShutdownMarginMs;
+  boost::asio::steady_timer exit_timer(sig_io);
+  std::atomic<bool> stop_done{false};
+  auto arm_exit_timer = [&] {
+    boost::asio::post(sig_io, [&] {
+      exit_timer.expires_after(std::chrono::milliseconds(shutdown_bound_ms));
+      exit_timer.async_wait([&](const boost::system::error_code& ec) {
+        if (ec || stop_done.load()) return;
+        spdlog::error("shutdown did not end within {} ms: threads are stuck in plugin code; exiting without "
+                      "joining them",
+                      shutdown_bound_ms);
+        spdlog::default_logger()->flush();
+        std::_Exit(exit_code);
+      });
+    });
+  };
   begin_shutdown = [&](bool drain) {
     if (stopping) return;
     stopping = true;
+    if (!drain) arm_exit_timer();
     stopper = std::thread([&, drain] {
       if (drain) {
         // Hand the work over first (bounded by shutdown.drain.timeout.ms;
@@ -185,9 +213,21 @@ int run_worker(const std::string& path, bool leave_on_shutdown) {
         auto over = std::make_shared<std::promise<void>>();
         herder->drain(drain_timeout_ms, [over](bool, const std::string&) { over->set_value(); });
         over->get_future().wait_for(std::chrono::milliseconds(drain_timeout_ms + 5000));
+        arm_exit_timer();
       }
       herder->stop();  // stops admitting writes, stops tasks, commits offsets, LeaveGroup
       server->stop();
+      if (const size_t stuck = herder->stuck_plugin_threads(); stuck > 0) {
+        // Offsets are committed, statuses flushed, the group left: only
+        // plugin code that may never return is left to wait for.
+        spdlog::warn("{} thread(s) still stuck in plugin code; exiting without joining them", stuck);
+        spdlog::default_logger()->flush();
+        std::_Exit(exit_code);
+      }
+      // The destructors join the runtime's threads: under the exit timer too.
+      server.reset();
+      herder.reset();
+      stop_done = true;
       boost::asio::post(sig_io, [&] {
         signals.cancel();
         hup.cancel();
@@ -211,8 +251,6 @@ int run_worker(const std::string& path, bool leave_on_shutdown) {
   signals.async_wait(on_signal);
   sig_io.run();
   if (stopper.joinable()) stopper.join();
-  server.reset();
-  herder.reset();
   spdlog::info("[{}] worker stopped", hc.worker_id);
   return exit_code;
 }

@@ -274,7 +274,11 @@ typedef struct kc_host_api {
   /* Calls fn(key, value, user) for every entry in key order. */
   void (*config_foreach)(const kc_config* config, void (*fn)(const char* key, const char* value, void* user),
                          void* user);
-  kc_config* (*task_configs_add)(kc_task_configs* out); /* a new, empty task config */
+  /* A new, empty task config; NULL once the host's cap is reached (the
+     worker's tasks.max.limit configs, or 64 MiB of keys and values in all):
+     stop adding then, the connector will be FAILED for it. */
+  kc_config* (*task_configs_add)(kc_task_configs* out);
+  /* Ignores a NULL config, and writes past the host's cap above. */
   void (*config_set)(kc_config* config, const char* key, const char* value);
   void (*config_error_add)(kc_config_errors* errors, const char* key, const char* message);
 

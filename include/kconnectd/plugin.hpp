@@ -610,6 +610,7 @@ struct Tables {
     return detail::guard([&] {
       for (const auto& tc : static_cast<C*>(self)->task_configs(max)) {
         kc_config* c = host().task_configs_add(out);
+        if (!c) break;  // past the host's cap: it keeps nothing more
         for (const auto& [k, v] : tc) host().config_set(c, k.c_str(), v.c_str());
       }
     });

@@ -1,5 +1,11 @@
 #include "worker/connectors/connector.h"
 
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+
+#include <spdlog/spdlog.h>
+
 namespace kc::connectors {
 
 SharedJson::SharedJson() {
@@ -31,6 +37,88 @@ const char* connector_type_name(ConnectorType t) {
     case ConnectorType::Sink: return "sink";
   }
   return "unknown";
+}
+
+namespace {
+thread_local TaskConfigsCap* t_cap = nullptr;
+
+std::string invalid(const std::string& key, const std::string& value, const std::string& why) {
+  return "Invalid value " + value + " for configuration " + key + ": " + why;
+}
+}  // namespace
+
+Result<TasksMax> parse_tasks_max(const ConfigMap& config, int32_t limit) {
+  TasksMax out;
+  if (auto it = config.find("tasks.max"); it != config.end()) {
+    const std::string& v = it->second;
+    int64_t n = 0;
+    const char* end = v.data() + v.size();
+    auto [p, ec] = std::from_chars(v.data(), end, n);
+    if (v.empty() || ec != std::errc{} || p != end || n < INT32_MIN || n > INT32_MAX)
+      return Error{"tasks.max", invalid("tasks.max", v, "Not a number of type INT")};
+    if (n < 1) return Error{"tasks.max", invalid("tasks.max", v, "Value must be at least 1")};
+    if (n > limit)
+      return Error{"tasks.max", invalid("tasks.max", v,
+                                        "Value must be no more than " + std::to_string(limit) + " (the worker's tasks.max.limit)")};
+    out.max_tasks = static_cast<int32_t>(n);
+  }
+  if (auto it = config.find("tasks.max.enforce"); it != config.end()) {
+    std::string v = it->second;
+    std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (v != "true" && v != "false")
+      return Error{"tasks.max.enforce",
+                   invalid("tasks.max.enforce", it->second, "Expected value to be either true or false")};
+    out.enforce = v == "true";
+  }
+  return out;
+}
+
+TaskConfigsCap::TaskConfigsCap(size_t max_configs) : max_configs_(max_configs), previous_(t_cap) { t_cap = this; }
+TaskConfigsCap::~TaskConfigsCap() { t_cap = previous_; }
+TaskConfigsCap* TaskConfigsCap::current() { return t_cap; }
+
+bool TaskConfigsCap::add_config() {
+  if (configs_ >= max_configs_) return !(hit_ = true);
+  ++configs_;
+  return true;
+}
+
+bool TaskConfigsCap::add_bytes(size_t bytes) {
+  if (bytes > kMaxTaskConfigsBytes - bytes_) return !(hit_ = true);
+  bytes_ += bytes;
+  return true;
+}
+
+std::string too_many_tasks_message(const std::string& connector, size_t generated, int32_t max_tasks) {
+  return "The connector " + connector + " has generated " + std::to_string(generated) +
+         " tasks, which is greater than " + std::to_string(max_tasks) +
+         ", the maximum number of tasks it is configured to create. This behaviour should be considered a bug and "
+         "is disallowed. If necessary, it can be permitted by reconfiguring the connector with 'tasks.max.enforce' "
+         "set to false; however, this option will be removed in a future release of Kafka Connect.";
+}
+
+Result<std::vector<ConfigMap>> generate_task_configs(Connector& connector, const std::string& name,
+                                                     const TasksMax& tasks, int32_t limit) {
+  std::vector<ConfigMap> configs;
+  bool capped = false;
+  {
+    TaskConfigsCap cap(static_cast<size_t>(std::max(limit, tasks.max_tasks)));
+    configs = connector.task_configs(tasks.max_tasks);
+    capped = cap.hit();
+  }
+  if (capped || configs.size() > static_cast<size_t>(std::max(limit, tasks.max_tasks)))
+    return Error{"tasks.max", "The connector " + name + " generated more task configs than this worker accepts (" +
+                                  std::to_string(limit) + " configs, tasks.max.limit, or " +
+                                  std::to_string(kMaxTaskConfigsBytes >> 20) + " MiB in all)"};
+  if (configs.size() > static_cast<size_t>(tasks.max_tasks)) {
+    if (tasks.enforce) return Error{"tasks.max", too_many_tasks_message(name, configs.size(), tasks.max_tasks)};
+    spdlog::warn("The connector {} has generated {} tasks, which is greater than {}, the maximum number of tasks it "
+                 "is configured to create. This behavior should be considered a bug and will be disallowed in future "
+                 "releases of Kafka Connect; tasks.max.enforce=false keeps them. Please report this to the "
+                 "maintainers of the connector.",
+                 name, configs.size(), tasks.max_tasks);
+  }
+  return configs;
 }
 
 }  // namespace kc::connectors

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/result.h"
 #include "worker/data/record.h"
 #include "worker/data/value.h"
 
@@ -275,5 +276,74 @@ class Connector {
     return false;
   }
 };
+
+// ---------------------------------------------------------------- task counts
+// tasks.max is read here and nowhere else (STYLE 14): the herder's leader
+// (task-config generation) and runtime::Worker (the connector's owner)
+// share parse_tasks_max and generate_task_configs.
+
+/// A connector's task-count settings (Connect's ConnectorConfig).
+struct TasksMax {
+  int32_t max_tasks = 1;  ///< tasks.max: 1..the worker's tasks.max.limit
+  bool enforce = true;    ///< tasks.max.enforce (KIP-1004): more task configs than tasks.max fail the connector
+};
+
+/// Reads `tasks.max` (default 1) and `tasks.max.enforce` (default true) of
+/// a connector config. Errors name the key and the value in Connect's form
+/// ("Invalid value 0 for configuration tasks.max: Value must be at least
+/// 1"); a tasks.max above `limit` (the worker's tasks.max.limit) is refused
+/// with "Value must be no more than <limit> (the worker's tasks.max.limit)",
+/// as create-time validation words it (config_def.h tasks_max_rule).
+Result<TasksMax> parse_tasks_max(const ConfigMap& config, int32_t limit);
+
+/// Hard bounds on what one task_configs() call may hand back, whatever the
+/// connector does: at most the worker's tasks.max.limit configs and
+/// kMaxTaskConfigsBytes bytes of keys and values in all. The plugin host
+/// stops accepting configs past them (see TaskConfigsCap).
+inline constexpr size_t kMaxTaskConfigsBytes = size_t{64} << 20;
+
+/// While alive, bounds the task configs that plugin code on this thread
+/// hands to the plugin host (worker/connectors/plugin_host.cpp): the
+/// host's task_configs_add returns NULL past `max_configs`, and config_set
+/// ignores writes past kMaxTaskConfigsBytes; either marks the cap as hit.
+/// A thread-local because the C ABI call has no room for it; set by
+/// generate_task_configs around the connector's task_configs().
+class TaskConfigsCap {
+ public:
+  explicit TaskConfigsCap(size_t max_configs);
+  ~TaskConfigsCap();
+  TaskConfigsCap(const TaskConfigsCap&) = delete;
+  TaskConfigsCap& operator=(const TaskConfigsCap&) = delete;
+
+  /// The cap active on this thread, or nullptr.
+  static TaskConfigsCap* current();
+  /// Counts one more config; false (and hit) past max_configs.
+  bool add_config();
+  /// Counts `bytes` more; false (and hit) past kMaxTaskConfigsBytes.
+  bool add_bytes(size_t bytes);
+  /// Whether the connector tried to go past a bound.
+  bool hit() const { return hit_; }
+
+ private:
+  size_t max_configs_;
+  size_t configs_ = 0;
+  size_t bytes_ = 0;
+  bool hit_ = false;
+  TaskConfigsCap* previous_;
+};
+
+/// Connect's TooManyTasksException message (KIP-1004): `connector`
+/// generated `generated` task configs, more than `max_tasks`.
+std::string too_many_tasks_message(const std::string& connector, size_t generated, int32_t max_tasks);
+
+/// Calls `connector.task_configs(tasks.max)` under a TaskConfigsCap of
+/// `limit` (tasks.max.limit) configs, then applies tasks.max.enforce as
+/// Connect's Worker does: more configs than tasks.max is an error with
+/// too_many_tasks_message when enforced, a warn line otherwise (the configs
+/// are kept, at most `limit`). A connector that went past the cap is an
+/// error naming the cap. Exceptions of the connector propagate. Blocking:
+/// runs the plugin on the calling thread.
+Result<std::vector<ConfigMap>> generate_task_configs(Connector& connector, const std::string& name,
+                                                     const TasksMax& tasks, int32_t limit);
 
 }  // namespace kc::connectors

@@ -255,9 +255,10 @@ class PluginConnector : public Connector {
     Fresh fresh;
     ensure();
     std::vector<ConfigMap> out;
+    // No truncation here: generate_task_configs applies tasks.max.enforce
+    // to the count the plugin produced, and its TaskConfigsCap bounds it.
     check(cls_->table.task_configs(self_, max_tasks, reinterpret_cast<kc_task_configs*>(&out)), *cls_,
           "task_configs");
-    if (max_tasks > 0 && static_cast<int>(out.size()) > max_tasks) out.resize(static_cast<size_t>(max_tasks));
     return out;
   }
   void stop() override {
@@ -395,11 +396,21 @@ size_t h_config_size(const kc_config* c) { return C(c)->size(); }
 void h_config_foreach(const kc_config* c, void (*fn)(const char*, const char*, void*), void* user) {
   for (const auto& [k, v] : *C(c)) fn(k.c_str(), v.c_str(), user);
 }
+// Past the TaskConfigsCap of this thread (tasks.max.limit configs,
+// kMaxTaskConfigsBytes bytes) nothing more is kept: add returns NULL and
+// set ignores the write, so a plugin producing without bound cannot take
+// the worker's memory; generate_task_configs then fails the connector.
 kc_config* h_task_configs_add(kc_task_configs* out) {
+  if (auto* cap = TaskConfigsCap::current(); cap && !cap->add_config()) return nullptr;
   auto* v = reinterpret_cast<std::vector<ConfigMap>*>(out);
   return reinterpret_cast<kc_config*>(&v->emplace_back());
 }
-void h_config_set(kc_config* c, const char* k, const char* v) { (*C(c))[str(k)] = str(v); }
+void h_config_set(kc_config* c, const char* k, const char* v) {
+  if (!c) return;
+  std::string key = str(k), value = str(v);
+  if (auto* cap = TaskConfigsCap::current(); cap && !cap->add_bytes(key.size() + value.size())) return;
+  (*C(c))[std::move(key)] = std::move(value);
+}
 void h_config_error_add(kc_config_errors* e, const char* k, const char* m) {
   (*reinterpret_cast<ConfigErrors*>(e))[str(k)].push_back(str(m));
 }

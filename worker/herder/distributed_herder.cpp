@@ -3,7 +3,8 @@
 // Thread ownership in this file:
 //   * `io_*` members and every method named on_* / io_* run on the io thread;
 //   * methods named job_* run on the pool (blocking allowed), the apply
-//     sequence on `apply_strand`;
+//     sequence on `apply_strand`, job_reconfigure (the leader's task-config
+//     generation, which waits for plugin code) on `generation_io`;
 //   * `mu` guards `pub` and `history`, read by other threads.
 #include "worker/herder/distributed_herder.h"
 
@@ -17,7 +18,9 @@
 #include <condition_variable>
 #include <deque>
 #include <future>
+#include <mutex>
 #include <set>
+#include <string_view>
 #include <thread>
 #include <utility>
 
@@ -149,6 +152,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
         work(asio::make_work_guard(io)),
         pool_work(asio::make_work_guard(pool)),
         apply_strand(asio::make_strand(pool)),
+        generation_work(asio::make_work_guard(generation_io)),
         scheduled_timer(io),
         config_poll_timer(io),
         status_poll_timer(io),
@@ -175,6 +179,13 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   asio::executor_work_guard<asio::io_context::executor_type> pool_work;
   std::vector<std::thread> pool_threads;
   asio::strand<asio::io_context::executor_type> apply_strand;
+  // The leader's task-config generations (job_reconfigure) wait for plugin
+  // code, up to 2 x connector.call.timeout.ms + the graceful timeout each:
+  // on threads of their own, so that a stuck plugin never holds the pool.
+  static constexpr int kGenerationThreads = 2;
+  asio::io_context generation_io;
+  asio::executor_work_guard<asio::io_context::executor_type> generation_work;
+  std::vector<std::thread> generation_threads;
 
   std::unique_ptr<storage::ConfigBackingStore> config_store;
   std::unique_ptr<storage::OffsetBackingStore> offset_store;
@@ -353,6 +364,8 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     wo.offset_flush_interval_ms = cfg.offset_flush_interval_ms;
     wo.offset_flush_timeout_ms = cfg.offset_flush_timeout_ms;
     wo.task_shutdown_graceful_timeout_ms = cfg.task_shutdown_graceful_timeout_ms;
+    wo.tasks_max_limit = cfg.tasks_max_limit;
+    wo.connector_call_timeout_ms = cfg.connector_call_timeout_ms;
     wo.key_converter = cfg.key_converter;
     wo.value_converter = cfg.value_converter;
     wo.key_converter_config = cfg.key_converter_config;
@@ -470,6 +483,11 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
         metrics::set_thread_log_context(log_ctx);
         pool.run();
       });
+    for (int i = 0; i < kGenerationThreads; ++i)
+      generation_threads.emplace_back([this] {
+        metrics::set_thread_log_context(log_ctx);
+        generation_io.run();
+      });
     io_thread = std::thread([this] {
       metrics::set_thread_log_context(log_ctx);
       try {
@@ -568,6 +586,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
           auto s2 = w.lock();
           if (!s2) return;
           (void)s2->status_store->read_to_end(s2->cfg.worker_sync_timeout_ms);
+          s2->assert_generation_failures();
           asio::post(s2->io, [w] {
             if (auto s3 = w.lock()) s3->io_status_polling = false;
           });
@@ -973,6 +992,10 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       auto tc = snap.task_counts.find(name);
       if (tc != snap.task_counts.end() && tc->second > 0 && !snap.inconsistent.count(name)) continue;
       if (io_reconfiguring.count(name)) continue;
+      // A generation that failed for this very config is not retried on
+      // every rebalance (a stalling plugin would leave one more abandoned
+      // thread each time); a config update or a reconfiguration request is.
+      if (generation_failed_for(name, snap)) continue;
       leader_reconfigure(name);
     }
   }
@@ -1008,7 +1031,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
 
   void leader_reconfigure(const std::string& c, int backoff_ms = 250) {
     io_reconfiguring.insert(c);
-    asio::post(pool, [w = weak_from_this(), c, backoff_ms] {
+    asio::post(generation_io, [w = weak_from_this(), c, backoff_ms] {
       auto s = w.lock();
       if (!s || s->stopping) return;
       const bool done = s->job_reconfigure(c);
@@ -1244,6 +1267,142 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     return {204, ""};
   }
 
+  /// The leader's transient instance of `c`: start(conf), task_configs
+  /// (generate_task_configs: tasks.max, tasks.max.enforce, the cap) and
+  /// stop(), on a thread of its own, so that a stuck or runaway plugin
+  /// never holds a pool thread. start() and task_configs() each get
+  /// connector.call.timeout.ms, stop() task.shutdown.graceful.timeout.ms;
+  /// past one, the thread (and the plugin instance) is abandoned and the
+  /// error names the call. Errors: the plugin's exception, the enforce or
+  /// cap failure, a deadline, the worker stopping (at once). Generation
+  /// thread (generation_io); blocking, bounded.
+  Result<std::vector<ConfigMap>> generate_with_deadline(const std::string& c, std::unique_ptr<connectors::Connector> p,
+                                                        const ConfigMap& conf, connectors::TasksMax tasks) {
+    struct Run {
+      std::mutex mu;
+      std::condition_variable cv;
+      const char* call = "start";  ///< the plugin call under way
+      int64_t call_began_ms = mono_ms();
+      bool done = false;
+      Result<std::vector<ConfigMap>> out = std::vector<ConfigMap>{};
+      connectors::DetachedConnectorContext context;
+      std::unique_ptr<connectors::Connector> plugin;
+      explicit Run(const std::string& name) : context(name) {}
+      void enter(const char* next) {
+        std::lock_guard lk(mu);
+        call = next;
+        call_began_ms = mono_ms();
+      }
+    };
+    auto run = std::make_shared<Run>(c);
+    run->plugin = std::move(p);
+    ++*generations_running;
+    std::thread([run, c, conf, tasks, limit = cfg.tasks_max_limit, running = generations_running] {
+      Result<std::vector<ConfigMap>> out = std::vector<ConfigMap>{};
+      try {
+        run->plugin->initialize(run->context);
+        run->plugin->start(conf);
+        run->enter("taskConfigs");
+        out = connectors::generate_task_configs(*run->plugin, c, tasks, limit);
+        run->enter("stop");
+        run->plugin->stop();
+      } catch (const std::exception& e) {
+        std::lock_guard lk(run->mu);
+        out = Error{"connector", std::string(run->call) + "() of connector " + c + " failed: " + e.what()};
+      }
+      std::lock_guard lk(run->mu);
+      run->out = std::move(out);
+      run->done = true;
+      run->cv.notify_all();
+      --*running;
+    }).detach();
+    std::unique_lock lk(run->mu);
+    while (!run->done) {
+      if (stopping) return Error{"connector", "the worker is stopping"};
+      const bool stopping_call = std::string_view(run->call) == "stop";
+      const int bound = stopping_call ? cfg.task_shutdown_graceful_timeout_ms : cfg.connector_call_timeout_ms;
+      if (mono_ms() - run->call_began_ms >= bound) {
+        const std::string why = std::string(run->call) + "() of connector " + c + " did not return within " +
+                                std::to_string(bound) + " ms (" +
+                                (stopping_call ? "task.shutdown.graceful.timeout.ms" : "connector.call.timeout.ms") +
+                                "); its thread is abandoned";
+        spdlog::error("leader: {}", why);
+        // A stop() past its bound after good configs keeps them (Connect
+        // only logs a slow stop); anything else fails the connector.
+        if (stopping_call && run->out) return std::move(run->out);
+        return Error{"connector", why};
+      }
+      run->cv.wait_for(lk, std::chrono::milliseconds(50));
+    }
+    return std::move(run->out);
+  }
+
+  // Leader: connectors whose task-config generation failed, with the
+  // config it failed for and the reason. The status poll writes the
+  // connector FAILED with it again whenever its status says otherwise (its
+  // owner reports RUNNING after start(), possibly after our FAILED), as long
+  // as the stored config is the one that failed. Guarded by gen_fail_mu.
+  struct GenerationFailure {
+    ConfigMap config;
+    std::string trace;
+  };
+  std::mutex gen_fail_mu;
+  std::map<std::string, GenerationFailure> generation_failures;
+  /// Task-config generation threads under way (stuck_plugin_threads); shared
+  /// with the detached threads, which may outlive the herder.
+  std::shared_ptr<std::atomic<int>> generations_running = std::make_shared<std::atomic<int>>(0);
+
+  /// Records the failure of `c`'s generation (config `raw`) and reports
+  /// the connector FAILED. Generation thread.
+  void leader_generation_failed(const std::string& c, const ConfigMap& raw, const std::string& why) {
+    spdlog::error("leader: connector {} failed to generate task configs: {}", c, why);
+    {
+      std::lock_guard lk(gen_fail_mu);
+      generation_failures[c] = {raw, why};
+    }
+    assert_generation_failures();
+  }
+
+  /// Whether `c`'s generation failed for its config in `snap`. Any thread.
+  bool generation_failed_for(const std::string& c, const ClusterConfigState& snap) {
+    std::lock_guard lk(gen_fail_mu);
+    auto f = generation_failures.find(c);
+    auto stored = snap.connector_configs.find(c);
+    return f != generation_failures.end() && stored != snap.connector_configs.end() &&
+           stored->second == f->second.config;
+  }
+
+  void leader_generation_succeeded(const std::string& c) {
+    std::lock_guard lk(gen_fail_mu);
+    generation_failures.erase(c);
+  }
+
+  /// Writes FAILED (under its owner's worker id) for each recorded failure
+  /// whose config is still the stored one and whose status is not that
+  /// FAILED yet; forgets the others. Pool thread (status poll).
+  void assert_generation_failures() {
+    {
+      std::lock_guard lk(gen_fail_mu);
+      if (generation_failures.empty()) return;
+    }
+    const auto snap = config_store->snapshot();
+    std::lock_guard lk(gen_fail_mu);
+    for (auto f = generation_failures.begin(); f != generation_failures.end();) {
+      auto stored = snap.connector_configs.find(f->first);
+      if (stored == snap.connector_configs.end() || stored->second != f->second.config ||
+          snap.target_state(f->first) == storage::TargetState::Stopped) {
+        f = generation_failures.erase(f);
+        continue;
+      }
+      auto cur = status_store->get_connector(f->first);
+      if (!cur || cur->state != StatusState::Failed || cur->trace != f->second.trace)
+        status_store->put_connector(f->first, StatusValue{StatusState::Failed, f->second.trace,
+                                                          cur ? cur->worker_id : cfg.worker_id,
+                                                          cur ? cur->generation : -1});
+      ++f;
+    }
+  }
+
   /// Returns false when the task configs could not be written (retry).
   bool job_reconfigure(const std::string& c) {
     auto snap = config_store->snapshot();
@@ -1269,26 +1428,23 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
         spdlog::warn("leader cannot create connector {}: {}", c, plugin.error().to_string());
         return true;
       }
-      int max_tasks = 1;
-      if (auto m = conf.find("tasks.max"); m != conf.end()) {
-        try {
-          max_tasks = std::max(1, std::stoi(m->second));
-        } catch (const std::exception&) {
-          max_tasks = 1;
-        }
-      }
-      try {
-        connectors::DetachedConnectorContext context(c);
-        plugin.value()->initialize(context);
-        plugin.value()->start(conf);
-        configs = plugin.value()->task_configs(max_tasks);
-        plugin.value()->stop();
-        providers::restore_placeholders(it->second, resolved, configs);
-      } catch (const std::exception& e) {
-        spdlog::warn("leader: connector {} failed to generate task configs: {}", c, e.what());
+      auto tasks = connectors::parse_tasks_max(conf, cfg.tasks_max_limit);
+      if (!tasks) {
+        // Its owner reports it FAILED with this reason (runtime::Worker::
+        // start_connector); no task configs are generated for it, ever.
+        spdlog::warn("leader does not generate task configs of {}: {}", c, tasks.error().message);
         return true;
       }
+      auto generated = generate_with_deadline(c, std::move(plugin).value(), conf, *tasks);
+      if (!generated) {
+        if (stopping) return true;  // not the connector's failure
+        leader_generation_failed(c, it->second, generated.error().message);
+        return true;
+      }
+      configs = std::move(generated).value();
+      providers::restore_placeholders(it->second, resolved, configs);
     }
+    leader_generation_succeeded(c);
     // Compare with the committed configs.
     auto current = snap.tasks(c);
     bool same = snap.task_counts.count(c) != 0 && !snap.inconsistent.count(c) &&
@@ -1498,7 +1654,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   // privileged write that fails releases them; the worker claims them again
   // only while it is the leader (Connect's fencedFromConfigTopic).
 
-  /// Pool thread. Connect's writeToConfigTopicAsLeader around one
+  /// Pool or generation thread. Connect's writeToConfigTopicAsLeader around one
   /// privileged config write `write` (a ConfigBackingStore call): claims
   /// the write privileges first when they are not held and this worker is
   /// still the leader (Connect's tick claims them before it serves a leader
@@ -2216,7 +2372,10 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     }
     coord->stop();
     pool_work.reset();
+    generation_work.reset();  // a waiting generation returns at once on `stopping`
     for (auto& t : pool_threads)
+      if (t.joinable()) t.join();
+    for (auto& t : generation_threads)
       if (t.joinable()) t.join();
     work.reset();
     io.stop();
@@ -2390,6 +2549,11 @@ Status DistributedHerder::start() {
 }
 
 void DistributedHerder::stop() { impl_->shutdown(true); }
+
+size_t DistributedHerder::stuck_plugin_threads() const {
+  return (impl_->worker ? impl_->worker->stuck_threads() : 0) +
+         static_cast<size_t>(std::max(0, impl_->generations_running->load()));
+}
 
 void DistributedHerder::crash() { impl_->shutdown(false); }
 

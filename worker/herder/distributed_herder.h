@@ -125,6 +125,7 @@ struct HerderConfig {
   int64_t offset_flush_interval_ms = 60000;        ///< offset.flush.interval.ms
   int offset_flush_timeout_ms = 5000;              ///< offset.flush.timeout.ms
   int task_shutdown_graceful_timeout_ms = 5000;    ///< task.shutdown.graceful.timeout.ms
+  int connector_call_timeout_ms = 60000;           ///< connector.call.timeout.ms (plugin call deadline; ours)
   std::string key_converter = "org.apache.kafka.connect.json.JsonConverter";    ///< key.converter
   std::string value_converter = "org.apache.kafka.connect.json.JsonConverter";  ///< value.converter
   storage::ConfigMap key_converter_config;    ///< key.converter.* (prefix stripped)
@@ -310,6 +311,14 @@ class DistributedHerder : public rest::HerderApi {
   /// sends LeaveGroup (a static member only as leave_group_on_shutdown
   /// says, or after a drain), joins the threads. Blocking; idempotent.
   void stop();
+
+  /// Threads still inside plugin code that nobody will join in time: the
+  /// runtime's abandoned connectors and tasks (past their graceful stop)
+  /// and the leader's abandoned task-config generations (past
+  /// connector.call.timeout.ms). After stop(), a non-zero count means the
+  /// destructor would wait for plugin code that may never return; `kconnectd
+  /// run` then exits without destroying the herder. Any thread.
+  size_t stuck_plugin_threads() const;
 
   /// Test helper simulating a crash: closes the group connection WITHOUT
   /// LeaveGroup (peers notice only after session.timeout.ms), then stops the

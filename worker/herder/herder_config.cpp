@@ -89,6 +89,7 @@ HerderConfig herder_config_from(const config::WorkerConfig& wc, const std::strin
   h.offset_flush_interval_ms = wc.offset_flush_interval_ms();
   h.offset_flush_timeout_ms = static_cast<int>(wc.offset_flush_timeout_ms());
   h.task_shutdown_graceful_timeout_ms = static_cast<int>(wc.task_shutdown_graceful_timeout_ms());
+  h.connector_call_timeout_ms = wc.connector_call_timeout_ms();
   h.key_converter = wc.key_converter();
   h.value_converter = wc.value_converter();
   h.key_converter_config = wc.originals_with_prefix("key.converter.");

@@ -261,6 +261,8 @@ struct TaskEnv {
   /// transaction.boundary.interval.ms, offsets.storage.topic).
   ExactlyOnceTaskChecks eos_checks;
   ConfigMap connector_config;
+  /// The Worker's watchdog of plugin calls (poll, put); outlives the task thread.
+  CallWatchdog* watchdog = nullptr;
 };
 
 class SourceContext : public connectors::SourceTaskContext {
@@ -332,6 +334,38 @@ void report_task_end(const TaskEnv& env, Runner& r, std::optional<std::string> f
     report_task(env, r, StatusState::Unassigned);
   }
   if (env.observer) env.observer->on_task_stop(env.options.worker_id, id);
+}
+
+/// What a plugin call past connector.call.timeout.ms reports: "<who>:
+/// <call>() did not return within <ms> ms (connector.call.timeout.ms)".
+std::string call_timeout_message(const std::string& who, const char* call, int timeout_ms) {
+  return who + ": " + call + "() did not return within " + std::to_string(timeout_ms) +
+         " ms (connector.call.timeout.ms)";
+}
+
+/// Runs one plugin call of task `r` under connector.call.timeout.ms: at
+/// the deadline the task is reported FAILED naming the call (from the
+/// watchdog's thread; the call goes on); when the call returns late, the
+/// task ends FAILED with the same message. Task thread.
+template <typename Runner, typename Fn>
+auto watched_task_call(const TaskEnv& env, Runner& r, const char* call, Fn&& fn) {
+  const int ms = env.options.connector_call_timeout_ms;
+  const std::string why = call_timeout_message("task " + r.id.to_string(), call, ms);
+  std::optional<CallWatchdog::Guard> guard;
+  if (env.watchdog)
+    guard.emplace(env.watchdog->watch(ms, [&env, &r, &why] {
+      spdlog::error("{}", why);
+      report_task(env, r, StatusState::Failed, why);
+    }));
+  const auto late = [&] { return guard && guard->fired(); };
+  try {
+    auto out = fn();
+    if (late()) throw connectors::ConnectError(why);
+    return out;
+  } catch (const connectors::RetriableError&) {
+    if (late()) throw connectors::ConnectError(why);  // no retry: it is FAILED already
+    throw;
+  }
 }
 
 /// Topic tracking of one task (Connect's recordActiveTopic): reports each
@@ -609,7 +643,7 @@ void run_source_task(TaskEnv env, std::unique_ptr<connectors::SourceTask> task, 
         was_paused = paused;
       }
       if (!paused) {
-        auto records = task->poll();
+        auto records = watched_task_call(env, r, "poll", [&] { return task->poll(); });
         if (r.cancelled.load()) break;  // cut off while in poll(): its records are dropped
         if (!records.empty()) {
           if (auto* tm = live_metrics(env, r)) tm->source_polled(records.size());
@@ -949,7 +983,7 @@ void run_exactly_once_source_task(TaskEnv env, std::unique_ptr<connectors::Sourc
       }
       bool polled_some = false;
       if (!paused) {
-        auto records = task->poll();
+        auto records = watched_task_call(env, r, "poll", [&] { return task->poll(); });
         if (r.cancelled.load()) break;  // cut off while in poll(): its records are dropped
         if (!records.empty()) {
           polled_some = true;
@@ -1316,7 +1350,10 @@ void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, Runn
         bool put_done = batch.empty();
         for (int64_t backoff_ms = 100; !put_done;) {
           try {
-            task->put(batch);
+            watched_task_call(env, r, "put", [&] {
+              task->put(batch);
+              return true;
+            });
             put_done = true;
           } catch (const connectors::RetriableError& e) {
             // Connect hands the same records to put() again after a
@@ -1457,14 +1494,35 @@ Status Worker::start_connector(const std::string& name, const ConfigMap& config_
         spdlog::error("connector {} raised an error: {}", runner->name, shown);
         if (status && !runner->cancelled.load()) status->on_connector_status(runner->name, StatusState::Failed, shown);
       });
-  runner->thread = std::thread([runner, connector, context, config, target, status, wm, hidden] {
+  // tasks.max outside 1..tasks.max.limit fails the connector before its
+  // plugin runs: no task configs are ever generated for it.
+  auto tasks_max = connectors::parse_tasks_max(config, options_.tasks_max_limit);
+  std::optional<std::string> bad_tasks_max;
+  if (!tasks_max) bad_tasks_max = "Connector " + name + " cannot start: " + tasks_max.error().message;
+  runner->thread = std::thread([runner, connector, context, config, target, status, wm, hidden, bad_tasks_max,
+                                watchdog = &watchdog_, call_ms = options_.connector_call_timeout_ms] {
     auto report = [&](StatusState s, const std::optional<std::string>& trace) {
       if (status && !runner->cancelled.load()) status->on_connector_status(runner->name, s, trace);
     };
     bool ok = true;
     try {
+      if (bad_tasks_max) throw connectors::ConnectError(*bad_tasks_max);
       connector->initialize(*context);
-      connector->start(config);
+      {
+        // start() past connector.call.timeout.ms: FAILED now, naming the call.
+        const std::string why = call_timeout_message("connector " + runner->name, "start", call_ms);
+        auto guard = watchdog->watch(call_ms, [runner, status, why] {
+          {
+            std::lock_guard lk(runner->mu);
+            if (runner->failed) return;
+            runner->failed = true;
+          }
+          spdlog::error("{}", why);
+          if (status && !runner->cancelled.load()) status->on_connector_status(runner->name, StatusState::Failed, why);
+        });
+        connector->start(config);
+        if (guard.fired()) throw connectors::ConnectError(why);
+      }
       if (wm) wm->connector_startup_result(true);
       report(target == TargetState::Paused ? StatusState::Paused : StatusState::Running, std::nullopt);
     } catch (const std::exception& e) {
@@ -1516,17 +1574,11 @@ Result<std::vector<ConfigMap>> Worker::connector_task_configs(const std::string&
     connector = connector_instances_[name];
     config = connector_configs_[name];
   }
-  int max_tasks = 1;
-  if (auto it = config.find("tasks.max"); it != config.end()) {
-    try {
-      max_tasks = std::stoi(it->second);
-    } catch (const std::exception&) {
-      return Error{"tasks.max", "Invalid value " + it->second + " for configuration tasks.max"};
-    }
-  }
+  auto tasks_max = connectors::parse_tasks_max(config, options_.tasks_max_limit);
+  if (!tasks_max) return tasks_max.error();
   auto promise = std::make_shared<std::promise<Result<std::vector<ConfigMap>>>>();
   auto future = promise->get_future();
-  runner->post([promise, connector, runner, max_tasks]() {
+  runner->post([promise, connector, runner, tasks = *tasks_max, limit = options_.tasks_max_limit]() {
     bool failed;
     {
       std::lock_guard lk(runner->mu);
@@ -1537,8 +1589,8 @@ Result<std::vector<ConfigMap>> Worker::connector_task_configs(const std::string&
       return;
     }
     try {
-      auto configs = connector->task_configs(max_tasks);
-      providers::restore_placeholders(runner->raw_config, runner->resolved, configs);
+      auto configs = connectors::generate_task_configs(*connector, runner->name, tasks, limit);
+      if (configs) providers::restore_placeholders(runner->raw_config, runner->resolved, *configs);
       promise->set_value(std::move(configs));
     } catch (const std::exception& e) {
       promise->set_value(Error{"connector", std::string("task_configs failed: ") + e.what()});
@@ -1728,6 +1780,7 @@ Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_
     update_running_metrics_locked();
   };
   env.producers_created = &producers_created_;
+  env.watchdog = &watchdog_;
   auto runner = std::make_shared<TaskRunner>();
   auto pipeline =
       make_task_pipeline(id, connector_config, connector->type() == ConnectorType::Sink, runner->stop_requested);
@@ -1872,6 +1925,20 @@ void Worker::update_running_metrics_locked() {
   // Tasks count once started (RUNNING or PAUSED), not while they start.
   auto running = std::count_if(tasks_.begin(), tasks_.end(), [](const auto& t) { return t.second->running.load(); });
   options_.metrics->set_running(connectors_.size(), static_cast<size_t>(running));
+}
+
+size_t Worker::stuck_threads() const {
+  std::lock_guard lk(mu_);
+  size_t n = 0;
+  for (const auto& t : cancelled_tasks_) {
+    std::lock_guard tl(t->mu);
+    n += t->finished ? 0 : 1;
+  }
+  for (const auto& c : cancelled_connectors_) {
+    std::lock_guard cl(c->mu);
+    n += c->finished ? 0 : 1;
+  }
+  return n;
 }
 
 std::set<ConnectorTaskId> Worker::task_ids() const {

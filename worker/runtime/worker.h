@@ -55,6 +55,7 @@
 
 #include "common/result.h"
 #include "protocol/connect/types.h"
+#include "worker/runtime/call_watchdog.h"
 #include "worker/runtime/client_overrides.h"
 #include "worker/metrics/worker_metrics.h"
 #include "worker/connectors/connector.h"
@@ -139,6 +140,11 @@ struct WorkerOptions {
   int64_t offset_flush_interval_ms = 60000;     ///< offset.flush.interval.ms
   int offset_flush_timeout_ms = 5000;           ///< offset.flush.timeout.ms
   int task_shutdown_graceful_timeout_ms = 5000; ///< task.shutdown.graceful.timeout.ms
+  int32_t tasks_max_limit = 1000;               ///< tasks.max.limit: highest tasks.max (ours)
+  /// connector.call.timeout.ms (ours): a connector's start() / task_configs()
+  /// or a task's poll() / put() still running after it marks the connector
+  /// or task FAILED, naming the call.
+  int connector_call_timeout_ms = 60000;
   std::string key_converter = "org.apache.kafka.connect.json.JsonConverter";    ///< key.converter
   std::string value_converter = "org.apache.kafka.connect.json.JsonConverter";  ///< value.converter
   ConfigMap key_converter_config;               ///< `key.converter.*` with the prefix stripped
@@ -300,6 +306,10 @@ class Worker {
   /// Ids of the tasks running (or failed but not stopped) here.
   std::set<ConnectorTaskId> task_ids() const;
 
+  /// Abandoned connectors and tasks (past their graceful stop) whose thread
+  /// has not ended: the destructor would wait for them. Non-blocking.
+  size_t stuck_threads() const;
+
   /// Stops every task and connector: all are signalled at once and awaited
   /// against one `task.shutdown.graceful.timeout.ms` deadline, so it returns
   /// after about one graceful timeout at most (plus the cut-offs). When it
@@ -352,6 +362,9 @@ class Worker {
                                                              const std::atomic<bool>& stop_requested) const;
 
   WorkerOptions options_;
+  /// Deadlines of plugin calls (connector.call.timeout.ms); outlives every
+  /// thread the destructor joins.
+  CallWatchdog watchdog_;
   storage::OffsetBackingStore* offsets_;
   StatusListener* status_;
   const connectors::PluginRegistry* registry_;

@@ -1,0 +1,112 @@
+#include "worker/runtime/call_watchdog.h"
+
+#include <future>
+#include <vector>
+
+namespace kc::runtime {
+
+namespace {
+/// How often the watchdog looks at its watches: deadlines fire up to this late.
+constexpr auto kTick = std::chrono::milliseconds(50);
+}  // namespace
+
+struct CallWatchdog::State {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool stopping = false;
+  uint64_t next_id = 1;
+  struct Watch {
+    std::chrono::steady_clock::time_point deadline;
+    std::function<void()> on_timeout;
+  };
+  std::map<uint64_t, Watch> watches;
+  std::map<uint64_t, bool> fired;  ///< ids whose deadline passed: true while the callback runs
+};
+
+CallWatchdog::CallWatchdog() : state_(std::make_shared<State>()) { thread_ = std::thread([this] { run(); }); }
+
+CallWatchdog::~CallWatchdog() {
+  {
+    std::lock_guard lk(state_->mu);
+    state_->stopping = true;
+  }
+  state_->cv.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+CallWatchdog::Guard CallWatchdog::watch(int timeout_ms, std::function<void()> on_timeout) {
+  std::lock_guard lk(state_->mu);
+  const uint64_t id = state_->next_id++;
+  // No wake-up here: a watch per poll() must stay cheap; the thread looks
+  // every kTick instead.
+  state_->watches[id] = {std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms),
+                         std::move(on_timeout)};
+  return Guard(state_, id);
+}
+
+void CallWatchdog::run() {
+  std::unique_lock lk(state_->mu);
+  while (!state_->stopping) {
+    const auto now = std::chrono::steady_clock::now();
+    auto next = now + kTick;
+    std::vector<std::pair<uint64_t, std::function<void()>>> due;
+    for (auto it = state_->watches.begin(); it != state_->watches.end();) {
+      if (it->second.deadline <= now) {
+        due.emplace_back(it->first, std::move(it->second.on_timeout));
+        state_->fired[it->first] = true;
+        it = state_->watches.erase(it);
+      } else {
+        next = std::min(next, it->second.deadline);
+        ++it;
+      }
+    }
+    if (!due.empty()) {
+      lk.unlock();
+      for (auto& [id, fn] : due)
+        if (fn) fn();
+      lk.lock();
+      for (auto& [id, fn] : due)
+        if (auto f = state_->fired.find(id); f != state_->fired.end()) f->second = false;
+      state_->cv.notify_all();
+      continue;
+    }
+    state_->cv.wait_until(lk, next);
+  }
+}
+
+CallWatchdog::Guard::Guard(Guard&& o) noexcept : state_(std::move(o.state_)), id_(o.id_) { o.id_ = 0; }
+
+CallWatchdog::Guard::~Guard() {
+  if (!state_ || id_ == 0) return;
+  std::unique_lock lk(state_->mu);
+  state_->watches.erase(id_);
+  // A callback under way uses what the watched call's owner owns: wait for it.
+  state_->cv.wait(lk, [&] {
+    auto f = state_->fired.find(id_);
+    return f == state_->fired.end() || !f->second || state_->stopping;
+  });
+  state_->fired.erase(id_);
+}
+
+bool CallWatchdog::Guard::fired() const {
+  if (!state_ || id_ == 0) return false;
+  std::lock_guard lk(state_->mu);
+  return state_->fired.count(id_) != 0;
+}
+
+bool run_with_deadline(std::function<void()> fn, int timeout_ms) {
+  auto done = std::make_shared<std::promise<void>>();
+  auto fut = done->get_future();
+  std::thread t([fn = std::move(fn), done]() mutable {
+    fn();
+    done->set_value();
+  });
+  if (fut.wait_for(std::chrono::milliseconds(timeout_ms)) == std::future_status::ready) {
+    t.join();
+    return true;
+  }
+  t.detach();
+  return false;
+}
+
+}  // namespace kc::runtime
