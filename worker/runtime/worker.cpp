@@ -878,7 +878,13 @@ void run_exactly_once_source_task(TaskEnv env, std::unique_ptr<connectors::Sourc
         if (r.cancelled.load()) return false;
         offset_records.reserve(txn_offsets.size());
         for (const auto& [key, po] : txn_offsets) {
-          offset_records.emplace_back(key, storage::to_compact_json(po.second));
+          // The offset store's write rule (every worker can read it back);
+          // a refused offset fails the task and its transaction is aborted,
+          // as Connect fails a flush.
+          auto encoded = storage::encode_offset_record(id.connector, po.first, std::optional(po.second));
+          if (!encoded)
+            throw connectors::ConnectError("task " + id.to_string() + ": " + encoded.error().message);
+          offset_records.emplace_back(key, encoded->value.value_or("null"));
           send(TxnRecord{offsets_rkt, key, offset_records.back().second, -1, 0, {}});
         }
         e = txp->commit(txn_timeout_ms);
