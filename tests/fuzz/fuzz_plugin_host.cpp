@@ -410,9 +410,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   KC_FUZZ_CHECK(conn.ok());
   auto& c = *conn.value();
   c.start({{"name", "fuzz"}, {"connector.class", "fuzz.FuzzSourceConnector"}});
+  // As the leader generates them: tasks.max 2 enforced, under the worker's
+  // cap; more than 2 configs is an error, never a longer list.
   std::vector<connectors::ConfigMap> configs;
   try {
-    configs = c.task_configs(2);
+    connectors::TasksMax tasks;
+    tasks.max_tasks = 2;
+    tasks.enforce = true;
+    auto generated = connectors::generate_task_configs(c, "fuzz", tasks, 8);
+    if (!generated) return 0;
+    configs = std::move(generated).value();
   } catch (const connectors::ConnectError&) {
     return 0;
   }
