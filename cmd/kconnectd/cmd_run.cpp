@@ -81,7 +81,10 @@ int run_worker(const std::string& path, bool leave_on_shutdown) {
     auto loaded = load_worker(path, environ, kafka_opts ? kafka_opts : "");
     for (const auto& key : loaded.from_env) spdlog::info("worker property {} set from the environment", key);
     if (!loaded.ok()) {
+      // The warnings too (a misspelled key's did-you-mean), as validate
+      // prints them: the operator sees every mistake in one attempt.
       for (const auto& e : loaded.errors) std::cerr << "kconnectd run: invalid configuration: " << e << "\n";
+      for (const auto& w : loaded.warnings) std::cerr << "kconnectd run: warning: " << w << "\n";
       return 1;
     }
     wc = std::move(loaded.config);

@@ -106,6 +106,8 @@ def main():
     rc, out, err = run([kc, "run", five])
     check(rc == 1 and err.count("kconnectd run: invalid configuration: ") == 4 and "NoSuchClass" in err,
           "run: every error, exit 1 before starting", (rc, err))
+    check("kconnectd run: warning: " in err and "did you mean" in err,
+          "run: the misspelled key's warning too, so all five mistakes show", (rc, err))
 
     # A directory, a missing file.
     rc, out, err = run([kc, "validate", d])
