@@ -25,21 +25,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-struct LogLevel {
-  LogLevel() {
-    const char* env = std::getenv("KC_TEST_LOG");
-    spdlog::set_level(env ? spdlog::level::from_str(env) : spdlog::level::warn);
-  }
-};
-const LogLevel kLogLevel;
-
-std::map<std::string, std::string> seq_config(int tasks) {
-  return {{"connector.class", connectors::kSequenceSourceClass},
-          {"tasks.max", std::to_string(tasks)},
-          {"topic", "seq-data"},
-          {"throughput", "20"}};
-}
-
 void produce(storage::MockCluster& m, const std::string& topic,
              const std::vector<std::pair<std::string, std::optional<std::string>>>& records) {
   auto producer = storage::Producer::create(m.client_props());

@@ -1,11 +1,32 @@
 #include "tests/integration/worker/cluster_harness.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <sstream>
 
 #include <catch2/catch.hpp>
+#include <spdlog/spdlog.h>
+
+#include "worker/connectors/builtin.h"
 
 namespace kc::test {
+
+namespace {
+// Test binaries that link the harness log at KC_TEST_LOG's level (default
+// warn), set once before any test runs.
+const bool kLogLevelSet = [] {
+  const char* env = std::getenv("KC_TEST_LOG");
+  spdlog::set_level(env ? spdlog::level::from_str(env) : spdlog::level::warn);
+  return true;
+}();
+}  // namespace
+
+std::map<std::string, std::string> seq_config(int tasks, int throughput) {
+  return {{"connector.class", connectors::kSequenceSourceClass},
+          {"tasks.max", std::to_string(tasks)},
+          {"topic", "seq-data"},
+          {"throughput", std::to_string(throughput)}};
+}
 
 // ---------------------------------------------------------------- observer
 

@@ -36,6 +36,10 @@ using herder::RebalanceRecord;
 using Clock = std::chrono::steady_clock;
 using TaskSet = std::set<ConnectorTaskId>;
 
+/// A SequenceSource config (connectors::kSequenceSourceClass): `tasks`
+/// tasks writing to topic `seq-data`, `throughput` records/s each.
+std::map<std::string, std::string> seq_config(int tasks, int throughput = 20);
+
 /// Records every task start/stop with its worker. A start while another
 /// worker still runs the task is a violation of invariant 1.
 class OwnershipObserver : public runtime::TaskObserver {

@@ -23,21 +23,6 @@ namespace {
 using namespace std::chrono_literals;
 using rest::ConnectState;
 
-struct LogLevel {
-  LogLevel() {
-    const char* env = std::getenv("KC_TEST_LOG");
-    spdlog::set_level(env ? spdlog::level::from_str(env) : spdlog::level::warn);
-  }
-};
-const LogLevel kLogLevel;
-
-std::map<std::string, std::string> seq_config(int tasks) {
-  return {{"connector.class", connectors::kSequenceSourceClass},
-          {"tasks.max", std::to_string(tasks)},
-          {"topic", "seq-data"},
-          {"throughput", "50"}};
-}
-
 /// "CONNECTOR_STATE tasks 0=STATE@worker,1=..." from one worker's view.
 std::string status_text(DistributedHerder& h, const std::string& c) {
   auto r = herder_reply<rest::ConnectorStateInfo>([&](auto cb) { h.connector_status(c, cb); });
@@ -123,7 +108,7 @@ struct TwoWorkers {
   Expected e;
   TwoWorkers() {
     cl.start_workers({"w1", "w2"});
-    cl.put_connector("c", seq_config(2));
+    cl.put_connector("c", seq_config(2, 50));
     e.add("c", 2);
     cl.wait_stable(e);
     auto by = cl.tasks_by_worker();
@@ -199,11 +184,11 @@ TEST_CASE("shrinking tasks.max removes the stale task statuses on every worker",
   TestCluster cl(o);
   cl.start_workers({"w1", "w2"});
   Expected e;
-  cl.put_connector("c", seq_config(4));
+  cl.put_connector("c", seq_config(4, 50));
   e.add("c", 4);
   cl.wait_stable(e);
   wait_views(cl, "c", "RUNNING tasks 0=RUNNING 1=RUNNING 2=RUNNING 3=RUNNING");
-  cl.put_connector("c", seq_config(2));
+  cl.put_connector("c", seq_config(2, 50));
   e.remove("c").add("c", 2);
   cl.wait_stable(e);
   wait_views(cl, "c", "RUNNING tasks 0=RUNNING 1=RUNNING");

@@ -28,21 +28,6 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-struct LogLevel {
-  LogLevel() {
-    const char* env = std::getenv("KC_TEST_LOG");
-    spdlog::set_level(env ? spdlog::level::from_str(env) : spdlog::level::warn);
-  }
-};
-const LogLevel kLogLevel;
-
-std::map<std::string, std::string> seq_config(int tasks, int throughput = 20) {
-  return {{"connector.class", connectors::kSequenceSourceClass},
-          {"tasks.max", std::to_string(tasks)},
-          {"topic", "seq-data"},
-          {"throughput", std::to_string(throughput)}};
-}
-
 /// FileStreamSource(input) → topic "lines" → FileStreamSink(output). A
 /// writer thread appends numbered lines to the input while the test runs,
 /// so rebalances happen mid-stream.
