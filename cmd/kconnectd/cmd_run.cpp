@@ -246,6 +246,9 @@ int run_worker(const std::string& path, bool leave_on_shutdown) {
           std::_Exit(128 + signo);
         }
         const bool drain = wc->shutdown_drain_enable();
+        // Before the log line operators and tests wait for: no write is
+        // admitted once it shows (a drain still needs them while it runs).
+        if (!drain) herder->stop_admitting_writes();
         spdlog::info("signal {}: shutting down{} (send again to force)", signo,
                      drain ? " after a drain (shutdown.drain.enable)" : "");
         signals.async_wait(on_signal);

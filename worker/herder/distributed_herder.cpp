@@ -2549,6 +2549,7 @@ Status DistributedHerder::start() {
 }
 
 void DistributedHerder::stop() { impl_->shutdown(true); }
+void DistributedHerder::stop_admitting_writes() { impl_->admitting = false; }
 
 size_t DistributedHerder::stuck_plugin_threads() const {
   return (impl_->worker ? impl_->worker->stuck_threads() : 0) +

@@ -305,6 +305,11 @@ class DistributedHerder : public rest::HerderApi {
   /// config. Call once, from any non-herder thread.
   Status start();
 
+  /// From now on REST writes answer 503 "Worker is shutting down" (the
+  /// first step of stop(), taken at once by a signal handler so that no
+  /// write slips in before the stopper thread runs). Thread-safe.
+  void stop_admitting_writes();
+
   /// Clean shutdown (STYLE 8, Connect's stop): stops admitting REST writes
   /// (they answer 503), stops every connector and task within
   /// task.shutdown.graceful.timeout.ms (offsets committed), flushes status,
