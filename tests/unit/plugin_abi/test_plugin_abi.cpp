@@ -200,7 +200,21 @@ TEST_CASE("plugin ABI: a source connector and task through the handles") {
   (*c)->initialize(ctx);
   (*c)->start({{"topic", "out"}});
   CHECK(ctx.reconfigs == 1);
-  CHECK((*c)->task_configs(2).size() == 2);  // the plugin's extra configs are cut to max tasks
+  // The host hands back what the plugin made (2 extra); tasks.max.enforce
+  // (KIP-1004) is applied around it by generate_task_configs, as the leader
+  // does: an error with Connect's message, or the configs kept when lenient.
+  CHECK((*c)->task_configs(2).size() == 4);
+  kc::connectors::TasksMax two;
+  two.max_tasks = 2;
+  auto enforced = kc::connectors::generate_task_configs(**c, "x", two, 1000);
+  REQUIRE_FALSE(enforced);
+  CHECK(enforced.error().message == kc::connectors::too_many_tasks_message("x", 4, 2));
+  two.enforce = false;
+  auto lenient = kc::connectors::generate_task_configs(**c, "x", two, 1000);
+  REQUIRE(lenient);
+  CHECK(lenient.value().size() == 4);
+  // Past the worker's cap (tasks.max.limit) even a lenient connector fails.
+  CHECK_FALSE(kc::connectors::generate_task_configs(**c, "x", two, 3));
   auto task = (*c)->create_source_task();
   REQUIRE(task);
   CHECK_FALSE((*c)->create_sink_task());

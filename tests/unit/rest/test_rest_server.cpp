@@ -1618,7 +1618,7 @@ TEST_CASE("1,000 pipelined requests on one connection are answered in order", "[
   CHECK(request(s.port(), "GET", "/").status == 200);  // others are served meanwhile and after
 }
 
-TEST_CASE("at max_connections an idle connection makes room; busy ones are kept", "[rest][hostile]") {
+TEST_CASE("at max_connections an idle connection makes room and busy ones are kept", "[rest][hostile]") {
   auto o = test_options();
   o.io_timeout = 30s;  // idle connections would otherwise stay for 30 s
   o.max_connections = 4;

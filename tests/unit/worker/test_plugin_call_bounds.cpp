@@ -118,7 +118,7 @@ const kconn::PluginRegistry& registry() {
 
 }  // namespace
 
-TEST_CASE("tasks.max is an integer in 1..tasks.max.limit; tasks.max.enforce a boolean (default 1, true)",
+TEST_CASE("tasks.max is an integer in 1..tasks.max.limit and tasks.max.enforce a boolean (default 1, true)",
           "[worker][connectors]") {
   auto ok = kconn::parse_tasks_max({}, 1000);
   REQUIRE(ok);
