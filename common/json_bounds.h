@@ -15,7 +15,8 @@ namespace kc {
 /// (`[[1]]` is 2). Connect's own entities need 3.
 inline constexpr std::size_t kMaxJsonDepth = 64;
 
-/// Thrown by parse_json_bounded when the text nests deeper than allowed.
+/// Thrown by writers (storage's to_compact_json) asked to write JSON deeper
+/// than every reader accepts.
 class JsonTooDeep : public std::runtime_error {
  public:
   explicit JsonTooDeep(std::size_t limit)
@@ -46,15 +47,6 @@ inline std::size_t json_nesting_depth(std::string_view text, std::size_t limit =
     }
   }
   return deepest;
-}
-
-/// Json::parse(text) after checking the nesting bound. Throws JsonTooDeep
-/// past `max_depth`, and Json::parse_error (nlohmann) on a syntax error.
-/// `Json` is nlohmann::json or nlohmann::ordered_json.
-template <typename Json>
-Json parse_json_bounded(std::string_view text, std::size_t max_depth = kMaxJsonDepth) {
-  if (json_nesting_depth(text, max_depth) > max_depth) throw JsonTooDeep(max_depth);
-  return Json::parse(text);
 }
 
 }  // namespace kc
