@@ -27,7 +27,8 @@ void register_transform(CLI::App& app, int& exit_code);
 /// `kconnectd convert CLASS from-connect|to-connect [--config k=v] [--key]`:
 /// dry-run a converter on JSON lines from stdin (issue 11).
 void register_convert(CLI::App& app, int& exit_code);
-/// `kconnectd version`: version, commit, build type, library versions.
+/// `kconnectd version` and the `--version` flag: version, commit, build type,
+/// library versions (the same five lines, exit 0).
 void register_version(CLI::App& app, int& exit_code);
 
 }  // namespace kc::cmd

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""`kconnectd --help` and `kconnectd version` (issue 6 item 7).
+"""`kconnectd --help`, `kconnectd version` and `kconnectd --version` (issue 6
+item 7, issue 24).
 
 usage: test_cli.py KCONNECTD
 
 Checks that `--help` exits 0 and lists every subcommand with a one-line
 description (not the "(not built yet)" placeholder), that each subcommand's
 own `--help` works, and that `version` prints the version, the git commit,
-the build type and the librdkafka and boost versions.
+the build type and the librdkafka and boost versions, and that `--version`
+(which the container image's label and packaging scripts call) exits 0 with
+exactly the same output.
 """
 import re
 import subprocess
@@ -57,11 +60,19 @@ def main():
         if not re.search(rx, out, re.M):
             failures.append(f"version output lacks the {what} line ({rx})")
 
+    # Issue 24: `--version` was refused (CLI11's "requires a subcommand", exit 106).
+    vrc, vout = run([kc, "--version"])
+    print(vout)
+    if vrc != 0:
+        failures.append(f"--version exited {vrc}: {vout.strip()[:200]}")
+    elif vout != out:
+        failures.append(f"--version printed {vout!r}, version printed {out!r}")
+
     if failures:
         for f in failures:
             print("FAIL:", f)
         return 1
-    print("OK: --help lists", ", ".join(SUBCOMMANDS), "and version prints all five lines")
+    print("OK: --help lists", ", ".join(SUBCOMMANDS), "and version / --version print all five lines")
     return 0
 
 
