@@ -8,6 +8,9 @@
 # scripts/setup) and compiles a Release binary; the runtime stage has only the
 # shared libraries that binary links against. Any worker property can be set
 # with a CONNECT_* environment variable (deploy/README.md, "Environment").
+# CI builds and runs it with podman (scripts/container-test):
+#   podman build --pull=never --format docker -t kconnectd .
+# (--format docker: podman's default OCI format drops the HEALTHCHECK.)
 
 # ---------------------------------------------------------------------------
 FROM debian:bookworm AS build
@@ -22,9 +25,12 @@ RUN apt-get update \
 
 WORKDIR /src
 COPY . .
+# The commit the daemon reports (`kconnectd version`): .git is not in the
+# build context (.dockerignore).
+ARG KC_GIT_COMMIT=unknown
 # Only the daemon is built; the test suites are configured (the top-level
-# CMakeLists.txt always adds tests/) but not compiled.
-RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release -DKC_BENCH=OFF \
+# CMakeLists.txt always adds tests/) but not compiled. -s strips the binary.
+RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release -DKC_BENCH=OFF -DKC_GIT_COMMIT="${KC_GIT_COMMIT}" \
  && cmake --build /build --target kconnectd \
  && install -D -m 0755 -s /build/cmd/kconnectd/kconnectd /out/usr/bin/kconnectd \
  && echo "kconnectd links against:" && ldd /out/usr/bin/kconnectd
@@ -38,12 +44,15 @@ ARG DEBIAN_FRONTEND=noninteractive
 # system fmt). libboost-system1.74.0: only if the linker keeps the (stub)
 # Boost.System library; it is 30 kB, so it is always installed.
 # libpq5: the PostgreSQL sink.
-# curl: the HEALTHCHECK. ca-certificates: TLS to brokers (security.protocol=SSL).
+# ca-certificates: TLS to brokers (security.protocol=SSL).
+# No curl: the HEALTHCHECK uses bash's /dev/tcp (bash is in every Debian base).
+# /var/cache/apt: apt's package caches (tens of MB) on a base without the
+# official images' docker-clean apt setting (e.g. a debootstrap rootfs).
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       librdkafka1 libspdlog1.10 libfmt9 libboost-system1.74.0 libpq5 \
-      ca-certificates curl \
- && rm -rf /var/lib/apt/lists/*
+      ca-certificates \
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/* /var/cache/debconf/*-old /var/log/apt /var/log/dpkg.log
 
 RUN groupadd --system --gid 10001 kconnectd \
  && useradd --system --uid 10001 --gid kconnectd --home-dir /var/lib/kconnectd \
@@ -64,11 +73,23 @@ WORKDIR /var/lib/kconnectd
 EXPOSE 8083
 # GET /health answers 503 while the worker starts (joins the group, reads the
 # config topic) and 200 once it serves requests; start-period covers startup.
+# HEALTH_PORT: the REST port when `listeners` is not 8083 (plain HTTP only;
+# with an https listener, probe from outside or add curl).
+ENV HEALTH_PORT=8083
 HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
-  CMD curl -fsS http://localhost:8083/health || exit 1
+  CMD ["/bin/bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/${HEALTH_PORT} && printf 'GET /health HTTP/1.0\\r\\nHost: localhost\\r\\n\\r\\n' >&3 && read -r _ code _ <&3 && [ \"$code\" = 200 ]"]
 # SIGTERM: stop tasks (task.shutdown.graceful.timeout.ms), commit offsets,
 # LeaveGroup, exit. Give `docker stop` more than the default 10 s
 # (`docker stop -t 30`, compose stop_grace_period: 30s).
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/bin/kconnectd"]
 CMD ["run", "/etc/kconnectd/worker.properties"]
+
+# Last, so that changing them reuses every layer above: scripts/container-test
+# builds once, runs `kconnectd --version` in the image, and builds again with
+# its output here (the second build is all cache hits).
+ARG KC_VERSION=unknown
+ARG KC_VERSION_TEXT=unknown
+LABEL org.opencontainers.image.title="kconnectd" \
+      org.opencontainers.image.version="${KC_VERSION}" \
+      io.kconnectd.version="${KC_VERSION_TEXT}"

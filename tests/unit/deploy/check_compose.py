@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
-"""deploy/docker-compose.yml: Kafka (KRaft) + three kconnectd workers.
+"""deploy/docker-compose.yml (Kafka (KRaft) + three kconnectd workers) and
+deploy/docker-compose.mock-broker.yml (three workers against `kconnectd
+mock-broker`, in the broker's network namespace).
 
 usage: check_compose.py REPO_ROOT
-Docker does not run on the build machines, so this checks the structure; when
-a `docker compose` CLI is present it also runs `docker compose config -q`.
+This checks the structure, and runs `config -q` on both files with every
+compose CLI present: Compose v1 (`docker-compose`, Debian's 1.29, which
+scripts/setup installs) and v2 (`docker compose`). scripts/container-test
+brings the mock-broker file up with a real engine.
 """
 
 import os
@@ -67,6 +71,7 @@ def main():
     c = Checker("docker-compose")
     compose_dir = os.path.join(root, "deploy")
     doc = yaml.safe_load(read(root, "deploy/docker-compose.yml"))
+    c.check("name" not in doc, "no top-level `name:` (Compose v1, Debian's docker-compose 1.29, rejects it)")
     services = doc.get("services") or {}
     props = parse_properties(read(root, "deploy/worker.properties"))
 
@@ -135,12 +140,10 @@ def main():
         one_shot = str(svc.get("restart", "")) == "no"
         if hc.get("disable"):
             c.check(one_shot, f"{name}: only one-shot jobs (restart: \"no\") may disable the healthcheck")
-        else:
+        elif name not in workers:
             c.check(bool(hc.get("test")), f"{name}: healthcheck has a test")
     for name in workers:
-        test = " ".join(services[name]["healthcheck"].get("test") or [])
-        c.check("curl" in test and "http://localhost:8083/health" in test,
-                f"{name}: healthcheck curls http://localhost:8083/health")
+        check_inherits_image_healthcheck(c, root, name, services[name])
 
     # One-shot connector creation once a worker is healthy.
     creators = [(n, s) for n, s in services.items()
@@ -154,15 +157,82 @@ def main():
                 f"{n} waits for a worker with condition: service_healthy")
         c.check(str(s.get("restart", "")) == "no", f"{n} is one-shot (restart: \"no\")")
 
-    # Optional: the real parser, when a compose CLI is installed.
+    check_mock_broker(c, root, yaml)
+
+    # The real parsers: Compose v1 and v2, whichever are installed.
+    clis = compose_clis()
+    for cli in clis:
+        for f in ("docker-compose.yml", "docker-compose.mock-broker.yml"):
+            r = subprocess.run([*cli, "-f", os.path.join(compose_dir, f), "config", "-q"],
+                               capture_output=True, text=True)
+            c.check(r.returncode == 0, f"`{' '.join(cli)} config -q` accepts {f}: {r.stderr.strip()}")
+    if not clis:
+        print("note: no compose CLI here (docker-compose or docker compose); structure checked with PyYAML only")
+    c.finish()
+
+
+def compose_clis():
+    """The compose commands present: ["docker-compose"] (v1) and/or ["docker", "compose"] (v2)."""
+    out = []
+    if shutil.which("docker-compose"):
+        out.append(["docker-compose"])
     docker = shutil.which("docker")
     if docker and subprocess.run([docker, "compose", "version"], capture_output=True).returncode == 0:
-        r = subprocess.run([docker, "compose", "-f", os.path.join(compose_dir, "docker-compose.yml"),
-                            "config", "-q"], capture_output=True, text=True)
-        c.check(r.returncode == 0, f"docker compose config: {r.stderr.strip()}")
-    else:
-        print("note: no `docker compose` CLI here; structure checked with PyYAML only")
-    c.finish()
+        out.append([docker, "compose"])
+    return out
+
+
+def check_inherits_image_healthcheck(c, root, name, svc):
+    """Worker services keep the image's HEALTHCHECK (GET /health through bash's
+    /dev/tcp; the image has no curl) and only tune its timing."""
+    hc = svc.get("healthcheck") or {}
+    c.check(not hc.get("test") and not hc.get("disable"),
+            f"{name}: healthcheck has no test of its own, so the image's HEALTHCHECK on /health runs")
+    dockerfile = read(root, "Dockerfile")
+    c.check(re.search(r"^HEALTHCHECK .*\\\n.*GET /health", dockerfile, re.M) is not None,
+            "the Dockerfile's HEALTHCHECK probes GET /health")
+
+
+def check_mock_broker(c, root, yaml):
+    """docker-compose.mock-broker.yml: a `kconnectd mock-broker` service and three
+    workers in its network namespace, each on its own REST port published by
+    the broker service, each health-checked on that port."""
+    doc = yaml.safe_load(read(root, "deploy/docker-compose.mock-broker.yml"))
+    c.check("name" not in doc, "mock-broker file: no top-level `name:` (Compose v1)")
+    services = doc.get("services") or {}
+    broker = services.get("broker") or {}
+    cmd = broker.get("command") or []
+    c.check(isinstance(cmd, list) and cmd[:1] == ["mock-broker"] and "--bootstrap-file" in cmd,
+            "mock-broker file: service `broker` runs `kconnectd mock-broker --bootstrap-file ...`")
+    bootstrap_file = cmd[cmd.index("--bootstrap-file") + 1] if "--bootstrap-file" in cmd[:-1] else None
+    c.check(bool((broker.get("healthcheck") or {}).get("test")), "mock-broker file: the broker has a healthcheck")
+    published_ports = {cp: h for h, cp in published(broker)}
+    workers = {n: s for n, s in services.items() if n != "broker"}
+    c.check(len(workers) == 3, f"mock-broker file: three workers (found {sorted(workers)})")
+    ports = set()
+    for name, svc in workers.items():
+        c.check(svc.get("network_mode") == "service:broker",
+                f"mock-broker file: {name} shares the broker's network namespace (network_mode: service:broker)")
+        c.check(depends(svc).get("broker") == "service_healthy",
+                f"mock-broker file: {name} depends_on broker with condition: service_healthy")
+        c.check(not svc.get("ports"), f"mock-broker file: {name} publishes nothing itself (the broker's namespace does)")
+        env = env_dict(svc.get("environment"))
+        m = re.fullmatch(r"http://0\.0\.0\.0:(\d+)", env.get("CONNECT_LISTENERS", ""))
+        if c.check(m is not None, f"mock-broker file: {name} listens on 0.0.0.0 on its own port"):
+            port = m.group(1)
+            ports.add(port)
+            c.check(env.get("CONNECT_REST_ADVERTISED_PORT") == port and env.get("HEALTH_PORT") == port,
+                    f"mock-broker file: {name} advertises and health-checks its port {port}")
+            c.check(port in published_ports, f"mock-broker file: the broker service publishes {name}'s port {port}")
+        for var in env:
+            prop = env_name_to_property(var)
+            if prop is not None:
+                c.check(is_known_key(prop), f"mock-broker file: {name}: {var} maps to unknown property {prop!r}")
+        text = " ".join(svc.get("command") or [])
+        c.check(bool(bootstrap_file) and bootstrap_file in text and "CONNECT_BOOTSTRAP_SERVERS" in text,
+                f"mock-broker file: {name} reads the broker's address from {bootstrap_file}")
+        check_inherits_image_healthcheck(c, root, name, svc)
+    c.check(len(ports) == 3, f"mock-broker file: three distinct REST ports (got {sorted(ports)})")
 
 
 if __name__ == "__main__":
