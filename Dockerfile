@@ -68,6 +68,19 @@ RUN if ldd /usr/bin/kconnectd | grep -q "not found"; then \
       ldd /usr/bin/kconnectd; echo "missing shared libraries in the runtime stage" >&2; exit 1; \
     fi
 
+# The `kconnectd --version` output, as labels and in /etc/kconnectd/version.
+# Late, so that changing them reuses every layer with content above:
+# scripts/container-test builds once, runs `kconnectd --version` in the
+# image, and builds again with its output here. The RUN is what makes new
+# values rebuild from here on: podman (buildah 1.28) keys its layer cache on
+# build args only for RUN steps, and would reuse a LABEL layer with old ones.
+ARG KC_VERSION=unknown
+ARG KC_VERSION_TEXT=unknown
+RUN printf '%s\n' "${KC_VERSION_TEXT}" > /etc/kconnectd/version
+LABEL org.opencontainers.image.title="kconnectd" \
+      org.opencontainers.image.version="${KC_VERSION}" \
+      io.kconnectd.version="${KC_VERSION_TEXT}"
+
 USER kconnectd:kconnectd
 WORKDIR /var/lib/kconnectd
 EXPOSE 8083
@@ -85,11 +98,3 @@ STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/bin/kconnectd"]
 CMD ["run", "/etc/kconnectd/worker.properties"]
 
-# Last, so that changing them reuses every layer above: scripts/container-test
-# builds once, runs `kconnectd --version` in the image, and builds again with
-# its output here (the second build is all cache hits).
-ARG KC_VERSION=unknown
-ARG KC_VERSION_TEXT=unknown
-LABEL org.opencontainers.image.title="kconnectd" \
-      org.opencontainers.image.version="${KC_VERSION}" \
-      io.kconnectd.version="${KC_VERSION_TEXT}"
