@@ -84,7 +84,7 @@ SinkRecord record(const std::string& topic, int64_t offset, Data value, Data key
 std::string rows_text(const std::string& sql) {
   std::string out;
   for (const auto& row : server().query(sql)) {
-    for (size_t i = 0; i < row.size(); ++i) out += (i ? "|" : "") + row[i].value_or("NULL");
+    for (size_t i = 0; i < row.size(); ++i) out.append(i ? "|" : "").append(row[i].value_or("NULL"));
     out += "\n";
   }
   return out;
@@ -335,7 +335,7 @@ TEST_CASE("postgres sink: a put larger than batch.size is written in several sta
   cfg["pk.fields"] = "id";
   auto task = start_task(cfg);
   std::vector<SinkRecord> recs;
-  for (int i = 0; i < 1000; ++i) recs.push_back(record("big", i, person(i % 250, "v" + std::to_string(i))));
+  for (int i = 0; i < 1000; ++i) recs.push_back(record("big", i, person(i % 250, std::string("v").append(std::to_string(i)))));
   task->put(recs);
   CHECK(server().scalar("SELECT count(*) FROM big") == "250");
   CHECK(server().scalar("SELECT count(DISTINCT id) FROM big") == "250");

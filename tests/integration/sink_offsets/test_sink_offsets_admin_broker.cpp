@@ -72,7 +72,7 @@ TEST_CASE("admin broker: librdkafka and the probe use exactly the scripted versi
     if (r.api_key != api::kApiVersions) CHECK(test::admin_broker_versions().at(r.api_key) == r.api_version);
   }
   std::string summary;
-  for (const auto& [k, v] : seen) summary += " " + std::to_string(k) + "v" + std::to_string(v);
+  for (const auto& [k, v] : seen) summary.append(" ").append(std::to_string(k)).append("v").append(std::to_string(v));
   WARN("request versions seen (api key v version):" << summary);
   for (int16_t key : {api::kOffsetCommit, api::kOffsetFetch, api::kOffsetDelete, api::kDeleteGroups,
                       api::kFindCoordinator})

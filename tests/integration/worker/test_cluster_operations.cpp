@@ -28,7 +28,7 @@ std::string status_text(DistributedHerder& h, const std::string& c) {
   auto r = herder_reply<rest::ConnectorStateInfo>([&](auto cb) { h.connector_status(c, cb); });
   if (!r) return "error: " + r.error().message;
   std::string s = std::string(rest::to_string(r.value().connector.state)) + " tasks";
-  for (const auto& t : r.value().tasks) s += " " + std::to_string(t.id) + "=" + rest::to_string(t.state);
+  for (const auto& t : r.value().tasks) s.append(" ").append(std::to_string(t.id)).append("=").append(rest::to_string(t.state));
   return s;
 }
 

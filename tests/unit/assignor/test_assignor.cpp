@@ -136,7 +136,7 @@ TEST_CASE("assignConnectors/assignTasks when imbalanced: fill the lowest first",
   }
   g.state.previous_generation = g.last_completed = 7;
   g.generation = 7;
-  for (int i = 10; i < 25; ++i) g.connector("n" + std::to_string(i), 1);
+  for (int i = 10; i < 25; ++i) g.connector(std::string("n").append(std::to_string(i)), 1);
   g.round();
   for (const char* w : {"w1", "w2", "w3", "w4"}) {
     CHECK(g.conns(w) == 6);

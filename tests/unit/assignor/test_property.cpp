@@ -75,7 +75,7 @@ std::vector<Command> generate(uint64_t seed, const Flavour& f) {
   out.push_back(cmd(K::Connector, "c1", 1 + pick(f.max_tasks)));
   out.push_back(cmd(K::Rebalance));
   std::vector<std::string> present = {"w1"}, absent;
-  for (int i = 2; i <= f.max_workers; ++i) absent.push_back("w" + std::to_string(i));
+  for (int i = 2; i <= f.max_workers; ++i) absent.push_back(std::string("w").append(std::to_string(i)));
   for (int i = 0; i < f.length; ++i) {
     switch (pick(10)) {
       case 0:
@@ -162,7 +162,7 @@ std::string probe(const Simulator& stable, uint64_t salt, Stats* stats) {
   } else {
     std::vector<std::string> names;
     for (int i = 1; i <= 16; ++i)
-      if (sim.running("w" + std::to_string(i)) != nullptr) names.push_back("w" + std::to_string(i));
+      if (sim.running(std::string("w").append(std::to_string(i))) != nullptr) names.push_back(std::string("w").append(std::to_string(i)));
     if (names.empty()) return {};
     const auto& victim = names[(salt / 2) % names.size()];
     what = "leave probe (" + victim + ")";

@@ -48,9 +48,9 @@ int produce(const std::string& bootstrap, const std::string& topic, int partitio
   for (long i = from; i < from + count; ++i) {
     if (rate > 0) std::this_thread::sleep_until(start + std::chrono::microseconds(static_cast<long>((i - from) * 1e6 / rate)));
     kc::storage::RecordHeaders headers{{"idx", std::to_string(i)}, {"nil", std::nullopt}};
-    std::string value = "v" + std::to_string(i) + std::string("\x00\xff", 2);
+    std::string value = std::string("v").append(std::to_string(i)).append("\x00\xff", 2);
     auto st = (*producer)->send(
-        topic, "k" + std::to_string(i), value,
+        topic, std::string("k").append(std::to_string(i)), value,
         [&](std::optional<kc::Error> e) {
           if (e) {
             if (failed++ == 0) std::cerr << "delivery failed: " << e->to_string() << "\n";
