@@ -10,6 +10,7 @@
 
 #include "worker/data/converters.h"
 
+#include "common/json_bounds.h"
 #include "common/strings.h"
 
 #include <algorithm>
@@ -689,7 +690,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
           spdlog::info("drain: the leader {} accepted; stopping everything before the next JoinGroup", url);
           s2->coord->set_hand_over_before_join(true);
         } else {
-          auto j = nlohmann::json::parse(r->body, nullptr, false);
+          auto j = kc::parse_json_bounded<nlohmann::json>(r->body).value;  // a peer's reply: bounded too
           std::string why = j.is_object() && j.contains("message") && j["message"].is_string()
                                 ? j["message"].get<std::string>()
                                 : r->body;

@@ -1,5 +1,6 @@
 // Resource caps and call deadlines of plugin code (issue 23, item 3):
-// tasks.max read in one place (connectors::parse_tasks_max, bounded by
+// tasks.max read in one place (connectors::parse_tasks_max over
+// config_def.h tasks_max_value, the rule validation applies too, bounded by
 // tasks.max.limit), tasks.max.enforce (KIP-1004) and the hard cap of
 // generate_task_configs, CallWatchdog, and the runtime Worker failing a
 // connector whose tasks.max is out of range, whose start() or whose task's
@@ -128,6 +129,10 @@ TEST_CASE("tasks.max is an integer in 1..tasks.max.limit and tasks.max.enforce a
   REQUIRE(ok);
   CHECK(ok->max_tasks == 1000);
   CHECK_FALSE(ok->enforce);
+  // Trimmed, as Connect's ConfigDef reads an INT and as create-time validation does.
+  ok = kconn::parse_tasks_max({{"tasks.max", "2 "}}, 1000);
+  REQUIRE(ok);
+  CHECK(ok->max_tasks == 2);
 
   const std::vector<std::pair<kconn::ConfigMap, std::string>> bad = {
       {{{"tasks.max", "1000000000"}},
@@ -138,7 +143,7 @@ TEST_CASE("tasks.max is an integer in 1..tasks.max.limit and tasks.max.enforce a
       {{{"tasks.max", "abc"}}, "Invalid value abc for configuration tasks.max: Not a number of type INT"},
       {{{"tasks.max", "99999999999999999999"}},
        "Invalid value 99999999999999999999 for configuration tasks.max: Not a number of type INT"},
-      {{{"tasks.max", "2 "}}, "Invalid value 2  for configuration tasks.max: Not a number of type INT"},
+      {{{"tasks.max", "2x"}}, "Invalid value 2x for configuration tasks.max: Not a number of type INT"},
       {{{"tasks.max.enforce", "maybe"}},
        "Invalid value maybe for configuration tasks.max.enforce: Expected value to be either true or false"},
   };
