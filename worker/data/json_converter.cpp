@@ -268,7 +268,7 @@ bool json_whitespace_only(std::string_view s) {
 // Jackson's readTree: the first JSON value (trailing content ignored);
 // empty or whitespace-only input is a MissingNode. Record values are
 // outside bytes: kc::sax_parse_bounded refuses nesting past
-// kc::kMaxJsonDepth before a deeper JNode exists, so the recursive walks
+// kMaxRecordJsonDepth before a deeper JNode exists, so the recursive walks
 // below (conversion, dump, destruction) stay bounded.
 Result<JNode> parse_tree(std::string_view bytes) {
   if (json_whitespace_only(bytes)) return JNode{};
@@ -276,7 +276,7 @@ Result<JNode> parse_tree(std::string_view bytes) {
     return data_error("Converting byte[] to Kafka Connect data failed due to serialization error: " + e.message);
   };
   TreeBuilder b;
-  const auto first = kc::sax_parse_bounded<nlohmann::json>(bytes, b, kc::kMaxJsonDepth, /*strict=*/false);
+  const auto first = kc::sax_parse_bounded<nlohmann::json>(bytes, b, kMaxRecordJsonDepth, /*strict=*/false);
   if (first && first->kind == kc::JsonParseError::Kind::TooDeep) return failed(*first);
   const bool ok = !first;
   // A leading zero ("007") stops nlohmann's non-strict parse early instead
@@ -319,7 +319,7 @@ Result<JNode> parse_tree(std::string_view bytes) {
     }
   }
   TreeBuilder retry;
-  if (!kc::sax_parse_bounded<nlohmann::json>(wrapped, retry, kc::kMaxJsonDepth, /*strict=*/false))
+  if (!kc::sax_parse_bounded<nlohmann::json>(wrapped, retry, kMaxRecordJsonDepth, /*strict=*/false))
     return std::move(retry.root);
   if (ok) return std::move(b.root);
   return failed(*first);
