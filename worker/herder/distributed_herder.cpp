@@ -1277,7 +1277,9 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
 
   /// Plugin calls abandoned past their deadline on this worker (validate,
   /// task-config generation): one per key, kMaxAbandonedPluginCalls in all.
+  /// Keys: "connector <name>" (generation), kValidateKey + class (validate).
   std::shared_ptr<runtime::AbandonedCalls> abandoned_calls = std::make_shared<runtime::AbandonedCalls>();
+  static constexpr const char* kValidateKey = "plugin ";
 
   /// The one watchdog of the herders' validate() calls. Never destroyed: a
   /// deadline callback may drop the last reference to a herder, which must
@@ -1304,7 +1306,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     };
     auto out = std::make_shared<Out>();
     runtime::call_with_deadline(
-        validate_watchdog(), abandoned_calls, "plugin " + plugin, "validate() of plugin " + plugin,
+        validate_watchdog(), abandoned_calls, kValidateKey + plugin, "validate() of plugin " + plugin,
         cfg.connector_call_timeout_ms,
         [reg = registry, transformer = cfg.config_transformer, policy = cfg.client_override_policy,
          vctx = connectors::ValidateContext{cfg.exactly_once_source, cfg.tasks_max_limit}, config, out] {
@@ -2666,7 +2668,8 @@ void DistributedHerder::stop_admitting_writes() { impl_->admitting = false; }
 
 size_t DistributedHerder::stuck_plugin_threads() const {
   return (impl_->worker ? impl_->worker->stuck_threads() : 0) +
-         static_cast<size_t>(std::max(0, impl_->generations_running->load()));
+         static_cast<size_t>(std::max(0, impl_->generations_running->load())) +
+         impl_->abandoned_calls->count(Impl::kValidateKey);
 }
 
 void DistributedHerder::crash() { impl_->shutdown(false); }

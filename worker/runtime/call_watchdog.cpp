@@ -1,6 +1,7 @@
 #include "worker/runtime/call_watchdog.h"
 
 #include <future>
+#include <string_view>
 #include <vector>
 
 namespace kc::runtime {
@@ -119,9 +120,11 @@ void AbandonedCalls::returned(uint64_t token) {
   calls_.erase(token);
 }
 
-size_t AbandonedCalls::count() const {
+size_t AbandonedCalls::count(std::string_view key_prefix) const {
   std::lock_guard lk(mu_);
-  return calls_.size();
+  size_t n = 0;
+  for (const auto& [_, e] : calls_) n += std::string_view(e.key).substr(0, key_prefix.size()) == key_prefix;
+  return n;
 }
 
 void call_with_deadline(CallWatchdog& dog, const std::shared_ptr<AbandonedCalls>& calls, const std::string& key,

@@ -21,6 +21,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 
 namespace kc::runtime {
@@ -88,8 +89,9 @@ class AbandonedCalls {
   uint64_t abandoned(const std::string& key, std::string what);
   /// The abandoned call of `token` returned at last: forgets it.
   void returned(uint64_t token);
-  /// Abandoned calls still running.
-  size_t count() const;
+  /// Abandoned calls still running whose key starts with `key_prefix`
+  /// (all of them by default).
+  size_t count(std::string_view key_prefix = {}) const;
   /// The cap given to the constructor.
   size_t max_calls() const { return max_; }
 
