@@ -1037,7 +1037,8 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       auto s = w.lock();
       if (!s || s->stopping) return;
       s->job_reconfigure(c, [w, c, backoff_ms](bool done) {
-        if (auto s1 = w.lock()) asio::post(s1->io, [w, c, backoff_ms, done] { io_reconfigured(w, c, backoff_ms, done); });
+        if (auto s1 = w.lock())
+          asio::post(s1->io, [w, c, backoff_ms, done] { io_reconfigured(w, c, backoff_ms, done); });
       });
     });
   }
@@ -1063,7 +1064,6 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       s3->leader_reconfigure(c, std::min(backoff_ms * 2, 10000));
     });
   }
-
 
   // ------------------------------------------------------------------ KIP-507
   bool io_validation_enabled() const { return io_protocol == ConnectProtocol::Sessioned; }
@@ -1309,12 +1309,12 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
         validate_watchdog(), abandoned_calls, kValidateKey + plugin, "validate() of plugin " + plugin,
         cfg.connector_call_timeout_ms,
         [reg = registry, transformer = cfg.config_transformer, policy = cfg.client_override_policy,
-         vctx = connectors::ValidateContext{cfg.exactly_once_source, cfg.tasks_max_limit}, config, out] {
+         vctx = connectors::ValidateContext{cfg.exactly_once_source, cfg.tasks_max_limit}, config, plugin, out] {
           try {
             out->v = validate_resolved(*reg, transformer.get(), config, vctx);
             apply_override_policy(out->v, policy, config);
           } catch (const std::exception& e) {
-            out->failure = std::string("validate() of plugin failed: ") + e.what();
+            out->failure = "validate() of plugin " + plugin + " failed: " + e.what();
           }
         },
         [out, done = std::move(done)](std::optional<std::string> why) {
@@ -1331,8 +1331,8 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   /// or why there are none.
   using GenerationDone = std::function<void(Result<std::vector<ConfigMap>>)>;
 
-  /// One generation of `c` under way: the plugin's thread fills `run`;
-  /// tick() looks at it every 50 ms on generation_io, which never waits for
+  /// One generation of `c` under way: the plugin's thread fills it;
+  /// generation_tick looks at it every 50 ms on generation_io, which never waits for
   /// plugin code, so a stuck connector delays no other one.
   struct GenerationRun {
     std::mutex mu;
