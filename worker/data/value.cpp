@@ -368,37 +368,50 @@ std::string java_float_to_string(float f) {
   return java_float_layout(std::string(buf, r.ptr));
 }
 
-std::string java_to_string(const Value& v) {
-  return std::visit(
-      [](const auto& x) -> std::string {
+namespace {
+
+/// Appends java_to_string(v) to `out`. One buffer for the whole value, so
+/// the cost is linear in the text's length; building each child's text and
+/// copying it into its parent's cost length x depth (a fuzzed plugin value
+/// nested eight ways took minutes).
+void append_java_string(std::string& out, const Value& v) {
+  std::visit(
+      [&out](const auto& x) {
         using T = std::decay_t<decltype(x)>;
         if constexpr (std::is_same_v<T, std::monostate>) {
-          return "null";
+          out += "null";
         } else if constexpr (std::is_same_v<T, bool>) {
-          return x ? "true" : "false";
+          out += x ? "true" : "false";
         } else if constexpr (std::is_same_v<T, float>) {
-          return java_float_to_string(x);
+          out += java_float_to_string(x);
         } else if constexpr (std::is_same_v<T, double>) {
-          return java_double_to_string(x);
+          out += java_double_to_string(x);
         } else if constexpr (std::is_integral_v<T>) {
-          return std::to_string(static_cast<int64_t>(x));
+          out += std::to_string(static_cast<int64_t>(x));
         } else if constexpr (std::is_same_v<T, std::string>) {
-          return x;
+          out += x;
         } else if constexpr (std::is_same_v<T, Bytes>) {
-          return x.data;
+          out += x.data;
         } else if constexpr (std::is_same_v<T, Array>) {
-          std::string out = "[";
-          for (size_t i = 0; i < x.size(); ++i) out += (i ? ", " : "") + java_to_string(x[i]);
-          return out + "]";
+          out += '[';
+          for (size_t i = 0; i < x.size(); ++i) {
+            if (i) out += ", ";
+            append_java_string(out, x[i]);
+          }
+          out += ']';
         } else if constexpr (std::is_same_v<T, Map>) {
-          std::string out = "{";
-          for (size_t i = 0; i < x.size(); ++i)
-            out += (i ? ", " : "") + java_to_string(x[i].first) + "=" + java_to_string(x[i].second);
-          return out + "}";
+          out += '{';
+          for (size_t i = 0; i < x.size(); ++i) {
+            if (i) out += ", ";
+            append_java_string(out, x[i].first);
+            out += '=';
+            append_java_string(out, x[i].second);
+          }
+          out += '}';
         } else if constexpr (std::is_same_v<T, Struct>) {
-          return x.to_string();
+          x.append_to(out);
         } else if constexpr (std::is_same_v<T, BigDecimal>) {
-          return x.to_string();
+          out += x.to_string();
         } else {
           // java.util.Date.toString() in UTC: "EEE MMM dd HH:mm:ss zzz yyyy".
           int64_t secs = floor_div(x.epoch_ms, 1000);
@@ -408,10 +421,18 @@ std::string java_to_string(const Value& v) {
           char buf[64];
           std::snprintf(buf, sizeof buf, "%s %s %02d %02d:%02d:%02d UTC %d", kWeekdays[tm.tm_wday], kMonths[tm.tm_mon],
                         tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, tm.tm_year + 1900);
-          return buf;
+          out += buf;
         }
       },
       v.v);
+}
+
+}  // namespace
+
+std::string java_to_string(const Value& v) {
+  std::string out;
+  append_java_string(out, v);
+  return out;
 }
 
 // ---------------------------------------------------------------- Struct
@@ -470,16 +491,24 @@ Status Struct::validate() const {
 }
 
 std::string Struct::to_string() const {
-  std::string out = "Struct{";
+  std::string out;
+  append_to(out);
+  return out;
+}
+
+void Struct::append_to(std::string& out) const {
+  out += "Struct{";
   bool first = true;
   for (const auto& f : schema_->fields()) {
     const Value& v = values_[static_cast<size_t>(f.index)];
     if (v.is_null()) continue;
     if (!first) out += ",";
     first = false;
-    out += f.name + "=" + java_to_string(v);
+    out += f.name;
+    out += '=';
+    append_java_string(out, v);
   }
-  return out + "}";
+  out += '}';
 }
 
 bool operator==(const Struct& a, const Struct& b) {

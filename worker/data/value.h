@@ -106,6 +106,8 @@ class Struct {
 
   /// Java's Struct.toString(): "Struct{a=1,b=x}" (null fields left out).
   std::string to_string() const;
+  /// Appends to_string() to `out` (java_to_string builds one buffer).
+  void append_to(std::string& out) const;
 
   /// Struct.equals: equal schemas and equal values field by field.
   friend bool operator==(const Struct& a, const Struct& b);

@@ -204,6 +204,31 @@ TEST_CASE("Date, Time and Timestamp conversions", "[pipeline][data]") {
   CHECK_FALSE(schemaless_type(Value(*BigDecimal::parse("1"))));
 }
 
+TEST_CASE("java_to_string of nested values", "[pipeline][data]") {
+  auto schema = build(SchemaBuilder::struct_().field("id", INT64_SCHEMA()).field("tags", build(SchemaBuilder::array(STRING_SCHEMA()))));
+  Struct s(schema);
+  REQUIRE(s.put("id", Value(int64_t{7})));
+  REQUIRE(s.put("tags", Value(Array{Value("x")})));
+  Value v(Map{{Value("a"), Value(Array{Value(int32_t{1}), Value(Map{{Value("k"), Value()}})})},
+              {Value(true), Value(s)}});
+  CHECK(java_to_string(v) == "{a=[1, {k=null}], true=Struct{id=7,tags=[x]}}");
+  CHECK(java_to_string(Value(Array{})) == "[]");
+  CHECK(java_to_string(Value(Map{})) == "{}");
+
+  // A map whose four keys and values are the level below, six levels deep
+  // (8^6 leaves), as a plugin builds in a few calls: the text is built in
+  // one buffer, and its length follows from the shape.
+  Value leaf(int32_t{1});
+  size_t len = 1;
+  for (int depth = 0; depth < 6; ++depth) {
+    Map m;
+    for (int i = 0; i < 4; ++i) m.emplace_back(leaf, leaf);
+    leaf = Value(std::move(m));
+    len = 2 + 8 * len + 4 /* '=' */ + 3 * 2 /* ", " */;
+  }
+  CHECK(java_to_string(leaf).size() == len);
+}
+
 TEST_CASE("Java number text", "[pipeline][data]") {
   CHECK(java_double_to_string(1.0) == "1.0");
   CHECK(java_double_to_string(1e20) == "1.0E20");
