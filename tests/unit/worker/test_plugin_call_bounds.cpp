@@ -233,6 +233,66 @@ TEST_CASE("CallWatchdog fires for a call still running at its deadline, not for 
   release->store(true);
 }
 
+TEST_CASE("call_with_deadline: in time, past the deadline, and refused while an abandoned call of its key runs "
+          "or past the cap",
+          "[worker]") {
+  using kc::runtime::AbandonedCalls;
+  using kc::runtime::call_with_deadline;
+  CallWatchdog dog;
+  auto calls = std::make_shared<AbandonedCalls>(2);
+  struct Reports {
+    std::mutex mu;
+    std::vector<std::optional<std::string>> got;
+    void add(std::optional<std::string> r) {
+      std::lock_guard lk(mu);
+      got.push_back(std::move(r));
+    }
+    size_t size() {
+      std::lock_guard lk(mu);
+      return got.size();
+    }
+    std::optional<std::string> at(size_t i) {
+      std::lock_guard lk(mu);
+      return got.at(i);
+    }
+  };
+  auto reports = std::make_shared<Reports>();
+  auto report = [reports](std::optional<std::string> r) { reports->add(std::move(r)); };
+  auto release = std::make_shared<std::atomic<bool>>(false);
+  auto stall = [release] {
+    while (!release->load()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  };
+
+  call_with_deadline(dog, calls, "plugin A", "validate() of plugin A", 5000, [] {}, report);
+  REQUIRE(eventually([&] { return reports->size() == 1; }, 5000));
+  CHECK_FALSE(reports->at(0).has_value());
+
+  call_with_deadline(dog, calls, "plugin A", "validate() of plugin A", 50, stall, report);
+  REQUIRE(eventually([&] { return reports->size() == 2; }, 5000));
+  CHECK(reports->at(1) ==
+        "validate() of plugin A did not return within 50 ms (connector.call.timeout.ms); its thread is abandoned");
+  CHECK(calls->count() == 1);
+  // The same key: refused at once, no thread.
+  call_with_deadline(dog, calls, "plugin A", "validate() of plugin A", 50, [] {}, report);
+  REQUIRE(reports->size() == 3);
+  CHECK(reports->at(2) == "validate() of plugin A was not started: the previous call (validate() of plugin A) was "
+                          "abandoned past its deadline and has not returned yet");
+  // Another key is fine until the worker-wide cap (2 here).
+  call_with_deadline(dog, calls, "connector c", "taskConfigs() of connector c", 50, stall, report);
+  REQUIRE(eventually([&] { return reports->size() == 4; }, 5000));
+  CHECK(calls->count() == 2);
+  call_with_deadline(dog, calls, "plugin B", "validate() of plugin B", 50, [] {}, report);
+  REQUIRE(reports->size() == 5);
+  CHECK(reports->at(4) == "validate() of plugin B was not started: 2 plugin calls abandoned past their deadline "
+                          "have not returned yet on this worker (the cap is 2)");
+  // When they return, they are forgotten: calls start again.
+  release->store(true);
+  REQUIRE(eventually([&] { return calls->count() == 0; }, 5000));
+  call_with_deadline(dog, calls, "plugin A", "validate() of plugin A", 5000, [] {}, report);
+  REQUIRE(eventually([&] { return reports->size() == 6; }, 5000));
+  CHECK_FALSE(reports->at(5).has_value());
+}
+
 TEST_CASE("a connector with tasks.max above tasks.max.limit is FAILED without running the plugin",
           "[worker][connectors]") {
   starts = 0;
