@@ -12,6 +12,7 @@
 #include <string>
 
 #include "cmd/kconnectd/commands.h"
+#include "common/json_bounds.h"
 #include "cmd/kconnectd/dry_run_io.h"
 #include "worker/transforms/dry_run.h"
 
@@ -30,14 +31,12 @@ std::optional<transforms::Config> load_connector_config(const std::string& path,
   }
   std::stringstream text;
   text << in.rdbuf();
-  transforms::Json doc;
-  try {
-    doc = transforms::Json::parse(text.str());
-  } catch (const transforms::Json::exception& e) {
-    err << "kconnectd transform: " << path << " is not valid JSON: " << e.what() << "\n";
+  auto doc = kc::parse_json_bounded<transforms::Json>(text.str());
+  if (!doc) {
+    err << "kconnectd transform: " << path << " is not valid JSON: " << doc.error->message << "\n";
     return std::nullopt;
   }
-  auto config = transforms::connector_config_from_json(doc);
+  auto config = transforms::connector_config_from_json(doc.value);
   if (!config) {
     err << "kconnectd transform: " << path << ": " << config.error().to_string() << "\n";
     return std::nullopt;

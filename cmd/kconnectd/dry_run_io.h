@@ -7,12 +7,14 @@
 #include <ostream>
 #include <string>
 
+#include "common/json_bounds.h"
 #include "worker/transforms/dry_run.h"
 
 namespace kc::cmd {
 
 /// Reads `in` line by line. Blank lines (only whitespace) are skipped. Each
-/// other line is parsed as JSON (member order kept) and passed to
+/// other line is parsed as JSON (member order kept; kc::parse_json_bounded,
+/// so a line nested past kc::kMaxJsonDepth is an input error) and passed to
 /// `process`, whose result is written compactly on one line of `out` and
 /// flushed. A line that is not JSON, or on which `process` throws a JSON
 /// exception (e.g. a wrongly typed member), gives
@@ -23,11 +25,19 @@ void for_each_json_line(std::istream& in, std::ostream& out, Process&& process) 
   while (std::getline(in, line)) {
     if (line.find_first_not_of(" \t\r\n") == std::string::npos) continue;
     transforms::Json result;
-    try {
-      result = process(transforms::Json::parse(line));
-    } catch (const transforms::Json::exception& e) {
+    auto fail = [&result](const std::string& why) {
       result = transforms::Json::object();
-      result["error"] = {{"stage", "input"}, {"message", std::string("invalid input line: ") + e.what()}};
+      result["error"] = {{"stage", "input"}, {"message", "invalid input line: " + why}};
+    };
+    auto parsed = kc::parse_json_bounded<transforms::Json>(line);
+    if (!parsed) {
+      fail(parsed.error->message);
+    } else {
+      try {
+        result = process(std::move(parsed.value));
+      } catch (const transforms::Json::exception& e) {
+        fail(e.what());
+      }
     }
     out << result.dump(-1, ' ', false, transforms::Json::error_handler_t::replace) << '\n' << std::flush;
   }

@@ -64,6 +64,7 @@ struct Program {
 Program program;  // the current input (one at a time)
 
 constexpr size_t kSlots = 4;
+constexpr size_t kMaxCopies = 8;
 
 /// What the program has made; everything owned is freed at the end.
 struct Slots {
@@ -72,6 +73,7 @@ struct Slots {
   std::array<bool, kSlots> schema_owned{};
   std::array<kc_schema_builder*, kSlots> builders{};
   std::array<kc_json*, kSlots> jsons{};
+  size_t copies = 0;  // value_copy calls so far (at most kMaxCopies)
 
   Slots() {
     for (auto& v : values) v = host->value_new();
@@ -225,7 +227,13 @@ bool schema_or_value_op(uint8_t op, Slots& s) {
           if (a != b) (void)host->value_struct_put(a, program.str().c_str(), b);
           break;
         default:
-          if (a != b) host->value_copy(a, b);
+          // Each copy can double a value (copy a into b, append b to a), so
+          // k copies make 2^k elements, and every later reader (to_string,
+          // JsonConverter) is linear in that. A real plugin that does so is
+          // bounded by connector.call.timeout.ms, not by the host; the
+          // program stops at 8 copies so that a run measures the host, not
+          // the size of a 2^k value.
+          if (a != b && s.copies < kMaxCopies) host->value_copy(a, b), ++s.copies;
       }
       return true;
     }

@@ -318,14 +318,33 @@ secrets::SecretKeyPredicate connector_secret_predicate(const ConfigDefs& defs, s
   };
 }
 
+namespace {
+
+const ConfigKeyDef& tasks_max_def() {
+  static const ConfigKeyDef& def = *std::find_if(common_connector_config_defs().begin(),
+                                                 common_connector_config_defs().end(),
+                                                 [](const ConfigKeyDef& d) { return d.name == "tasks.max"; });
+  return def;
+}
+
+}  // namespace
+
+Result<int32_t> tasks_max_value(const std::string& raw, int32_t limit) {
+  auto invalid = [](const std::string& shown, const std::string& why) {
+    return Error{"tasks.max", "Invalid value " + shown + " for configuration tasks.max: " + why};
+  };
+  if (auto why = value_error(tasks_max_def(), raw)) return invalid(raw, *why);
+  const std::string v = trim(raw);
+  const auto n = static_cast<int32_t>(*parse_int<int32_t>(v));  // value_error has parsed it
+  if (n > limit)
+    return invalid(v, "Value must be no more than " + std::to_string(limit) + " (the worker's tasks.max.limit)");
+  return n;
+}
+
 void tasks_max_rule(const std::map<std::string, std::string>& config, int32_t limit, ConfigErrors& errors) {
   auto it = config.find("tasks.max");
-  if (it == config.end()) return;
-  const std::string v = trim(it->second);
-  auto n = parse_int<int32_t>(v);
-  if (!n || *n <= limit) return;
-  errors["tasks.max"].push_back("Invalid value " + v + " for configuration tasks.max: Value must be no more than " +
-                                std::to_string(limit) + " (the worker's tasks.max.limit)");
+  if (it == config.end() || value_error(tasks_max_def(), it->second)) return;  // the definition reports it
+  if (auto n = tasks_max_value(it->second, limit); !n) errors["tasks.max"].push_back(n.error().message);
 }
 
 ConfigValidation validate_config(const std::string& name, const ConfigDefs& defs, const ConfigRule& rule,

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/result.h"
 #include "common/secrets.h"
 
 namespace kc::connectors {
@@ -144,12 +145,20 @@ struct ValidateContext {
   int32_t tasks_max_limit = 1000;
 };
 
-/// `tasks.max` at most `limit` (the worker's tasks.max.limit), the upper end
-/// of the range whose lower end (1) and integer type the tasks.max
-/// definition checks: "Invalid value 5000 for configuration tasks.max:
-/// Value must be no more than 1000 (the worker's tasks.max.limit)"
-/// (Connect's Range wording). A missing or non-integer value adds nothing
-/// here; the definition reports it.
+/// The one tasks.max rule (STYLE 14): `raw` read as the tasks.max definition
+/// reads it (trimmed, an INT, at least 1) and at most `limit`, the worker's
+/// tasks.max.limit. Create-time validation (tasks_max_rule) and the runtime
+/// and herder (connector.h parse_tasks_max) both call it. Returns the value
+/// or Error{"tasks.max", <Connect's wording>}: "Invalid value abc for
+/// configuration tasks.max: Not a number of type INT", "Invalid value 0 for
+/// configuration tasks.max: Value must be at least 1", "Invalid value 5000
+/// for configuration tasks.max: Value must be no more than 1000 (the
+/// worker's tasks.max.limit)" (Connect's Range wording).
+Result<int32_t> tasks_max_value(const std::string& raw, int32_t limit);
+
+/// Adds tasks_max_value's upper-bound error to `errors`. A missing value
+/// adds nothing, nor does a non-integer or one below 1: the tasks.max
+/// definition reports those itself, once.
 void tasks_max_rule(const std::map<std::string, std::string>& config, int32_t limit, ConfigErrors& errors);
 
 /// A sink's rule: the dead letter queue topic may not be one it consumes

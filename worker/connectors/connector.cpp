@@ -1,8 +1,9 @@
 #include "worker/connectors/connector.h"
 
+#include "worker/connectors/config_def.h"
+
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 
 #include <spdlog/spdlog.h>
 
@@ -50,17 +51,9 @@ std::string invalid(const std::string& key, const std::string& value, const std:
 Result<TasksMax> parse_tasks_max(const ConfigMap& config, int32_t limit) {
   TasksMax out;
   if (auto it = config.find("tasks.max"); it != config.end()) {
-    const std::string& v = it->second;
-    int64_t n = 0;
-    const char* end = v.data() + v.size();
-    auto [p, ec] = std::from_chars(v.data(), end, n);
-    if (v.empty() || ec != std::errc{} || p != end || n < INT32_MIN || n > INT32_MAX)
-      return Error{"tasks.max", invalid("tasks.max", v, "Not a number of type INT")};
-    if (n < 1) return Error{"tasks.max", invalid("tasks.max", v, "Value must be at least 1")};
-    if (n > limit)
-      return Error{"tasks.max", invalid("tasks.max", v,
-                                        "Value must be no more than " + std::to_string(limit) + " (the worker's tasks.max.limit)")};
-    out.max_tasks = static_cast<int32_t>(n);
+    auto n = tasks_max_value(it->second, limit);  // the rule create-time validation applies
+    if (!n) return n.error();
+    out.max_tasks = n.value();
   }
   if (auto it = config.find("tasks.max.enforce"); it != config.end()) {
     std::string v = it->second;

@@ -280,7 +280,9 @@ class Connector {
 // ---------------------------------------------------------------- task counts
 // tasks.max is read here and nowhere else (STYLE 14): the herder's leader
 // (task-config generation) and runtime::Worker (the connector's owner)
-// share parse_tasks_max and generate_task_configs.
+// share parse_tasks_max and generate_task_configs; parse_tasks_max and
+// create-time validation share the rule itself (config_def.h
+// tasks_max_value).
 
 /// A connector's task-count settings (Connect's ConnectorConfig).
 struct TasksMax {
@@ -289,11 +291,11 @@ struct TasksMax {
 };
 
 /// Reads `tasks.max` (default 1) and `tasks.max.enforce` (default true) of
-/// a connector config. Errors name the key and the value in Connect's form
+/// a connector config. tasks.max goes through config_def.h tasks_max_value,
+/// the rule create-time validation applies, so its errors are the same
 /// ("Invalid value 0 for configuration tasks.max: Value must be at least
-/// 1"); a tasks.max above `limit` (the worker's tasks.max.limit) is refused
-/// with "Value must be no more than <limit> (the worker's tasks.max.limit)",
-/// as create-time validation words it (config_def.h tasks_max_rule).
+/// 1"; above `limit`, the worker's tasks.max.limit: "Value must be no more
+/// than <limit> (the worker's tasks.max.limit)").
 Result<TasksMax> parse_tasks_max(const ConfigMap& config, int32_t limit);
 
 /// Hard bounds on what one task_configs() call may hand back, whatever the

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_bounds.h"
 #include "protocol/connect/codec.h"
 
 namespace kc::coordinator {
@@ -56,8 +57,9 @@ Result<std::string> format_static_assignment(const StaticAssignmentRecord& r) {
 }
 
 Result<StaticAssignmentRecord> parse_static_assignment(const std::string& text) {
-  auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return Error{"", "not a JSON object"};
+  // The file is outside bytes too (edited, truncated): bounded like the rest.
+  auto j = kc::parse_json_bounded<nlohmann::json>(text).value;
+  if (!j.is_object()) return Error{"", "not a JSON object"};
   if (!j.contains("format") || !j["format"].is_number_integer() || j["format"].get<int>() != kFormat) {
     return Error{"format", "unknown format (expected " + std::to_string(kFormat) + ")"};
   }

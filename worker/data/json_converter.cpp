@@ -8,6 +8,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "common/json_bounds.h"
 #include "worker/data/base64.h"
 
 namespace kc::data {
@@ -142,10 +143,7 @@ class TreeBuilder {
   // A number the fallback pass wrapped: integers of any length (wrapping
   // beyond 64 bits), leading zeros, and magnitudes beyond double.
   bool number_from_text(std::string_view t) {
-    if (!is_number_token(t)) {
-      error = "invalid number: " + std::string(t);
-      return false;
-    }
+    if (!is_number_token(t)) return false;  // the first pass's error is the one reported
     JNode n;
     n.text = std::string(t);
     if (t.find_first_of(".eE") != std::string_view::npos) {
@@ -171,7 +169,6 @@ class TreeBuilder {
   }
 
   JNode root;
-  std::string error;
 
   bool null() { return put(JNode{JNode::Kind::Null}); }
   bool boolean(bool v) {
@@ -233,10 +230,6 @@ class TreeBuilder {
     stack_.pop_back();
     return true;
   }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& ex) {
-    error = ex.what();
-    return false;
-  }
 
  private:
   bool put(JNode n) {
@@ -273,12 +266,19 @@ bool json_whitespace_only(std::string_view s) {
 }
 
 // Jackson's readTree: the first JSON value (trailing content ignored);
-// empty or whitespace-only input is a MissingNode.
+// empty or whitespace-only input is a MissingNode. Record values are
+// outside bytes: kc::sax_parse_bounded refuses nesting past
+// kMaxRecordJsonDepth before a deeper JNode exists, so the recursive walks
+// below (conversion, dump, destruction) stay bounded.
 Result<JNode> parse_tree(std::string_view bytes) {
   if (json_whitespace_only(bytes)) return JNode{};
+  auto failed = [](const kc::JsonParseError& e) {
+    return data_error("Converting byte[] to Kafka Connect data failed due to serialization error: " + e.message);
+  };
   TreeBuilder b;
-  bool ok = nlohmann::json::sax_parse(bytes.data(), bytes.data() + bytes.size(), &b,
-                                      nlohmann::json::input_format_t::json, /*strict=*/false);
+  const auto first = kc::sax_parse_bounded<nlohmann::json>(bytes, b, kMaxRecordJsonDepth, /*strict=*/false);
+  if (first && first->kind == kc::JsonParseError::Kind::TooDeep) return failed(*first);
+  const bool ok = !first;
   // A leading zero ("007") stops nlohmann's non-strict parse early instead
   // of failing, so look for one ("0" then a digit, not after a digit or a
   // point) before trusting a success; the pass below is string-aware.
@@ -319,11 +319,10 @@ Result<JNode> parse_tree(std::string_view bytes) {
     }
   }
   TreeBuilder retry;
-  if (nlohmann::json::sax_parse(wrapped.data(), wrapped.data() + wrapped.size(), &retry,
-                                nlohmann::json::input_format_t::json, /*strict=*/false))
+  if (!kc::sax_parse_bounded<nlohmann::json>(wrapped, retry, kMaxRecordJsonDepth, /*strict=*/false))
     return std::move(retry.root);
   if (ok) return std::move(b.root);
-  return data_error("Converting byte[] to Kafka Connect data failed due to serialization error: " + b.error);
+  return failed(*first);
 }
 
 void dump_node(const JNode& n, std::string& out);

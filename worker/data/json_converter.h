@@ -13,6 +13,7 @@
 // Jackson's layout (Double.toString numbers, escaped surrogate pairs,
 // upper-case \u escapes) differs from nlohmann's dump().
 
+#include <cstddef>
 #include <list>
 #include <mutex>
 #include <string>
@@ -21,6 +22,13 @@
 #include "worker/data/converters.h"
 
 namespace kc::data {
+
+/// Deepest nesting of arrays and objects JsonConverter reads in a record
+/// (key, value or header bytes, the schema envelope included): 1000, the
+/// default of Jackson's StreamReadConstraints.maxNestingDepth, so records
+/// that Kafka Connect reads are read here too. REST bodies and internal
+/// topics keep the tighter kc::kMaxJsonDepth (64).
+inline constexpr std::size_t kMaxRecordJsonDepth = 1000;
 
 class JsonConverter final : public Converter, public HeaderConverter {
  public:

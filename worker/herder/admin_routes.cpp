@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "common/json_bounds.h"
+
 namespace kc::herder {
 
 void add_drain_routes(rest::RestServer& server, DistributedHerder& herder, std::string worker_id,
@@ -14,7 +16,8 @@ void add_drain_routes(rest::RestServer& server, DistributedHerder& herder, std::
                    });
   DistributedHerder* h = &herder;
   server.add_route(rest::Method::Post, "/admin/drain/members", [h](const rest::RestRequest& req, rest::Responder r) {
-    auto body = nlohmann::json::parse(req.body, nullptr, false);
+    // Outside bytes: bounded; a refused body is null here, so it gets the 400 below.
+    auto body = kc::parse_json_bounded<nlohmann::json>(req.body).value;
     if (!body.is_object() || !body.contains("member_id") || !body["member_id"].is_string() ||
         body["member_id"].get<std::string>().empty())
       return r(rest::RestResponse::error(400, "drain request needs a JSON object with a non-empty \"member_id\""));

@@ -10,6 +10,7 @@
 
 #include "worker/data/converters.h"
 
+#include "common/json_bounds.h"
 #include "common/strings.h"
 
 #include <algorithm>
@@ -44,6 +45,7 @@
 #include "worker/storage/kafka_security.h"
 #include "worker/metrics/log_context.h"
 #include "worker/rest/url.h"
+#include "worker/runtime/call_watchdog.h"
 #include "worker/coordinator/worker_coordinator.h"
 #include "worker/storage/config_store.h"
 #include "worker/storage/offset_store.h"
@@ -188,9 +190,10 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   asio::executor_work_guard<asio::io_context::executor_type> pool_work;
   std::vector<std::thread> pool_threads;
   asio::strand<asio::io_context::executor_type> apply_strand;
-  // The leader's task-config generations (job_reconfigure) wait for plugin
-  // code, up to 2 x connector.call.timeout.ms + the graceful timeout each:
-  // on threads of their own, so that a stuck plugin never holds the pool.
+  // The leader's task-config generations (job_reconfigure): the plugin
+  // runs on a thread of its own per generation (generate_async); these
+  // threads only prepare, look at it every 50 ms and write the configs,
+  // so a stuck plugin delays no other connector's generation.
   static constexpr int kGenerationThreads = 2;
   asio::io_context generation_io;
   asio::executor_work_guard<asio::io_context::executor_type> generation_work;
@@ -698,7 +701,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
           spdlog::info("drain: the leader {} accepted; stopping everything before the next JoinGroup", url);
           s2->coord->set_hand_over_before_join(true);
         } else {
-          auto j = nlohmann::json::parse(r->body, nullptr, false);
+          auto j = kc::parse_json_bounded<nlohmann::json>(r->body).value;  // a peer's reply: bounded too
           std::string why = j.is_object() && j.contains("message") && j["message"].is_string()
                                 ? j["message"].get<std::string>()
                                 : r->body;
@@ -1043,26 +1046,32 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     asio::post(generation_io, [w = weak_from_this(), c, backoff_ms] {
       auto s = w.lock();
       if (!s || s->stopping) return;
-      const bool done = s->job_reconfigure(c);
-      asio::post(s->io, [w, c, backoff_ms, done] {
-        auto s2 = w.lock();
-        if (!s2) return;
-        if (done) {
-          s2->io_reconfiguring.erase(c);
-          if (s2->io_reconfigure_again.erase(c) && s2->io_is_leader && !s2->stopping) s2->leader_reconfigure(c);
-          return;
-        }
-        auto timer = std::make_shared<asio::steady_timer>(s2->io, std::chrono::milliseconds(backoff_ms));
-        timer->async_wait([w, c, backoff_ms, timer](const boost::system::error_code& ec) {
-          auto s3 = w.lock();
-          if (!s3) return;
-          if (ec || s3->stopping || !s3->io_is_leader) {
-            s3->io_reconfiguring.erase(c);
-            return;
-          }
-          s3->leader_reconfigure(c, std::min(backoff_ms * 2, 10000));
-        });
+      s->job_reconfigure(c, [w, c, backoff_ms](bool done) {
+        if (auto s1 = w.lock())
+          asio::post(s1->io, [w, c, backoff_ms, done] { io_reconfigured(w, c, backoff_ms, done); });
       });
+    });
+  }
+
+  /// After a generation of `c`: the next one if asked meanwhile, or a retry
+  /// of a failed write after `backoff_ms`. io thread.
+  static void io_reconfigured(const std::weak_ptr<Impl>& w, const std::string& c, int backoff_ms, bool done) {
+    auto s2 = w.lock();
+    if (!s2) return;
+    if (done) {
+      s2->io_reconfiguring.erase(c);
+      if (s2->io_reconfigure_again.erase(c) && s2->io_is_leader && !s2->stopping) s2->leader_reconfigure(c);
+      return;
+    }
+    auto timer = std::make_shared<asio::steady_timer>(s2->io, std::chrono::milliseconds(backoff_ms));
+    timer->async_wait([w, c, backoff_ms, timer](const boost::system::error_code& ec) {
+      auto s3 = w.lock();
+      if (!s3) return;
+      if (ec || s3->stopping || !s3->io_is_leader) {
+        s3->io_reconfiguring.erase(c);
+        return;
+      }
+      s3->leader_reconfigure(c, std::min(backoff_ms * 2, 10000));
     });
   }
 
@@ -1276,74 +1285,167 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     return {204, ""};
   }
 
+  /// Plugin calls abandoned past their deadline on this worker (validate,
+  /// task-config generation): one per key, kMaxAbandonedPluginCalls in all.
+  /// Keys: "connector <name>" (generation), kValidateKey + class (validate).
+  std::shared_ptr<runtime::AbandonedCalls> abandoned_calls = std::make_shared<runtime::AbandonedCalls>();
+  static constexpr const char* kValidateKey = "plugin ";
+
+  /// The one watchdog of the herders' validate() calls. Never destroyed: a
+  /// deadline callback may drop the last reference to a herder, which must
+  /// not join the thread it runs on.
+  static runtime::CallWatchdog& validate_watchdog() {
+    static auto* dog = new runtime::CallWatchdog();
+    return *dog;
+  }
+
+  /// The plugin's validate() with every worker-side check
+  /// (validate_resolved, apply_override_policy) on a thread of its own
+  /// under connector.call.timeout.ms, keyed "plugin <connector.class>" in
+  /// abandoned_calls. `done` runs once, from any thread: the validation, or
+  /// 500 naming the plugin and the call (deadline passed, or refused
+  /// because an earlier validate() of the plugin, or too many calls, are
+  /// still stuck), or 500 with a failure that escaped the plugin.
+  void validate_bounded(rest::ConnectorConfig config,
+                        std::function<void(rest::Reply<connectors::ConfigValidation>)> done) {
+    auto cls = config.find("connector.class");
+    const std::string plugin = cls == config.end() ? std::string() : cls->second;
+    struct Out {
+      connectors::ConfigValidation v;
+      std::optional<std::string> failure;
+    };
+    auto out = std::make_shared<Out>();
+    runtime::call_with_deadline(
+        validate_watchdog(), abandoned_calls, kValidateKey + plugin, "validate() of plugin " + plugin,
+        cfg.connector_call_timeout_ms,
+        [reg = registry, transformer = cfg.config_transformer, policy = cfg.client_override_policy,
+         vctx = connectors::ValidateContext{cfg.exactly_once_source, cfg.tasks_max_limit}, config, plugin, out] {
+          try {
+            out->v = validate_resolved(*reg, transformer.get(), config, vctx);
+            apply_override_policy(out->v, policy, config);
+          } catch (const std::exception& e) {
+            out->failure = "validate() of plugin " + plugin + " failed: " + e.what();
+          }
+        },
+        [out, done = std::move(done)](std::optional<std::string> why) {
+          if (why) {
+            spdlog::error("{}", *why);
+            return done(rest::RestError::timeout(std::move(*why)));
+          }
+          if (out->failure) return done(rest::RestError::internal(*out->failure));
+          done(std::move(out->v));
+        });
+  }
+
+  /// What a generation reports, once, on generation_io: the task configs,
+  /// or why there are none.
+  using GenerationDone = std::function<void(Result<std::vector<ConfigMap>>)>;
+
+  /// One generation of `c` under way: the plugin's thread fills it;
+  /// generation_tick looks at it every 50 ms on generation_io, which never waits for
+  /// plugin code, so a stuck connector delays no other one.
+  struct GenerationRun {
+    std::mutex mu;
+    const char* call = "start";  ///< the plugin call under way
+    int64_t call_began_ms = mono_ms();
+    bool done = false;
+    uint64_t abandoned_token = 0;  ///< abandoned_calls entry, once abandoned
+    Result<std::vector<ConfigMap>> out = std::vector<ConfigMap>{};
+    connectors::DetachedConnectorContext context;
+    std::unique_ptr<connectors::Connector> plugin;
+    explicit GenerationRun(const std::string& name) : context(name) {}
+    void enter(const char* next) {
+      std::lock_guard lk(mu);
+      call = next;
+      call_began_ms = mono_ms();
+    }
+  };
+
   /// The leader's transient instance of `c`: start(conf), task_configs
   /// (generate_task_configs: tasks.max, tasks.max.enforce, the cap) and
   /// stop(), on a thread of its own, so that a stuck or runaway plugin
-  /// never holds a pool thread. start() and task_configs() each get
+  /// never holds a herder thread. start() and task_configs() each get
   /// connector.call.timeout.ms, stop() task.shutdown.graceful.timeout.ms;
-  /// past one, the thread (and the plugin instance) is abandoned and the
-  /// error names the call. Errors: the plugin's exception, the enforce or
-  /// cap failure, a deadline, the worker stopping (at once). Generation
-  /// thread (generation_io); blocking, bounded.
-  Result<std::vector<ConfigMap>> generate_with_deadline(const std::string& c, std::unique_ptr<connectors::Connector> p,
-                                                        const ConfigMap& conf, connectors::TasksMax tasks) {
-    struct Run {
-      std::mutex mu;
-      std::condition_variable cv;
-      const char* call = "start";  ///< the plugin call under way
-      int64_t call_began_ms = mono_ms();
-      bool done = false;
-      Result<std::vector<ConfigMap>> out = std::vector<ConfigMap>{};
-      connectors::DetachedConnectorContext context;
-      std::unique_ptr<connectors::Connector> plugin;
-      explicit Run(const std::string& name) : context(name) {}
-      void enter(const char* next) {
-        std::lock_guard lk(mu);
-        call = next;
-        call_began_ms = mono_ms();
-      }
-    };
-    auto run = std::make_shared<Run>(c);
+  /// past one, the thread (and the plugin instance) is abandoned, recorded
+  /// in abandoned_calls under "connector <c>" until it returns, and the
+  /// error names the call. While it is recorded, a new generation of `c`
+  /// (or one past kMaxAbandonedPluginCalls) is refused at once, without a
+  /// thread. `done` gets the configs, or: the plugin's exception, the
+  /// enforce or cap failure, a deadline, a refusal, the worker stopping (at
+  /// once). Returns at once; `done` runs on generation_io.
+  void generate_async(const std::string& c, std::unique_ptr<connectors::Connector> p, const ConfigMap& conf,
+                      connectors::TasksMax tasks, GenerationDone done) {
+    if (auto no = abandoned_calls->refusal("connector " + c, "taskConfigs() of connector " + c)) {
+      spdlog::error("leader: {}", *no);
+      return done(Error{"connector", *no});
+    }
+    auto run = std::make_shared<GenerationRun>(c);
     run->plugin = std::move(p);
     ++*generations_running;
-    std::thread([run, c, conf, tasks, limit = cfg.tasks_max_limit, running = generations_running] {
-      Result<std::vector<ConfigMap>> out = std::vector<ConfigMap>{};
+    std::thread([run, c, conf, tasks, limit = cfg.tasks_max_limit, running = generations_running,
+                 calls = abandoned_calls] {
       try {
         run->plugin->initialize(run->context);
         run->plugin->start(conf);
         run->enter("taskConfigs");
-        out = connectors::generate_task_configs(*run->plugin, c, tasks, limit);
-        run->enter("stop");
+        auto configs = connectors::generate_task_configs(*run->plugin, c, tasks, limit);
+        {
+          std::lock_guard lk(run->mu);
+          run->out = std::move(configs);  // kept if stop() then stalls
+          run->call = "stop";
+          run->call_began_ms = mono_ms();
+        }
         run->plugin->stop();
       } catch (const std::exception& e) {
         std::lock_guard lk(run->mu);
-        out = Error{"connector", std::string(run->call) + "() of connector " + c + " failed: " + e.what()};
+        run->out = Error{"connector", std::string(run->call) + "() of connector " + c + " failed: " + e.what()};
       }
       std::lock_guard lk(run->mu);
-      run->out = std::move(out);
       run->done = true;
-      run->cv.notify_all();
+      if (run->abandoned_token) calls->returned(run->abandoned_token);
       --*running;
     }).detach();
+    auto timer = std::make_shared<asio::steady_timer>(generation_io);
+    generation_tick(weak_from_this(), c, run, timer, std::move(done));
+  }
+
+  /// One look at `run` (see generate_async); again in 50 ms while it runs
+  /// within its deadline. generation_io.
+  static void generation_tick(std::weak_ptr<Impl> w, const std::string& c, std::shared_ptr<GenerationRun> run,
+                              std::shared_ptr<asio::steady_timer> timer, GenerationDone done) {
+    auto s = w.lock();
+    if (!s) return;
     std::unique_lock lk(run->mu);
-    while (!run->done) {
-      if (stopping) return Error{"connector", "the worker is stopping"};
-      const bool stopping_call = std::string_view(run->call) == "stop";
-      const int bound = stopping_call ? cfg.task_shutdown_graceful_timeout_ms : cfg.connector_call_timeout_ms;
-      if (mono_ms() - run->call_began_ms >= bound) {
-        const std::string why = std::string(run->call) + "() of connector " + c + " did not return within " +
-                                std::to_string(bound) + " ms (" +
-                                (stopping_call ? "task.shutdown.graceful.timeout.ms" : "connector.call.timeout.ms") +
-                                "); its thread is abandoned";
-        spdlog::error("leader: {}", why);
-        // A stop() past its bound after good configs keeps them (Connect
-        // only logs a slow stop); anything else fails the connector.
-        if (stopping_call && run->out) return std::move(run->out);
-        return Error{"connector", why};
-      }
-      run->cv.wait_for(lk, std::chrono::milliseconds(50));
+    if (run->done) {
+      auto out = std::move(run->out);
+      lk.unlock();
+      return done(std::move(out));
     }
-    return std::move(run->out);
+    if (s->stopping) {
+      lk.unlock();
+      return done(Error{"connector", "the worker is stopping"});
+    }
+    const bool stopping_call = std::string_view(run->call) == "stop";
+    const int bound = stopping_call ? s->cfg.task_shutdown_graceful_timeout_ms : s->cfg.connector_call_timeout_ms;
+    if (mono_ms() - run->call_began_ms >= bound) {
+      const std::string what = std::string(run->call) + "() of connector " + c;
+      const std::string why = what + " did not return within " + std::to_string(bound) + " ms (" +
+                              (stopping_call ? "task.shutdown.graceful.timeout.ms" : "connector.call.timeout.ms") +
+                              "); its thread is abandoned";
+      run->abandoned_token = s->abandoned_calls->abandoned("connector " + c, what);
+      // A stop() past its bound after good configs keeps them (Connect
+      // only logs a slow stop); anything else fails the connector.
+      Result<std::vector<ConfigMap>> out = Error{"connector", why};
+      if (stopping_call && run->out) out = std::move(run->out);
+      lk.unlock();
+      spdlog::error("leader: {}", why);
+      return done(std::move(out));
+    }
+    lk.unlock();
+    timer->expires_after(std::chrono::milliseconds(50));
+    timer->async_wait([w, c, run, timer, done = std::move(done)](const boost::system::error_code& ec) mutable {
+      if (!ec) generation_tick(w, c, std::move(run), std::move(timer), std::move(done));
+    });
   }
 
   // Leader: connectors whose task-config generation failed, with the
@@ -1412,49 +1514,63 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     }
   }
 
-  /// Returns false when the task configs could not be written (retry).
-  bool job_reconfigure(const std::string& c) {
+  /// Generates the task configs of `c` (generate_async, unless it is
+  /// STOPPED: none) and writes them when they differ from the committed
+  /// ones. `finish` runs once, on generation_io: false when the configs
+  /// could not be written (retry). generation_io; never waits for plugin
+  /// code.
+  void job_reconfigure(const std::string& c, std::function<void(bool)> finish) {
     auto snap = config_store->snapshot();
     auto it = snap.connector_configs.find(c);
-    if (it == snap.connector_configs.end()) return true;
-    std::vector<ConfigMap> configs;
-    if (snap.target_state(c) != storage::TargetState::Stopped) {
-      providers::ResolvedConfig resolved{it->second, {}};
-      if (cfg.config_transformer) {
-        auto r = cfg.config_transformer->transform(it->second);
-        if (!r) {
-          // The connector's own worker reports it FAILED with this reason.
-          spdlog::warn("leader cannot generate task configs of {}: {}", c, r.error().to_string());
-          return true;
-        }
-        resolved = std::move(r).value();
+    if (it == snap.connector_configs.end()) return finish(true);
+    if (snap.target_state(c) == storage::TargetState::Stopped) return finish(write_task_configs(c, {}));
+    providers::ResolvedConfig resolved{it->second, {}};
+    if (cfg.config_transformer) {
+      auto r = cfg.config_transformer->transform(it->second);
+      if (!r) {
+        // The connector's own worker reports it FAILED with this reason.
+        spdlog::warn("leader cannot generate task configs of {}: {}", c, r.error().to_string());
+        return finish(true);
       }
-      const ConfigMap& conf = resolved.config;
-      auto cls = conf.find("connector.class");
-      if (cls == conf.end()) return true;
-      auto plugin = registry->create(cls->second);
-      if (!plugin) {
-        spdlog::warn("leader cannot create connector {}: {}", c, plugin.error().to_string());
-        return true;
-      }
-      auto tasks = connectors::parse_tasks_max(conf, cfg.tasks_max_limit);
-      if (!tasks) {
-        // Its owner reports it FAILED with this reason (runtime::Worker::
-        // start_connector); no task configs are generated for it, ever.
-        spdlog::warn("leader does not generate task configs of {}: {}", c, tasks.error().message);
-        return true;
-      }
-      auto generated = generate_with_deadline(c, std::move(plugin).value(), conf, *tasks);
-      if (!generated) {
-        if (stopping) return true;  // not the connector's failure
-        leader_generation_failed(c, it->second, generated.error().message);
-        return true;
-      }
-      configs = std::move(generated).value();
-      providers::restore_placeholders(it->second, resolved, configs);
+      resolved = std::move(r).value();
     }
+    const ConfigMap& conf = resolved.config;
+    auto cls = conf.find("connector.class");
+    if (cls == conf.end()) return finish(true);
+    auto plugin = registry->create(cls->second);
+    if (!plugin) {
+      spdlog::warn("leader cannot create connector {}: {}", c, plugin.error().to_string());
+      return finish(true);
+    }
+    auto tasks = connectors::parse_tasks_max(conf, cfg.tasks_max_limit);
+    if (!tasks) {
+      // Its owner reports it FAILED with this reason (runtime::Worker::
+      // start_connector); no task configs are generated for it, ever.
+      spdlog::warn("leader does not generate task configs of {}: {}", c, tasks.error().message);
+      return finish(true);
+    }
+    const ConfigMap raw = it->second;
+    generate_async(c, std::move(plugin).value(), conf, *tasks,
+                   [w = weak_from_this(), c, raw, resolved, finish](Result<std::vector<ConfigMap>> generated) {
+                     auto s = w.lock();
+                     if (!s) return;
+                     if (!generated) {
+                       if (!s->stopping)  // stopping is not the connector's failure
+                         s->leader_generation_failed(c, raw, generated.error().message);
+                       return finish(true);
+                     }
+                     auto configs = std::move(generated).value();
+                     providers::restore_placeholders(raw, resolved, configs);
+                     finish(s->write_task_configs(c, configs));
+                   });
+  }
+
+  /// Writes `configs` as the task configs of `c` unless they are the
+  /// committed ones. Returns false when the write failed (retry).
+  /// generation_io (blocking on the config topic, bounded).
+  bool write_task_configs(const std::string& c, const std::vector<ConfigMap>& configs) {
     leader_generation_succeeded(c);
-    // Compare with the committed configs.
+    auto snap = config_store->snapshot();
     auto current = snap.tasks(c);
     bool same = snap.task_counts.count(c) != 0 && !snap.inconsistent.count(c) &&
                 current.size() == configs.size();
@@ -2562,7 +2678,8 @@ void DistributedHerder::stop_admitting_writes() { impl_->admitting = false; }
 
 size_t DistributedHerder::stuck_plugin_threads() const {
   return (impl_->worker ? impl_->worker->stuck_threads() : 0) +
-         static_cast<size_t>(std::max(0, impl_->generations_running->load()));
+         static_cast<size_t>(std::max(0, impl_->generations_running->load())) +
+         impl_->abandoned_calls->count(Impl::kValidateKey);
 }
 
 void DistributedHerder::crash() { impl_->shutdown(false); }
@@ -2675,10 +2792,10 @@ void DistributedHerder::connector_plugin_config(const std::string& plugin,
 }
 
 void DistributedHerder::validate_connector_config(rest::ConnectorConfig config, rest::Callback<rest::ConfigInfos> cb) {
-  auto v = validate_resolved(*impl_->registry, config_.config_transformer.get(), config,
-                             connectors::ValidateContext{config_.exactly_once_source, config_.tasks_max_limit});
-  apply_override_policy(v, config_.client_override_policy, config);
-  cb(to_rest(v));
+  impl_->validate_bounded(std::move(config), [cb = std::move(cb)](rest::Reply<connectors::ConfigValidation> v) {
+    if (!v) return cb(v.error());
+    cb(to_rest(v.value()));
+  });
 }
 
 void DistributedHerder::connector_active_topics(const std::string& name,
@@ -2751,29 +2868,37 @@ void DistributedHerder::worker_info(rest::Callback<rest::WorkerInfo> cb) {
 // ------------------------------------------------------------------ HerderApi: writes
 
 void DistributedHerder::put_connector_config(rest::PutConnectorRequest req, rest::Callback<rest::PutConnectorResult> cb) {
-  auto impl = impl_;
-  impl_->leader_write<rest::PutConnectorResult>(
-      std::move(cb), [impl, req = std::move(req)]() -> rest::Reply<rest::PutConnectorResult> {
-        if (auto invalid = reject_invalid_config(*impl->registry, impl->cfg.config_transformer.get(), req.config,
-                                                 impl->cfg.client_override_policy,
-                                                 connectors::ValidateContext{impl->cfg.exactly_once_source, impl->cfg.tasks_max_limit}))
-          return *invalid;
-        auto before = impl->config_store->snapshot();
-        const bool exists = before.contains(req.name);
-        if (exists && !req.allow_replace) return rest::RestError::already_exists(req.name);
-        std::optional<storage::TargetState> initial;
-        if (req.initial_state) initial = to_storage(*req.initial_state);
-        auto st = impl->leader_config_write([&] {
-          return impl->config_store->put_connector_config(req.name, req.config, exists ? std::nullopt : initial,
-                                                          impl->cfg.worker_sync_timeout_ms * 3);
+  if (auto e = impl_->not_ready()) return cb(*e);
+  // Validated first, as Connect does (the plugin's validate() under its
+  // deadline, off every herder thread), then written by the leader.
+  auto config = req.config;
+  impl_->validate_bounded(std::move(config), [w = std::weak_ptr<Impl>(impl_), req = std::move(req), cb = std::move(cb)](
+                                                 rest::Reply<connectors::ConfigValidation> v) mutable {
+    if (!v) return cb(v.error());
+    if (v.value().error_count != 0) return cb(rest::RestError::bad_request(v.value().invalid_message()));
+    auto impl = w.lock();
+    if (!impl) return cb(rest::RestError::unavailable("Worker is shutting down"));
+    impl->leader_write<rest::PutConnectorResult>(
+        std::move(cb), [w, req = std::move(req)]() -> rest::Reply<rest::PutConnectorResult> {
+          auto impl = w.lock();
+          if (!impl) return rest::RestError::unavailable("Worker is shutting down");
+          auto before = impl->config_store->snapshot();
+          const bool exists = before.contains(req.name);
+          if (exists && !req.allow_replace) return rest::RestError::already_exists(req.name);
+          std::optional<storage::TargetState> initial;
+          if (req.initial_state) initial = to_storage(*req.initial_state);
+          auto st = impl->leader_config_write([&] {
+            return impl->config_store->put_connector_config(req.name, req.config, exists ? std::nullopt : initial,
+                                                            impl->cfg.worker_sync_timeout_ms * 3);
+          });
+          if (!st) return config_write_error("connector config", st.error());
+          auto after = impl->config_store->snapshot();
+          if (!after.contains(req.name))
+            return rest::RestError::write_timeout("connector config", "not visible after the write");
+          spdlog::info("leader wrote connector config {} ({})", req.name, exists ? "updated" : "created");
+          return rest::PutConnectorResult{!exists, impl->info_of(after, req.name)};
         });
-        if (!st) return config_write_error("connector config", st.error());
-        auto after = impl->config_store->snapshot();
-        if (!after.contains(req.name)) return rest::RestError::write_timeout("connector config", "not visible after the write");
-        spdlog::info("leader wrote connector config {} ({})", req.name,
-                     exists ? "updated" : "created");
-        return rest::PutConnectorResult{!exists, impl->info_of(after, req.name)};
-      });
+  });
 }
 
 void DistributedHerder::delete_connector(const std::string& name, rest::Callback<rest::Done> cb) {

@@ -319,8 +319,10 @@ class DistributedHerder : public rest::HerderApi {
 
   /// Threads still inside plugin code that nobody will join in time: the
   /// runtime's abandoned connectors and tasks (past their graceful stop)
-  /// and the leader's abandoned task-config generations (past
-  /// connector.call.timeout.ms). After stop(), a non-zero count means the
+  /// the leader's task-config generations still running (abandoned past
+  /// connector.call.timeout.ms, or under way) and the abandoned validate()
+  /// calls (detached: exit() must not run while they sit in a plugin's
+  /// code). After stop(), a non-zero count means the
   /// destructor would wait for plugin code that may never return; `kconnectd
   /// run` then exits without destroying the herder. Any thread.
   size_t stuck_plugin_threads() const;

@@ -146,93 +146,19 @@ json to_json(const ConfigInfos& c) {
 
 namespace {
 
-/// nlohmann's DOM builder behind a depth check: a start_object/start_array
-/// past kc::kMaxJsonDepth stops the parse before that level exists, so no
-/// tree deeper than the bound is ever built (and nothing recursive, such as
-/// copy, dump or compare, meets one). Also remembers the innermost object
-/// key being read, so a number out of range can name its key, and turns
-/// nlohmann's errors into messages that never quote the token being read
-/// (it may be a secret).
-template <typename Json>
-class BoundedSax {
- public:
-  explicit BoundedSax(Json& root) : dom_(root, false) {}
-
-  bool null() { return dom_.null(); }
-  bool boolean(bool v) { return dom_.boolean(v); }
-  bool number_integer(typename Json::number_integer_t v) { return dom_.number_integer(v); }
-  bool number_unsigned(typename Json::number_unsigned_t v) { return dom_.number_unsigned(v); }
-  bool number_float(typename Json::number_float_t v, const typename Json::string_t& s) {
-    return dom_.number_float(v, s);
-  }
-  bool string(typename Json::string_t& v) { return dom_.string(v); }
-  bool binary(typename Json::binary_t& v) { return dom_.binary(v); }
-  bool start_object(std::size_t n) { return enter() && dom_.start_object(n); }
-  bool key(typename Json::string_t& k) {
-    keys_.back() = k;
-    return dom_.key(k);
-  }
-  bool end_object() {
-    keys_.pop_back();
-    return dom_.end_object();
-  }
-  bool start_array(std::size_t n) { return enter() && dom_.start_array(n); }
-  bool end_array() {
-    keys_.pop_back();
-    return dom_.end_array();
-  }
-  bool parse_error(std::size_t position, const std::string& /*last_token: may be a secret*/,
-                   const nlohmann::detail::exception& ex) {
-    if (ex.id == 406) {  // out_of_range: a number too large for a double (1e999)
-      std::string key;
-      for (auto it = keys_.rbegin(); it != keys_.rend() && key.empty(); ++it) key = *it;
-      error_ = key.empty() ? "a number at byte " + std::to_string(position) + " is out of range"
-                           : "the number for key '" + key + "' is out of range";
-      return false;
-    }
-    std::string what = ex.what();
-    // nlohmann ends syntax errors with "; last read: '<token>'": cut it.
-    if (auto cut = what.find("; last read:"); cut != std::string::npos) what.erase(cut);
-    error_ = what;
-    return false;
-  }
-
-  /// Why the parse stopped ("" when sax_parse returned true).
-  [[nodiscard]] const std::string& error() const { return error_; }
-
- private:
-  bool enter() {
-    if (keys_.size() >= kc::kMaxJsonDepth) {
-      error_ = "the body nests deeper than " + std::to_string(kc::kMaxJsonDepth) + " levels of arrays and objects";
-      return false;
-    }
-    keys_.emplace_back();
-    return true;
-  }
-
-  nlohmann::detail::json_sax_dom_parser<Json> dom_;
-  std::vector<std::string> keys_;  // one per open array/object: the object's current key ("" in arrays)
-  std::string error_;
-};
-
 template <typename Json>
 Reply<Json> parse_body(std::string_view body) {
   if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     return RestError::bad_request("Invalid JSON in request body: the body is empty");
   }
-  Json root;
-  BoundedSax<Json> sax(root);
-  bool ok = false;
-  try {
-    ok = Json::sax_parse(body, &sax);
-  } catch (const nlohmann::json::exception&) {  // the DOM builder's own checks; never quotes input
-    ok = false;
+  auto parsed = kc::parse_json_bounded<Json>(body);
+  if (!parsed) {
+    // The bounded parser's message never quotes the text; a body names itself.
+    const auto& e = *parsed.error;
+    return RestError::bad_request(std::string("Invalid JSON in request body: ") +
+                                  (e.kind == kc::JsonParseError::Kind::TooDeep ? "the body " : "") + e.message);
   }
-  if (!ok) {
-    return RestError::bad_request("Invalid JSON in request body: " +
-                                  (sax.error().empty() ? std::string("cannot be parsed") : sax.error()));
-  }
-  return root;
+  return std::move(parsed.value);
 }
 
 }  // namespace

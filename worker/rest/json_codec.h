@@ -63,8 +63,9 @@ nlohmann::json to_json(const ConfigInfos& c);
 /// Connect's herder answers: the path does not supply the class.
 Reply<ConnectorConfig> parse_validate_request(const std::string& plugin, std::string_view body);
 
-/// Parses a request body as JSON, refusing nesting past kc::kMaxJsonDepth
-/// (64) while parsing, so no deeper tree is ever built. 400 "Invalid JSON in
+/// Parses a request body as JSON with kc::parse_json_bounded, refusing
+/// nesting past kc::kMaxJsonDepth (64) while parsing, so no deeper tree is
+/// ever built. 400 "Invalid JSON in
 /// request body: ..." on a syntax error, an empty body, too deep a nesting,
 /// or a number out of range (1e999; the message names the innermost key).
 /// Messages never quote the token being read (it may be a secret).

@@ -1,6 +1,7 @@
 #include "worker/runtime/call_watchdog.h"
 
 #include <future>
+#include <string_view>
 #include <vector>
 
 namespace kc::runtime {
@@ -92,6 +93,79 @@ bool CallWatchdog::Guard::fired() const {
   if (!state_ || id_ == 0) return false;
   std::lock_guard lk(state_->mu);
   return state_->fired.count(id_) != 0;
+}
+
+std::optional<std::string> AbandonedCalls::refusal(const std::string& key, const std::string& what) const {
+  std::lock_guard lk(mu_);
+  for (const auto& [_, e] : calls_)
+    if (e.key == key)
+      return what + " was not started: the previous call (" + e.what +
+             ") was abandoned past its deadline and has not returned yet";
+  if (calls_.size() >= max_)
+    return what + " was not started: " + std::to_string(calls_.size()) +
+           " plugin calls abandoned past their deadline have not returned yet on this worker (the cap is " +
+           std::to_string(max_) + ")";
+  return std::nullopt;
+}
+
+uint64_t AbandonedCalls::abandoned(const std::string& key, std::string what) {
+  std::lock_guard lk(mu_);
+  const uint64_t token = next_++;
+  calls_[token] = Entry{key, std::move(what)};
+  return token;
+}
+
+void AbandonedCalls::returned(uint64_t token) {
+  std::lock_guard lk(mu_);
+  calls_.erase(token);
+}
+
+size_t AbandonedCalls::count(std::string_view key_prefix) const {
+  std::lock_guard lk(mu_);
+  size_t n = 0;
+  for (const auto& [_, e] : calls_) n += std::string_view(e.key).substr(0, key_prefix.size()) == key_prefix;
+  return n;
+}
+
+void call_with_deadline(CallWatchdog& dog, const std::shared_ptr<AbandonedCalls>& calls, const std::string& key,
+                        const std::string& what, int timeout_ms, std::function<void()> fn, CallDone done) {
+  if (auto no = calls->refusal(key, what)) return done(std::move(no));
+  struct Shared {
+    std::mutex mu;
+    bool reported = false;  ///< done() was handed out
+    uint64_t token = 0;     ///< the AbandonedCalls entry, once abandoned
+    CallDone done;
+  };
+  auto sh = std::make_shared<Shared>();
+  sh->done = std::move(done);
+  std::optional<CallWatchdog::Guard> guard(dog.watch(timeout_ms, [sh, calls, key, what, timeout_ms] {
+    CallDone report;
+    {
+      std::lock_guard lk(sh->mu);
+      if (sh->reported) return;
+      sh->reported = true;
+      sh->token = calls->abandoned(key, what);
+      report = std::move(sh->done);
+    }
+    report(what + " did not return within " + std::to_string(timeout_ms) +
+           " ms (connector.call.timeout.ms); its thread is abandoned");
+  }));
+  std::thread([fn = std::move(fn), sh, calls, guard = std::move(guard)]() mutable {
+    fn();
+    fn = nullptr;
+    guard.reset();  // waits for a deadline callback under way
+    CallDone report;
+    {
+      std::lock_guard lk(sh->mu);
+      if (sh->reported) {
+        if (sh->token) calls->returned(sh->token);
+        return;
+      }
+      sh->reported = true;
+      report = std::move(sh->done);
+    }
+    report(std::nullopt);
+  }).detach();
 }
 
 bool run_with_deadline(std::function<void()> fn, int timeout_ms) {

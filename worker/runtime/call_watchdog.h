@@ -8,7 +8,9 @@
 // to the usual stop path (abandoned after task.shutdown.graceful.timeout.ms).
 // run_with_deadline is for callers that must get their thread back (the
 // herder's pool): the call runs on a thread of its own that is detached
-// when the deadline passes.
+// when the deadline passes. AbandonedCalls bounds those detached threads:
+// one per key (a connector, a plugin's validate) and kMaxAbandonedPluginCalls
+// per worker; past either a new call is refused, not started.
 
 #include <chrono>
 #include <condition_variable>
@@ -17,6 +19,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <thread>
 
 namespace kc::runtime {
@@ -61,6 +66,60 @@ class CallWatchdog {
   std::shared_ptr<State> state_;
   std::thread thread_;
 };
+
+/// Worker-wide cap on plugin calls abandoned past their deadline that have
+/// not returned yet (each holds a thread, and whatever the plugin holds,
+/// until the process exits). Ours; Connect has no such cap.
+inline constexpr size_t kMaxAbandonedPluginCalls = 16;
+
+/// The plugin calls abandoned past their deadline that still run, by key
+/// (e.g. "connector X", "plugin P"). Thread-safe; shared (shared_ptr) with
+/// the abandoned threads, which forget their entry when the call returns.
+class AbandonedCalls {
+ public:
+  /// `max_calls`: the cap (kMaxAbandonedPluginCalls for a worker).
+  explicit AbandonedCalls(size_t max_calls = kMaxAbandonedPluginCalls) : max_(max_calls) {}
+
+  /// Why a new call `what` (e.g. "taskConfigs() of connector X") under
+  /// `key` must not start: a call under the same key was abandoned and has
+  /// not returned, or the cap is reached. nullopt: it may start.
+  std::optional<std::string> refusal(const std::string& key, const std::string& what) const;
+  /// Records an abandoned call `what` under `key`; returns the token for
+  /// returned(). Counts even past the cap (the thread exists already).
+  uint64_t abandoned(const std::string& key, std::string what);
+  /// The abandoned call of `token` returned at last: forgets it.
+  void returned(uint64_t token);
+  /// Abandoned calls still running whose key starts with `key_prefix`
+  /// (all of them by default).
+  size_t count(std::string_view key_prefix = {}) const;
+  /// The cap given to the constructor.
+  size_t max_calls() const { return max_; }
+
+ private:
+  struct Entry {
+    std::string key;
+    std::string what;
+  };
+  mutable std::mutex mu_;
+  const size_t max_;
+  uint64_t next_ = 1;
+  std::map<uint64_t, Entry> calls_;
+};
+
+/// What call_with_deadline reports once: nullopt when the call returned
+/// in time, else the message for the caller.
+using CallDone = std::function<void(std::optional<std::string>)>;
+
+/// Starts `fn` on a thread of its own as one call `what` under `key` of
+/// `calls`, watched by `dog` for `timeout_ms`, and returns at once. `done`
+/// runs once: with nullopt on fn's thread when it returns in time; with the
+/// refusal (AbandonedCalls::refusal) right here, no thread started; or with
+/// "<what> did not return within N ms (connector.call.timeout.ms); its
+/// thread is abandoned" on the watchdog thread, the call then recorded in
+/// `calls` until it returns. `done` must not block; `fn` must capture
+/// nothing by reference (it may outlive the caller).
+void call_with_deadline(CallWatchdog& dog, const std::shared_ptr<AbandonedCalls>& calls, const std::string& key,
+                        const std::string& what, int timeout_ms, std::function<void()> fn, CallDone done);
 
 /// Runs `fn` on a new thread and waits up to `timeout_ms` for it. Returns
 /// true when it returned in time; on false the thread is detached and `fn`

@@ -41,17 +41,19 @@ std::optional<connect::ConnectorTaskId> parse_task_suffix(std::string_view rest)
   return connect::ConnectorTaskId{std::string(rest.substr(0, dash)), *n};
 }
 
-/// Parses outside JSON: the nesting bound is checked on the text first, so
-/// no tree deeper than kc::kMaxJsonDepth ever exists. nlohmann refuses
-/// invalid UTF-8 and numbers out of double range as syntax errors. Errors
-/// never quote the text.
+/// Parses outside JSON with kc::parse_json_bounded: the nesting bound is
+/// checked while parsing, so no tree deeper than kc::kMaxJsonDepth ever
+/// exists. Invalid UTF-8 and numbers out of double range are malformed
+/// JSON here. Errors never quote the text.
 template <typename Json>
 Result<Json> parse_bounded(std::string_view text, const char* what) {
-  if (kc::json_nesting_depth(text) > kc::kMaxJsonDepth)
-    return Error{what, "JSON nests deeper than " + std::to_string(kc::kMaxJsonDepth) + " levels"};
-  auto j = Json::parse(text.begin(), text.end(), nullptr, false);
-  if (j.is_discarded()) return Error{what, "malformed JSON (or not valid UTF-8)"};
-  return j;
+  auto parsed = kc::parse_json_bounded<Json>(text);
+  if (!parsed) {
+    if (parsed.error->kind == kc::JsonParseError::Kind::TooDeep)
+      return Error{what, "JSON nests deeper than " + std::to_string(kc::kMaxJsonDepth) + " levels"};
+    return Error{what, "malformed JSON (or not valid UTF-8)"};
+  }
+  return std::move(parsed.value);
 }
 
 Result<nlohmann::json> parse(std::string_view text, const char* what) {

@@ -194,8 +194,8 @@ struct OffsetKey {
 
 /// Decodes an offset-topic key. Like Connect, anything other than a
 /// 2-element array [string, object] is rejected (a null partition
-/// included), and so is JSON deeper than kc::kMaxJsonDepth (checked on the
-/// text, before any tree exists).
+/// included), and so is JSON deeper than kc::kMaxJsonDepth (checked while
+/// parsing, by kc::parse_json_bounded, before a deeper tree exists).
 Result<OffsetKey> decode_offset_key(std::string_view key);
 
 /// Reads an offset value: any JSON no deeper than kc::kMaxJsonDepth (null

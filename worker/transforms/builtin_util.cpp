@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "common/json_bounds.h"
 #include "worker/data/converters.h"
 #include "worker/transforms/date_format.h"
 
@@ -103,7 +104,9 @@ struct LiteralParser {
   void ws() {
     while (pos < s.size() && std::isspace(static_cast<unsigned char>(s[pos]))) ++pos;
   }
+  std::size_t open = 0;  // arrays/maps being read
   bool parse(data::SchemaAndValue& out, bool nested);
+  bool parse_value(data::SchemaAndValue& out, bool nested);
   bool scalar(data::SchemaAndValue& out) {
     ws();
     if (pos < s.size() && s[pos] == '"') {
@@ -137,6 +140,17 @@ SchemaPtr common_schema(const std::vector<SchemaPtr>& schemas) {
 
 bool LiteralParser::parse(data::SchemaAndValue& out, bool nested) {
   ws();
+  const bool container = pos < s.size() && (s[pos] == '[' || s[pos] == '{');
+  // Config values are outside bytes: nesting is bounded as for JSON, and a
+  // literal deeper than that stays a string (as any unparsable one does).
+  if (container && open == kc::kMaxJsonDepth) return false;
+  open += container;
+  const bool ok = parse_value(out, nested);
+  open -= container;
+  return ok;
+}
+
+bool LiteralParser::parse_value(data::SchemaAndValue& out, bool nested) {
   if (pos < s.size() && s[pos] == '[') {
     ++pos;
     data::Array items;

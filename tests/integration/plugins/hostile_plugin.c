@@ -1,14 +1,19 @@
 /* Misbehaving connector plugins in C99, for the resource caps and call
  * deadlines (issue 23, item 3):
  *  - test.StallSourceConnector / test.StallSinkConnector: `stall.in`
- *    (start, stop, taskConfigs, poll for the source; put for the sink)
- *    names the call that never returns (it sleeps for ever). The other
- *    calls behave: one task config per tasks.max, polls return nothing.
+ *    (validate, start, stop, taskConfigs, poll for the source; put for the
+ *    sink) names the call that never returns (it sleeps for ever). The
+ *    other calls behave: one task config per tasks.max, polls return
+ *    nothing. With `fail.while.file` = PATH, taskConfigs fails (KC_ERROR)
+ *    while PATH exists.
  *  - test.UnboundedSourceConnector: taskConfigs ignores max_tasks. With
  *    `extra.tasks` = N it returns max_tasks + N configs; without it, it adds
  *    configs of 4 KiB each until the host refuses one (task_configs_add
- *    returns NULL), which without a cap would take all memory. */
+ *    returns NULL), which without a cap would take all memory. With
+ *    `big.values` = N it returns max_tasks configs of N values of 1 MiB
+ *    each (past 64 MiB in all the host keeps nothing more). */
 #define _POSIX_C_SOURCE 199309L
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -21,7 +26,9 @@ static const kc_host_api* host;
 
 typedef struct stall {
   char where[32];
+  char fail_while[256];
   long extra;
+  long big_values;
 } stall;
 
 /* Never returns. */
@@ -48,8 +55,12 @@ static kc_status s_create(void* class_data, const kc_connector_context* ctx, voi
 static void read_config(stall* s, const kc_config* config) {
   const char* where = host->config_get(config, "stall.in");
   const char* extra = host->config_get(config, "extra.tasks");
+  const char* fail_while = host->config_get(config, "fail.while.file");
+  const char* big = host->config_get(config, "big.values");
   if (where && strlen(where) < sizeof s->where) strcpy(s->where, where);
+  if (fail_while && strlen(fail_while) < sizeof s->fail_while) strcpy(s->fail_while, fail_while);
   s->extra = extra ? strtol(extra, NULL, 10) : -1;
+  s->big_values = big ? strtol(big, NULL, 10) : 0;
 }
 
 static kc_status s_start(void* self, const kc_config* config) {
@@ -58,10 +69,25 @@ static kc_status s_start(void* self, const kc_config* config) {
   return KC_OK;
 }
 
+/* Connector.validate: stalls with stall.in=validate, else adds nothing. */
+static kc_status s_validate(void* self, const kc_config* config, kc_config_errors* errors) {
+  const char* where = host->config_get(config, "stall.in");
+  (void)self;
+  (void)errors;
+  if (where && strcmp(where, "validate") == 0) stall_for_ever("validate");
+  return KC_OK;
+}
+
 static kc_status s_task_configs(void* self, int32_t max_tasks, kc_task_configs* out) {
   stall* s = (stall*)self;
   int32_t i;
+  FILE* marker;
   maybe_stall(s, "taskConfigs");
+  if (s->fail_while[0] && (marker = fopen(s->fail_while, "r")) != NULL) {
+    fclose(marker);
+    host->set_error("hostile plugin: taskConfigs fails while fail.while.file exists");
+    return KC_ERROR;
+  }
   for (i = 0; i < max_tasks; ++i) {
     kc_config* c = host->task_configs_add(out);
     if (!c) return KC_OK;
@@ -73,7 +99,22 @@ static kc_status s_task_configs(void* self, int32_t max_tasks, kc_task_configs* 
 static kc_status unbounded_task_configs(void* self, int32_t max_tasks, kc_task_configs* out) {
   stall* s = (stall*)self;
   static char big[4097];
+  static char mib[(1 << 20) + 1];
   long i;
+  int32_t t;
+  if (s->big_values > 0) {
+    memset(mib, 'x', sizeof mib - 1);
+    for (t = 0; t < max_tasks; ++t) {
+      kc_config* c = host->task_configs_add(out);
+      if (!c) return KC_OK;
+      for (i = 0; i < s->big_values; ++i) {
+        char key[32];
+        sprintf(key, "big.%ld", i);
+        host->config_set(c, key, mib);
+      }
+    }
+    return KC_OK;
+  }
   if (s->extra >= 0) {
     for (i = 0; i < max_tasks + s->extra; ++i) host->config_set(host->task_configs_add(out), "n", "x");
     return KC_OK;
@@ -147,6 +188,7 @@ static kc_status add(kc_registrar* registrar, const char* name, kc_connector_typ
   c.task_configs = task_configs;
   c.stop = s_stop;
   c.destroy = s_destroy;
+  c.validate = s_validate;
   if (type == KC_SOURCE)
     c.source_task = &source_task;
   else

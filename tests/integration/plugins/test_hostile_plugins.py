@@ -23,11 +23,33 @@ canary (SequenceSource into a FileStreamSink) runs throughout.
    (kcat, bypassing REST): FAILED naming tasks.max and the limit; the leader
    keeps answering; after SIGTERM to the leader, the other worker leads
    and keeps answering, RSS bounded.
+1b. validate() stalls (test.StallSinkConnector, stall.in=validate): PUT
+   .../config/validate answers 500 naming the plugin and the call within
+   the call timeout + 3 s, while both workers answer other requests
+   (another validate included); a create of the same plugin on that worker
+   is then refused at once (500, "the previous call ... has not returned").
+1c. A connector stuck in taskConfigs, updated and restarted 3 times: each
+   new generation is refused at once (FAILED saying the previous call has
+   not returned), and the leader's thread count stays within 2 of before.
+2b. test.UnboundedSourceConnector with big.values=80 (80 MiB in one task
+   config): FAILED at the 64 MiB cap, RSS bounded, both serve.
+2c. Repair by restart (item 4): a connector with good task configs gets a
+   commit record tasks=2147483647 (kcat) while its taskConfigs fails
+   (fail.while.file), so the commit-time repair fails; once it works again,
+   a plain POST .../restart sent to the follower makes the leader write new
+   task configs: both workers then list the same 2 tasks, RUNNING.
 4. SIGTERM to a worker whose plugins are stuck (abandoned start,
    taskConfigs, stop, poll, put threads; on the last worker a task stuck in
    poll() right then): it exits 0 within the graceful timeout +
    worker.sync.timeout.ms + 5 s (+ 3 s slack for the process itself).
+5. A third worker (its own group and topics, configs written before it
+   starts) with connector.call.timeout.ms = 30000: two connectors stuck in
+   taskConfigs, generated first, and a healthy one whose task runs while
+   both are still stuck (no deadline passed yet): one stalled generation
+   delays no other. With a connector whose stop() stalls too, SIGTERM:
+   exit 0 within the same bound.
 """
+import threading
 import json
 import os
 import shutil
@@ -58,6 +80,21 @@ def rss_kb(w):
     except FileNotFoundError:
         pass
     return 0
+
+
+def threads(w):
+    try:
+        with open(f"/proc/{w.proc.pid}/status") as f:
+            for line in f:
+                if line.startswith("Threads:"):
+                    return int(line.split()[1])
+    except FileNotFoundError:
+        pass
+    return 0
+
+
+def message(resp):
+    return resp.get("message", "") if isinstance(resp, dict) else str(resp)
 
 
 def status(workers, name):
@@ -91,7 +128,9 @@ def leader_of(workers):
 
 
 def scenario(kc, work, cluster):
-    cluster.broker, bootstrap = start_broker(kc, work, ["canary-data:1"])
+    # gen-*: the internal topics of section 5's worker.
+    cluster.broker, bootstrap = start_broker(kc, work, ["canary-data:1", "gen-configs:1", "gen-offsets:25",
+                                                        "gen-status:5"])
     overrides = {"plugin.path": HOSTILE, "connector.call.timeout.ms": str(CALL_MS),
                  "task.shutdown.graceful.timeout.ms": str(GRACEFUL_MS), "tasks.max.limit": str(LIMIT)}
     w1 = Worker(1, kc, work, bootstrap, group="hostile-plugins", overrides=overrides)
@@ -156,6 +195,63 @@ def scenario(kc, work, cluster):
     check(wait_for(lambda: all(w.alive() and w.healthy() for w in ws), 30), "both workers healthy after the deletes")
     canary_producing("after the deletes")
 
+
+    # ------------------------------------------------------------ 1b. a stalled validate()
+    stall_validate = {"connector.class": "test.StallSinkConnector", "tasks.max": "1", "topics": "canary-data",
+                      "stall.in": "validate", "name": "st-validate"}
+    box = {}
+
+    def stalled_validate():
+        box["reply"] = timed("PUT", f"{w1.url}/connector-plugins/test.StallSinkConnector/config/validate",
+                             stall_validate)
+
+    t = threading.Thread(target=stalled_validate)
+    t.start()
+    time.sleep(0.5)
+    code, _, secs = timed("PUT", f"{w1.url}/connector-plugins/FileStreamSink/config/validate",
+                          {"connector.class": "FileStreamSink", "topics": "canary-data", "file": canary_file})
+    check(code == 200 and t.is_alive(), f"another validate on the same worker answered {code} in {secs:.1f} s "
+          "while the stalled one waits")
+    check(all(http("GET", f"{w.url}/connectors")[0] == 200 for w in ws) and t.is_alive(),
+          "both workers serve GET /connectors while a validate() is stalled")
+    t.join()
+    code, resp, secs = box["reply"]
+    want = f"validate() of plugin test.StallSinkConnector did not return within {CALL_MS} ms"
+    check(code == 500 and want in message(resp) and "connector.call.timeout.ms" in message(resp) and
+          secs < CALL_MS / 1000 + 3, f"stalled validate answered {code} in {secs:.1f} s: {resp}")
+    code, resp, secs = timed("POST", f"{w1.url}/connectors", {"name": "st-validate", "config": stall_validate})
+    check(code == 500 and "was not started: the previous call (validate() of plugin test.StallSinkConnector)"
+          in message(resp) and secs < 2, f"create of the stalled plugin refused at once: {code} in {secs:.1f} s: {resp}")
+    check(http("GET", f"{w2.url}/connectors/st-validate")[0] == 404, "st-validate not created")
+
+    # ------------------------------------------------------------ 1c. repeated generations of a stuck connector
+    again = {"connector.class": "test.StallSourceConnector", "tasks.max": "1", "stall.in": "taskConfigs"}
+    check(create_connector(ws, {"name": "st-again", "config": again}), "st-again created")
+    ok = wait_for(lambda: connector_failed(ws, "st-again", "taskConfigs() ", "connector.call.timeout.ms"), 40)
+    check(ok, f"st-again FAILED in taskConfigs: {json.dumps(status(ws, 'st-again'))[:400]}")
+    leader = leader_of(ws)
+    check(leader is not None, "a leader is known (1c)")
+    if leader is None:
+        return
+    before = threads(leader)
+    refused = "taskConfigs() of connector st-again was not started: the previous call"
+    for i in range(3):
+        n = leader.log().count(refused)
+        put = {}
+        ok = wait_for(lambda: put.update(code=http("PUT", f"{leader.url}/connectors/st-again/config",
+                                                   dict(again, round=str(i)), timeout=10)[0]) or put["code"] == 200,
+                      20, step=0.3)  # 409 while the previous change's rebalance is pending
+        check(ok, f"st-again updated (round {i}): {put}")
+        check(wait_for(lambda: leader.log().count(refused) > n, 10), f"generation {i} refused at once")
+        code, _ = http("POST", f"{w2.url}/connectors/st-again/restart?includeTasks=true", timeout=10)
+        check(code in (200, 202, 204), f"st-again restarted (round {i}): {code}")
+    ok = wait_for(lambda: connector_failed(ws, "st-again", refused, "has not returned yet"), 20)
+    check(ok, f"st-again FAILED saying the previous call has not returned: {json.dumps(status(ws, 'st-again'))[:500]}")
+    time.sleep(0.5)
+    after = threads(leader)
+    check(0 < after <= before + 2, f"leader threads after 3 updates and restarts: {before} -> {after}")
+    say(f"1c: leader threads {before} -> {after}")
+
     # ------------------------------------------------------------ 2. unbounded task configs
     check(create_connector(ws, {"name": "unbounded", "config": {
         "connector.class": "test.UnboundedSourceConnector", "tasks.max": "1"}}), "unbounded created")
@@ -181,6 +277,48 @@ def scenario(kc, work, cluster):
     check(ok, f"tasks.max.enforce=false keeps the 3 task configs: {json.dumps(status(ws, 'lenient'))[:500]}")
     check(any("has generated 3 tasks, which is greater than 1" in w.log() and "tasks.max.enforce=false" in w.log()
               for w in ws), "the lenient case logs Connect's warning")
+
+
+    # ------------------------------------------------------------ 2b. 64 MiB of task configs
+    check(create_connector(ws, {"name": "big-bytes", "config": {
+        "connector.class": "test.UnboundedSourceConnector", "tasks.max": "1", "big.values": "80"}}),
+        "big-bytes created")
+    ok = wait_for(lambda: connector_failed(ws, "big-bytes", "more task configs than this worker accepts",
+                                           "or 64 MiB in all"), 40)
+    check(ok, f"big-bytes FAILED at the 64 MiB cap: {json.dumps(status(ws, 'big-bytes'))[:600]}")
+    rss = [rss_kb(w) for w in ws]
+    check(all(0 < r < RSS_BOUND_KB for r in rss), f"RSS under {RSS_BOUND_KB} KiB after 80 MiB of configs: {rss}")
+    check(all(http("GET", f"{w.url}/connectors")[0] == 200 for w in ws), "both workers serve after big-bytes")
+
+    # ------------------------------------------------------------ 2c. a bad commit repaired by a plain restart
+    marker = os.path.join(work, "fail-task-configs")
+    repair = {"connector.class": "test.StallSourceConnector", "tasks.max": "2", "fail.while.file": marker}
+    check(create_connector(ws, {"name": "repair", "config": repair}), "repair created")
+
+    def repaired(w):
+        code, tasks = http("GET", f"{w.url}/connectors/repair/tasks")
+        st = connector_status([w], "repair") or {}
+        return (code == 200 and len(tasks) == 2 and st.get("connector", {}).get("state") == "RUNNING" and
+                len(st.get("tasks", [])) == 2 and all(t.get("state") == "RUNNING" for t in st["tasks"]))
+
+    check(wait_for(lambda: all(repaired(w) for w in ws), 40), "repair runs 2 tasks")
+    open(marker, "w").close()
+    p = subprocess.run(["kcat", "-P", "-b", bootstrap, "-t", "connect-configs", "-K", "\t"],
+                       input="commit-repair\t" + json.dumps({"tasks": 2147483647}) + "\n", text=True,
+                       capture_output=True, timeout=30)
+    check(p.returncode == 0, f"bad commit record written with kcat: {p.stderr[-300:]}")
+    ok = wait_for(lambda: connector_failed(ws, "repair", "taskConfigs fails while fail.while.file exists"), 40)
+    check(ok, f"the commit-time repair failed (taskConfigs fails): {json.dumps(status(ws, 'repair'))[:500]}")
+    os.remove(marker)
+    time.sleep(0.5)
+    check(not any(repaired(w) for w in ws), "repair is not repaired by itself")
+    leader = leader_of(ws)
+    follower = w2 if leader is w1 else w1
+    code, resp = http("POST", f"{follower.url}/connectors/repair/restart", timeout=10)
+    check(code in (200, 202, 204), f"plain restart through the follower answered {code}: {resp}")
+    ok = wait_for(lambda: all(repaired(w) for w in ws), 40)
+    views = [(http("GET", f"{w.url}/connectors/repair/tasks")[1], status([w], "repair")) for w in ws]
+    check(ok and views[0][0] == views[1][0], f"both workers agree: repaired, 2 tasks RUNNING: {json.dumps(views)[:800]}")
 
     # ------------------------------------------------------------ 3. a stored tasks.max=1000000000
     value = json.dumps({"properties": {"connector.class": "SequenceSource", "name": "huge", "topic": "canary-data",
@@ -225,6 +363,40 @@ def scenario(kc, work, cluster):
     secs = time.monotonic() - t0
     check(code == 0 and secs < bound_s, f"last worker (stuck plugins) exited {code} in {secs:.1f} s")
 
+    # ------------------------------------------------------------ 5. one stalled generation delays no other
+    # The configs are in the topic before the worker starts: one rebalance,
+    # then the leader generates them in name order, the stalls first.
+    gen = {"a-stall-1": {"connector.class": "test.StallSourceConnector", "stall.in": "taskConfigs"},
+           "a-stall-2": {"connector.class": "test.StallSourceConnector", "stall.in": "taskConfigs"},
+           "b-healthy": {"connector.class": "SequenceSource", "topic": "canary-data", "throughput": "5"},
+           "b-stop": {"connector.class": "test.StallSourceConnector", "stall.in": "stop"}}
+    records = "".join(f"connector-{n}\t" + json.dumps({"properties": dict(c, name=n, **{"tasks.max": "1"})}) + "\n"
+                      for n, c in gen.items())
+    p = subprocess.run(["kcat", "-P", "-b", bootstrap, "-t", "gen-configs", "-K", "\t"], input=records, text=True,
+                       capture_output=True, timeout=30)
+    check(p.returncode == 0, f"section 5 configs written with kcat: {p.stderr[-300:]}")
+    w3 = Worker(3, kc, work, bootstrap, group="hostile-generation",
+                overrides=dict(overrides, **{"config.storage.topic": "gen-configs", "offset.storage.topic": "gen-offsets",
+                                             "status.storage.topic": "gen-status", "connector.call.timeout.ms": "30000"}))
+    cluster.workers.append(w3)
+    wait_healthy([w3])
+
+    def healthy_runs():
+        return any(t.get("state") == "RUNNING" for t in status([w3], "b-healthy").get("tasks", []))
+
+    ok = wait_for(lambda: healthy_runs() or "did not return within 30000 ms" in w3.log(), 40)
+    stuck = [status([w3], n).get("connector", {}).get("state") for n in ["a-stall-1", "a-stall-2"]]
+    check(ok and healthy_runs() and "did not return within 30000 ms" not in w3.log() and
+          w3.log().count("hostile plugin: stalling in taskConfigs") >= 2,
+          f"b-healthy runs while both stalls are still under way (their states {stuck})")
+    check(wait_for(lambda: status([w3], "b-stop").get("connector", {}).get("state") == "RUNNING", 30),
+          "b-stop RUNNING")
+    t0 = time.monotonic()
+    w3.signal(signal.SIGTERM)
+    code = w3.wait_exit(bound_s + 30)
+    secs = time.monotonic() - t0
+    check(code == 0 and secs < bound_s, f"worker with stop() and taskConfigs() stuck exited {code} in {secs:.1f} s "
+          f"(bound {bound_s} s)")
 
 if __name__ == "__main__":
     if not shutil.which("kcat"):

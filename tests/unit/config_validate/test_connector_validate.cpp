@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include "worker/connectors/config_def.h"
+#include "worker/connectors/connector.h"
 #include "worker/connectors/registry.h"
 
 using namespace kc::connectors;
@@ -62,6 +64,31 @@ TEST_CASE("tasks.max: an integer from 1 to the worker's tasks.max.limit", "[conf
   CHECK(errors_of(v, "tasks.max").size() == 1);
   CHECK(errors_of(v, "connector.class").size() == 1);
   CHECK(v.error_count == 2);
+}
+
+TEST_CASE("tasks.max: create-time validation and the runtime apply one rule with one message",
+          "[config][validate]") {
+  // Both call connectors::tasks_max_value; the runtime (parse_tasks_max, used
+  // by the herder's leader and runtime::Worker) used to refuse " 2 ", which
+  // validation (trimming, as Connect's ConfigDef does) had accepted.
+  const auto& reg = PluginRegistry::builtin();
+  ValidateContext ctx;
+  ctx.tasks_max_limit = 50;
+  for (const char* value : {"1", " 2 ", "50", "51", "1000000000", "0", "-3", "abc", "1.5", "99999999999", ""}) {
+    INFO("tasks.max='" << value << "'");
+    const auto created = errors_of(reg.validate(source(value), ctx), "tasks.max");
+    const auto run = parse_tasks_max({{"tasks.max", value}}, ctx.tasks_max_limit);
+    if (run) {
+      CHECK(created.empty());
+    } else {
+      REQUIRE(created.size() == 1);
+      CHECK(created[0] == run.error().message);
+      CHECK(run.error().message == tasks_max_value(value, ctx.tasks_max_limit).error().message);
+    }
+  }
+  auto spaced = parse_tasks_max({{"tasks.max", " 2 "}}, 50);
+  REQUIRE(spaced);
+  CHECK(spaced->max_tasks == 2);
 }
 
 TEST_CASE("validate: every error of every key at once, and the create/update text lists them all",

@@ -293,3 +293,32 @@ TEST_CASE("SimpleHeaderConverter writes dates as Values.dateFormatFor picks", "[
   CHECK(values_convert_to_string(nullptr, Value(*BigDecimal::parse("1.50"))) == "1.50");
   CHECK(values_convert_to_string(nullptr, Value(Bytes{"hi"})) == "aGk=");
 }
+
+TEST_CASE("JsonConverter refuses a record value nested past 1000 levels (Jackson's limit) with a converter error",
+          "[pipeline][converter][hostile]") {
+  // Record values are outside bytes: a 100,000-deep array used to become a
+  // JNode tree that the recursive conversion and destruction overflowed.
+  JsonConverter plain;
+  REQUIRE(plain.configure({{"schemas.enable", "false"}}, false));
+  auto read = [&](const std::string& text) { return plain.to_connect("t", std::optional<std::string>(text)); };
+  auto nested = [](std::size_t depth) { return std::string(depth, '[') + "1" + std::string(depth, ']'); };
+  const std::string prefix = "Converting byte[] to Kafka Connect data failed due to serialization error: ";
+  for (std::size_t depth : {1001u, 100000u}) {
+    auto deep = read(nested(depth));
+    REQUIRE_FALSE(deep);
+    CHECK(deep.error().message == prefix + "nests deeper than 1000 levels of arrays and objects");
+  }
+  // The retry pass (numbers Jackson reads, nlohmann refuses) is bounded too.
+  auto deep_zero = read(std::string(100000, '[') + "007" + std::string(100000, ']'));
+  REQUIRE_FALSE(deep_zero);
+  CHECK(deep_zero.error().message == prefix + "nests deeper than 1000 levels of arrays and objects");
+  auto ok = read(nested(1000));
+  REQUIRE(ok);
+
+  // With schemas.enable the envelope counts: its payload may nest 999 more.
+  JsonConverter env;
+  REQUIRE(env.configure({}, false));
+  auto in_envelope = env.to_connect("t", std::optional<std::string>(R"({"schema":null,"payload":)" + nested(100000) + "}"));
+  REQUIRE_FALSE(in_envelope);
+  CHECK(in_envelope.error().message == prefix + "nests deeper than 1000 levels of arrays and objects");
+}

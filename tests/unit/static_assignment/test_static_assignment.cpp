@@ -50,6 +50,8 @@ TEST_CASE("static assignment: format and parse round trip", "[static]") {
 TEST_CASE("static assignment: each bad file is refused with what is wrong", "[static]") {
   CHECK(error_of("not json") == "not a JSON object");
   CHECK(error_of("[]") == "not a JSON object");
+  // A file nested 100,000 deep is refused while parsing (kc::parse_json_bounded).
+  CHECK(error_of("{\"format\":" + std::string(100000, '[') + std::string(100000, ']') + "}") == "not a JSON object");
   CHECK(error_of("{\"format\":2}") == "format: unknown format (expected 1)");
   auto j = format_static_assignment(sample()).value();
   auto with = [&](const std::string& from, const std::string& to) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "worker/transforms/builtin_util.h"
 #include "worker/transforms/chain.h"
 
 using kc::transforms::Config;
@@ -110,4 +111,27 @@ TEST_CASE("every predicate refuses a bad config, chain keys are checked", "[tran
   REQUIRE(e.size() == 1);
   CHECK(e[0].message == "Invalid value HasHeaderKey for configuration transforms.t.type: Class HasHeaderKey could not "
                         "be found.");
+}
+
+TEST_CASE("InsertHeader's value.literal nested past 64 levels stays a string instead of overflowing the stack",
+          "[transforms][hostile]") {
+  // Values.parseString's array/map literals were read recursively with no
+  // bound: a 500,000-deep "[[[...]]]" crashed configure (and kconnectd transform).
+  using kc::transforms::detail::parse_literal;
+  auto nested = [](std::size_t depth) { return std::string(depth, '[') + "1" + std::string(depth, ']'); };
+  for (std::size_t depth : {65u, 500000u}) {
+    const std::string text = nested(depth);
+    auto v = parse_literal(text);
+    CHECK(v.value == kc::data::Value(text));
+    CHECK(v.schema == kc::data::STRING_SCHEMA());
+  }
+  auto ok = parse_literal(nested(64));
+  CHECK(ok.value.is<kc::data::Array>());
+  auto maps = [](std::size_t depth) {
+    std::string s;
+    for (std::size_t i = 0; i < depth; ++i) s += "{a:";
+    return s + "1" + std::string(depth, '}');
+  };
+  CHECK(parse_literal(maps(64)).value.is<kc::data::Map>());
+  CHECK(parse_literal(maps(65)).value == kc::data::Value(maps(65)));
 }

@@ -1,5 +1,6 @@
 // Resource caps and call deadlines of plugin code (issue 23, item 3):
-// tasks.max read in one place (connectors::parse_tasks_max, bounded by
+// tasks.max read in one place (connectors::parse_tasks_max over
+// config_def.h tasks_max_value, the rule validation applies too, bounded by
 // tasks.max.limit), tasks.max.enforce (KIP-1004) and the hard cap of
 // generate_task_configs, CallWatchdog, and the runtime Worker failing a
 // connector whose tasks.max is out of range, whose start() or whose task's
@@ -128,6 +129,10 @@ TEST_CASE("tasks.max is an integer in 1..tasks.max.limit and tasks.max.enforce a
   REQUIRE(ok);
   CHECK(ok->max_tasks == 1000);
   CHECK_FALSE(ok->enforce);
+  // Trimmed, as Connect's ConfigDef reads an INT and as create-time validation does.
+  ok = kconn::parse_tasks_max({{"tasks.max", "2 "}}, 1000);
+  REQUIRE(ok);
+  CHECK(ok->max_tasks == 2);
 
   const std::vector<std::pair<kconn::ConfigMap, std::string>> bad = {
       {{{"tasks.max", "1000000000"}},
@@ -138,7 +143,7 @@ TEST_CASE("tasks.max is an integer in 1..tasks.max.limit and tasks.max.enforce a
       {{{"tasks.max", "abc"}}, "Invalid value abc for configuration tasks.max: Not a number of type INT"},
       {{{"tasks.max", "99999999999999999999"}},
        "Invalid value 99999999999999999999 for configuration tasks.max: Not a number of type INT"},
-      {{{"tasks.max", "2 "}}, "Invalid value 2  for configuration tasks.max: Not a number of type INT"},
+      {{{"tasks.max", "2x"}}, "Invalid value 2x for configuration tasks.max: Not a number of type INT"},
       {{{"tasks.max.enforce", "maybe"}},
        "Invalid value maybe for configuration tasks.max.enforce: Expected value to be either true or false"},
   };
@@ -226,6 +231,66 @@ TEST_CASE("CallWatchdog fires for a call still running at its deadline, not for 
       },
       50));
   release->store(true);
+}
+
+TEST_CASE("call_with_deadline: in time, past the deadline, and refused while an abandoned call of its key runs "
+          "or past the cap",
+          "[worker]") {
+  using kc::runtime::AbandonedCalls;
+  using kc::runtime::call_with_deadline;
+  CallWatchdog dog;
+  auto calls = std::make_shared<AbandonedCalls>(2);
+  struct Reports {
+    std::mutex mu;
+    std::vector<std::optional<std::string>> got;
+    void add(std::optional<std::string> r) {
+      std::lock_guard lk(mu);
+      got.push_back(std::move(r));
+    }
+    size_t size() {
+      std::lock_guard lk(mu);
+      return got.size();
+    }
+    std::optional<std::string> at(size_t i) {
+      std::lock_guard lk(mu);
+      return got.at(i);
+    }
+  };
+  auto reports = std::make_shared<Reports>();
+  auto report = [reports](std::optional<std::string> r) { reports->add(std::move(r)); };
+  auto release = std::make_shared<std::atomic<bool>>(false);
+  auto stall = [release] {
+    while (!release->load()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  };
+
+  call_with_deadline(dog, calls, "plugin A", "validate() of plugin A", 5000, [] {}, report);
+  REQUIRE(eventually([&] { return reports->size() == 1; }, 5000));
+  CHECK_FALSE(reports->at(0).has_value());
+
+  call_with_deadline(dog, calls, "plugin A", "validate() of plugin A", 50, stall, report);
+  REQUIRE(eventually([&] { return reports->size() == 2; }, 5000));
+  CHECK(reports->at(1) ==
+        "validate() of plugin A did not return within 50 ms (connector.call.timeout.ms); its thread is abandoned");
+  CHECK(calls->count() == 1);
+  // The same key: refused at once, no thread.
+  call_with_deadline(dog, calls, "plugin A", "validate() of plugin A", 50, [] {}, report);
+  REQUIRE(reports->size() == 3);
+  CHECK(reports->at(2) == "validate() of plugin A was not started: the previous call (validate() of plugin A) was "
+                          "abandoned past its deadline and has not returned yet");
+  // Another key is fine until the worker-wide cap (2 here).
+  call_with_deadline(dog, calls, "connector c", "taskConfigs() of connector c", 50, stall, report);
+  REQUIRE(eventually([&] { return reports->size() == 4; }, 5000));
+  CHECK(calls->count() == 2);
+  call_with_deadline(dog, calls, "plugin B", "validate() of plugin B", 50, [] {}, report);
+  REQUIRE(reports->size() == 5);
+  CHECK(reports->at(4) == "validate() of plugin B was not started: 2 plugin calls abandoned past their deadline "
+                          "have not returned yet on this worker (the cap is 2)");
+  // When they return, they are forgotten: calls start again.
+  release->store(true);
+  REQUIRE(eventually([&] { return calls->count() == 0; }, 5000));
+  call_with_deadline(dog, calls, "plugin A", "validate() of plugin A", 5000, [] {}, report);
+  REQUIRE(eventually([&] { return reports->size() == 6; }, 5000));
+  CHECK_FALSE(reports->at(5).has_value());
 }
 
 TEST_CASE("a connector with tasks.max above tasks.max.limit is FAILED without running the plugin",

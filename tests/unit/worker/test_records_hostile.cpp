@@ -141,7 +141,7 @@ TEST_CASE("offset records: refused when unreadable, skipped when read", "[worker
   auto r = encode_offset_record("c", part, OrderedJson{{"gtid", "secret\xFF"}});
   CHECK(r.error().message.find("secret") == std::string::npos);
 
-  // Reading: depth is checked on the text, before any tree exists.
+  // Reading: depth is checked while parsing, before a deeper tree exists.
   CHECK_FALSE(decode_offset_key("[\"c\"," + nested(100000) + "]"));
   CHECK_FALSE(decode_offset_value(nested(100000)));
   CHECK(decode_offset_value(nested(64)));
