@@ -71,17 +71,28 @@ TEST_CASE("entity JSON shapes match Connect", "[rest][json]") {
   CHECK(j == json::parse(R"({"name":"c1","config":{"name":"c1","connector.class":"X"},
         "tasks":[{"connector":"c1","task":0},{"connector":"c1","task":1}],"type":"source"})"));
 
-  ConnectorStateInfo st{"c1", {ConnectState::Running, "w1:8083", ""},
-                        {{1, ConnectState::Failed, "w2:8083", "boom"}, {0, ConnectState::Running, "w1:8083", ""}},
-                        ConnectorType::Sink};
+  // Filled field by field: GCC 12 at -O3 raises a false
+  // -Wmaybe-uninitialized on the strings of a brace-initialized aggregate
+  // (Release build), here and for TaskInfo below.
+  ConnectorStateInfo st;
+  st.name = "c1";
+  st.connector.state = ConnectState::Running;
+  st.connector.worker_id = "w1:8083";
+  st.tasks.resize(2);
+  st.tasks[0].id = 1;
+  st.tasks[0].state = ConnectState::Failed;
+  st.tasks[0].worker_id = "w2:8083";
+  st.tasks[0].trace = "boom";
+  st.tasks[1].id = 0;
+  st.tasks[1].state = ConnectState::Running;
+  st.tasks[1].worker_id = "w1:8083";
+  st.type = ConnectorType::Sink;
   CHECK(to_json(st) == json::parse(R"({"name":"c1","connector":{"state":"RUNNING","worker_id":"w1:8083"},
         "tasks":[{"id":0,"state":"RUNNING","worker_id":"w1:8083"},
                  {"id":1,"state":"FAILED","worker_id":"w2:8083","trace":"boom"}],"type":"sink"})"));
 
   CHECK(to_json(PluginInfo{"a.B", PluginType::HeaderConverter, ""}) ==
         json::parse(R"({"class":"a.B","type":"header_converter"})"));
-  // Filled field by field: GCC 12 at -O3 raises a false -Wmaybe-uninitialized
-  // on the TaskId string of a brace-initialized TaskInfo (Release build).
   TaskInfo task_info;
   task_info.id.connector = "c1";
   task_info.id.task = 2;
