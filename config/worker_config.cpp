@@ -103,7 +103,9 @@ const std::array kOptions = {
     opt_int("connector.call.timeout.ms", "60000", 100, kIntMax, "ms",
             "Time allowed for a connector's start() or taskConfigs(), or a task's poll() or put(); a plugin call "
             "past it marks the connector or task FAILED naming the call, and its thread is abandoned (ours; "
-            "stop() is bounded by task.shutdown.graceful.timeout.ms)."),
+            "stop() is bounded by task.shutdown.graceful.timeout.ms). A connector's validate() has the same "
+            "deadline (the request answers 500). While an abandoned call of a connector or plugin still runs, no "
+            "new call of it starts, and at most 16 abandoned calls per worker (worker/runtime/README.md)."),
     opt_int("tasks.max.limit", "1000", 1, kIntMax, "",
             "Highest tasks.max a connector may set on this cluster; a create or update above it is refused with 400, "
             "and a stored config above it fails its connector instead of generating task configs (ours)."),
