@@ -75,26 +75,25 @@ ANSWER_S = 10   # pause / DELETE must answer within this
 RSS_BOUND_KB = (1024 if "ASAN_OPTIONS" in os.environ else 400) * 1024
 
 
-def rss_kb(w):
+def proc_status(w, field):
+    """An integer field of /proc/<pid>/status (VmRSS in KiB, Threads), or 0
+    when the worker is gone."""
     try:
         with open(f"/proc/{w.proc.pid}/status") as f:
             for line in f:
-                if line.startswith("VmRSS:"):
+                if line.startswith(field + ":"):
                     return int(line.split()[1])
     except FileNotFoundError:
         pass
     return 0
+
+
+def rss_kb(w):
+    return proc_status(w, "VmRSS")
 
 
 def threads(w):
-    try:
-        with open(f"/proc/{w.proc.pid}/status") as f:
-            for line in f:
-                if line.startswith("Threads:"):
-                    return int(line.split()[1])
-    except FileNotFoundError:
-        pass
-    return 0
+    return proc_status(w, "Threads")
 
 
 def message(resp):
