@@ -178,6 +178,8 @@ class Universe {
   std::vector<int32_t> slot_conn_;
 };
 
+// ItemTable::flags bits: configured (3.3 step 2), in the previous assignment
+// (after the generation guard and the failed-revocation check).
 enum : uint8_t { kConfigured = 1, kPrevious = 2, kPrevRevoked = 4 };
 
 // Per item (connector or task slot): flags, how many members report it
@@ -192,6 +194,9 @@ struct ItemTable {
     holders.assign(n, 0);
     stamp.assign(n, -1);
   }
+  // The reference's sets as predicates: configured (3.3 step 2), previous,
+  // active (step 3), lost (step 7: previous - active - deleted) and created
+  // (step 8: configured - previous - active).
   bool configured(size_t i) const { return flags[i] & kConfigured; }
   bool previous(size_t i) const { return flags[i] & kPrevious; }
   bool active(size_t i) const { return holders[i] > 0; }
@@ -199,15 +204,17 @@ struct ItemTable {
   bool created(size_t i) const { return configured(i) && !previous(i) && !active(i); }
 };
 
+// One member during a round (Connect's WorkerLoad, split by what happens to
+// each item): connector indices and task slots.
 struct Worker {
   int32_t input_index = 0;               // position in the members vector
-  std::vector<int32_t> cur_conns;        // reported, de-duplicated
+  std::vector<int32_t> cur_conns;        // reported, de-duplicated (3.3 step 9)
   std::vector<Slot> cur_tasks;
-  std::vector<int32_t> next_conns;       // cur minus revoked, plus placed
+  std::vector<int32_t> next_conns;       // cur minus revoked (step 11); placed items are apart
   std::vector<Slot> next_tasks;
-  std::vector<int32_t> revoked_conns;
+  std::vector<int32_t> revoked_conns;    // toRevoke (steps 10 and 13)
   std::vector<Slot> revoked_tasks;
-  std::vector<int32_t> placed_conns;
+  std::vector<int32_t> placed_conns;     // newly assigned (step 14)
   std::vector<Slot> placed_tasks;
 };
 
