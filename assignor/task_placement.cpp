@@ -193,8 +193,7 @@ int64_t TaskPlacement::count_of(size_t wi, int32_t c) const {
 void TaskPlacement::place_group(PoolGroup& g) {
   if (g.begin == g.end) return;
   load_counts(g);
-  const int64_t n = cfg_n[static_cast<size_t>(g.conn)];
-  const int64_t ceil = n / static_cast<int64_t>(W) + (n % static_cast<int64_t>(W) > 0 ? 1 : 0);
+  const int64_t ceil = ceil_of(g.conn);
   fill_by_capacity(g, ceil);
   while (g.begin < g.end && augment(g, ceil)) {
   }
