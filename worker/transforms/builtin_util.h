@@ -3,6 +3,8 @@
 // Requirements / SchemaUtil / Values pieces and Java's number narrowing.
 // Not part of the library's public surface.
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,10 +68,43 @@ data::SchemaAndValue parse_literal(std::string_view text);
 /// Values.dateFormatFor(date).format(date) in UTC.
 std::string iso_format_for(int64_t epoch_ms);
 
-/// Plugin tables of each source file.
-void add_transforms_a(std::vector<PluginInfo>& out);
-void add_transforms_b(std::vector<PluginInfo>& out);
-void add_predicates(std::vector<PluginInfo>& out);
+/// One plugin's registry entry: class name `package` + `simple`, alias
+/// `simple`, its ConfigDef and exactly one factory.
+PluginInfo plugin_info(std::string_view package, std::string simple, std::string_view doc,
+                       std::vector<ConfigKeyDef> config,
+                       std::function<std::unique_ptr<Transformation>()> make_transformation,
+                       std::function<std::unique_ptr<Predicate>()> make_predicate);
+
+/// Registers T both ways Connect ships it, `<simple>$Key` and
+/// `<simple>$Value` (T is built as T(true) for the key, T(false) for the value).
+template <class T>
+void add_key_value(std::vector<PluginInfo>& out, const std::string& simple, std::string_view doc) {
+  for (bool key : {true, false})
+    out.push_back(plugin_info(kTransformPackage, simple + (key ? "$Key" : "$Value"), doc, T::defs(),
+                              [key] { return std::unique_ptr<Transformation>(new T(key)); }, nullptr));
+}
+/// Registers a record-wide transformation T (default-constructed).
+template <class T>
+void add_single(std::vector<PluginInfo>& out, const std::string& simple, std::string_view doc) {
+  out.push_back(plugin_info(kTransformPackage, simple, doc, T::defs(),
+                            [] { return std::unique_ptr<Transformation>(new T()); }, nullptr));
+}
+/// Registers predicate T under org.apache.kafka.connect.transforms.predicates.
+template <class T>
+void add_predicate(std::vector<PluginInfo>& out, const std::string& simple, std::string_view doc) {
+  out.push_back(plugin_info(kPredicatePackage, simple, doc, T::defs(), nullptr,
+                            [] { return std::unique_ptr<Predicate>(new T()); }));
+}
+
+/// The plugins of each group file (registry.cpp calls them all; the file
+/// map is in README.md).
+void add_type_conversion(std::vector<PluginInfo>& out);  // type_conversion.cpp
+void add_field_edits(std::vector<PluginInfo>& out);      // field_edits.cpp
+void add_reshape(std::vector<PluginInfo>& out);          // reshape.cpp
+void add_headers(std::vector<PluginInfo>& out);          // headers.cpp
+void add_routing(std::vector<PluginInfo>& out);          // routing.cpp
+void add_schema_metadata(std::vector<PluginInfo>& out);  // schema_metadata.cpp
+void add_predicates(std::vector<PluginInfo>& out);       // predicates.cpp
 
 /// The replace.null.with.default key shared by several transforms (KIP-1027).
 ConfigKeyDef replace_null_key();

@@ -53,18 +53,12 @@ class TopicNameMatches final : public Predicate {
   std::optional<JavaRegex> regex_;
 };
 
-template <class T>
-void add(std::vector<PluginInfo>& out, const std::string& simple, const std::string& doc) {
-  out.push_back(PluginInfo{std::string(kPredicatePackage) + simple, PluginKind::kPredicate, {simple}, doc, T::defs(),
-                           nullptr, [] { return std::unique_ptr<Predicate>(new T()); }});
-}
-
 }  // namespace
 
 void add_predicates(std::vector<PluginInfo>& out) {
-  add<HasHeaderKey>(out, "HasHeaderKey", "A predicate which is true for records with at least one header with the configured name.");
-  add<RecordIsTombstone>(out, "RecordIsTombstone", "A predicate which is true for records which are tombstones (i.e. have null value).");
-  add<TopicNameMatches>(out, "TopicNameMatches", "A predicate which is true for records with a topic name that matches the configured regular expression.");
+  add_predicate<HasHeaderKey>(out, "HasHeaderKey", "A predicate which is true for records with at least one header with the configured name.");
+  add_predicate<RecordIsTombstone>(out, "RecordIsTombstone", "A predicate which is true for records which are tombstones (i.e. have null value).");
+  add_predicate<TopicNameMatches>(out, "TopicNameMatches", "A predicate which is true for records with a topic name that matches the configured regular expression.");
 }
 
 }  // namespace kc::transforms::detail
