@@ -2,6 +2,7 @@
 // field out, Flatten flattens nesting, HoistField wraps, ValueToKey builds the key.
 #include "worker/transforms/builtin_util.h"
 #include "worker/transforms/config_def.h"
+#include "worker/transforms/field_path.h"
 
 namespace kc::transforms::detail {
 
@@ -10,43 +11,6 @@ using data::SchemaBuilder;
 using data::Type;
 
 namespace {
-
-// ---------------------------------------------------------------- field paths (KIP-821)
-
-// A field path: V1 = the whole name is one field; V2 = dotted steps, with
-// backticks quoting a step that contains dots.
-std::vector<std::string> parse_path(const std::string& path, bool v2) {
-  if (!v2) return {path};
-  std::vector<std::string> steps;
-  size_t i = 0;
-  while (i <= path.size()) {
-    if (i < path.size() && path[i] == '`') {
-      // A backtick step ends at a backtick followed by '.' or the end.
-      size_t j = i + 1;
-      size_t close = std::string::npos;
-      while (j < path.size()) {
-        if (path[j] == '`' && (j + 1 == path.size() || path[j + 1] == '.')) {
-          close = j;
-          break;
-        }
-        ++j;
-      }
-      if (close != std::string::npos) {
-        steps.push_back(path.substr(i + 1, close - i - 1));
-        i = close + 2;
-        continue;
-      }
-    }
-    size_t dot = path.find('.', i);
-    if (dot == std::string::npos) {
-      steps.push_back(path.substr(i));
-      break;
-    }
-    steps.push_back(path.substr(i, dot - i));
-    i = dot + 1;
-  }
-  return steps;
-}
 
 // ---------------------------------------------------------------- ExtractField
 
@@ -75,8 +39,10 @@ class ExtractField final : public Transformation {
       return invalid_value("field.syntax.version", *v, "String must be one of (case insensitive): V1, V2");
     auto rn = r.boolean("replace.null.with.default");
     if (!rn) return rn.error();
+    auto path = parse_field_path(*f, up == "V2" ? FieldSyntaxVersion::kV2 : FieldSyntaxVersion::kV1);
+    if (!path) return config_error("field", path.error().message);
     field_ = *f;
-    path_ = parse_path(*f, up == "V2");
+    path_ = std::move(*path);
     replace_null_ = *rn;
     return ok_status();
   }

@@ -39,6 +39,9 @@ class SetSchemaMetadata final : public Transformation {
   }
   Result<Outcome> apply(RecordRef ref) override {
     Operand op = operand(ref.rec, key_);
+    // Connect passes a schemaless null (a tombstone value, a null key) through
+    // untouched; only a non-null value without a schema is an error.
+    if (!op.schema && op.value.is_null()) return Outcome::kKept;
     auto rs = require_schema(op.schema, "updating schema metadata");
     if (!rs) return rs.error();
     const Schema& s = *op.schema;

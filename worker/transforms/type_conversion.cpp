@@ -168,12 +168,17 @@ class Cast final : public Transformation {
       std::optional<Type> t;
       for (int i = 0; i <= static_cast<int>(Type::STRUCT); ++i)
         if (data::type_name(static_cast<Type>(i)) == upper) t = static_cast<Type>(i);
-      if (!t)
-        return config_error("spec", "Invalid value java.lang.IllegalArgumentException: No enum constant "
-                                    "org.apache.kafka.connect.data.Schema.Type." +
-                                        upper + " for configuration Invalid type found in casting spec: " + trim(type_text));
+      if (!t) {
+        const std::string no_constant = "No enum constant org.apache.kafka.connect.data.Schema.Type." + upper;
+        // Connect wraps a field's bad type in a ConfigException (with its
+        // arguments swapped, hence the odd text) but lets the
+        // IllegalArgumentException of a whole-value type through as it is.
+        if (parts.size() == 1) return config_error("spec", no_constant);
+        return config_error("spec", "Invalid value java.lang.IllegalArgumentException: " + no_constant +
+                                        " for configuration Invalid type found in casting spec: " + trim(type_text));
+      }
       if (std::find(kCastOutputTypes.begin(), kCastOutputTypes.end(), *t) == kCastOutputTypes.end())
-        return config_error("spec", "Cast transformation does not support casting to/from " +
+        return config_error("spec", "Cast transformation does not support casting to " +
                                         std::string(data::type_name(*t)) + "; supported types are " + supported_list(false));
       if (parts.size() == 1) {
         whole_ = *t;
@@ -182,8 +187,9 @@ class Cast final : public Transformation {
       }
     }
     if (whole_ && spec->size() > 1)
-      return config_error("spec", "Cast transformations that specify a type to cast to for the entire value should not "
-                                  "include any other cast mappings");
+      // Connect's text, misspelling included.
+      return config_error("spec", "Cast transformations that specify a type to cast the entire value to may ony "
+                                  "specify a single cast in their spec");
     return ok_status();
   }
 
