@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "worker/data/value.h"
@@ -75,25 +76,30 @@ PluginInfo plugin_info(std::string_view package, std::string simple, std::string
                        std::function<std::unique_ptr<Transformation>()> make_transformation,
                        std::function<std::unique_ptr<Predicate>()> make_predicate);
 
-/// Registers T both ways Connect ships it, `<simple>$Key` and
-/// `<simple>$Value` (T is built as T(true) for the key, T(false) for the value).
+/// Registers the built-in plugin T under its simple name T::kName with the
+/// one-line doc T::kDoc and its ConfigDef T::defs(): a Predicate under
+/// kPredicatePackage; a transformation constructible as T(bool key) as both
+/// `<name>$Key` (T(true)) and `<name>$Value` (T(false)), as Connect ships it;
+/// any other transformation once, default-constructed.
 template <class T>
-void add_key_value(std::vector<PluginInfo>& out, const std::string& simple, std::string_view doc) {
-  for (bool key : {true, false})
-    out.push_back(plugin_info(kTransformPackage, simple + (key ? "$Key" : "$Value"), doc, T::defs(),
-                              [key] { return std::unique_ptr<Transformation>(new T(key)); }, nullptr));
+void add_plugin(std::vector<PluginInfo>& out) {
+  const std::string name(T::kName);
+  if constexpr (std::is_base_of_v<Predicate, T>) {
+    out.push_back(plugin_info(kPredicatePackage, name, T::kDoc, T::defs(), nullptr,
+                              [] { return std::unique_ptr<Predicate>(new T()); }));
+  } else if constexpr (std::is_constructible_v<T, bool>) {
+    for (bool key : {true, false})
+      out.push_back(plugin_info(kTransformPackage, name + (key ? "$Key" : "$Value"), T::kDoc, T::defs(),
+                                [key] { return std::unique_ptr<Transformation>(new T(key)); }, nullptr));
+  } else {
+    out.push_back(plugin_info(kTransformPackage, name, T::kDoc, T::defs(),
+                              [] { return std::unique_ptr<Transformation>(new T()); }, nullptr));
+  }
 }
-/// Registers a record-wide transformation T (default-constructed).
-template <class T>
-void add_single(std::vector<PluginInfo>& out, const std::string& simple, std::string_view doc) {
-  out.push_back(plugin_info(kTransformPackage, simple, doc, T::defs(),
-                            [] { return std::unique_ptr<Transformation>(new T()); }, nullptr));
-}
-/// Registers predicate T under org.apache.kafka.connect.transforms.predicates.
-template <class T>
-void add_predicate(std::vector<PluginInfo>& out, const std::string& simple, std::string_view doc) {
-  out.push_back(plugin_info(kPredicatePackage, simple, doc, T::defs(), nullptr,
-                            [] { return std::unique_ptr<Predicate>(new T()); }));
+/// add_plugin for each of Ts, in order.
+template <class... Ts>
+void add_plugins(std::vector<PluginInfo>& out) {
+  (add_plugin<Ts>(out), ...);
 }
 
 /// The plugins of each group file (registry.cpp calls them all; the file

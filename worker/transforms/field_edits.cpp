@@ -20,6 +20,9 @@ namespace {
 
 class InsertField final : public Transformation {
  public:
+  static constexpr std::string_view kName = "InsertField";
+  static constexpr std::string_view kDoc =
+      "Insert field(s) using attributes from the record metadata or a configured static value.";
   explicit InsertField(bool key) : key_(key) {}
   static std::vector<ConfigKeyDef> defs() {
     auto k = [](std::string name, std::string doc) {
@@ -164,6 +167,9 @@ class InsertField final : public Transformation {
 
 class ReplaceField final : public Transformation {
  public:
+  static constexpr std::string_view kName = "ReplaceField";
+  static constexpr std::string_view kDoc =
+      "Filter or rename fields.";
   explicit ReplaceField(bool key) : key_(key) {}
   static std::vector<ConfigKeyDef> defs() {
     return {{"exclude", "LIST", "", "MEDIUM", "Fields to exclude. This takes precedence over the fields to include."},
@@ -247,6 +253,9 @@ class ReplaceField final : public Transformation {
 
 class MaskField final : public Transformation {
  public:
+  static constexpr std::string_view kName = "MaskField";
+  static constexpr std::string_view kDoc =
+      "Mask specified fields with a valid null value for the field type (i.e. 0, false, empty string, and so on), or with a custom replacement.";
   explicit MaskField(bool key) : key_(key) {}
   static std::vector<ConfigKeyDef> defs() {
     ConfigKeyDef repl{"replacement", "STRING", std::nullopt, "LOW",
@@ -363,13 +372,6 @@ class MaskField final : public Transformation {
 
 }  // namespace
 
-void add_field_edits(std::vector<PluginInfo>& out) {
-  add_key_value<InsertField>(out, "InsertField",
-                "Insert field(s) using attributes from the record metadata or a configured static value.");
-  add_key_value<MaskField>(out, "MaskField",
-                "Mask specified fields with a valid null value for the field type (i.e. 0, false, empty string, and so on), or with a custom replacement.");
-  add_key_value<ReplaceField>(out, "ReplaceField",
-                "Filter or rename fields.");
-}
+void add_field_edits(std::vector<PluginInfo>& out) { add_plugins<InsertField, MaskField, ReplaceField>(out); }
 
 }  // namespace kc::transforms::detail

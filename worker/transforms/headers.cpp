@@ -17,6 +17,9 @@ namespace {
 
 class InsertHeader final : public Transformation {
  public:
+  static constexpr std::string_view kName = "InsertHeader";
+  static constexpr std::string_view kDoc =
+      "Add a header to each record.";
   static std::vector<ConfigKeyDef> defs() {
     return {{"header", "STRING", std::nullopt, "HIGH", "The name of the header."},
             {"value.literal", "STRING", std::nullopt, "HIGH",
@@ -47,6 +50,9 @@ class InsertHeader final : public Transformation {
 
 class DropHeaders final : public Transformation {
  public:
+  static constexpr std::string_view kName = "DropHeaders";
+  static constexpr std::string_view kDoc =
+      "Removes one or more headers from each record.";
   static std::vector<ConfigKeyDef> defs() {
     return {{"headers", "LIST", std::nullopt, "HIGH", "The name of the headers to be removed."}};
   }
@@ -71,6 +77,9 @@ class DropHeaders final : public Transformation {
 
 class HeaderFrom final : public Transformation {
  public:
+  static constexpr std::string_view kName = "HeaderFrom";
+  static constexpr std::string_view kDoc =
+      "Moves or copies fields in the key/value of a record into that record's headers.";
   explicit HeaderFrom(bool key) : key_(key) {}
   static std::vector<ConfigKeyDef> defs() {
     return {{"fields", "LIST", std::nullopt, "HIGH", "Field names in the record whose values are to be copied or moved to headers."},
@@ -156,13 +165,6 @@ class HeaderFrom final : public Transformation {
 
 }  // namespace
 
-void add_headers(std::vector<PluginInfo>& out) {
-  add_single<DropHeaders>(out, "DropHeaders",
-             "Removes one or more headers from each record.");
-  add_key_value<HeaderFrom>(out, "HeaderFrom",
-                "Moves or copies fields in the key/value of a record into that record's headers.");
-  add_single<InsertHeader>(out, "InsertHeader",
-             "Add a header to each record.");
-}
+void add_headers(std::vector<PluginInfo>& out) { add_plugins<DropHeaders, HeaderFrom, InsertHeader>(out); }
 
 }  // namespace kc::transforms::detail

@@ -9,6 +9,9 @@ namespace {
 
 class HasHeaderKey final : public Predicate {
  public:
+  static constexpr std::string_view kName = "HasHeaderKey";
+  static constexpr std::string_view kDoc =
+      "A predicate which is true for records with at least one header with the configured name.";
   static std::vector<ConfigKeyDef> defs() { return {{"name", "STRING", std::nullopt, "MEDIUM", "The header name."}}; }
   Status configure(const Config& config) override {
     auto d = defs();
@@ -26,6 +29,9 @@ class HasHeaderKey final : public Predicate {
 
 class RecordIsTombstone final : public Predicate {
  public:
+  static constexpr std::string_view kName = "RecordIsTombstone";
+  static constexpr std::string_view kDoc =
+      "A predicate which is true for records which are tombstones (i.e. have null value).";
   static std::vector<ConfigKeyDef> defs() { return {}; }
   Status configure(const Config&) override { return ok_status(); }
   bool test(const data::ConnectRecord& r) const override { return r.value.is_null(); }
@@ -33,6 +39,9 @@ class RecordIsTombstone final : public Predicate {
 
 class TopicNameMatches final : public Predicate {
  public:
+  static constexpr std::string_view kName = "TopicNameMatches";
+  static constexpr std::string_view kDoc =
+      "A predicate which is true for records with a topic name that matches the configured regular expression.";
   static std::vector<ConfigKeyDef> defs() {
     return {{"pattern", "STRING", std::nullopt, "MEDIUM",
              "A Java regular expression for matching against the name of a record's topic."}};
@@ -55,10 +64,6 @@ class TopicNameMatches final : public Predicate {
 
 }  // namespace
 
-void add_predicates(std::vector<PluginInfo>& out) {
-  add_predicate<HasHeaderKey>(out, "HasHeaderKey", "A predicate which is true for records with at least one header with the configured name.");
-  add_predicate<RecordIsTombstone>(out, "RecordIsTombstone", "A predicate which is true for records which are tombstones (i.e. have null value).");
-  add_predicate<TopicNameMatches>(out, "TopicNameMatches", "A predicate which is true for records with a topic name that matches the configured regular expression.");
-}
+void add_predicates(std::vector<PluginInfo>& out) { add_plugins<HasHeaderKey, RecordIsTombstone, TopicNameMatches>(out); }
 
 }  // namespace kc::transforms::detail

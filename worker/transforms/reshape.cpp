@@ -16,6 +16,9 @@ namespace {
 
 class ExtractField final : public Transformation {
  public:
+  static constexpr std::string_view kName = "ExtractField";
+  static constexpr std::string_view kDoc =
+      "Extract the specified field from a Struct when schema present, or a Map in the case of schemaless data.";
   explicit ExtractField(bool key) : key_(key) {}
   static std::vector<ConfigKeyDef> defs() {
     return {{"field", "STRING", std::nullopt, "MEDIUM",
@@ -114,6 +117,9 @@ class ExtractField final : public Transformation {
 
 class Flatten final : public Transformation {
  public:
+  static constexpr std::string_view kName = "Flatten";
+  static constexpr std::string_view kDoc =
+      "Flatten a nested data structure, generating names for each field by concatenating the field names at each level with a configurable delimiter character.";
   explicit Flatten(bool key) : key_(key) {}
   static std::vector<ConfigKeyDef> defs() {
     return {{"delimiter", "STRING", ".", "MEDIUM",
@@ -225,6 +231,9 @@ class Flatten final : public Transformation {
 
 class HoistField final : public Transformation {
  public:
+  static constexpr std::string_view kName = "HoistField";
+  static constexpr std::string_view kDoc =
+      "Wrap data using the specified field name in a Struct when schema present, or a Map in the case of schemaless data.";
   explicit HoistField(bool key) : key_(key) {}
   static std::vector<ConfigKeyDef> defs() {
     return {{"field", "STRING", std::nullopt, "MEDIUM",
@@ -264,6 +273,9 @@ class HoistField final : public Transformation {
 
 class ValueToKey final : public Transformation {
  public:
+  static constexpr std::string_view kName = "ValueToKey";
+  static constexpr std::string_view kDoc =
+      "Replace the record key with a new key formed from a subset of fields in the record value.";
   static std::vector<ConfigKeyDef> defs() {
     return {{"fields", "LIST", std::nullopt, "HIGH", "Field names on the record value to extract as the record key."},
             replace_null_key()};
@@ -322,15 +334,6 @@ class ValueToKey final : public Transformation {
 
 }  // namespace
 
-void add_reshape(std::vector<PluginInfo>& out) {
-  add_key_value<ExtractField>(out, "ExtractField",
-                "Extract the specified field from a Struct when schema present, or a Map in the case of schemaless data.");
-  add_key_value<Flatten>(out, "Flatten",
-                "Flatten a nested data structure, generating names for each field by concatenating the field names at each level with a configurable delimiter character.");
-  add_key_value<HoistField>(out, "HoistField",
-                "Wrap data using the specified field name in a Struct when schema present, or a Map in the case of schemaless data.");
-  add_single<ValueToKey>(out, "ValueToKey",
-             "Replace the record key with a new key formed from a subset of fields in the record value.");
-}
+void add_reshape(std::vector<PluginInfo>& out) { add_plugins<ExtractField, Flatten, HoistField, ValueToKey>(out); }
 
 }  // namespace kc::transforms::detail

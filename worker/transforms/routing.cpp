@@ -17,6 +17,9 @@ namespace {
 
 class RegexRouter final : public Transformation {
  public:
+  static constexpr std::string_view kName = "RegexRouter";
+  static constexpr std::string_view kDoc =
+      "Update the record topic using the configured regular expression and replacement string.";
   static std::vector<ConfigKeyDef> defs() {
     return {{"regex", "STRING", std::nullopt, "HIGH", "Regular expression to use for matching."},
             {"replacement", "STRING", std::nullopt, "HIGH", "Replacement string."}};
@@ -85,6 +88,9 @@ std::string record_to_string(const RecordRef& ref) {
 
 class TimestampRouter final : public Transformation {
  public:
+  static constexpr std::string_view kName = "TimestampRouter";
+  static constexpr std::string_view kDoc =
+      "Update the record's topic field as a function of the original topic value and the record timestamp.";
   static std::vector<ConfigKeyDef> defs() {
     return {{"topic.format", "STRING", "${topic}-${timestamp}", "HIGH",
              "Format string which can contain <code>${topic}</code> and <code>${timestamp}</code> as placeholders for the topic and timestamp, respectively."},
@@ -134,6 +140,9 @@ class TimestampRouter final : public Transformation {
 
 class Filter final : public Transformation {
  public:
+  static constexpr std::string_view kName = "Filter";
+  static constexpr std::string_view kDoc =
+      "Drops all records, filtering them from subsequent transformations in the chain. This is intended to be used conditionally to filter out records matching (or not matching) a particular Predicate.";
   static std::vector<ConfigKeyDef> defs() { return {}; }
   Status configure(const Config&) override { return ok_status(); }
   Result<Outcome> apply(RecordRef) override { return Outcome::kDropped; }
@@ -141,13 +150,6 @@ class Filter final : public Transformation {
 
 }  // namespace
 
-void add_routing(std::vector<PluginInfo>& out) {
-  add_single<Filter>(out, "Filter",
-             "Drops all records, filtering them from subsequent transformations in the chain. This is intended to be used conditionally to filter out records matching (or not matching) a particular Predicate.");
-  add_single<RegexRouter>(out, "RegexRouter",
-             "Update the record topic using the configured regular expression and replacement string.");
-  add_single<TimestampRouter>(out, "TimestampRouter",
-             "Update the record's topic field as a function of the original topic value and the record timestamp.");
-}
+void add_routing(std::vector<PluginInfo>& out) { add_plugins<Filter, RegexRouter, TimestampRouter>(out); }
 
 }  // namespace kc::transforms::detail

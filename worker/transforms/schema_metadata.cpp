@@ -14,6 +14,9 @@ namespace {
 
 class SetSchemaMetadata final : public Transformation {
  public:
+  static constexpr std::string_view kName = "SetSchemaMetadata";
+  static constexpr std::string_view kDoc =
+      "Set the schema name, version or both on the record's key or value schema.";
   explicit SetSchemaMetadata(bool key) : key_(key) {}
   static std::vector<ConfigKeyDef> defs() {
     ConfigKeyDef n{"schema.name", "STRING", std::nullopt, "HIGH", "Schema name to set."};
@@ -77,9 +80,6 @@ class SetSchemaMetadata final : public Transformation {
 
 }  // namespace
 
-void add_schema_metadata(std::vector<PluginInfo>& out) {
-  add_key_value<SetSchemaMetadata>(out, "SetSchemaMetadata",
-                "Set the schema name, version or both on the record's key or value schema.");
-}
+void add_schema_metadata(std::vector<PluginInfo>& out) { add_plugins<SetSchemaMetadata>(out); }
 
 }  // namespace kc::transforms::detail

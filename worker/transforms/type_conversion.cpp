@@ -138,6 +138,9 @@ std::string supported_list(bool input) {
 
 class Cast final : public Transformation {
  public:
+  static constexpr std::string_view kName = "Cast";
+  static constexpr std::string_view kDoc =
+      "Cast fields or the entire key or value to a specific type, e.g. to force an integer field to a smaller width.";
   explicit Cast(bool key) : key_(key) {}
   static std::vector<ConfigKeyDef> defs() {
     return {{"spec", "LIST", std::nullopt, "HIGH",
@@ -398,6 +401,9 @@ enum class TsType { kString, kUnix, kDate, kTime, kTimestamp };
 
 class TimestampConverter final : public Transformation {
  public:
+  static constexpr std::string_view kName = "TimestampConverter";
+  static constexpr std::string_view kDoc =
+      "Convert timestamps between different formats such as Unix epoch, strings, and Connect Date/Timestamp types.";
   explicit TimestampConverter(bool key) : key_(key) {}
   static std::vector<ConfigKeyDef> defs() {
     return {{"field", "STRING", "", "HIGH", "The field containing the timestamp, or empty if the entire value is a timestamp"},
@@ -617,11 +623,6 @@ class TimestampConverter final : public Transformation {
 
 }  // namespace
 
-void add_type_conversion(std::vector<PluginInfo>& out) {
-  add_key_value<Cast>(out, "Cast",
-                "Cast fields or the entire key or value to a specific type, e.g. to force an integer field to a smaller width.");
-  add_key_value<TimestampConverter>(out, "TimestampConverter",
-                "Convert timestamps between different formats such as Unix epoch, strings, and Connect Date/Timestamp types.");
-}
+void add_type_conversion(std::vector<PluginInfo>& out) { add_plugins<Cast, TimestampConverter>(out); }
 
 }  // namespace kc::transforms::detail
