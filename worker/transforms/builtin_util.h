@@ -15,8 +15,11 @@
 
 namespace kc::transforms::detail {
 
+using data::Schema;
+using data::SchemaBuilder;
 using data::SchemaPtr;
 using data::Struct;
+using data::Type;
 using data::Value;
 
 /// The operand of a $Key / $Value transform: the record's key or value and its schema.

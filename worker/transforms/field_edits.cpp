@@ -10,10 +10,6 @@
 
 namespace kc::transforms::detail {
 
-using data::Schema;
-using data::SchemaBuilder;
-using data::Type;
-
 namespace {
 
 // ---------------------------------------------------------------- InsertField
@@ -54,8 +50,7 @@ class InsertField final : public Transformation {
     return s;
   }
   Status configure(const Config& config) override {
-    auto d = defs();
-    ConfigReader r(config, d);
+    ConfigReader r(config, defs());
     std::optional<std::string> vals[6];
     const char* keys[6] = {"topic.field", "partition.field", "offset.field", "timestamp.field", "static.field", "static.value"};
     for (int i = 0; i < 6; ++i) {
@@ -178,8 +173,7 @@ class ReplaceField final : public Transformation {
             replace_null_key()};
   }
   Status configure(const Config& config) override {
-    auto d = defs();
-    ConfigReader r(config, d);
+    ConfigReader r(config, defs());
     auto ex = r.list("exclude");
     if (!ex) return ex.error();
     auto in = r.list("include");
@@ -264,8 +258,7 @@ class MaskField final : public Transformation {
     return {{"fields", "LIST", std::nullopt, "HIGH", "Names of fields to mask."}, repl, replace_null_key()};
   }
   Status configure(const Config& config) override {
-    auto d = defs();
-    ConfigReader r(config, d);
+    ConfigReader r(config, defs());
     auto f = r.list("fields");
     if (!f) return f.error();
     if (f->empty()) return invalid_value("fields", "[]", "Empty list");

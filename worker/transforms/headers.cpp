@@ -7,10 +7,6 @@
 
 namespace kc::transforms::detail {
 
-using data::Schema;
-using data::SchemaBuilder;
-using data::Type;
-
 namespace {
 
 // ---------------------------------------------------------------- InsertHeader
@@ -26,8 +22,7 @@ class InsertHeader final : public Transformation {
              "The literal value that is to be set as the header value on all records."}};
   }
   Status configure(const Config& config) override {
-    auto d = defs();
-    ConfigReader r(config, d);
+    ConfigReader r(config, defs());
     auto h = r.required_string("header");
     if (!h) return h.error();
     auto v = r.required_string("value.literal");
@@ -57,8 +52,7 @@ class DropHeaders final : public Transformation {
     return {{"headers", "LIST", std::nullopt, "HIGH", "The name of the headers to be removed."}};
   }
   Status configure(const Config& config) override {
-    auto d = defs();
-    auto l = ConfigReader(config, d).list("headers");
+    auto l = ConfigReader(config, defs()).list("headers");
     if (!l) return l.error();
     if (l->empty()) return invalid_value("headers", "[]", "Empty list");
     headers_ = std::set<std::string>(l->begin(), l->end());
@@ -88,8 +82,7 @@ class HeaderFrom final : public Transformation {
             replace_null_key()};
   }
   Status configure(const Config& config) override {
-    auto d = defs();
-    ConfigReader r(config, d);
+    ConfigReader r(config, defs());
     auto f = r.list("fields");
     if (!f) return f.error();
     auto h = r.list("headers");

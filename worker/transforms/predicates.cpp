@@ -14,8 +14,7 @@ class HasHeaderKey final : public Predicate {
       "A predicate which is true for records with at least one header with the configured name.";
   static std::vector<ConfigKeyDef> defs() { return {{"name", "STRING", std::nullopt, "MEDIUM", "The header name."}}; }
   Status configure(const Config& config) override {
-    auto d = defs();
-    auto n = ConfigReader(config, d).required_string("name");
+    auto n = ConfigReader(config, defs()).required_string("name");
     if (!n) return n.error();
     if (n->empty()) return invalid_value("name", "", "String must be non-empty");
     name_ = *n;
@@ -47,8 +46,7 @@ class TopicNameMatches final : public Predicate {
              "A Java regular expression for matching against the name of a record's topic."}};
   }
   Status configure(const Config& config) override {
-    auto d = defs();
-    auto p = ConfigReader(config, d).required_string("pattern");
+    auto p = ConfigReader(config, defs()).required_string("pattern");
     if (!p) return p.error();
     if (p->empty()) return invalid_value("pattern", "", "String must be non-empty");
     auto re = JavaRegex::compile(*p);

@@ -6,10 +6,6 @@
 
 namespace kc::transforms::detail {
 
-using data::Schema;
-using data::SchemaBuilder;
-using data::Type;
-
 namespace {
 
 // ---------------------------------------------------------------- ExtractField
@@ -30,8 +26,7 @@ class ExtractField final : public Transformation {
             replace_null_key()};
   }
   Status configure(const Config& config) override {
-    auto d = defs();
-    ConfigReader r(config, d);
+    ConfigReader r(config, defs());
     auto f = r.required_string("field");
     if (!f) return f.error();
     auto v = r.required_string("field.syntax.version");
@@ -126,8 +121,7 @@ class Flatten final : public Transformation {
              "Delimiter to insert between field names from the input record when generating field names for the output record"}};
   }
   Status configure(const Config& config) override {
-    auto d = defs();
-    auto v = ConfigReader(config, d).required_string("delimiter");
+    auto v = ConfigReader(config, defs()).required_string("delimiter");
     if (!v) return v.error();
     delim_ = *v;
     return ok_status();
@@ -240,8 +234,7 @@ class HoistField final : public Transformation {
              "Field name for the single field that will be created in the resulting Struct or Map."}};
   }
   Status configure(const Config& config) override {
-    auto d = defs();
-    auto f = ConfigReader(config, d).required_string("field");
+    auto f = ConfigReader(config, defs()).required_string("field");
     if (!f) return f.error();
     field_ = *f;
     return ok_status();
@@ -281,8 +274,7 @@ class ValueToKey final : public Transformation {
             replace_null_key()};
   }
   Status configure(const Config& config) override {
-    auto d = defs();
-    ConfigReader r(config, d);
+    ConfigReader r(config, defs());
     auto f = r.list("fields");
     if (!f) return f.error();
     if (f->empty()) return invalid_value("fields", "[]", "Empty list");

@@ -7,10 +7,6 @@
 
 namespace kc::transforms::detail {
 
-using data::Schema;
-using data::SchemaBuilder;
-using data::Type;
-
 namespace {
 
 // ---------------------------------------------------------------- RegexRouter
@@ -25,8 +21,7 @@ class RegexRouter final : public Transformation {
             {"replacement", "STRING", std::nullopt, "HIGH", "Replacement string."}};
   }
   Status configure(const Config& config) override {
-    auto d = defs();
-    ConfigReader r(config, d);
+    ConfigReader r(config, defs());
     auto re = r.required_string("regex");
     if (!re) return re.error();
     auto rp = r.required_string("replacement");
@@ -98,8 +93,7 @@ class TimestampRouter final : public Transformation {
              "Format string for the timestamp that is compatible with <code>java.text.SimpleDateFormat</code>."}};
   }
   Status configure(const Config& config) override {
-    auto d = defs();
-    ConfigReader r(config, d);
+    ConfigReader r(config, defs());
     auto t = r.required_string("topic.format");
     if (!t) return t.error();
     auto f = r.required_string("timestamp.format");

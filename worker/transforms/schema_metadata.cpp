@@ -4,10 +4,6 @@
 
 namespace kc::transforms::detail {
 
-using data::Schema;
-using data::SchemaBuilder;
-using data::Type;
-
 namespace {
 
 // ---------------------------------------------------------------- SetSchemaMetadata
@@ -26,8 +22,7 @@ class SetSchemaMetadata final : public Transformation {
     return {n, v, replace_null_key()};
   }
   Status configure(const Config& config) override {
-    auto d = defs();
-    ConfigReader r(config, d);
+    ConfigReader r(config, defs());
     auto n = r.string("schema.name");
     if (!n) return n.error();
     auto v = r.int32("schema.version");

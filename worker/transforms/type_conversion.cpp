@@ -14,10 +14,6 @@
 
 namespace kc::transforms::detail {
 
-using data::Schema;
-using data::SchemaBuilder;
-using data::Type;
-
 namespace {
 
 // ---------------------------------------------------------------- Java numbers
@@ -150,8 +146,7 @@ class Cast final : public Transformation {
             replace_null_key()};
   }
   Status configure(const Config& config) override {
-    auto defs_v = defs();
-    ConfigReader r(config, defs_v);
+    ConfigReader r(config, defs());
     auto spec = r.list("spec");
     if (!spec) return spec.error();
     auto rn = r.boolean("replace.null.with.default");
@@ -413,8 +408,7 @@ class TimestampConverter final : public Transformation {
             replace_null_key()};
   }
   Status configure(const Config& config) override {
-    auto d = defs();
-    ConfigReader r(config, d);
+    ConfigReader r(config, defs());
     auto field = r.required_string("field");
     if (!field) return field.error();
     auto type = r.required_string("target.type");
