@@ -177,7 +177,7 @@ TEST_CASE("Kafka deviations: SetSchemaMetadata passes a schemaless null key or v
   CHECK(o.failures.empty());
 }
 
-TEST_CASE("Kafka deviations: ExtractField V2 paths refuse an incomplete backtick pair and unescape \\`",
+TEST_CASE("Kafka deviations: ExtractField V2 paths refuse an incomplete backtick pair and read escaped backticks",
           "[pipeline][vector]") {
   FileOutcome o = run_file(kDeviations, "ExtractField");
   CHECK(o.total == 5);
