@@ -1,5 +1,4 @@
-// Transforms that edit the fields of a key or value in place: InsertField adds,
-// ReplaceField drops and renames, MaskField blanks or replaces.
+// Field edits in place: InsertField adds, ReplaceField drops/renames, MaskField blanks fields.
 #include <cstdio>
 #include <map>
 #include <set>

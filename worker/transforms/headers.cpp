@@ -1,5 +1,4 @@
-// Transforms of record headers: InsertHeader, DropHeaders, and HeaderFrom
-// (fields of the key or value copied or moved into headers).
+// Header transforms: InsertHeader, DropHeaders, HeaderFrom (fields copied/moved into headers).
 #include <set>
 
 #include "worker/transforms/builtin_util.h"

@@ -1,5 +1,4 @@
-// Transforms that change the shape of a key or value: ExtractField pulls one
-// field out, Flatten flattens nesting, HoistField wraps, ValueToKey builds the key.
+// Reshaping a key or value: ExtractField, Flatten, HoistField and ValueToKey.
 #include "worker/transforms/builtin_util.h"
 #include "worker/transforms/config_def.h"
 #include "worker/transforms/field_path.h"

@@ -1,5 +1,4 @@
-// Transforms that decide where a record goes: RegexRouter and TimestampRouter
-// rename its topic, Filter drops it (used with a predicate).
+// Routing: RegexRouter and TimestampRouter rename the topic, Filter drops the record.
 #include "worker/transforms/builtin_util.h"
 #include "worker/transforms/config_def.h"
 #include "worker/transforms/date_format.h"

@@ -1,5 +1,4 @@
-// Transforms that change a value's type: Cast (numbers, booleans, strings,
-// base64 of bytes) and TimestampConverter (Unix, string, Date, Time, Timestamp).
+// Type conversion: Cast (numbers, booleans, strings, base64 bytes) and TimestampConverter.
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
