@@ -199,6 +199,11 @@ struct ExactlyOnceTaskChecks {
   std::function<Status()> after_producer;
 };
 
+/// A task's thread and the state it shares with the Worker (worker_internal.h).
+struct TaskRunner;
+/// A connector's thread and its job queue (worker_internal.h).
+struct ConnectorRunner;
+
 /// Runs connectors and tasks. See the file comment for threads.
 class Worker {
  public:
@@ -341,9 +346,6 @@ class Worker {
   int64_t source_producers_created() const { return producers_created_.load(); }
 
  private:
-  struct TaskRunner;
-  struct ConnectorRunner;
-  class RunnerContext;
   void reap_helpers();
   /// Asks the named connectors' threads to stop. Non-blocking.
   void signal_connectors(const std::vector<std::string>& names);
