@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "common/worker_defaults.h"
 #include "protocol/connect/types.h"
 
 namespace kc::assignor {
@@ -156,9 +157,11 @@ int32_t successive_revocation_backoff_ms(int32_t n, int32_t max_delay_ms);
 /// lost work at expiry placed like new work) are listed in assignor/README.md.
 class IncrementalCooperativeAssignor {
  public:
-  /// `max_delay_ms` is `scheduled.rebalance.max.delay.ms` (default 300000;
-  /// 0 disables the delay and the backoff).
-  explicit IncrementalCooperativeAssignor(int32_t max_delay_ms = 300000) : max_delay_ms_(max_delay_ms) {}
+  /// `max_delay_ms` is `scheduled.rebalance.max.delay.ms` (default
+  /// kScheduledRebalanceMaxDelayMsDefault, 300000; 0 disables the delay and
+  /// the backoff).
+  explicit IncrementalCooperativeAssignor(int32_t max_delay_ms = kScheduledRebalanceMaxDelayMsDefault)
+      : max_delay_ms_(max_delay_ms) {}
 
   /// One round. `members` must have unique member ids and contain
   /// ctx.leader_id. Returns one V1/V2 assignment per member (newly assigned

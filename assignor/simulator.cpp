@@ -57,18 +57,10 @@ void Simulator::start_task(Member& m, const ConnectorTaskId& t) {
   m.run.tasks.insert(t);
 }
 
-RoundReport Simulator::rebalance() {
-  RoundReport r;
-  r.round = ++rounds_;
-  r.generation = ++generation_;
-  Member* leader = pick_leader();
-  if (leader == nullptr) {
-    r.leader = "-";
-    lose_next_sync_ = false;
-    return r;
-  }
-  r.leader = leader->name;
-
+// The leader's assignor over what every member runs now. Reads: members_,
+// config_, now_ms_, protocol_. Changes: the leader's LeaderState (it advances
+// even if the sync is then lost).
+AssignmentResult Simulator::run_assignor(Member& leader, bool eager) {
   std::vector<MemberReport> reports;
   for (const auto& m : members_) {
     MemberReport rep;
@@ -81,18 +73,102 @@ RoundReport Simulator::rebalance() {
   }
   ConfigSnapshot snapshot{config_offset_, config_};
   RoundContext ctx;
-  ctx.leader_id = leader->name;
+  ctx.leader_id = leader.name;
   ctx.generation = generation_;
-  ctx.last_completed_generation = leader->last_completed_generation;
+  ctx.last_completed_generation = leader.last_completed_generation;
   ctx.now_ms = now_ms_;
   ctx.protocol = protocol_;
+  AssignmentResult result = eager ? EagerAssignor{}.assign(leader.state, reports, snapshot, ctx)
+                                  : IncrementalCooperativeAssignor{max_delay_ms_}.assign(leader.state, reports,
+                                                                                         snapshot, ctx);
+  leader.state = result.state;
+  return result;
+}
+
+// Member `m` carries out its assignment `a`: stops what was revoked (eager:
+// everything), starts what was assigned, and records checks (b) and (d) in
+// violations_. Changes: m, line, stopped_tasks_, the task movement counters.
+void Simulator::deliver(Member& m, const Assignment& a, bool eager, const Owners& before, const std::string& where,
+                        RoundReport::WorkerLine& line) {
+  if (a.error != 0) {
+    m.last_completed_generation = generation_;
+    return;
+  }
+  if (eager) {
+    // Eager: everything stops before the join, the full set starts after.
+    line.revoked = m.run;
+    stopped_tasks_ += static_cast<int64_t>(m.run.tasks.size());
+    m.run = {};
+  } else {
+    for (const auto& c : a.revoked_connectors) {
+      if (m.run.connectors.erase(c) == 0) violations_.push_back(where + m.name + " asked to stop connector " + c + " it does not run");
+      line.revoked.connectors.insert(c);
+    }
+    for (const auto& t : a.revoked_tasks) {
+      if (m.run.tasks.erase(t) == 0) {
+        violations_.push_back(where + m.name + " asked to stop task " + t.to_string() + " it does not run");
+      } else {
+        ++stopped_tasks_;
+      }
+      line.revoked.tasks.insert(t);
+    }
+  }
+  for (const auto& c : a.connectors) {
+    if (!eager) {
+      auto it = before.connectors.find(c);
+      if (it != before.connectors.end())
+        violations_.push_back(where + "connector " + c + " assigned to " + m.name + " while " + it->second +
+                              " still ran it before the round's revocations");
+    }
+    if (!m.run.connectors.insert(c).second)
+      violations_.push_back(where + "connector " + c + " assigned to " + m.name + " which already runs it");
+    line.assigned.connectors.insert(c);
+  }
+  for (const auto& t : a.tasks) {
+    if (!eager) {
+      auto it = before.tasks.find(t);
+      if (it != before.tasks.end())
+        violations_.push_back(where + "task " + t.to_string() + " assigned to " + m.name + " while " + it->second +
+                              " still ran it before the round's revocations");
+    }
+    if (m.run.tasks.count(t) != 0)
+      violations_.push_back(where + "task " + t.to_string() + " assigned to " + m.name + " which already runs it");
+    start_task(m, t);
+    line.assigned.tasks.insert(t);
+  }
+  m.last_completed_generation = generation_;
+}
+
+// Check (a): no connector or task runs on two members. Changes: violations_.
+void Simulator::check_one_owner(const std::string& where) {
+  std::map<std::string, std::string> conn_owner;
+  std::map<ConnectorTaskId, std::string> task_owner;
+  for (const auto& m : members_) {
+    for (const auto& c : m.run.connectors) {
+      auto [it, fresh] = conn_owner.emplace(c, m.name);
+      if (!fresh) violations_.push_back(where + "connector " + c + " runs on " + it->second + " and " + m.name);
+    }
+    for (const auto& t : m.run.tasks) {
+      auto [it, fresh] = task_owner.emplace(t, m.name);
+      if (!fresh) violations_.push_back(where + "task " + t.to_string() + " runs on " + it->second + " and " + m.name);
+    }
+  }
+}
+
+RoundReport Simulator::rebalance() {
+  RoundReport r;
+  r.round = ++rounds_;
+  r.generation = ++generation_;
+  Member* leader = pick_leader();
+  if (leader == nullptr) {
+    r.leader = "-";
+    lose_next_sync_ = false;
+    return r;
+  }
+  r.leader = leader->name;
 
   const bool eager = protocol_ == connect::ConnectProtocol::Eager;
-  AssignmentResult result = eager ? EagerAssignor{}.assign(leader->state, reports, snapshot, ctx)
-                                  : IncrementalCooperativeAssignor{max_delay_ms_}.assign(leader->state, reports,
-                                                                                         snapshot, ctx);
-  // The assignor's state advances even if the sync is then lost.
-  leader->state = result.state;
+  const AssignmentResult result = run_assignor(*leader, eager);
   r.config_mismatch = result.config_mismatch;
   r.delay_ms = result.assignments.empty() ? 0 : result.assignments.front().assignment.delay_ms;
   last_delay_ = r.delay_ms;
@@ -104,79 +180,15 @@ RoundReport Simulator::rebalance() {
     lose_next_sync_ = false;
     r.sync_lost = true;
   } else {
-    // Who ran what at the start of the round, for check (b).
-    std::map<std::string, std::string> conn_owner_before;
-    std::map<ConnectorTaskId, std::string> task_owner_before;
+    Owners before;
     for (const auto& m : members_) {
-      for (const auto& c : m.run.connectors) conn_owner_before.emplace(c, m.name);
-      for (const auto& t : m.run.tasks) task_owner_before.emplace(t, m.name);
+      for (const auto& c : m.run.connectors) before.connectors.emplace(c, m.name);
+      for (const auto& t : m.run.tasks) before.tasks.emplace(t, m.name);
     }
     const std::string where = "round " + std::to_string(r.round) + ": ";
-    for (size_t i = 0; i < members_.size(); ++i) {
-      Member& m = members_[i];
-      const Assignment& a = result.assignments[i].assignment;
-      auto& line = lines[i];
-      if (a.error != 0) {
-        m.last_completed_generation = generation_;
-        continue;
-      }
-      if (eager) {
-        // Eager: everything stops before the join, the full set starts after.
-        line.revoked = m.run;
-        stopped_tasks_ += static_cast<int64_t>(m.run.tasks.size());
-        m.run = {};
-      } else {
-        for (const auto& c : a.revoked_connectors) {
-          if (m.run.connectors.erase(c) == 0) violations_.push_back(where + m.name + " asked to stop connector " + c + " it does not run");
-          line.revoked.connectors.insert(c);
-        }
-        for (const auto& t : a.revoked_tasks) {
-          if (m.run.tasks.erase(t) == 0) {
-            violations_.push_back(where + m.name + " asked to stop task " + t.to_string() + " it does not run");
-          } else {
-            ++stopped_tasks_;
-          }
-          line.revoked.tasks.insert(t);
-        }
-      }
-      for (const auto& c : a.connectors) {
-        if (!eager) {
-          auto it = conn_owner_before.find(c);
-          if (it != conn_owner_before.end())
-            violations_.push_back(where + "connector " + c + " assigned to " + m.name + " while " + it->second +
-                                  " still ran it before the round's revocations");
-        }
-        if (!m.run.connectors.insert(c).second)
-          violations_.push_back(where + "connector " + c + " assigned to " + m.name + " which already runs it");
-        line.assigned.connectors.insert(c);
-      }
-      for (const auto& t : a.tasks) {
-        if (!eager) {
-          auto it = task_owner_before.find(t);
-          if (it != task_owner_before.end())
-            violations_.push_back(where + "task " + t.to_string() + " assigned to " + m.name + " while " + it->second +
-                                  " still ran it before the round's revocations");
-        }
-        if (m.run.tasks.count(t) != 0)
-          violations_.push_back(where + "task " + t.to_string() + " assigned to " + m.name + " which already runs it");
-        start_task(m, t);
-        line.assigned.tasks.insert(t);
-      }
-      m.last_completed_generation = generation_;
-    }
-    // (a) at most one owner.
-    std::map<std::string, std::string> conn_owner;
-    std::map<ConnectorTaskId, std::string> task_owner;
-    for (const auto& m : members_) {
-      for (const auto& c : m.run.connectors) {
-        auto [it, fresh] = conn_owner.emplace(c, m.name);
-        if (!fresh) violations_.push_back(where + "connector " + c + " runs on " + it->second + " and " + m.name);
-      }
-      for (const auto& t : m.run.tasks) {
-        auto [it, fresh] = task_owner.emplace(t, m.name);
-        if (!fresh) violations_.push_back(where + "task " + t.to_string() + " runs on " + it->second + " and " + m.name);
-      }
-    }
+    for (size_t i = 0; i < members_.size(); ++i)
+      deliver(members_[i], result.assignments[i].assignment, eager, before, where, lines[i]);
+    check_one_owner(where);
   }
   for (size_t i = 0; i < members_.size(); ++i) {
     lines[i].name = members_[i].name;

@@ -60,7 +60,7 @@ struct Summary {
 /// A simulated group: config, members, time, and the assignors.
 class Simulator {
  public:
-  /// `scheduled.rebalance.max.delay.ms` (default 300000).
+  /// `scheduled.rebalance.max.delay.ms` (default kScheduledRebalanceMaxDelayMsDefault).
   void set_delay(int32_t ms) { max_delay_ms_ = ms; }
   /// Which assignor runs and which version is written (default sessioned).
   void set_protocol(connect::ConnectProtocol p) { protocol_ = p; }
@@ -114,8 +114,17 @@ class Simulator {
   Member* pick_leader();
   void stop_task(const ConnectorTaskId& t);
   void start_task(Member& m, const ConnectorTaskId& t);
+  // Who ran what at the start of a round, for check (b).
+  struct Owners {
+    std::map<std::string, std::string> connectors;
+    std::map<ConnectorTaskId, std::string> tasks;
+  };
+  AssignmentResult run_assignor(Member& leader, bool eager);
+  void deliver(Member& m, const Assignment& a, bool eager, const Owners& before, const std::string& where,
+               RoundReport::WorkerLine& line);
+  void check_one_owner(const std::string& where);
 
-  int32_t max_delay_ms_ = 300000;
+  int32_t max_delay_ms_ = kScheduledRebalanceMaxDelayMsDefault;
   connect::ConnectProtocol protocol_ = connect::ConnectProtocol::Sessioned;
   std::map<std::string, int32_t> config_;
   int64_t config_offset_ = 0;

@@ -2,6 +2,7 @@
 #include "config/worker_config.h"
 #include "common/secrets.h"
 #include "common/strings.h"
+#include "common/worker_defaults.h"
 #include "config/jaas.h"
 
 #include <unistd.h>
@@ -63,7 +64,7 @@ const std::array kOptions = {
     opt_int("rebalance.timeout.ms", "60000", 1, kIntMax, "ms", "JoinGroup rebalance timeout and worker poll timeout."),
     opt_enum("connect.protocol", "sessioned", "eager|compatible|sessioned",
              "Rebalance protocol: eager (V0), compatible (V1, KIP-415) or sessioned (V2, KIP-507)."),
-    opt_int("scheduled.rebalance.max.delay.ms", "300000", 0, kIntMax, "ms",
+    opt_int("scheduled.rebalance.max.delay.ms", decimal_text<kScheduledRebalanceMaxDelayMsDefault>, 0, kIntMax, "ms",
             "How long lost connectors/tasks wait for their worker to return; 0 disables the delay."),
     opt_string("group.instance.id", nullptr,
                "Static membership (KIP-345, ours for workers): this worker's stable identity in the group, e.g. the "
@@ -79,7 +80,7 @@ const std::array kOptions = {
                "returning worker then rejoins once to report what it runs) (ours)."),
     opt_int("worker.sync.timeout.ms", "3000", 1, kIntMax, "ms",
             "Time allowed to read the config topic to the end before leaving the group."),
-    opt_int("worker.unsync.backoff.ms", "300000", 0, kIntMax, "ms",
+    opt_int("worker.unsync.backoff.ms", decimal_text<kWorkerUnsyncBackoffMsDefault>, 0, kIntMax, "ms",
             "Backoff after failing to catch up with the config topic (eager protocol only)."),
     // Internal topics.
     opt_required("config.storage.topic", "Topic holding connector and task configs (1 partition, compacted)."),

@@ -120,7 +120,7 @@ Setup make_event(int event, int64_t workers, int64_t tasks) {
     s.state = r.state;
     s.ctx.last_completed_generation = 2;
     s.ctx.generation = 3;
-    s.ctx.now_ms += 300000;  // delay expired
+    s.ctx.now_ms += kc::kScheduledRebalanceMaxDelayMsDefault;  // delay expired
   }
   return s;
 }

@@ -34,7 +34,7 @@
 #include <spdlog/spdlog.h>
 
 #include "assignor/assignor.h"
-#include "worker/connectors/registry.h"
+#include "worker/plugins/registry.h"
 #include "worker/herder/internal_client.h"
 #include "worker/storage/transactional_producer.h"
 #include "worker/herder/plugin_config.h"
@@ -882,16 +882,18 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     return StatusValue{state, std::move(trace), cfg.worker_id, generation};
   }
 
-  void start_connector_now(const std::string& c, const ConfigMap& conf, TargetState target, int32_t gen) {
+  /// Starts `c` on this worker; false (and FAILED written) when it cannot.
+  bool start_connector_now(const std::string& c, const ConfigMap& conf, TargetState target, int32_t gen) {
     auto st = worker->start_connector(c, conf, target);
     strand_connectors[c] = RunningConnector{conf, target};
     if (st) {
       strand_failed_c.erase(c);
-      return;
+      return true;
     }
     spdlog::warn("cannot start connector {}: {}", c, st.error().to_string());
     strand_failed_c.insert(c);
     status_store->put_connector(c, status_of(StatusState::Failed, gen, st.error().to_string()));
+    return false;
   }
 
   void start_task_now(const ConnectorTaskId& t, const ConfigMap& connector_conf, const ConfigMap& task_conf,
@@ -954,7 +956,15 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
             forget_connector(a.connector);
             if (a.restarting) status_store->put_connector(a.connector, status_of(StatusState::Restarting, gen));
           }
-          start_connector_now(a.connector, dc->config, a.target, gen);
+          // As Connect's startConnector: a restarted connector that started
+          // asks for new task configs (written only when they differ). This
+          // repairs an inconsistent commit even when this worker reads that
+          // commit after the restart, and retries a failed generation.
+          if (start_connector_now(a.connector, dc->config, a.target, gen) && a.kind == K::RestartConnector &&
+              a.target == TargetState::Started)
+            asio::post(io, [w = weak_from_this(), c = a.connector] {
+              if (auto s = w.lock()) s->io_task_reconfiguration(c);
+            });
           break;
         case K::RestartTask:
         case K::StartTask: {
@@ -1221,11 +1231,11 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
     io_forward_task_reconfiguration(c, mono_ms(), 0);
   }
 
-  // Follower: sends the request, signed under `sessioned`. A 403 or 503
+  // Follower: sends the request, signed under `sessioned`. A failure
   // within a minute of the first attempt is retried with backoff and a
   // fresh signature (the leader may have rotated the key, or not read it
-  // yet: Connect's isPossibleExpiredKeyException); any other failure is
-  // sent again after the next assignment. io thread only.
+  // yet: Connect's isPossibleExpiredKeyException; or be busy or changing);
+  // later ones are sent again after the next assignment. io thread only.
   void io_forward_task_reconfiguration(const std::string& c, int64_t first_ms, int attempt) {
     if (stopping) return;
     if (io_is_leader) return io_task_reconfiguration(c);
@@ -1245,13 +1255,16 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
       auto s = w.lock();
       if (!s) return;
       const bool ok = r && r->status / 100 == 2;
-      const bool key_trouble = r && (r->status == 403 || r->status == 503);
-      const bool retry_soon = key_trouble && mono_ms() - first_ms < 60000;
+      // Any failure but a gone connector is retried with backoff for a
+      // minute (a 403/503 may be an expired session key, a 409 a leader
+      // change, a timeout a busy leader), as Connect's
+      // reconfigureConnectorTasksWithRetry; then after the next assignment.
+      const bool gone = r && r->status == 404;
+      const bool retry_soon = !ok && !gone && mono_ms() - first_ms < 60000;
       if (!ok)
         spdlog::warn("forwarding the task reconfiguration of {} to the leader {} failed ({}); {}", c, url,
                      r ? "HTTP " + std::to_string(r->status) + " " + r->body : r.error().to_string(),
-                     retry_soon ? "possibly an expired session key, retrying after backoff"
-                                : "sending it again after the next assignment");
+                     retry_soon ? "retrying after backoff" : "sending it again after the next assignment");
       {
         std::lock_guard lk(s->key_mu);
         ++(ok ? s->key_stats.forwarded : s->key_stats.forward_failures);
@@ -3007,8 +3020,7 @@ void DistributedHerder::restart_connector(const std::string& name, rest::Restart
     Action a{Action::Kind::RestartConnector, name};
     a.target = snap.target_state(name);
     if (a.target == storage::TargetState::Stopped) return cb(std::optional<rest::ConnectorStateInfo>{});
-    impl->restart_local(a);
-    if (snap.inconsistent.count(name)) impl->io_task_reconfiguration(name);  // as Connect's restart: new task configs
+    impl->restart_local(a);  // which asks for new task configs, as Connect's restart
     cb(std::optional<rest::ConnectorStateInfo>{});
   });
 }

@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "common/worker_defaults.h"
 #include "config/jaas.h"
 #include "protocol/connect/types.h"
 #include "worker/herder/request_signature.h"
@@ -112,8 +113,8 @@ struct HerderConfig {
   int request_timeout_ms = 40000;           ///< request.timeout.ms
   int retry_backoff_ms = 100;               ///< retry.backoff.ms
   int worker_sync_timeout_ms = 3000;        ///< worker.sync.timeout.ms
-  int worker_unsync_backoff_ms = 300000;    ///< worker.unsync.backoff.ms (eager only)
-  int scheduled_rebalance_max_delay_ms = 300000;  ///< scheduled.rebalance.max.delay.ms
+  int worker_unsync_backoff_ms = kWorkerUnsyncBackoffMsDefault;  ///< worker.unsync.backoff.ms (eager only)
+  int scheduled_rebalance_max_delay_ms = kScheduledRebalanceMaxDelayMsDefault;  ///< scheduled.rebalance.max.delay.ms
   std::string config_topic = "connect-configs";    ///< config.storage.topic
   int config_replication_factor = 3;               ///< config.storage.replication.factor
   std::string offset_topic = "connect-offsets";    ///< offset.storage.topic

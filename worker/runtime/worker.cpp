@@ -1700,17 +1700,25 @@ Result<std::unique_ptr<RecordPipeline>> Worker::make_task_pipeline(const Connect
   // record that needs them, on the task's thread.
   ErrorHandler::DlqSend dlq;
   if (sink) {
+    // The producer is made on first use; the topic check and the producer's
+    // creation (broker I/O, up to 30 s) run outside the lock, so a second
+    // caller never waits on I/O behind it (one of two racing creations is
+    // dropped).
     struct DlqState {
       std::mutex mu;
-      std::unique_ptr<storage::Producer> producer;
+      std::shared_ptr<storage::Producer> producer;
     };
     auto state = std::make_shared<DlqState>();
     const auto client = options_.client;
     const auto overrides = options_.producer_overrides;
     dlq = [state, client, overrides](const std::string& topic, int rf, const ConsumedRecord& record,
                                      storage::RecordHeaders extra, std::function<void()> on_failed) -> bool {
-      std::lock_guard lk(state->mu);
-      if (!state->producer) {
+      std::shared_ptr<storage::Producer> producer;
+      {
+        std::lock_guard lk(state->mu);
+        producer = state->producer;
+      }
+      if (!producer) {
         storage::TopicSpec spec{topic, 1, rf, {}};
         auto made = storage::ensure_topic(client, spec, 30000);
         if (!made) spdlog::warn("dead letter queue topic {}: {}", topic, made.error().to_string());
@@ -1719,11 +1727,13 @@ Result<std::unique_ptr<RecordPipeline>> Worker::make_task_pipeline(const Connect
           spdlog::error("dead letter queue producer for {}: {}", topic, p.error().to_string());
           return false;
         }
-        state->producer = std::move(p).value();
+        std::lock_guard lk(state->mu);
+        if (!state->producer) state->producer = std::move(p).value();
+        producer = state->producer;
       }
       storage::RecordHeaders headers = record.headers;
       headers.insert(headers.end(), std::make_move_iterator(extra.begin()), std::make_move_iterator(extra.end()));
-      auto st = state->producer->send(
+      auto st = producer->send(
           topic, record.key, record.value,
           [on_failed = std::move(on_failed)](std::optional<Error> e) {
             if (e) on_failed();

@@ -80,6 +80,21 @@ data::SchemaBuilder copy_schema_basics(const data::Schema& source) {
   return b;
 }
 
+PluginInfo plugin_info(std::string_view package, std::string simple, std::string_view doc,
+                       std::vector<ConfigKeyDef> config,
+                       std::function<std::unique_ptr<Transformation>()> make_transformation,
+                       std::function<std::unique_ptr<Predicate>()> make_predicate) {
+  PluginInfo p;
+  p.class_name = std::string(package) + simple;
+  p.kind = make_predicate ? PluginKind::kPredicate : PluginKind::kTransformation;
+  p.aliases = {std::move(simple)};
+  p.doc = std::string(doc);
+  p.config = std::move(config);
+  p.make_transformation = std::move(make_transformation);
+  p.make_predicate = std::move(make_predicate);
+  return p;
+}
+
 ConfigKeyDef replace_null_key() {
   return {"replace.null.with.default", "BOOLEAN", "true", "MEDIUM",
           "Whether to replace fields that have a default value and that are null to the default value. When set to "

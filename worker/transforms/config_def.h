@@ -21,7 +21,8 @@ Error missing_required(const std::string& key);
 /// gives missing_required.
 class ConfigReader {
  public:
-  ConfigReader(const Config& config, const std::vector<ConfigKeyDef>& defs) : config_(config), defs_(defs) {}
+  /// `config` must outlive the reader; `defs` is kept (a plugin's defs() is a temporary).
+  ConfigReader(const Config& config, std::vector<ConfigKeyDef> defs) : config_(config), defs_(std::move(defs)) {}
   /// STRING: the raw text (ConfigDef trims only non-string types); nullopt
   /// when absent with a null default.
   Result<std::optional<std::string>> string(const std::string& key) const;
@@ -38,7 +39,7 @@ class ConfigReader {
   /// The raw value (config or default); nullopt = null; error when required and absent.
   Result<std::optional<std::string>> raw(const std::string& key) const;
   const Config& config_;
-  const std::vector<ConfigKeyDef>& defs_;
+  std::vector<ConfigKeyDef> defs_;
 };
 
 /// Java's List.toString(): "[a, b]".

@@ -9,10 +9,12 @@ namespace {
 
 class HasHeaderKey final : public Predicate {
  public:
+  static constexpr std::string_view kName = "HasHeaderKey";
+  static constexpr std::string_view kDoc =
+      "A predicate which is true for records with at least one header with the configured name.";
   static std::vector<ConfigKeyDef> defs() { return {{"name", "STRING", std::nullopt, "MEDIUM", "The header name."}}; }
   Status configure(const Config& config) override {
-    auto d = defs();
-    auto n = ConfigReader(config, d).required_string("name");
+    auto n = ConfigReader(config, defs()).required_string("name");
     if (!n) return n.error();
     if (n->empty()) return invalid_value("name", "", "String must be non-empty");
     name_ = *n;
@@ -26,6 +28,9 @@ class HasHeaderKey final : public Predicate {
 
 class RecordIsTombstone final : public Predicate {
  public:
+  static constexpr std::string_view kName = "RecordIsTombstone";
+  static constexpr std::string_view kDoc =
+      "A predicate which is true for records which are tombstones (i.e. have null value).";
   static std::vector<ConfigKeyDef> defs() { return {}; }
   Status configure(const Config&) override { return ok_status(); }
   bool test(const data::ConnectRecord& r) const override { return r.value.is_null(); }
@@ -33,13 +38,15 @@ class RecordIsTombstone final : public Predicate {
 
 class TopicNameMatches final : public Predicate {
  public:
+  static constexpr std::string_view kName = "TopicNameMatches";
+  static constexpr std::string_view kDoc =
+      "A predicate which is true for records with a topic name that matches the configured regular expression.";
   static std::vector<ConfigKeyDef> defs() {
     return {{"pattern", "STRING", std::nullopt, "MEDIUM",
              "A Java regular expression for matching against the name of a record's topic."}};
   }
   Status configure(const Config& config) override {
-    auto d = defs();
-    auto p = ConfigReader(config, d).required_string("pattern");
+    auto p = ConfigReader(config, defs()).required_string("pattern");
     if (!p) return p.error();
     if (p->empty()) return invalid_value("pattern", "", "String must be non-empty");
     auto re = JavaRegex::compile(*p);
@@ -53,18 +60,8 @@ class TopicNameMatches final : public Predicate {
   std::optional<JavaRegex> regex_;
 };
 
-template <class T>
-void add(std::vector<PluginInfo>& out, const std::string& simple, const std::string& doc) {
-  out.push_back(PluginInfo{std::string(kPredicatePackage) + simple, PluginKind::kPredicate, {simple}, doc, T::defs(),
-                           nullptr, [] { return std::unique_ptr<Predicate>(new T()); }});
-}
-
 }  // namespace
 
-void add_predicates(std::vector<PluginInfo>& out) {
-  add<HasHeaderKey>(out, "HasHeaderKey", "A predicate which is true for records with at least one header with the configured name.");
-  add<RecordIsTombstone>(out, "RecordIsTombstone", "A predicate which is true for records which are tombstones (i.e. have null value).");
-  add<TopicNameMatches>(out, "TopicNameMatches", "A predicate which is true for records with a topic name that matches the configured regular expression.");
-}
+void add_predicates(std::vector<PluginInfo>& out) { add_plugins<HasHeaderKey, RecordIsTombstone, TopicNameMatches>(out); }
 
 }  // namespace kc::transforms::detail

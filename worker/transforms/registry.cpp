@@ -9,8 +9,12 @@ namespace kc::transforms {
 const std::vector<PluginInfo>& plugins() {
   static const std::vector<PluginInfo> all = [] {
     std::vector<PluginInfo> v;
-    detail::add_transforms_a(v);
-    detail::add_transforms_b(v);
+    detail::add_type_conversion(v);
+    detail::add_field_edits(v);
+    detail::add_reshape(v);
+    detail::add_headers(v);
+    detail::add_routing(v);
+    detail::add_schema_metadata(v);
     std::sort(v.begin(), v.end(), [](const PluginInfo& a, const PluginInfo& b) { return a.class_name < b.class_name; });
     detail::add_predicates(v);
     return v;

@@ -37,7 +37,8 @@ canary (SequenceSource into a FileStreamSink) runs throughout.
    commit record tasks=2147483647 (kcat) while its taskConfigs fails
    (fail.while.file), so the commit-time repair fails; once it works again,
    a plain POST .../restart sent to the follower makes the leader write new
-   task configs: both workers then list the same 2 tasks, RUNNING.
+   task configs: both workers then list the same 2 tasks, RUNNING. Then
+   the same with a KIP-745 restart (?includeTasks=true).
 4. SIGTERM to a worker whose plugins are stuck (abandoned start,
    taskConfigs, stop, poll, put threads; on the last worker a task stuck in
    poll() right then): it exits 0 within the graceful timeout +
@@ -305,23 +306,40 @@ def scenario(kc, work, cluster):
                 len(st.get("tasks", [])) == 2 and all(t.get("state") == "RUNNING" for t in st["tasks"]))
 
     check(wait_for(lambda: all(repaired(w) for w in ws), 40), "repair runs 2 tasks")
-    open(marker, "w").close()
-    p = subprocess.run(["kcat", "-P", "-b", bootstrap, "-t", "connect-configs", "-K", "\t"],
-                       input="commit-repair\t" + json.dumps({"tasks": 2147483647}) + "\n", text=True,
-                       capture_output=True, timeout=30)
-    check(p.returncode == 0, f"bad commit record written with kcat: {p.stderr[-300:]}")
-    ok = wait_for(lambda: connector_failed(ws, "repair", "taskConfigs fails while fail.while.file exists"), 40)
-    check(ok, f"the commit-time repair failed (taskConfigs fails): {json.dumps(status(ws, 'repair'))[:500]}")
-    os.remove(marker)
-    time.sleep(0.5)
-    check(not any(repaired(w) for w in ws), "repair is not repaired by itself")
-    leader = leader_of(ws)
-    follower = w2 if leader is w1 else w1
-    code, resp = http("POST", f"{follower.url}/connectors/repair/restart", timeout=10)
-    check(code in (200, 202, 204), f"plain restart through the follower answered {code}: {resp}")
-    ok = wait_for(lambda: all(repaired(w) for w in ws), 40)
-    views = [(http("GET", f"{w.url}/connectors/repair/tasks")[1], status([w], "repair")) for w in ws]
-    check(ok and views[0][0] == views[1][0], f"both workers agree: repaired, 2 tasks RUNNING: {json.dumps(views)[:800]}")
+
+    def break_and_restart(how, query):
+        """A bad commit (count 2^31-1) while taskConfigs fails, then the
+        restart `query` through the follower once it works again: both
+        workers must list the same 2 tasks, RUNNING. A 409 (the bad commit's
+        rebalance under way) is retried, as Connect's clients do."""
+        open(marker, "w").close()
+        p = subprocess.run(["kcat", "-P", "-b", bootstrap, "-t", "connect-configs", "-K", "\t"],
+                           input="commit-repair\t" + json.dumps({"tasks": 2147483647}) + "\n", text=True,
+                           capture_output=True, timeout=30)
+        check(p.returncode == 0, f"{how}: bad commit record written with kcat: {p.stderr[-300:]}")
+        ok = wait_for(lambda: connector_failed(ws, "repair", "taskConfigs fails while fail.while.file exists"), 40)
+        check(ok, f"{how}: the commit-time repair failed (taskConfigs fails): {json.dumps(status(ws, 'repair'))[:500]}")
+        os.remove(marker)
+        time.sleep(0.5)
+        check(not any(repaired(w) for w in ws), f"{how}: repair is not repaired by itself")
+        leader = leader_of(ws)
+        follower = w2 if leader is w1 else w1
+        deadline = time.monotonic() + 30
+        while True:
+            code, resp = http("POST", f"{follower.url}/connectors/repair/restart{query}", timeout=10)
+            if code != 409 or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        check(code in (200, 202, 204), f"{how} through the follower answered {code}: {resp}")
+        ok = wait_for(lambda: all(repaired(w) for w in ws), 40)
+        views = [(http("GET", f"{w.url}/connectors/repair/tasks")[1], status([w], "repair")) for w in ws]
+        check(ok and views[0][0] == views[1][0],
+              f"{how}: both workers agree: repaired, 2 tasks RUNNING: {json.dumps(views)[:800]}")
+
+    break_and_restart("plain restart", "")
+    # KIP-745: the owner restarts when it reads the leader's restart record;
+    # the restarted connector asks for new task configs as a plain one does.
+    break_and_restart("restart with includeTasks", "?includeTasks=true")
 
     # ------------------------------------------------------------ 3. a stored tasks.max=1000000000
     value = json.dumps({"properties": {"connector.class": "SequenceSource", "name": "huge", "topic": "canary-data",
