@@ -427,6 +427,7 @@ struct TaskPlacement {
   void run();
   void plan_in_flight();
   void compute_quotas();
+  void reserve_extras_for_floor();
   void prefer_returning_for_extras();
   void group_pool();
   void raise_to_floor();
