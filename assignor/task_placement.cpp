@@ -149,12 +149,15 @@ void TaskPlacement::group_pool() {
   count.assign(W, 0);
 }
 
-// count[] = tasks of g's connector per worker: held plus given in phase 1.
+// count[] = tasks of g's connector per worker: held, given in phase 1, and
+// running ones that augmenting paths of earlier groups planned for it.
 void TaskPlacement::load_counts(const PoolGroup& g) {
   const auto c = static_cast<size_t>(g.conn);
   for (int32_t h = hold_off[c]; h < hold_off[c + 1]; ++h)
     count[static_cast<size_t>(hold[static_cast<size_t>(h)].worker)] += hold[static_cast<size_t>(h)].count;
   for (size_t k = g.phase1_begin; k < g.phase1_end; ++k) ++count[static_cast<size_t>(p1[k])];
+  for (const auto& [wi, rc] : moved_running)
+    if (rc == g.conn && count[static_cast<size_t>(wi)]++ == 0) touched.push_back(wi);
 }
 
 // Zeroes every count[] entry load_counts or phase 2 set for g.
@@ -380,6 +383,12 @@ void TaskPlacement::shift_along_path(PoolGroup& g, int32_t end, const std::vecto
       item = recv[from][j];
       recv[from].erase(recv[from].begin() + static_cast<std::ptrdiff_t>(j));
       hand(from, cur, item.second);
+      // A running task planned by an earlier path moves on with it.
+      for (auto& m : moved_running)
+        if (m == std::pair<int32_t, int32_t>{static_cast<int32_t>(from), item.first}) {
+          m.first = static_cast<int32_t>(cur);
+          break;
+        }
     } else {
       // A running task: revoke it now, plan it for `cur`.
       auto& hd = hold[static_cast<size_t>(-1 - via[cur])];
@@ -388,6 +397,7 @@ void TaskPlacement::shift_along_path(PoolGroup& g, int32_t end, const std::vecto
       if (in_flight.empty()) in_flight.assign(S, 0);
       in_flight[static_cast<size_t>(sl)] = 1;
       item = {u.conn_of(sl), sl};
+      if (item.first != c) moved_running.emplace_back(static_cast<int32_t>(cur), item.first);
     }
     recv[cur].push_back(item);
     ++total[cur];
