@@ -54,7 +54,7 @@
 #include "config/env_overrides.h"
 #include "config/properties.h"
 #include "config/worker_config.h"
-#include "worker/connectors/plugin_host.h"
+#include "worker/plugins/plugin_host.h"
 #include "worker/herder/admin_routes.h"
 #include "worker/herder/distributed_herder.h"
 #include "worker/herder/herder_config.h"

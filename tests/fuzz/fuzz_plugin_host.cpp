@@ -1,5 +1,5 @@
 // libFuzzer target: the plugin host's handling of what a C plugin returns
-// (worker/connectors/plugin_host.cpp, ABI of include/kconnectd/plugin.h).
+// (worker/plugins/plugin_host.cpp, ABI of include/kconnectd/plugin.h).
 // A fake plugin, registered as a real one is, runs the input as a program of
 // host-API calls: its connector's task_configs builds task configs, and its
 // source task's poll builds records (schemas, values, headers, source
@@ -19,7 +19,7 @@
 #include <kconnectd/plugin.h>
 
 #include "tests/fuzz/fuzz_input.h"
-#include "worker/connectors/plugin_host.h"
+#include "worker/plugins/plugin_host.h"
 #include "worker/data/json_converter.h"
 #include "worker/storage/records.h"
 

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "worker/connectors/connector.h"
-#include "worker/connectors/registry.h"
+#include "worker/plugins/registry.h"
 #include "worker/runtime/worker.h"
 #include "worker/storage/kafka_client.h"
 #include "worker/storage/mock_cluster.h"

@@ -305,7 +305,7 @@ Result<TasksMax> parse_tasks_max(const ConfigMap& config, int32_t limit);
 inline constexpr size_t kMaxTaskConfigsBytes = size_t{64} << 20;
 
 /// While alive, bounds the task configs that plugin code on this thread
-/// hands to the plugin host (worker/connectors/plugin_host.cpp): the
+/// hands to the plugin host (worker/plugins/plugin_host.cpp): the
 /// host's task_configs_add returns NULL past `max_configs`, and config_set
 /// ignores writes past kMaxTaskConfigsBytes; either marks the cap as hit.
 /// A thread-local because the C ABI call has no room for it; set by

@@ -34,7 +34,7 @@
 #include <spdlog/spdlog.h>
 
 #include "assignor/assignor.h"
-#include "worker/connectors/registry.h"
+#include "worker/plugins/registry.h"
 #include "worker/herder/internal_client.h"
 #include "worker/storage/transactional_producer.h"
 #include "worker/herder/plugin_config.h"

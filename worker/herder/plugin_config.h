@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "common/secrets.h"
-#include "worker/connectors/registry.h"
+#include "worker/plugins/registry.h"
 #include "worker/connectors/transform_config.h"
 #include "worker/providers/config_provider.h"
 #include "worker/rest/herder_api.h"

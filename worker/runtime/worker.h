@@ -59,7 +59,7 @@
 #include "worker/runtime/client_overrides.h"
 #include "worker/metrics/worker_metrics.h"
 #include "worker/connectors/connector.h"
-#include "worker/connectors/registry.h"
+#include "worker/plugins/registry.h"
 #include "worker/providers/config_provider.h"
 #include "worker/runtime/record_pipeline.h"
 #include "worker/storage/kafka_client.h"

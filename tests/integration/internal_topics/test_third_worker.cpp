@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "tests/integration/worker/cluster_harness.h"
-#include "worker/connectors/builtin.h"
+#include "worker/plugins/builtin.h"
 #include "worker/storage/config_store.h"
 #include "worker/storage/kafka_client.h"
 #include "worker/storage/records.h"

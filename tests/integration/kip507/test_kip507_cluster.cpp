@@ -20,7 +20,7 @@
 
 #include "tests/integration/worker/cluster_harness.h"
 #include "tests/integration/worker/rest_cluster.h"
-#include "worker/connectors/registry.h"
+#include "worker/plugins/registry.h"
 #include "worker/herder/admin_routes.h"
 #include "worker/herder/internal_client.h"
 #include "worker/herder/request_signature.h"

@@ -9,7 +9,7 @@
 #include "tests/support/admin_broker.h"
 #include "worker/connectors/mirror/mirror_policy.h"
 #include "worker/connectors/mirror/mirror_source.h"
-#include "worker/connectors/registry.h"
+#include "worker/plugins/registry.h"
 #include "worker/storage/kafka_client.h"
 #include "worker/storage/mock_cluster.h"
 

@@ -12,7 +12,7 @@
 #include "tests/support/postgres_fixture.h"
 #include "worker/connectors/connector.h"
 #include "worker/connectors/postgres/postgres_sink.h"
-#include "worker/connectors/registry.h"
+#include "worker/plugins/registry.h"
 #include "worker/data/schema.h"
 #include "worker/data/value.h"
 

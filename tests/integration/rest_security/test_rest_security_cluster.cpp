@@ -17,7 +17,7 @@
 
 #include "tests/integration/worker/cluster_harness.h"
 #include "tests/support/tls_test_util.h"
-#include "worker/connectors/builtin.h"
+#include "worker/plugins/builtin.h"
 #include "worker/herder/admin_routes.h"
 #include "worker/herder/internal_client.h"
 #include "worker/rest/basic_auth.h"

@@ -14,7 +14,7 @@
 #include "tests/support/tls_proxy.h"
 #include "tests/support/tls_test_util.h"
 #include "tests/support/worker_test_util.h"
-#include "worker/connectors/builtin.h"
+#include "worker/plugins/builtin.h"
 #include "config/worker_config.h"
 #include "worker/herder/herder_config.h"
 #include "worker/storage/group_admin.h"

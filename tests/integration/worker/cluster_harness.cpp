@@ -7,7 +7,7 @@
 #include <catch2/catch.hpp>
 #include <spdlog/spdlog.h>
 
-#include "worker/connectors/builtin.h"
+#include "worker/plugins/builtin.h"
 
 namespace kc::test {
 

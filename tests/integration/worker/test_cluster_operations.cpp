@@ -15,7 +15,7 @@
 
 #include "tests/integration/worker/cluster_harness.h"
 #include "worker/rest/json_codec.h"
-#include "worker/connectors/builtin.h"
+#include "worker/plugins/builtin.h"
 
 namespace kc::test {
 namespace {

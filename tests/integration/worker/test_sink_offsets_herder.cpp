@@ -11,7 +11,7 @@
 
 #include "tests/integration/worker/cluster_harness.h"
 #include "tests/support/admin_broker.h"
-#include "worker/connectors/builtin.h"
+#include "worker/plugins/builtin.h"
 
 using namespace kc;
 using namespace kc::test;

@@ -20,7 +20,7 @@
 #include <spdlog/spdlog.h>
 
 #include "tests/integration/worker/cluster_harness.h"
-#include "worker/connectors/builtin.h"
+#include "worker/plugins/builtin.h"
 
 namespace kc::test {
 namespace {

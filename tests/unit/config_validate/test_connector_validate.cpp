@@ -9,7 +9,7 @@
 
 #include "worker/connectors/config_def.h"
 #include "worker/connectors/connector.h"
-#include "worker/connectors/registry.h"
+#include "worker/plugins/registry.h"
 
 using namespace kc::connectors;
 

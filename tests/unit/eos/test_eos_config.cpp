@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "worker/connectors/builtin.h"
-#include "worker/connectors/registry.h"
+#include "worker/plugins/builtin.h"
+#include "worker/plugins/registry.h"
 #include "worker/herder/plugin_config.h"
 
 using namespace kc::connectors;

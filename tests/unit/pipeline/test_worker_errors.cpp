@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "worker/connectors/registry.h"
+#include "worker/plugins/registry.h"
 #include "worker/runtime/error_handling.h"
 #include "worker/runtime/worker.h"
 #include "worker/storage/mock_cluster.h"

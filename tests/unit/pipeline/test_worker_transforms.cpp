@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "worker/connectors/registry.h"
+#include "worker/plugins/registry.h"
 #include "worker/runtime/worker.h"
 #include "worker/storage/mock_cluster.h"
 #include "worker/storage/offset_store.h"

@@ -9,7 +9,7 @@
 
 #include <kconnectd/plugin.hpp>
 
-#include "worker/connectors/plugin_host.h"
+#include "worker/plugins/plugin_host.h"
 
 namespace cx = kc::connectors;
 namespace kd = kconnectd;

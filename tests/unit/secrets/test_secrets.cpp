@@ -14,7 +14,7 @@
 #include "common/secrets.h"
 #include "config/worker_config.h"
 #include "worker/connectors/config_def.h"
-#include "worker/connectors/registry.h"
+#include "worker/plugins/registry.h"
 #include "worker/herder/plugin_config.h"
 #include "worker/providers/config_provider.h"
 #include "worker/rest/json_codec.h"

@@ -2,8 +2,8 @@
 // paths) and the plugin registry.
 #include <catch2/catch.hpp>
 
-#include "worker/connectors/builtin.h"
-#include "worker/connectors/registry.h"
+#include "worker/plugins/builtin.h"
+#include "worker/plugins/registry.h"
 #include "worker/runtime/converter.h"
 
 using namespace kc::runtime;

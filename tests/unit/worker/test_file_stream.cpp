@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "worker/connectors/builtin.h"
+#include "worker/plugins/builtin.h"
 
 namespace kconn = kc::connectors;
 namespace fs = std::filesystem;

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "worker/connectors/connector.h"
-#include "worker/connectors/registry.h"
+#include "worker/plugins/registry.h"
 #include "worker/runtime/call_watchdog.h"
 #include "worker/runtime/worker.h"
 #include "worker/storage/mock_cluster.h"

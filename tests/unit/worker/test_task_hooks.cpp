@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "worker/connectors/registry.h"
+#include "worker/plugins/registry.h"
 #include "worker/runtime/worker.h"
 #include "worker/storage/kafka_client.h"
 #include "worker/storage/mock_cluster.h"

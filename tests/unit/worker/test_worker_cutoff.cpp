@@ -20,7 +20,7 @@
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>  // must follow rdkafka.h
 
-#include "worker/connectors/registry.h"
+#include "worker/plugins/registry.h"
 #include "worker/metrics/worker_metrics.h"
 #include "worker/runtime/worker.h"
 #include "worker/storage/mock_cluster.h"

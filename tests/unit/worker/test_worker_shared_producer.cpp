@@ -27,7 +27,7 @@
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>  // must follow rdkafka.h
 
-#include "worker/connectors/registry.h"
+#include "worker/plugins/registry.h"
 #include "worker/runtime/worker.h"
 #include "worker/storage/mock_cluster.h"
 #include "worker/storage/offset_store.h"

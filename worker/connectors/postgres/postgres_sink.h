@@ -17,7 +17,7 @@
 
 #include "worker/connectors/config_def.h"
 #include "worker/connectors/connector.h"
-#include "worker/connectors/registry.h"
+#include "worker/connectors/plugin_desc.h"
 
 namespace kc::connectors::postgres {
 

@@ -1,4 +1,4 @@
-#include "worker/connectors/plugin_host.h"
+#include "worker/plugins/plugin_host.h"
 
 #include <dlfcn.h>
 

@@ -1,11 +1,11 @@
-#include "worker/connectors/registry.h"
+#include "worker/plugins/registry.h"
 
 #include <algorithm>
 #include <cctype>
 
 #include "common/strings.h"
 
-#include "worker/connectors/builtin.h"
+#include "worker/plugins/builtin.h"
 #include "worker/connectors/mirror/mirror_source.h"
 #include "worker/connectors/postgres/postgres_sink.h"
 #include "worker/connectors/transform_config.h"

@@ -14,24 +14,9 @@
 #include "common/result.h"
 #include "worker/connectors/config_def.h"
 #include "worker/connectors/connector.h"
+#include "worker/connectors/plugin_desc.h"
 
 namespace kc::connectors {
-
-/// The version the built-in plugins (connectors, converters, transforms)
-/// report in GET /connector-plugins: the daemon's.
-inline constexpr const char* kBuiltinPluginVersion = "0.1.0";
-
-/// One registered connector plugin.
-struct PluginDesc {
-  std::string class_name;  ///< e.g. "org.apache.kafka.connect.file.FileStreamSourceConnector"
-  ConnectorType type = ConnectorType::Source;
-  std::string version = kBuiltinPluginVersion;
-  std::function<std::unique_ptr<Connector>()> factory;
-  ConfigDefs config_defs;  ///< the plugin's own keys (GET /connector-plugins/{p}/config)
-  ConfigRule config_rule;  ///< cross-key rule, may be empty
-  std::vector<std::string> aliases;  ///< extra names (a plugin's declared aliases)
-  std::string location;    ///< the .so it came from; empty for built-ins
-};
 
 /// Plugin registry. Thread-safe.
 class PluginRegistry {

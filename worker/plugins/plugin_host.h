@@ -10,7 +10,7 @@
 
 #include <kconnectd/plugin.h>
 
-#include "worker/connectors/registry.h"
+#include "worker/plugins/registry.h"
 
 namespace kc::connectors {
 

@@ -1,14 +1,14 @@
 // The built-in connectors are written against the plugin ABI
 // (builtin_file.cpp, builtin_sequence.cpp); this file registers their entry
 // points once, as the loader does a .so's, and hands out their classes.
-#include "worker/connectors/builtin.h"
+#include "worker/plugins/builtin.h"
 
 #include <stdexcept>
 
 #include <kconnectd/plugin.h>
 
-#include "worker/connectors/plugin_host.h"
-#include "worker/connectors/registry.h"
+#include "worker/plugins/plugin_host.h"
+#include "worker/plugins/registry.h"
 
 namespace kc::connectors {
 

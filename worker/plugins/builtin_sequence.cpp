@@ -11,8 +11,8 @@
 
 #include <kconnectd/plugin.hpp>
 
-#include "worker/connectors/builtin.h"
-#include "worker/connectors/registry.h"
+#include "worker/plugins/builtin.h"
+#include "worker/plugins/registry.h"
 
 namespace kc::connectors {
 namespace {
