@@ -423,10 +423,15 @@ struct TaskPlacement {
   std::vector<std::vector<std::pair<int32_t, Slot>>> recv;
   std::vector<int32_t> group_of;
   std::vector<std::pair<size_t, Slot>> extra_revoked;  // (worker, task) revoked by augmenting paths
+  // (worker, connector) of each running task an augmenting path planned for
+  // a worker, when of another connector than the group being placed: that
+  // connector's group (if later) counts it in load_counts. Rare, so a list.
+  std::vector<std::pair<int32_t, int32_t>> moved_running;
 
   void run();
   void plan_in_flight();
   void compute_quotas();
+  void reserve_extras_for_floor();
   void prefer_returning_for_extras();
   void group_pool();
   void raise_to_floor();

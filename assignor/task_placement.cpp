@@ -14,8 +14,8 @@ namespace kc::assignor::detail {
 // next.revoked_in_previous).
 void TaskPlacement::run() {
   plan_in_flight();
-  compute_quotas();
   round.build_holders();
+  compute_quotas();
   group_pool();
   raise_to_floor();
   rebuild();
@@ -42,7 +42,7 @@ void TaskPlacement::plan_in_flight() {
 // Connect's water-filling counts: the final level L is the highest with
 // sum(max(0, L - load)) <= planned. Every worker below L is filled to L
 // (base quota); the E items left over go one each to workers at L. Reads:
-// workers' next_tasks, planned. Sets: load, quota, eligible, extras, total.
+// workers' next_tasks, planned, hold. Sets: load, quota, eligible, extras, total.
 void TaskPlacement::compute_quotas() {
   load.resize(W);
   for (size_t wi = 0; wi < W; ++wi) load[wi] = static_cast<int64_t>(workers[wi].next_tasks.size());
@@ -69,8 +69,40 @@ void TaskPlacement::compute_quotas() {
     eligible[wi] = load[wi] <= level ? 1 : 0;
   }
   extras = left;
+  reserve_extras_for_floor();
   prefer_returning_for_extras();
   total = load;
+}
+
+// Deviation 2: which workers at the level take the E extras decides whether
+// phase 1 can raise everybody to floor(n / W) of every connector. A worker
+// whose base quota is below what it lacks of those floors (counting only
+// tasks the pool has) gets an extra first, member-id order; without it the
+// round could end with a connector spread by 2 and nothing revoked, so no
+// further round would follow (e.g. at delay expiry a newcomer taking the
+// spare task that an idle-but-partly-filled worker needs). Reads: hold,
+// cfg_n, planned. Changes: quota, eligible, extras.
+void TaskPlacement::reserve_extras_for_floor() {
+  if (extras <= 0) return;
+  std::vector<int64_t> in_pool(C, 0);
+  for (Slot s : planned) ++in_pool[static_cast<size_t>(u.conn_of(s))];
+  // Every worker lacks min(floor, in pool) of each connector, less what it holds.
+  int64_t lack_if_none = 0;
+  for (size_t c = 0; c < C; ++c) lack_if_none += std::min(cfg_n[c] / static_cast<int64_t>(W), in_pool[c]);
+  std::vector<int64_t> lack(W, lack_if_none);
+  for (size_t c = 0; c < C; ++c) {
+    const int64_t fl = cfg_n[c] / static_cast<int64_t>(W), none = std::min(fl, in_pool[c]);
+    for (int32_t h = hold_off[c]; h < hold_off[c + 1]; ++h) {
+      const auto& hd = hold[static_cast<size_t>(h)];
+      lack[static_cast<size_t>(hd.worker)] -= none - std::min(in_pool[c], std::max<int64_t>(0, fl - hd.count));
+    }
+  }
+  for (size_t wi = 0; wi < W && extras > 0; ++wi) {
+    if (!eligible[wi] || quota[wi] >= lack[wi]) continue;
+    ++quota[wi];
+    eligible[wi] = 0;
+    --extras;
+  }
 }
 
 // 3.4 step 4 (ours at expiry): the items above the level go to returning
@@ -117,12 +149,15 @@ void TaskPlacement::group_pool() {
   count.assign(W, 0);
 }
 
-// count[] = tasks of g's connector per worker: held plus given in phase 1.
+// count[] = tasks of g's connector per worker: held, given in phase 1, and
+// running ones that augmenting paths of earlier groups planned for it.
 void TaskPlacement::load_counts(const PoolGroup& g) {
   const auto c = static_cast<size_t>(g.conn);
   for (int32_t h = hold_off[c]; h < hold_off[c + 1]; ++h)
     count[static_cast<size_t>(hold[static_cast<size_t>(h)].worker)] += hold[static_cast<size_t>(h)].count;
   for (size_t k = g.phase1_begin; k < g.phase1_end; ++k) ++count[static_cast<size_t>(p1[k])];
+  for (const auto& [wi, rc] : moved_running)
+    if (rc == g.conn && count[static_cast<size_t>(wi)]++ == 0) touched.push_back(wi);
 }
 
 // Zeroes every count[] entry load_counts or phase 2 set for g.
@@ -348,6 +383,12 @@ void TaskPlacement::shift_along_path(PoolGroup& g, int32_t end, const std::vecto
       item = recv[from][j];
       recv[from].erase(recv[from].begin() + static_cast<std::ptrdiff_t>(j));
       hand(from, cur, item.second);
+      // A running task planned by an earlier path moves on with it.
+      for (auto& m : moved_running)
+        if (m == std::pair<int32_t, int32_t>{static_cast<int32_t>(from), item.first}) {
+          m.first = static_cast<int32_t>(cur);
+          break;
+        }
     } else {
       // A running task: revoke it now, plan it for `cur`.
       auto& hd = hold[static_cast<size_t>(-1 - via[cur])];
@@ -356,6 +397,7 @@ void TaskPlacement::shift_along_path(PoolGroup& g, int32_t end, const std::vecto
       if (in_flight.empty()) in_flight.assign(S, 0);
       in_flight[static_cast<size_t>(sl)] = 1;
       item = {u.conn_of(sl), sl};
+      if (item.first != c) moved_running.emplace_back(static_cast<int32_t>(cur), item.first);
     }
     recv[cur].push_back(item);
     ++total[cur];

@@ -55,10 +55,10 @@
 #include "config/properties.h"
 #include "config/worker_config.h"
 #include "worker/plugins/plugin_host.h"
-#include "worker/herder/admin_routes.h"
+#include "worker/rest/admin_routes.h"
 #include "worker/herder/distributed_herder.h"
 #include "worker/herder/herder_config.h"
-#include "worker/herder/observability.h"
+#include "worker/rest/observability.h"
 #include "worker/metrics/log_context.h"
 #include "worker/metrics/worker_metrics.h"
 #include "worker/rest/rest_security.h"
@@ -150,9 +150,9 @@ int run_worker(const std::string& path, bool leave_on_shutdown) {
   ro.commit = KC_GIT_COMMIT;
 #endif
   auto server = std::make_unique<rest::RestServer>(ro, *herder);
-  kc::herder::add_observability_routes(*server, *herder, hc.metrics);  // GET /metrics, GET /rebalances
-  kc::herder::add_task_reconfiguration_route(*server, *herder);  // POST /connectors/{c}/tasks (internal)
-  kc::herder::add_drain_routes(*server, *herder, hc.worker_id, [&] {
+  kc::rest::add_observability_routes(*server, *herder, hc.metrics);  // GET /metrics, GET /rebalances
+  kc::rest::add_task_reconfiguration_route(*server, *herder);  // POST /connectors/{c}/tasks (internal)
+  kc::rest::add_drain_routes(*server, *herder, hc.worker_id, [&] {
     boost::asio::post(sig_io, [&] { begin_shutdown(true); });
   });
   if (auto st = server->start(); !st) {

@@ -1,10 +1,10 @@
-// libFuzzer target: URL, path and query decoding of worker/rest/url.h. The
+// libFuzzer target: URL, path and query decoding of worker/api/url.h. The
 // first byte picks the function. Beyond "never crash": a percent-encoded
 // segment decodes back to itself and splits as one path segment.
 #include <string>
 
 #include "tests/fuzz/fuzz_input.h"
-#include "worker/rest/url.h"
+#include "worker/api/url.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace kc::rest;

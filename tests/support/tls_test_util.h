@@ -22,7 +22,7 @@
 #include <openssl/evp.h>
 
 #include "tests/support/test_pki.h"
-#include "worker/rest/rest_tls.h"
+#include "worker/api/rest_tls.h"
 
 namespace kc::test {
 

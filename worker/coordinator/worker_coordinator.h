@@ -57,7 +57,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "protocol/connect/types.h"
-#include "protocol/kafka/group_member.h"
+#include "worker/coordinator/group_member.h"
 #include "worker/coordinator/static_assignment.h"
 
 namespace kc::coordinator {

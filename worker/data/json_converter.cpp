@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/json_bounds.h"
+#include "common/json_text.h"
 #include "worker/data/base64.h"
 
 namespace kc::data {
@@ -329,16 +330,6 @@ void dump_node(const JNode& n, std::string& out);
 
 // ------------------------------------------------------------------ writing
 
-constexpr char kHex[] = "0123456789ABCDEF";
-
-void append_u_escape(std::string& out, unsigned cp) {
-  out += "\\u";
-  out.push_back(kHex[(cp >> 12) & 15]);
-  out.push_back(kHex[(cp >> 8) & 15]);
-  out.push_back(kHex[(cp >> 4) & 15]);
-  out.push_back(kHex[cp & 15]);
-}
-
 // Bytes that a JSON string can carry as they are: printable ASCII other
 // than '"' and '\\'. Everything else (controls, quotes, backslashes and
 // UTF-8 lead/continuation bytes) takes write_string's slow path.
@@ -389,16 +380,7 @@ void write_string(std::string& out, std::string_view s) {
     if (i >= n) break;
     auto c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
-      switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\b': out += "\\b"; break;
-        case '\t': out += "\\t"; break;
-        case '\n': out += "\\n"; break;
-        case '\f': out += "\\f"; break;
-        case '\r': out += "\\r"; break;
-        default: append_u_escape(out, c);
-      }
+      kc::append_json_escape(out, c);  // the run above stopped here, so it needs one
       ++i;
       continue;
     }
@@ -420,8 +402,8 @@ void write_string(std::string& out, std::string_view s) {
     }
     if (cp >= 0x10000) {
       unsigned v = cp - 0x10000;
-      append_u_escape(out, 0xD800 + (v >> 10));
-      append_u_escape(out, 0xDC00 + (v & 0x3FF));
+      kc::append_json_u_escape(out, 0xD800 + (v >> 10));
+      kc::append_json_u_escape(out, 0xDC00 + (v & 0x3FF));
     } else {
       out.append(s.data() + i, len);
     }

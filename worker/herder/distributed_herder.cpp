@@ -44,7 +44,7 @@
 #include "worker/storage/group_admin.h"
 #include "worker/storage/kafka_security.h"
 #include "worker/metrics/log_context.h"
-#include "worker/rest/url.h"
+#include "worker/api/url.h"
 #include "worker/runtime/call_watchdog.h"
 #include "worker/coordinator/worker_coordinator.h"
 #include "worker/storage/config_store.h"

@@ -52,12 +52,12 @@
 #include "worker/herder/request_signature.h"
 #include "protocol/kafka/tls_options.h"
 #include "worker/metrics/worker_metrics.h"
-#include "worker/rest/herder_api.h"
+#include "worker/api/herder_api.h"
 #include "worker/runtime/worker.h"
 #include "worker/storage/kafka_client.h"
 
 namespace kc::rest {
-class TlsContext;  // worker/rest/rest_tls.h
+class TlsContext;  // worker/api/rest_tls.h
 }
 
 namespace kc::herder {
@@ -207,35 +207,9 @@ struct HerderConfig {
   std::optional<config::SaslClientCredentials> group_sasl;
 };
 
-/// How long the stop of one revoked task took (GET /rebalances).
-struct TaskStopTime {
-  ConnectorTaskId id;      ///< the revoked task
-  int64_t stop_ms = 0;     ///< from the stop request until the task ended (offsets committed)
-  bool timed_out = false;  ///< the graceful timeout passed first (the task was abandoned)
-};
-
-/// One rebalance as seen by this worker, kept in memory (newest last, at
-/// most 256 kept). Issue 5 exposes the list as GET /rebalances.
-/// Times are wall-clock milliseconds since the Unix epoch; 0 = not yet.
-struct RebalanceRecord {
-  int32_t generation = -1;             ///< generation of the assignment
-  std::string protocol;                ///< "default" | "compatible" | "sessioned"
-  std::string leader_id;               ///< leader member id
-  std::string leader_url;              ///< leader REST URL
-  bool is_leader = false;              ///< this worker was the leader
-  int16_t error = 0;                   ///< assignment error (1 = CONFIG_MISMATCH)
-  std::vector<std::string> assigned_connectors;     ///< newly assigned (as received)
-  std::vector<ConnectorTaskId> assigned_tasks;      ///< newly assigned (as received)
-  std::vector<std::string> revoked_connectors;      ///< revoked in this assignment
-  std::vector<ConnectorTaskId> revoked_tasks;       ///< revoked in this assignment
-  int32_t delay_ms = 0;                ///< scheduled rebalance delay handed out
-  int64_t config_offset = -1;          ///< assignment's config offset
-  int64_t started_ms = 0;              ///< when the rebalance started here (JoinGroup prepared)
-  int64_t assigned_ms = 0;             ///< when the assignment arrived (SyncGroup done)
-  int64_t applied_ms = 0;              ///< when revocations + starts finished (0 = not applied)
-  std::string reason;                  ///< why the rebalance started (trigger), "" if unknown
-  std::vector<TaskStopTime> task_stops;  ///< stop duration of each task this worker stopped for it
-};
+// GET /rebalances's records are HerderApi's value types (worker/api).
+using rest::RebalanceRecord;
+using rest::TaskStopTime;
 
 /// Thread-safe copy of what this worker currently holds.
 struct AssignmentState {
@@ -362,7 +336,7 @@ class DistributedHerder : public rest::HerderApi {
   /// other member could take the work. Thread-safe; `done` runs on the io
   /// thread.
   void accept_drain_request(const std::string& member_id, SignatureHeaders signature, std::string body,
-                            std::function<void(int status, std::string)> done);
+                            std::function<void(int status, std::string)> done) override;
 
   /// Leader side of a forwarded task reconfiguration (POST
   /// /connectors/{c}/tasks from a follower whose running connector asked
@@ -373,7 +347,7 @@ class DistributedHerder : public rest::HerderApi {
   /// connector, (409, reason) when this worker is not the leader.
   /// Thread-safe; `done` runs on the io thread.
   void accept_task_reconfiguration(const std::string& connector, SignatureHeaders signature, std::string body,
-                                   std::function<void(int status, std::string)> done);
+                                   std::function<void(int status, std::string)> done) override;
 
   /// PUT /connectors/{c}/fence (KIP-618, internal): checks the KIP-507
   /// signature as for the tasks endpoint (400/403/503 as
@@ -384,7 +358,7 @@ class DistributedHerder : public rest::HerderApi {
   /// 400 not a source connector, 500 when fencing failed. Non-blocking:
   /// `done` runs on the io thread or the blocking pool.
   void accept_fence_request(const std::string& connector, SignatureHeaders signature, std::string body,
-                            std::function<void(int status, std::string)> done);
+                            std::function<void(int status, std::string)> done) override;
 
   /// KIP-507 check of an internal request (Connect's
   /// requestNotSignedProperly) against the session key this worker holds:
@@ -417,7 +391,7 @@ class DistributedHerder : public rest::HerderApi {
   [[nodiscard]] AssignmentState assignment_state() const;
 
   /// Thread-safe copy of the rebalance history (oldest first).
-  [[nodiscard]] std::vector<RebalanceRecord> rebalance_history() const;
+  [[nodiscard]] std::vector<RebalanceRecord> rebalance_history() const override;
 
   /// The configuration in use.
   [[nodiscard]] const HerderConfig& config() const { return config_; }

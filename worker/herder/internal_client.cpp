@@ -10,8 +10,8 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
 
-#include "worker/rest/rest_tls.h"
-#include "worker/rest/url.h"
+#include "worker/api/rest_tls.h"
+#include "worker/api/url.h"
 
 namespace kc::herder {
 

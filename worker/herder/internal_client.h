@@ -10,7 +10,7 @@
 #include "common/result.h"
 
 namespace kc::rest {
-class TlsContext;  // worker/rest/rest_tls.h
+class TlsContext;  // worker/api/rest_tls.h
 }
 
 namespace kc::herder {

@@ -1,6 +1,6 @@
 #pragma once
 // Connector config definitions and validations (worker/connectors) in the
-// REST layer's value types (worker/rest/herder_api.h): what the herder answers
+// REST layer's value types (worker/api/herder_api.h): what the herder answers
 // for GET /connector-plugins/{p}/config, .../config/validate, and what it
 // rejects on create/update. Header-only so REST tests can serve the real
 // validator from a fake herder.
@@ -15,7 +15,7 @@
 #include "worker/plugins/registry.h"
 #include "worker/connectors/transform_config.h"
 #include "worker/providers/config_provider.h"
-#include "worker/rest/herder_api.h"
+#include "worker/api/herder_api.h"
 #include "worker/runtime/client_overrides.h"
 
 namespace kc::herder {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "worker/api/herder_api.h"
 #include "worker/storage/records.h"
 
 namespace kc::herder {
@@ -69,11 +70,8 @@ Result<std::string> sign_request(std::string_view algorithm, std::string_view ke
 /// (CRYPTO_memcmp), so a forger learns nothing from response times.
 bool constant_time_equal(std::string_view a, std::string_view b);
 
-/// The two signature headers as received; nullopt = header absent.
-struct SignatureHeaders {
-  std::optional<std::string> signature;  ///< X-Connect-Authorization
-  std::optional<std::string> algorithm;  ///< X-Connect-Request-Signature-Algorithm
-};
+/// The two signature headers as received (HerderApi's value type, worker/api).
+using rest::SignatureHeaders;
 
 /// Outcome of a check: status 0 = verified, else Connect's HTTP status and
 /// message for the refusal.

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "worker/rest/herder_api.h"
+#include "worker/api/herder_api.h"
 #include "worker/storage/group_admin.h"
 
 namespace kc::herder {

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "worker/rest/herder_api.h"
+#include "worker/api/herder_api.h"
 #include "worker/storage/offset_store.h"
 
 namespace kc::herder {

@@ -3,7 +3,8 @@
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/spdlog.h>
 
-#include <cstdio>
+#include "common/json_text.h"
+
 #include <mutex>
 
 namespace kc::metrics {
@@ -83,32 +84,8 @@ const char* log_pattern(LogFormat f) {
 std::string json_escape(const std::string& s) {
   std::string out;
   out.reserve(s.size());
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
+  for (char ch : s) {
+    if (!kc::append_json_escape(out, static_cast<unsigned char>(ch))) out.push_back(ch);
   }
   return out;
 }

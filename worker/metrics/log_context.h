@@ -50,7 +50,9 @@ bool configure_logging(const std::string& level, const std::string& format);
 /// The spdlog pattern used for `f` (exposed for tests).
 const char* log_pattern(LogFormat f);
 
-/// Escapes `s` as the inside of a JSON string (quotes not included).
+/// Escapes `s` as the inside of a JSON string (quotes not included), with
+/// common/json_text.h's escapes (control characters as \b \t \n \f \r or
+/// \u00XX); bytes of 0x80 and up pass through.
 std::string json_escape(const std::string& s);
 
 }  // namespace kc::metrics

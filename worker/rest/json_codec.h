@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "worker/rest/herder_api.h"
+#include "worker/api/herder_api.h"
 
 namespace kc::rest {
 

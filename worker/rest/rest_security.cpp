@@ -8,7 +8,7 @@
 
 #include "worker/rest/basic_auth.h"
 #include "worker/rest/rest_server.h"
-#include "worker/rest/rest_tls.h"
+#include "worker/api/rest_tls.h"
 
 namespace kc::rest {
 

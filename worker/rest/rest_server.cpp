@@ -25,8 +25,8 @@
 #include "common/names.h"
 #include "worker/rest/basic_auth.h"
 #include "worker/rest/json_codec.h"
-#include "worker/rest/rest_tls.h"
-#include "worker/rest/url.h"
+#include "worker/api/rest_tls.h"
+#include "worker/api/url.h"
 
 namespace kc::rest {
 

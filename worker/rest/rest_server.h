@@ -67,7 +67,7 @@
 #include <vector>
 
 #include "common/result.h"
-#include "worker/rest/herder_api.h"
+#include "worker/api/herder_api.h"
 
 namespace kc::rest {
 

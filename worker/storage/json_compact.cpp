@@ -1,32 +1,16 @@
 #include "worker/storage/json_compact.h"
 
 #include "common/json_bounds.h"
+#include "common/json_text.h"
 
 namespace kc::storage {
 namespace {
 
 void write_string(std::string& out, const std::string& s) {
-  static const char* hex = "0123456789ABCDEF";
   out.push_back('"');
   for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
-      case '\f': out += "\\f"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (c < 0x20) {
-          out += "\\u00";
-          out.push_back(hex[c >> 4]);
-          out.push_back(hex[c & 0xF]);
-        } else {
-          out.push_back(ch);  // UTF-8 bytes pass through, as Jackson writes them
-        }
-    }
+    // UTF-8 bytes pass through, as Jackson writes them.
+    if (!kc::append_json_escape(out, static_cast<unsigned char>(ch))) out.push_back(ch);
   }
   out.push_back('"');
 }

@@ -34,7 +34,7 @@
 #include "tests/support/worker_test_util.h"
 #include "worker/plugins/builtin.h"
 #include "worker/plugins/registry.h"
-#include "worker/herder/admin_routes.h"
+#include "worker/rest/admin_routes.h"
 #include "worker/herder/internal_client.h"
 #include "worker/herder/request_signature.h"
 #include "worker/rest/rest_server.h"
@@ -60,7 +60,7 @@ struct EosCluster : RestCluster {
   }
   EosCluster()
       : RestCluster(options(), [](rest::RestServer& server, DistributedHerder& worker, const std::string&) {
-          herder::add_task_reconfiguration_route(server, worker);
+          rest::add_task_reconfiguration_route(server, worker);
         }) {}
 };
 

@@ -21,7 +21,7 @@
 #include "tests/integration/worker/cluster_harness.h"
 #include "tests/integration/worker/rest_cluster.h"
 #include "worker/plugins/registry.h"
-#include "worker/herder/admin_routes.h"
+#include "worker/rest/admin_routes.h"
 #include "worker/herder/internal_client.h"
 #include "worker/herder/request_signature.h"
 #include "worker/rest/rest_server.h"
@@ -98,8 +98,8 @@ struct SignedCluster : RestCluster {
   explicit SignedCluster(ClusterOptions opts)
       : RestCluster(registered(std::move(opts)),
                     [](rest::RestServer& server, DistributedHerder& worker, const std::string& id) {
-                      herder::add_task_reconfiguration_route(server, worker);
-                      herder::add_drain_routes(server, worker, id, [] {});
+                      rest::add_task_reconfiguration_route(server, worker);
+                      rest::add_drain_routes(server, worker, id, [] {});
                     }) {}
 };
 

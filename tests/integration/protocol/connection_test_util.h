@@ -17,7 +17,7 @@
 #include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
 
-#include "protocol/kafka/group_member.h"
+#include "worker/coordinator/group_member.h"
 #include "protocol/kafka/messages.h"
 
 namespace kc::test {

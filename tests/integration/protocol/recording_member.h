@@ -11,7 +11,7 @@
 
 #include <boost/asio/io_context.hpp>
 
-#include "protocol/kafka/group_member.h"
+#include "worker/coordinator/group_member.h"
 #include "tests/integration/protocol/connection_test_util.h"
 
 namespace kc::test {

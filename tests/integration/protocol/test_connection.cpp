@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "protocol/kafka/connection.h"
-#include "protocol/kafka/group_member.h"
+#include "worker/coordinator/group_member.h"
 #include "tests/integration/protocol/connection_test_util.h"
 
 using namespace kc::kafka;

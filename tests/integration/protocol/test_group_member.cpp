@@ -20,7 +20,7 @@
 
 #include <boost/asio/steady_timer.hpp>
 
-#include "protocol/kafka/group_member.h"
+#include "worker/coordinator/group_member.h"
 #include "tests/integration/protocol/connection_test_util.h"
 
 using namespace kc::kafka;

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <deque>
 
-#include "protocol/kafka/group_member.h"
+#include "worker/coordinator/group_member.h"
 #include "tests/integration/protocol/connection_test_util.h"
 #include "tests/integration/protocol/scripted_coordinator.h"
 

@@ -10,7 +10,7 @@
 #include <algorithm>
 
 #include "protocol/kafka/connection.h"
-#include "protocol/kafka/group_member.h"
+#include "worker/coordinator/group_member.h"
 #include "tests/integration/protocol/recording_member.h"
 #include "tests/integration/protocol_sasl/sasl_test_broker.h"
 

@@ -18,11 +18,11 @@
 #include "tests/integration/worker/cluster_harness.h"
 #include "tests/support/tls_test_util.h"
 #include "worker/plugins/builtin.h"
-#include "worker/herder/admin_routes.h"
+#include "worker/rest/admin_routes.h"
 #include "worker/herder/internal_client.h"
 #include "worker/rest/basic_auth.h"
 #include "worker/rest/rest_server.h"
-#include "worker/rest/rest_tls.h"
+#include "worker/api/rest_tls.h"
 
 using namespace kc::test;
 using nlohmann::json;
@@ -84,8 +84,8 @@ struct SecuredCluster {
       o.forward_timeout = std::chrono::milliseconds(30000);
       servers[id] = std::make_unique<rest::RestServer>(o, cluster->worker(id));
       if (internal_routes) {
-        kc::herder::add_task_reconfiguration_route(*servers[id], cluster->worker(id));
-        kc::herder::add_drain_routes(*servers[id], cluster->worker(id), id, [] {});
+        kc::rest::add_task_reconfiguration_route(*servers[id], cluster->worker(id));
+        kc::rest::add_drain_routes(*servers[id], cluster->worker(id), id, [] {});
       }
       auto st = servers[id]->start();
       INFO((st ? std::string() : st.error().to_string()));

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "config/worker_config.h"
-#include "protocol/kafka/group_member.h"
+#include "worker/coordinator/group_member.h"
 #include "tests/integration/protocol/connection_test_util.h"
 #include "tests/integration/protocol/recording_member.h"
 #include "tests/integration/protocol/tls_test_broker.h"

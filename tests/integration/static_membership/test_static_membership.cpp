@@ -11,7 +11,7 @@
 #include <set>
 
 #include "config/worker_config.h"
-#include "protocol/kafka/group_member.h"
+#include "worker/coordinator/group_member.h"
 #include "tests/integration/protocol/connection_test_util.h"
 #include "tests/integration/protocol/scripted_static_group.h"
 #include "worker/coordinator/worker_coordinator.h"

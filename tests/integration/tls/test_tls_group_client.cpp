@@ -10,7 +10,7 @@
 #include <fstream>
 
 #include "config/security_config.h"
-#include "protocol/kafka/group_member.h"
+#include "worker/coordinator/group_member.h"
 #include "tests/integration/protocol/connection_test_util.h"
 #include "tests/integration/protocol/recording_member.h"
 #include "tests/integration/protocol/scripted_coordinator.h"

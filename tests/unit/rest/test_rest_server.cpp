@@ -27,7 +27,9 @@
 #include <tuple>
 
 #include "worker/herder/plugin_config.h"
-#include "worker/rest/herder_api.h"
+#include "worker/api/herder_api.h"
+#include "worker/rest/admin_routes.h"
+#include "worker/rest/observability.h"
 #include "worker/rest/rest_server.h"
 
 using namespace kc::rest;
@@ -264,6 +266,22 @@ class FakeHerder : public HerderApi {
   void worker_info(Callback<WorkerInfo> cb) override {
     run([cb] { cb(WorkerInfo{"w1:8083", "http://w1:8083/", "cluster-xyz"}); });
   }
+  // Internal and kconnectd routes: record what arrived, answer `internal_status`.
+  int internal_status = 202;
+  std::string internal_message = "draining";
+  std::vector<SignatureHeaders> signatures;  // as the routes passed them on
+  std::vector<RebalanceRecord> rebalances;   // what rebalance_history() returns
+  void accept_drain_request(const std::string& member, SignatureHeaders sig, std::string, StatusCallback done) override {
+    internal_call("drain " + member, std::move(sig), std::move(done));
+  }
+  void accept_task_reconfiguration(const std::string& c, SignatureHeaders sig, std::string,
+                                   StatusCallback done) override {
+    internal_call("reconfigure " + c, std::move(sig), std::move(done));
+  }
+  void accept_fence_request(const std::string& c, SignatureHeaders sig, std::string, StatusCallback done) override {
+    internal_call("fence " + c, std::move(sig), std::move(done));
+  }
+  std::vector<RebalanceRecord> rebalance_history() const override { return rebalances; }
 
  private:
   std::optional<RestError> offsets_check(const std::string& name, bool modify) {
@@ -271,6 +289,13 @@ class FakeHerder : public HerderApi {
     if (it == connectors.end()) return RestError::connector_not_found(name);
     if (modify && targets[name] != TargetState::Stopped) return RestError::connector_not_stopped(name);
     return std::nullopt;
+  }
+  void internal_call(std::string what, SignatureHeaders sig, StatusCallback done) {
+    run([this, what = std::move(what), sig = std::move(sig), done = std::move(done)] {
+      calls.push_back(what);
+      signatures.push_back(sig);
+      done(internal_status, internal_message);
+    });
   }
   std::optional<RestError> write_check() {
     if (leader_unknown) return RestError::not_leader("");
@@ -1643,4 +1668,55 @@ TEST_CASE("at max_connections an idle connection makes room and busy ones are ke
   Conn refused(s.port());
   CHECK(refused.closed_by_peer());
   CHECK(RestServerOptions{}.max_connections == 512);
+}
+
+TEST_CASE("drain, internal and observability routes reach the herder only through HerderApi", "[rest][admin]") {
+  Server s;
+  int drains_begun = 0;
+  add_drain_routes(s.server, s.herder, "w1:8083", [&] { ++drains_begun; });
+  add_task_reconfiguration_route(s.server, s.herder);
+  RebalanceRecord rec;
+  rec.generation = 7;
+  rec.protocol = "sessioned";
+  rec.assigned_tasks = {kc::connect::ConnectorTaskId{"c1", 0}};
+  rec.started_ms = 1000;
+  rec.assigned_ms = 1250;
+  s.herder.rebalances = {rec};
+  add_observability_routes(s.server, s.herder, nullptr);
+
+  auto drain = request(s.port(), "POST", "/admin/drain");
+  CHECK(drain.status == 202);
+  CHECK(drain.j() == json{{"worker_id", "w1:8083"}, {"draining", true}});
+  CHECK(drains_begun == 1);
+
+  const std::string sig = "X-Connect-Authorization: c2ln\r\nX-Connect-Request-Signature-Algorithm: HmacSHA256\r\n";
+  auto member = request(s.port(), "POST", "/admin/drain/members", R"({"member_id":"m-1"})", sig);
+  CHECK(member.status == 202);
+  CHECK(member.j() == json{{"member_id", "m-1"}, {"message", "draining"}});
+  check_error_body(request(s.port(), "POST", "/admin/drain/members", R"({"member_id":""})"), 400);
+
+  s.herder.internal_status = 204;
+  CHECK(request(s.port(), "POST", "/connectors/c1/tasks", "{}").status == 204);
+  s.herder.internal_status = 409;
+  s.herder.internal_message = "not the leader";
+  auto fence = request(s.port(), "PUT", "/connectors/c1/fence");
+  check_error_body(fence, 409);
+  CHECK(fence.j()["message"] == "not the leader");
+  {
+    auto calls = s.herder.calls_snapshot();
+    CHECK(calls == std::vector<std::string>{"drain m-1", "reconfigure c1", "fence c1"});
+  }
+  REQUIRE(s.herder.signatures.size() == 3);
+  CHECK(s.herder.signatures[0].signature == std::optional<std::string>("c2ln"));
+  CHECK(s.herder.signatures[0].algorithm == std::optional<std::string>("HmacSHA256"));
+  CHECK_FALSE(s.herder.signatures[1].signature.has_value());
+
+  auto rebalances = request(s.port(), "GET", "/rebalances");
+  REQUIRE(rebalances.status == 200);
+  REQUIRE(rebalances.j().size() == 1);
+  CHECK(rebalances.j()[0]["generation"] == 7);
+  CHECK(rebalances.j()[0]["join_to_sync_ms"] == 250);
+  CHECK(rebalances.j()[0]["assigned"]["tasks"] == json::array({"c1-0"}));
+  check_error_body(request(s.port(), "GET", "/rebalances?limit=0"), 400);
+  check_error_body(request(s.port(), "GET", "/metrics"), 503);
 }

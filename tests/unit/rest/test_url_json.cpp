@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "worker/rest/json_codec.h"
-#include "worker/rest/url.h"
+#include "worker/api/url.h"
 
 using namespace kc::rest;
 using nlohmann::json;

@@ -17,7 +17,7 @@
 #include "worker/rest/basic_auth.h"
 #include "worker/rest/rest_security.h"
 #include "worker/rest/rest_server.h"
-#include "worker/rest/rest_tls.h"
+#include "worker/api/rest_tls.h"
 
 using namespace kc::rest;
 using kc::test::http_call;
@@ -48,6 +48,16 @@ class TinyHerder : public HerderApi {
   }
   void health(Callback<Health> cb) override { cb(Health{HealthStatus::Healthy, "ok"}); }
   void worker_info(Callback<WorkerInfo> cb) override { cb(WorkerInfo{"w:1", "http://w:1/", "cid"}); }
+  void accept_drain_request(const std::string& m, SignatureHeaders, std::string, StatusCallback done) override {
+    done(404, m);
+  }
+  void accept_task_reconfiguration(const std::string& c, SignatureHeaders, std::string, StatusCallback done) override {
+    done(404, c);
+  }
+  void accept_fence_request(const std::string& c, SignatureHeaders, std::string, StatusCallback done) override {
+    done(404, c);
+  }
+  std::vector<RebalanceRecord> rebalance_history() const override { return {}; }
 
   void connector_info(const std::string& n, Callback<ConnectorInfo> cb) override { cb(nf(n)); }
   void connector_config(const std::string& n, Callback<ConnectorConfig> cb) override { cb(nf(n)); }

@@ -1,9 +1,9 @@
-#include "worker/herder/observability.h"
+#include "worker/rest/observability.h"
 
 #include <algorithm>
 #include <string>
 
-namespace kc::herder {
+namespace kc::rest {
 
 namespace {
 
@@ -13,7 +13,7 @@ json ts_or_null(int64_t ms) { return ms > 0 ? json(ms) : json(nullptr); }
 
 json dur_or_null(int64_t from, int64_t to) { return from > 0 && to >= from ? json(to - from) : json(nullptr); }
 
-json task_list(const std::vector<ConnectorTaskId>& ids) {
+json task_list(const std::vector<connect::ConnectorTaskId>& ids) {
   json a = json::array();
   for (const auto& id : ids) a.push_back(id.to_string());
   return a;
@@ -53,18 +53,18 @@ json rebalances_to_json(const std::vector<RebalanceRecord>& history, std::size_t
   return out;
 }
 
-void add_observability_routes(rest::RestServer& server, const DistributedHerder& herder,
+void add_observability_routes(RestServer& server, const HerderApi& herder,
                               std::shared_ptr<metrics::WorkerMetrics> metrics) {
-  server.add_route(rest::Method::Get, "/metrics", [metrics](const rest::RestRequest&, rest::Responder r) {
-    if (!metrics) return r(rest::RestResponse::error(503, "Metrics are not available"));
-    rest::RestResponse resp;
+  server.add_route(Method::Get, "/metrics", [metrics](const RestRequest&, Responder r) {
+    if (!metrics) return r(RestResponse::error(503, "Metrics are not available"));
+    RestResponse resp;
     resp.status = 200;
     resp.body = metrics->render();
     resp.content_type = metrics::Registry::kContentType;
     r(std::move(resp));
   });
-  const DistributedHerder* h = &herder;
-  server.add_route(rest::Method::Get, "/rebalances", [h](const rest::RestRequest& req, rest::Responder r) {
+  const HerderApi* h = &herder;
+  server.add_route(Method::Get, "/rebalances", [h](const RestRequest& req, Responder r) {
     std::size_t limit = kDefaultRebalanceLimit;
     if (auto q = req.query_value("limit")) {
       try {
@@ -73,11 +73,11 @@ void add_observability_routes(rest::RestServer& server, const DistributedHerder&
         if (pos != q->size() || v < 1 || v > 256) throw std::out_of_range("limit");
         limit = static_cast<std::size_t>(v);
       } catch (const std::exception&) {
-        return r(rest::RestResponse::error(400, "limit must be an integer between 1 and 256"));
+        return r(RestResponse::error(400, "limit must be an integer between 1 and 256"));
       }
     }
-    r(rest::RestResponse::json(200, rebalances_to_json(h->rebalance_history(), limit).dump()));
+    r(RestResponse::json(200, rebalances_to_json(h->rebalance_history(), limit).dump()));
   });
 }
 
-}  // namespace kc::herder
+}  // namespace kc::rest

@@ -1,4 +1,4 @@
-#include "worker/rest/url.h"
+#include "worker/api/url.h"
 
 #include <cctype>
 #include <charconv>

@@ -29,6 +29,10 @@
 // io_context thread. The completion functions handed to callbacks
 // (JoinReady, AssignmentReady) may be called from any thread, at most once;
 // a completion for a round the member has moved past is ignored.
+//
+// Room: worker/coordinator (the state machine), over protocol/kafka's
+// codecs and Connection. It keeps the kc::kafka namespace: it speaks only the
+// generic Kafka group protocol, and its users name its types as before.
 
 #include <chrono>
 #include <cstdint>
@@ -337,6 +341,23 @@ class GroupMember : public std::enable_shared_from_this<GroupMember> {
   void do_stop();
   void send_leave(const std::string& reason);
   void finish_leave(std::optional<GroupError> error);
+  // A failed connect (bootstrap or coordinator) or FindCoordinator: a SASL
+  // authentication failure (when `check_auth`) or a TLS failure is fatal at
+  // once; anything else is reported with `action` (message prefixed by
+  // `where`), then an unsupported version is fatal too. Authentication and
+  // version failures name `fatal_api`. True when fatal (the caller stops),
+  // false when the caller retries.
+  bool discovery_failed(const NetError& error, const std::string& where, ErrorAction action, ApiKey fatal_api,
+                        bool check_auth);
+  // Sends the JoinGroup or SyncGroup `body` (encoded at `v`) on the
+  // coordinator connection; its decoded response goes to `on_response` with
+  // `round` after its round trip is reported (on_request_timing). A body
+  // that could not be encoded is fatal ("cannot encode <api> v<v>: ...").
+  template <typename Response>
+  void send_round_request(ApiKey api, int16_t v, Result<Bytes> body, uint64_t round,
+                          NetResult<Response> (*decode)(const NetResult<Bytes>&, int16_t),
+                          void (GroupMember::*on_response)(uint64_t, NetResult<Response>),
+                          std::chrono::milliseconds timeout);
   // Helpers.
   void report(GroupError error);
   void fatal(GroupError error);

@@ -1,4 +1,4 @@
-#include "worker/rest/rest_tls.h"
+#include "worker/api/rest_tls.h"
 
 #include <cerrno>
 #include <cstring>

@@ -1,6 +1,10 @@
 #pragma once
 // The narrow interface between the REST layer (worker/rest) and the herder
-// (worker/herder). The REST server calls it; the herder implements it.
+// (worker/herder). The REST server and its extra routes (drain, internal
+// requests, /rebalances) call it; the herder implements it. It lives in
+// worker/api, below both, so that the arrows run REST → api ← herder and
+// neither side includes the other. The namespace stays kc::rest: these are
+// the value types of Connect's REST API, whoever serves them.
 //
 // Threading contract
 // ------------------
@@ -46,6 +50,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/secrets.h"
+#include "protocol/connect/types.h"
 
 namespace kc::rest {
 
@@ -424,6 +429,50 @@ struct WorkerInfo {
   std::string kafka_cluster_id;  ///< id of the Kafka cluster (GET /), empty if unknown
 };
 
+/// The two KIP-507 signature headers of an internal request, as received;
+/// nullopt = header absent. The herder checks them (Connect's
+/// InternalRequestSignature); the REST layer only carries them.
+struct SignatureHeaders {
+  std::optional<std::string> signature;  ///< X-Connect-Authorization
+  std::optional<std::string> algorithm;  ///< X-Connect-Request-Signature-Algorithm
+};
+
+/// Answer of an internal request (drain, task reconfiguration, fence):
+/// the HTTP status to send and its message (the body's "message"; empty
+/// for 204). Not a RestError: these routes answer the leader's own
+/// statuses and are never forwarded.
+using StatusCallback = std::function<void(int status, std::string message)>;
+
+/// How long the stop of one revoked task took (GET /rebalances).
+struct TaskStopTime {
+  connect::ConnectorTaskId id;  ///< the revoked task
+  int64_t stop_ms = 0;          ///< from the stop request until the task ended (offsets committed)
+  bool timed_out = false;       ///< the graceful timeout passed first (the task was abandoned)
+};
+
+/// One rebalance as seen by this worker, kept in memory (newest last, at
+/// most 256 kept). Issue 5 exposes the list as GET /rebalances.
+/// Times are wall-clock milliseconds since the Unix epoch; 0 = not yet.
+struct RebalanceRecord {
+  int32_t generation = -1;             ///< generation of the assignment
+  std::string protocol;                ///< "default" | "compatible" | "sessioned"
+  std::string leader_id;               ///< leader member id
+  std::string leader_url;              ///< leader REST URL
+  bool is_leader = false;              ///< this worker was the leader
+  int16_t error = 0;                   ///< assignment error (1 = CONFIG_MISMATCH)
+  std::vector<std::string> assigned_connectors;              ///< newly assigned (as received)
+  std::vector<connect::ConnectorTaskId> assigned_tasks;      ///< newly assigned (as received)
+  std::vector<std::string> revoked_connectors;               ///< revoked in this assignment
+  std::vector<connect::ConnectorTaskId> revoked_tasks;       ///< revoked in this assignment
+  int32_t delay_ms = 0;                ///< scheduled rebalance delay handed out
+  int64_t config_offset = -1;          ///< assignment's config offset
+  int64_t started_ms = 0;              ///< when the rebalance started here (JoinGroup prepared)
+  int64_t assigned_ms = 0;             ///< when the assignment arrived (SyncGroup done)
+  int64_t applied_ms = 0;              ///< when revocations + starts finished (0 = not applied)
+  std::string reason;                  ///< why the rebalance started (trigger), "" if unknown
+  std::vector<TaskStopTime> task_stops;  ///< stop duration of each task this worker stopped for it
+};
+
 // ---------------------------------------------------------------------------
 // The interface
 // ---------------------------------------------------------------------------
@@ -538,6 +587,38 @@ class HerderApi {
   /// This worker's id, advertised REST URL and the Kafka cluster id (GET /,
   /// and the REST layer's check that it does not forward to itself).
   virtual void worker_info(Callback<WorkerInfo> cb) = 0;
+
+  // ------------------------------------------- kconnectd's and internal routes
+  // These answer with a status and a message (StatusCallback) rather than a
+  // Reply: the statuses are the leader's own (400/403/503 for a bad
+  // signature, 409 not the leader, ...) and the requests are never forwarded.
+
+  /// POST /admin/drain/members (internal, follower to leader): checks the
+  /// KIP-507 signature of `body`, then marks `member_id` as draining and
+  /// starts a rebalance. `done` gets (202, message), (409, reason) when
+  /// this worker is not the leader or no other member could take the work,
+  /// or the signature check's (400|403|503, Connect's message).
+  virtual void accept_drain_request(const std::string& member_id, SignatureHeaders signature, std::string body,
+                                    StatusCallback done) = 0;
+
+  /// POST /connectors/{c}/tasks (internal, follower to leader): checks the
+  /// signature, then schedules a task-config generation of `connector`.
+  /// `done` gets (204, ""), (404, reason) unknown connector, (409, reason)
+  /// not the leader, or the signature check's (400|403|503, message).
+  virtual void accept_task_reconfiguration(const std::string& connector, SignatureHeaders signature,
+                                           std::string body, StatusCallback done) = 0;
+
+  /// PUT /connectors/{c}/fence (KIP-618, internal): checks the signature,
+  /// then fences out the older task generations of `connector`. `done` gets
+  /// (204, "") once its tasks may start; 409 not the leader, 404 unknown
+  /// connector, 400 not a source connector, 500 fencing failed.
+  virtual void accept_fence_request(const std::string& connector, SignatureHeaders signature, std::string body,
+                                    StatusCallback done) = 0;
+
+  /// GET /rebalances: a copy of the rebalances this worker saw, oldest
+  /// first. Unlike the methods above it answers at once: it only copies a
+  /// list under a mutex and never waits for the herder's io thread.
+  [[nodiscard]] virtual std::vector<RebalanceRecord> rebalance_history() const = 0;
 };
 
 }  // namespace kc::rest

@@ -9,8 +9,8 @@
 // GET /health is a built-in route of the REST server (HerderApi::health).
 //
 // Threads: both handlers run on the REST io thread and only take copies
-// (registry render under its mutex, rebalance_history() under the herder's
-// mutex); nothing touches the herder's io_context.
+// (registry render under its mutex, HerderApi::rebalance_history() under the
+// herder's mutex); nothing touches the herder's io_context.
 
 #include <cstddef>
 #include <memory>
@@ -18,11 +18,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "worker/herder/distributed_herder.h"
+#include "worker/api/herder_api.h"
 #include "worker/metrics/worker_metrics.h"
 #include "worker/rest/rest_server.h"
 
-namespace kc::herder {
+namespace kc::rest {
 
 /// Default number of records GET /rebalances returns.
 inline constexpr std::size_t kDefaultRebalanceLimit = 50;
@@ -43,7 +43,7 @@ nlohmann::json rebalances_to_json(const std::vector<RebalanceRecord>& history,
 /// Adds GET /metrics (rendering `metrics`; 503 if null) and GET /rebalances
 /// (from `herder.rebalance_history()`) to `server`. `herder` must outlive
 /// the server's stop().
-void add_observability_routes(rest::RestServer& server, const DistributedHerder& herder,
+void add_observability_routes(RestServer& server, const HerderApi& herder,
                               std::shared_ptr<metrics::WorkerMetrics> metrics);
 
-}  // namespace kc::herder
+}  // namespace kc::rest

@@ -1,5 +1,5 @@
 // GroupMember: the classic group-membership state machine (see group_member.h).
-#include "protocol/kafka/group_member.h"
+#include "worker/coordinator/group_member.h"
 
 #include <atomic>
 #include <cassert>
@@ -357,25 +357,7 @@ void GroupMember::find_coordinator(uint64_t epoch) {
     auto self = w.lock();
     if (!self || epoch != self->coord_epoch_ || self->state_ != GroupState::Discovering) return;
     if (!st) {
-      if (st.error().kind == NetErrorKind::Authentication) {
-        // Bad credentials do not get better by retrying (Kafka clients raise
-        // AuthenticationException instead of reconnecting): one fatal error.
-        self->fatal(GroupError{ApiKey::FindCoordinator, ErrorCode::SASL_AUTHENTICATION_FAILED,
-                               ErrorAction::Fatal, st.error().kind, st.error().message, true});
-        return;
-      }
-      if (st.error().kind == NetErrorKind::Tls) {  // retrying cannot fix it
-        self->fatal(GroupError{ApiKey::FindCoordinator, ErrorCode::NONE, ErrorAction::Fatal,
-                               st.error().kind, "bootstrap " + st.error().message, true});
-        return;
-      }
-      self->report(GroupError{ApiKey::FindCoordinator, ErrorCode::NONE, ErrorAction::Retry,
-                              st.error().kind, "bootstrap " + st.error().message, false});
-      if (st.error().kind == NetErrorKind::Unsupported) {
-        self->fatal(GroupError{ApiKey::FindCoordinator, ErrorCode::UNSUPPORTED_VERSION,
-                               ErrorAction::Fatal, st.error().kind, st.error().message, true});
-        return;
-      }
+      if (self->discovery_failed(st.error(), "bootstrap ", ErrorAction::Retry, ApiKey::FindCoordinator, true)) return;
       ++self->impl_->next_bootstrap;
       self->impl_->bootstrap_conn.reset();
       self->retry_later([w, epoch] {
@@ -387,6 +369,28 @@ void GroupMember::find_coordinator(uint64_t epoch) {
   });
 }
 
+bool GroupMember::discovery_failed(const NetError& error, const std::string& where, ErrorAction action,
+                                   ApiKey fatal_api, bool check_auth) {
+  // Bad credentials do not get better by retrying (Kafka clients raise
+  // AuthenticationException instead of reconnecting): one fatal error.
+  if (check_auth && error.kind == NetErrorKind::Authentication) {
+    fatal(GroupError{fatal_api, ErrorCode::SASL_AUTHENTICATION_FAILED, ErrorAction::Fatal, error.kind, error.message,
+                     true});
+    return true;
+  }
+  if (error.kind == NetErrorKind::Tls) {  // retrying cannot fix it
+    fatal(GroupError{ApiKey::FindCoordinator, ErrorCode::NONE, ErrorAction::Fatal, error.kind, where + error.message,
+                     true});
+    return true;
+  }
+  report(GroupError{ApiKey::FindCoordinator, ErrorCode::NONE, action, error.kind, where + error.message, false});
+  if (error.kind == NetErrorKind::Unsupported) {
+    fatal(GroupError{fatal_api, ErrorCode::UNSUPPORTED_VERSION, ErrorAction::Fatal, error.kind, error.message, true});
+    return true;
+  }
+  return false;
+}
+
 void GroupMember::on_find_coordinator(uint64_t epoch, NetResult<FindCoordinatorResponse> r) {
   if (epoch != coord_epoch_ || state_ != GroupState::Discovering) return;
   auto retry = [this, epoch] {
@@ -395,18 +399,7 @@ void GroupMember::on_find_coordinator(uint64_t epoch, NetResult<FindCoordinatorR
     });
   };
   if (!r) {
-    if (r.error().kind == NetErrorKind::Tls) {
-      fatal(GroupError{ApiKey::FindCoordinator, ErrorCode::NONE, ErrorAction::Fatal, r.error().kind,
-                       r.error().message, true});
-      return;
-    }
-    report(GroupError{ApiKey::FindCoordinator, ErrorCode::NONE, ErrorAction::Retry, r.error().kind,
-                      r.error().message, false});
-    if (r.error().kind == NetErrorKind::Unsupported) {
-      fatal(GroupError{ApiKey::FindCoordinator, ErrorCode::UNSUPPORTED_VERSION, ErrorAction::Fatal,
-                       r.error().kind, r.error().message, true});
-      return;
-    }
+    if (discovery_failed(r.error(), "", ErrorAction::Retry, ApiKey::FindCoordinator, false)) return;
     if (impl_->bootstrap_conn) impl_->bootstrap_conn->close("FindCoordinator failed");
     impl_->bootstrap_conn.reset();
     ++impl_->next_bootstrap;
@@ -449,24 +442,9 @@ void GroupMember::connect_coordinator(uint64_t epoch, const std::string& host, u
     auto self = w.lock();
     if (!self || epoch != self->coord_epoch_ || self->state_ != GroupState::Discovering) return;
     if (!st) {
-      if (st.error().kind == NetErrorKind::Authentication) {
-        self->fatal(GroupError{ApiKey::JoinGroup, ErrorCode::SASL_AUTHENTICATION_FAILED,
-                               ErrorAction::Fatal, st.error().kind, st.error().message, true});
+      if (self->discovery_failed(st.error(), "coordinator ", ErrorAction::RediscoverCoordinator, ApiKey::JoinGroup,
+                                 true))
         return;
-      }
-      if (st.error().kind == NetErrorKind::Tls) {  // retrying cannot fix it
-        self->fatal(GroupError{ApiKey::FindCoordinator, ErrorCode::NONE, ErrorAction::Fatal,
-                               st.error().kind, "coordinator " + st.error().message, true});
-        return;
-      }
-      self->report(GroupError{ApiKey::FindCoordinator, ErrorCode::NONE,
-                              ErrorAction::RediscoverCoordinator, st.error().kind,
-                              "coordinator " + st.error().message, false});
-      if (st.error().kind == NetErrorKind::Unsupported) {
-        self->fatal(GroupError{ApiKey::JoinGroup, ErrorCode::UNSUPPORTED_VERSION,
-                               ErrorAction::Fatal, st.error().kind, st.error().message, true});
-        return;
-      }
       self->impl_->coord_conn.reset();
       self->retry_later([w, epoch] {
         if (auto s = w.lock()) s->find_coordinator(epoch);
@@ -540,6 +518,31 @@ int16_t GroupMember::version_of(ApiKey key) const {
   return v ? *v : int16_t{-1};
 }
 
+template <typename Response>
+void GroupMember::send_round_request(ApiKey api, int16_t v, Result<Bytes> body, uint64_t round,
+                                     NetResult<Response> (*decode)(const NetResult<Bytes>&, int16_t),
+                                     void (GroupMember::*on_response)(uint64_t, NetResult<Response>),
+                                     std::chrono::milliseconds timeout) {
+  if (!body) {
+    fatal(GroupError{api, ErrorCode::NONE, ErrorAction::Fatal, NetErrorKind::Protocol,
+                     std::string("cannot encode ") + api_name(api) + " v" + std::to_string(v) + ": " +
+                         body.error().to_string(),
+                     true});
+    return;
+  }
+  impl_->coord_conn->send_raw(
+      api, v, std::move(body.value()),
+      [w = weak_from_this(), api, round, v, decode, on_response,
+       t0 = std::chrono::steady_clock::now()](NetResult<Bytes> raw) {
+        if (auto self = w.lock()) {
+          auto resp = decode(raw, v);
+          self->report_timing(api, t0, resp && resp->error_code == 0);
+          ((*self).*on_response)(round, std::move(resp));
+        }
+      },
+      timeout);
+}
+
 void GroupMember::send_join(uint64_t round, std::vector<JoinGroupProtocol> protocols) {
   (void)round;
   const uint64_t my_round = ++round_;
@@ -568,24 +571,8 @@ void GroupMember::send_join(uint64_t round, std::vector<JoinGroupProtocol> proto
   }
   const int16_t v = *version;
   if (v >= 8) req.reason = prep_reason_.substr(0, 255);
-  auto body = encode(req, v);
-  if (!body) {
-    fatal(GroupError{ApiKey::JoinGroup, ErrorCode::NONE, ErrorAction::Fatal, NetErrorKind::Protocol,
-                     "cannot encode JoinGroup v" + std::to_string(v) + ": " +
-                         body.error().to_string(),
-                     true});
-    return;
-  }
-  impl_->coord_conn->send_raw(
-      ApiKey::JoinGroup, v, std::move(body.value()),
-      [w = weak_from_this(), my_round, v, t0 = std::chrono::steady_clock::now()](NetResult<Bytes> raw) {
-        if (auto self = w.lock()) {
-          auto resp = group_decode_join_response(raw, v);
-          self->report_timing(ApiKey::JoinGroup, t0, resp && resp->error_code == 0);
-          self->on_join_response(my_round, std::move(resp));
-        }
-      },
-      timeout);
+  send_round_request(ApiKey::JoinGroup, v, encode(req, v), my_round, &group_decode_join_response,
+                     &GroupMember::on_join_response, timeout);
 }
 
 void GroupMember::rejoin_after_error(ApiKey api, int16_t code, ErrorAction action) {
@@ -723,23 +710,8 @@ void GroupMember::send_sync(uint64_t round, std::vector<SyncGroupAssignment> ass
   req.assignments = std::move(assignments);
   const int16_t v = version_of(ApiKey::SyncGroup);
   auto body = v < 0 ? Result<Bytes>(Error{"", "no SyncGroup version"}) : encode(req, v);
-  if (!body) {
-    fatal(GroupError{ApiKey::SyncGroup, ErrorCode::NONE, ErrorAction::Fatal, NetErrorKind::Protocol,
-                     "cannot encode SyncGroup v" + std::to_string(v) + ": " +
-                         body.error().to_string(),
-                     true});
-    return;
-  }
-  impl_->coord_conn->send_raw(
-      ApiKey::SyncGroup, v, std::move(body.value()),
-      [w = weak_from_this(), round, v, t0 = std::chrono::steady_clock::now()](NetResult<Bytes> raw) {
-        if (auto self = w.lock()) {
-          auto resp = group_decode_sync_response(raw, v);
-          self->report_timing(ApiKey::SyncGroup, t0, resp && resp->error_code == 0);
-          self->on_sync_response(round, std::move(resp));
-        }
-      },
-      config_.request_timeout);
+  send_round_request(ApiKey::SyncGroup, v, std::move(body), round, &group_decode_sync_response,
+                     &GroupMember::on_sync_response, config_.request_timeout);
 }
 
 void GroupMember::on_sync_response(uint64_t round, NetResult<SyncGroupResponse> r) {
