@@ -956,11 +956,13 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
             forget_connector(a.connector);
             if (a.restarting) status_store->put_connector(a.connector, status_of(StatusState::Restarting, gen));
           }
-          // As Connect's startConnector: a restarted connector that started
-          // asks for new task configs (written only when they differ). This
-          // repairs an inconsistent commit even when this worker reads that
-          // commit after the restart, and retries a failed generation.
-          if (start_connector_now(a.connector, dc->config, a.target, gen) && a.kind == K::RestartConnector &&
+          // As Connect's restart: a connector an operator restarted (plain or
+          // KIP-745) asks for new task configs once it started (written only
+          // when they differ). This repairs an inconsistent commit even when
+          // this worker reads that commit after the restart, and retries a
+          // failed generation. A restart for a changed config does not ask:
+          // the leader generates on the config record already.
+          if (start_connector_now(a.connector, dc->config, a.target, gen) && (a.restarting || a.plain_restart) &&
               a.target == TargetState::Started)
             asio::post(io, [w = weak_from_this(), c = a.connector] {
               if (auto s = w.lock()) s->io_task_reconfiguration(c);
@@ -3019,8 +3021,9 @@ void DistributedHerder::restart_connector(const std::string& name, rest::Restart
     }
     Action a{Action::Kind::RestartConnector, name};
     a.target = snap.target_state(name);
+    a.plain_restart = true;  // execute() then asks for new task configs, as Connect's restart
     if (a.target == storage::TargetState::Stopped) return cb(std::optional<rest::ConnectorStateInfo>{});
-    impl->restart_local(a);  // which asks for new task configs, as Connect's restart
+    impl->restart_local(a);
     cb(std::optional<rest::ConnectorStateInfo>{});
   });
 }
