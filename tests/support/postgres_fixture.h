@@ -13,6 +13,8 @@
 //
 // Header-only; needs libpq (kc_worker_connectors_postgres brings it).
 
+#include "free_port.h"
+
 #include <libpq-fe.h>
 #include <netinet/in.h>
 #include <pwd.h>
@@ -110,18 +112,6 @@ class PostgresServer {
   }
 
  private:
-  static int free_port() {
-    int s = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    socklen_t len = sizeof a;
-    ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
-    ::close(s);
-    return ntohs(a.sin_port);
-  }
-
   /// Runs a shell command, as the unprivileged user when root.
   void run(const std::string& cmd, bool as_user = true) const {
     std::string full = as_user && !user_.empty() ? "runuser -u " + user_ + " -- sh -c '" + cmd + "'" : cmd;

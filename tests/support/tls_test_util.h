@@ -1,7 +1,7 @@
 #pragma once
 // Test helpers for REST over HTTPS: the throwaway PKI of test_pki.h, a
-// small blocking HTTP(S) client on Boost.Beast, and free_port() for REST
-// listeners. Test code only.
+// small blocking HTTP(S) client on Boost.Beast, and free_port() (free_port.h)
+// for REST listeners. Test code only.
 #include <unistd.h>
 
 #include <chrono>
@@ -12,6 +12,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+
+#include "free_port.h"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
@@ -25,14 +27,6 @@
 #include "worker/api/rest_tls.h"
 
 namespace kc::test {
-
-/// A port on 127.0.0.1 that was free a moment ago, for a worker whose
-/// advertised URL (its REST port) must be known before its server starts.
-inline uint16_t free_port() {
-  boost::asio::io_context ioc;
-  boost::asio::ip::tcp::acceptor a(ioc, {boost::asio::ip::make_address("127.0.0.1"), 0});
-  return a.local_endpoint().port();
-}
 
 /// One HTTP exchange's outcome: status 0 and `error` set when the transport
 /// (connect, TLS handshake, certificate check, read) failed.

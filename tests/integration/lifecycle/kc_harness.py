@@ -5,6 +5,7 @@ Python 3 standard library only. `failures` collects failed checks.
 """
 import json
 import os
+import random
 import re
 import shutil
 import signal
@@ -43,10 +44,39 @@ def check(cond, msg):
     return cond
 
 
+_ports_handed_out = set()
+
+
+def _ephemeral_low():
+    """The first port of the kernel's ephemeral range (outgoing connections
+    take their local port from it); 32768 when it cannot be read."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A port on 127.0.0.1 that is free now, for a listener that must be
+    named before it starts (a worker's advertised URL). Chosen at random
+    below the ephemeral range: a port from bind(0) is an ephemeral one, and
+    any outgoing connection of a parallel test may take it as its local
+    port before the listener binds it (CI: "Address already in use")."""
+    high = max(_ephemeral_low() - 1, 20000)
+    low = 10000 if high > 12000 else 1024
+    for _ in range(200):
+        port = random.randint(low, high)
+        if port in _ports_handed_out:
+            continue
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _ports_handed_out.add(port)
+        return port
+    raise RuntimeError(f"no free port on 127.0.0.1 in {low}..{high} after 200 tries")
 
 
 def http(method, url, body=None, timeout=5, raw=None):

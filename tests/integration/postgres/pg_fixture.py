@@ -11,9 +11,12 @@ Python 3 standard library only.
 import os
 import pwd
 import shutil
-import socket
 import subprocess
+import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lifecycle"))
+from kc_harness import free_port  # noqa: E402
 
 
 class PostgresServer:
@@ -33,9 +36,7 @@ class PostgresServer:
             except KeyError:
                 self.user = "nobody"
             subprocess.run(["chown", "-R", self.user, self.dir], check=True)
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
+        self.port = free_port()
         self.url = f"postgresql://kc@127.0.0.1:{self.port}/postgres"
         self.running = False
         self._run([f"{self.bin}/initdb", "-D", f"{self.dir}/data", "-U", "kc", "--auth=trust", "-E", "UTF8",
