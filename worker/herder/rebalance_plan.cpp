@@ -1,0 +1,332 @@
+#include "worker/herder/rebalance_plan.h"
+
+#include <algorithm>
+
+namespace kc::herder {
+
+namespace {
+
+/// "[a,b]" of names or task ids.
+template <typename Items, typename ToText>
+std::string list(const Items& items, ToText to_text) {
+  std::string s = "[";
+  for (const auto& item : items) {
+    if (s.size() > 1) s += ',';
+    s.append(to_text(item));
+  }
+  s += ']';
+  return s;
+}
+
+std::string name_text(const std::string& n) { return n; }
+std::string id_text(const ConnectorTaskId& t) { return t.to_string(); }
+
+std::string mark_text(const TaskMark& m) {
+  return m.first.to_string() + " " + storage::status_state_name(m.second.state) + " g" +
+         std::to_string(m.second.generation);
+}
+
+/// Merges `add` into `to`: sorted, without duplicates.
+template <typename T>
+void add_sorted(std::vector<T>& to, const std::vector<T>& add) {
+  if (add.empty()) return;
+  std::set<T> all(to.begin(), to.end());
+  all.insert(add.begin(), add.end());
+  to.assign(all.begin(), all.end());
+}
+
+bool running_or_paused(StatusState s) { return s == StatusState::Running || s == StatusState::Paused; }
+
+}  // namespace
+
+// ------------------------------------------------------------------ revocation
+
+RevocationPlan plan_revocation(const std::set<std::string>& owned_c, const std::set<ConnectorTaskId>& owned_t,
+                               const std::set<std::string>& running_c, const std::set<ConnectorTaskId>& running_t) {
+  RevocationPlan p;
+  for (const auto& c : running_c)
+    if (!owned_c.count(c)) p.stop_connectors.push_back(c);
+  for (const auto& t : running_t)
+    if (!owned_t.count(t)) p.stop_tasks.push_back(t);
+  return p;
+}
+
+std::string to_string(const RevocationPlan& p) {
+  if (p.empty()) return "nothing to stop";
+  return "stop connectors " + list(p.stop_connectors, name_text) + " tasks " + list(p.stop_tasks, id_text);
+}
+
+// ------------------------------------------------------------------ hand-over hold
+
+int64_t hand_over_hold_bound_ms(int64_t graceful_ms, int64_t session_ms, int64_t poll_ms) {
+  return graceful_ms + session_ms + 2 * poll_ms;
+}
+
+HoldDecision decide_hand_over_hold(const std::optional<StatusValue>& status, const std::string& worker_id,
+                                   std::optional<int64_t> waiting_since_ms, int64_t now_ms, int64_t bound_ms) {
+  const bool held = status && status->worker_id != worker_id && status->trace == storage::kHandOverTrace &&
+                    running_or_paused(status->state);
+  if (!held) return {};
+  const int64_t since = waiting_since_ms.value_or(now_ms);
+  const int64_t waited = now_ms - since;
+  if (waited < bound_ms) return {HoldVerdict::Wait, !waiting_since_ms.has_value(), waited};
+  return {HoldVerdict::GiveUp, false, waited};
+}
+
+const char* to_string(HoldVerdict v) {
+  switch (v) {
+    case HoldVerdict::Start: return "start";
+    case HoldVerdict::Wait: return "wait";
+    case HoldVerdict::GiveUp: return "give up";
+  }
+  return "?";
+}
+
+std::string to_string(const HoldDecision& d) {
+  switch (d.verdict) {
+    case HoldVerdict::Start: return "start";
+    case HoldVerdict::Wait:
+      return d.first ? std::string("wait (first)") : "wait " + std::to_string(d.waited_ms) + " ms";
+    case HoldVerdict::GiveUp: return "give up after " + std::to_string(d.waited_ms) + " ms";
+  }
+  return "?";
+}
+
+// ------------------------------------------------------------------ drain
+
+DrainAcceptance decide_drain_request(bool is_leader, const std::string& leader_url, const std::string& member_id,
+                                     const std::vector<std::string>& round_members,
+                                     const std::set<std::string>& draining) {
+  if (!is_leader)
+    return {409, "this worker is not the leader" + (leader_url.empty() ? "" : "; the leader is " + leader_url), false};
+  const bool other = std::any_of(round_members.begin(), round_members.end(),
+                                 [&](const auto& id) { return id != member_id && !draining.count(id); });
+  if (!other) return {409, kNoOtherWorker, false};
+  return {202, "draining", !draining.count(member_id)};
+}
+
+std::set<std::string> draining_members_in_round(const std::set<std::string>& draining,
+                                                const std::vector<std::string>& round_members) {
+  std::set<std::string> out;
+  for (const auto& id : draining)
+    if (std::count(round_members.begin(), round_members.end(), id)) out.insert(id);
+  return out;
+}
+
+DrainProgress decide_drain_progress(bool applied, bool owns_nothing) {
+  return applied && owns_nothing ? DrainProgress::Done : DrainProgress::AskLeader;
+}
+
+const char* to_string(DrainProgress p) { return p == DrainProgress::Done ? "done" : "ask the leader"; }
+
+DrainHandOverPlan plan_drain_hand_over(const std::set<std::string>& running_c,
+                                       const std::set<ConnectorTaskId>& running_t,
+                                       const std::vector<ConnectorTaskId>& tasks,
+                                       const std::map<ConnectorTaskId, StatusValue>& task_statuses,
+                                       const std::string& worker_id, int32_t generation) {
+  DrainHandOverPlan p;
+  p.stop_connectors.assign(running_c.begin(), running_c.end());
+  for (const auto& t : tasks) {
+    if (!running_t.count(t)) continue;
+    auto it = task_statuses.find(t);
+    const StatusValue* st = it == task_statuses.end() ? nullptr : &it->second;
+    const bool own = st && st->worker_id == worker_id;
+    if (own && st->state == StatusState::Failed) continue;
+    const StatusState state = own && st->state == StatusState::Paused ? StatusState::Paused : StatusState::Running;
+    p.marks.emplace_back(t, StatusValue{state, std::string(storage::kHandOverTrace), worker_id,
+                                        own ? st->generation : generation});
+  }
+  return p;
+}
+
+std::string to_string(const DrainHandOverPlan& p) {
+  return "stop connectors " + list(p.stop_connectors, name_text) + " mark " + list(p.marks, mark_text);
+}
+
+// ------------------------------------------------------------------ hand-over moves
+
+HandOverMoves plan_hand_over_moves(bool enabled, assignor::AssignmentResult res,
+                                   const std::vector<assignor::MemberReport>& reports,
+                                   const assignor::ConfigSnapshot& cs, const assignor::RoundContext& ctx,
+                                   int32_t scheduled_rebalance_max_delay_ms,
+                                   const std::map<ConnectorTaskId, StatusValue>& task_statuses) {
+  HandOverMoves out;
+  out.result = std::move(res);
+  auto& r = out.result;
+  if (!enabled || ctx.protocol == connect::ConnectProtocol::Eager || r.config_mismatch) return out;
+  std::map<ConnectorTaskId, size_t> revoked_from;  // task -> index of the member that stops it
+  for (size_t i = 0; i < r.assignments.size(); ++i)
+    for (const auto& t : r.assignments[i].assignment.revoked_tasks) revoked_from[t] = i;
+  if (revoked_from.empty() || r.state.delay_ms > 0 || r.state.scheduled_rebalance_ms != 0) return out;
+  // The follow-up round's reports: what each member owns once this round applied.
+  std::vector<assignor::MemberReport> next = reports;
+  for (size_t i = 0; i < next.size() && i < r.assignments.size(); ++i) {
+    const auto& a = r.assignments[i].assignment;
+    auto& owned = next[i].owned;
+    const std::set<std::string> gone_c(a.revoked_connectors.begin(), a.revoked_connectors.end());
+    const std::set<ConnectorTaskId> gone_t(a.revoked_tasks.begin(), a.revoked_tasks.end());
+    std::erase_if(owned.connectors, [&](const auto& c) { return gone_c.count(c) > 0; });
+    std::erase_if(owned.tasks, [&](const auto& t) { return gone_t.count(t) > 0; });
+    add_sorted(owned.connectors, a.connectors);
+    add_sorted(owned.tasks, a.tasks);
+  }
+  assignor::RoundContext next_ctx = ctx;
+  next_ctx.generation = ctx.generation + 1;
+  next_ctx.last_completed_generation = ctx.generation;
+  const auto follow_up =
+      assignor::IncrementalCooperativeAssignor{scheduled_rebalance_max_delay_ms}.assign(r.state, next, cs, next_ctx);
+  if (follow_up.config_mismatch || follow_up.state.delay_ms > 0) return out;
+  for (const auto& ma : follow_up.assignments)
+    if (!ma.assignment.revoked_tasks.empty() || !ma.assignment.revoked_connectors.empty()) return out;
+  std::vector<TaskMark> marks;
+  std::vector<ConnectorTaskId> moved;
+  std::vector<std::pair<size_t, std::vector<ConnectorTaskId>>> taken_by;  // new owner index -> tasks
+  for (const auto& ma : follow_up.assignments) {
+    auto to = std::find_if(r.assignments.begin(), r.assignments.end(),
+                           [&](const auto& x) { return x.member_id == ma.member_id; });
+    if (to == r.assignments.end()) continue;
+    std::vector<ConnectorTaskId> taken;
+    for (const auto& t : ma.assignment.tasks) {
+      auto from = revoked_from.find(t);
+      if (from == revoked_from.end() || r.assignments[from->second].member_id == ma.member_id) continue;
+      auto st = task_statuses.find(t);
+      const std::string& old_url = reports[from->second].url;
+      if (st == task_statuses.end() || !running_or_paused(st->second.state) ||
+          old_url.find("//" + st->second.worker_id + "/") == std::string::npos)
+        continue;  // old owner's status unknown: the follow-up round places it
+      marks.emplace_back(t, StatusValue{st->second.state, std::string(storage::kHandOverTrace),
+                                        st->second.worker_id, st->second.generation});
+      taken.push_back(t);
+    }
+    taken_by.emplace_back(static_cast<size_t>(to - r.assignments.begin()), std::move(taken));
+  }
+  for (const auto& [i, taken] : taken_by) {
+    add_sorted(r.assignments[i].assignment.tasks, taken);
+    moved.insert(moved.end(), taken.begin(), taken.end());
+  }
+  if (moved.empty()) return out;
+  // The leader's memory: this round's, plus the tasks placed at once.
+  add_sorted(r.state.previous_assignment.tasks, moved);
+  const std::set<ConnectorTaskId> moved_set(moved.begin(), moved.end());
+  std::erase_if(r.state.previous_revocation.tasks, [&](const auto& t) { return moved_set.count(t) > 0; });
+  std::sort(moved.begin(), moved.end());
+  out.marks = std::move(marks);
+  out.moved = std::move(moved);
+  return out;
+}
+
+std::string to_string(const HandOverMoves& m) {
+  if (m.moved.empty()) return "no moves";
+  std::string s;
+  for (const auto& ma : m.result.assignments) {
+    std::vector<ConnectorTaskId> got;
+    for (const auto& t : ma.assignment.tasks)
+      if (std::binary_search(m.moved.begin(), m.moved.end(), t)) got.push_back(t);
+    if (got.empty()) continue;
+    s += (s.empty() ? "move " : "; move ") + list(got, id_text) + " -> " + ma.member_id;
+  }
+  return s;
+}
+
+// ------------------------------------------------------------------ task configs (leader)
+
+GenerationVerdict decide_task_config_generation(GenerationTrigger trigger, const GenerationFacts& f) {
+  using T = GenerationTrigger;
+  const GenerationVerdict leader_generates = f.in_flight ? GenerationVerdict::AfterCurrent : GenerationVerdict::Generate;
+  switch (trigger) {
+    case T::ConnectorConfigRecord:
+    case T::BecameLeader: return f.is_leader ? leader_generates : GenerationVerdict::None;
+    case T::TasksCommitted: return f.is_leader && f.inconsistent ? leader_generates : GenerationVerdict::None;
+    case T::ConnectorRequest: return f.is_leader ? leader_generates : GenerationVerdict::ForwardToLeader;
+    case T::GenerationFinished:
+      return f.is_leader && f.again_requested ? GenerationVerdict::Generate : GenerationVerdict::None;
+  }
+  return GenerationVerdict::None;
+}
+
+const char* to_string(GenerationVerdict v) {
+  switch (v) {
+    case GenerationVerdict::None: return "none";
+    case GenerationVerdict::Generate: return "generate";
+    case GenerationVerdict::AfterCurrent: return "generate after the current one";
+    case GenerationVerdict::ForwardToLeader: return "forward to the leader";
+  }
+  return "?";
+}
+
+bool generation_failed_for(const std::string& c, const ClusterConfigState& snap,
+                           const std::map<std::string, GenerationFailure>& failures) {
+  auto f = failures.find(c);
+  auto stored = snap.connector_configs.find(c);
+  return f != failures.end() && stored != snap.connector_configs.end() && stored->second == f->second.config;
+}
+
+std::vector<std::string> connectors_needing_task_configs(const ClusterConfigState& snap,
+                                                         const std::set<std::string>& in_flight,
+                                                         const std::map<std::string, GenerationFailure>& failures) {
+  std::vector<std::string> out;
+  for (const auto& [name, conf] : snap.connector_configs) {
+    if (snap.target_state(name) == TargetState::Stopped) continue;
+    auto tc = snap.task_counts.find(name);
+    if (tc != snap.task_counts.end() && tc->second > 0 && !snap.inconsistent.count(name)) continue;
+    if (in_flight.count(name) || generation_failed_for(name, snap, failures)) continue;
+    out.push_back(name);
+  }
+  return out;
+}
+
+TaskConfigSource task_config_source(const std::string& c, const ClusterConfigState& snap) {
+  if (!snap.connector_configs.count(c)) return TaskConfigSource::Nothing;
+  if (snap.target_state(c) == TargetState::Stopped) return TaskConfigSource::WriteEmpty;
+  return TaskConfigSource::Plugin;
+}
+
+const char* to_string(TaskConfigSource s) {
+  switch (s) {
+    case TaskConfigSource::Nothing: return "nothing";
+    case TaskConfigSource::WriteEmpty: return "write empty";
+    case TaskConfigSource::Plugin: return "plugin";
+  }
+  return "?";
+}
+
+bool task_configs_need_write(const std::string& c, const std::vector<ConfigMap>& generated,
+                             const ClusterConfigState& snap) {
+  auto count = snap.task_counts.find(c);
+  if (count == snap.task_counts.end() || snap.inconsistent.count(c) ||
+      static_cast<size_t>(std::max(count->second, 0)) != generated.size())
+    return true;
+  for (size_t i = 0; i < generated.size(); ++i) {
+    auto tc = snap.task_config(ConnectorTaskId{c, static_cast<int32_t>(i)});
+    if (!tc || *tc != generated[i]) return true;
+  }
+  return false;
+}
+
+FailureStatusPlan plan_generation_failure_statuses(const std::map<std::string, GenerationFailure>& failures,
+                                                   const ClusterConfigState& snap,
+                                                   const std::map<std::string, StatusValue>& connector_statuses,
+                                                   const std::string& worker_id) {
+  FailureStatusPlan p;
+  for (const auto& [c, f] : failures) {
+    auto stored = snap.connector_configs.find(c);
+    if (stored == snap.connector_configs.end() || stored->second != f.config ||
+        snap.target_state(c) == TargetState::Stopped) {
+      p.forget.push_back(c);
+      continue;
+    }
+    auto cur = connector_statuses.find(c);
+    const StatusValue* st = cur == connector_statuses.end() ? nullptr : &cur->second;
+    if (st && st->state == StatusState::Failed && st->trace == f.trace) continue;
+    p.writes.emplace_back(c, StatusValue{StatusState::Failed, f.trace, st ? st->worker_id : worker_id,
+                                         st ? st->generation : -1});
+  }
+  return p;
+}
+
+std::string to_string(const FailureStatusPlan& p) {
+  return "forget " + list(p.forget, name_text) + " write " +
+         list(p.writes, [](const auto& w) { return w.first + " FAILED"; });
+}
+
+}  // namespace kc::herder

@@ -1,0 +1,286 @@
+#pragma once
+// The herder's rebalance and leader decisions as pure functions, beside
+// reconcile() (reconciler.h): revocation stops, hand-over holds, drain,
+// hand-over moves, the leader's task-config generation and the statuses of
+// failed generations. Each takes plain values (times as ms inputs, never a
+// clock read) and returns a plan; the DistributedHerder only carries plans
+// out. No I/O, no threads. Tested by tables (tests/unit/herder).
+//
+// kconnectd's drain and hand-over are not in Connect: a draining worker, or
+// the leader moving a revoked task in the same round, writes a hand-over mark
+// (the task's RUNNING/PAUSED status with storage::kHandOverTrace), and the
+// new owner starts the task only once the old owner's stop replaced the mark,
+// or after a bound.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "assignor/assignor.h"
+#include "protocol/connect/types.h"
+#include "worker/storage/config_store.h"
+#include "worker/storage/records.h"
+
+namespace kc::herder {
+
+using connect::ConnectorTaskId;
+using storage::ClusterConfigState;
+using storage::ConfigMap;
+using storage::StatusState;
+using storage::StatusValue;
+using storage::TargetState;
+
+/// A task status to write: hand-over marks, FAILED statuses.
+using TaskMark = std::pair<ConnectorTaskId, StatusValue>;
+
+// ------------------------------------------------------------------ revocation
+
+/// What this worker stops when an assignment arrives: every connector and
+/// task it runs that the assignment does not give it (revoked, or left over),
+/// sorted. Connect's onRevoked/onAssigned stop exactly the revoked set; this
+/// also stops strays, so that no instance runs twice.
+struct RevocationPlan {
+  std::vector<std::string> stop_connectors;
+  std::vector<ConnectorTaskId> stop_tasks;
+
+  [[nodiscard]] bool empty() const { return stop_connectors.empty() && stop_tasks.empty(); }
+  bool operator==(const RevocationPlan&) const = default;
+};
+
+/// The revocation stops for an assignment that owns `owned_c`/`owned_t`
+/// while this worker runs `running_c`/`running_t`.
+RevocationPlan plan_revocation(const std::set<std::string>& owned_c, const std::set<ConnectorTaskId>& owned_t,
+                               const std::set<std::string>& running_c, const std::set<ConnectorTaskId>& running_t);
+
+/// "stop connectors [a] tasks [a-0]" or "nothing to stop".
+std::string to_string(const RevocationPlan& p);
+
+// ------------------------------------------------------------------ hand-over hold
+
+/// What to do with a task assigned here that is not running yet.
+enum class HoldVerdict {
+  Start,   ///< no hand-over mark of another worker: start it
+  Wait,    ///< its old owner's mark is there: wait (re-check in a while)
+  GiveUp,  ///< waited `bound_ms` already: start it anyway
+};
+
+/// One hold decision. `first` is true on the first Wait (log it once);
+/// `waited_ms` is how long it has been held (GiveUp: for the log).
+struct HoldDecision {
+  HoldVerdict verdict = HoldVerdict::Start;
+  bool first = false;
+  int64_t waited_ms = 0;
+
+  bool operator==(const HoldDecision&) const = default;
+};
+
+/// How long a new owner waits for a hand-over (ms): the old owner's graceful
+/// stop timeout plus session.timeout.ms and two status polls (a task past its
+/// graceful timeout is cut off from Kafka; a frozen worker cuts off everything
+/// once it notices).
+int64_t hand_over_hold_bound_ms(int64_t task_shutdown_graceful_timeout_ms, int64_t session_timeout_ms,
+                                int64_t status_poll_interval_ms);
+
+/// Whether a task assigned to `worker_id` must wait for its old owner.
+/// `status`: the task's status as this worker reads it (nullopt: none);
+/// held when it is another worker's RUNNING or PAUSED kHandOverTrace mark.
+/// `waiting_since_ms`: when this worker started waiting (nullopt: not yet;
+/// the caller records `now_ms` on a first Wait and forgets it on Start or
+/// GiveUp). Monotonic ms.
+HoldDecision decide_hand_over_hold(const std::optional<StatusValue>& status, const std::string& worker_id,
+                                   std::optional<int64_t> waiting_since_ms, int64_t now_ms, int64_t bound_ms);
+
+/// "start", "wait (first)", "wait 200 ms", "give up after 5000 ms".
+std::string to_string(const HoldDecision& d);
+
+// ------------------------------------------------------------------ drain
+
+/// The leader's answer to a member's drain request: an HTTP status
+/// (202 accepted, 409 refused) with its message, and whether the member is
+/// newly draining (then the leader rebalances). Idempotent: a second request
+/// of a draining member is 202 without a rebalance.
+struct DrainAcceptance {
+  int http_status = 202;
+  std::string message;
+  bool rebalance = false;
+
+  bool operator==(const DrainAcceptance&) const = default;
+};
+
+/// The 409 message when no other member could take the work over.
+inline constexpr const char* kNoOtherWorker = "no other worker in the group to take the work over";
+
+/// Leader (`is_leader`, else 409 naming `leader_url` when known): accepts
+/// `member_id`'s drain unless no member of `round_members` other than it
+/// and the `draining` ones is left to take the work over.
+DrainAcceptance decide_drain_request(bool is_leader, const std::string& leader_url, const std::string& member_id,
+                                     const std::vector<std::string>& round_members,
+                                     const std::set<std::string>& draining);
+
+/// The draining members the leader keeps for a round: those still in it
+/// (a member that left is forgotten).
+std::set<std::string> draining_members_in_round(const std::set<std::string>& draining,
+                                                const std::vector<std::string>& round_members);
+
+/// How a drain goes on after this worker applied an assignment (or when it
+/// starts: `applied` false while an assignment is being applied).
+enum class DrainProgress {
+  Done,            ///< owns nothing: the drain finished
+  AskLeader,       ///< still owns work: ask the (maybe new) leader (again)
+};
+
+/// Done once an applied assignment owns no connector and no task.
+DrainProgress decide_drain_progress(bool applied, bool owns_nothing);
+
+/// The draining worker's hand-over before the JoinGroup that reports
+/// nothing owned: it stops every connector it runs, and marks each task of
+/// `tasks` (its assignment) that it runs, so that the next owner waits for
+/// its stop. A mark keeps this worker's PAUSED state and the generation of
+/// its own last status; a task FAILED here gets no mark (nothing to wait for).
+struct DrainHandOverPlan {
+  std::vector<std::string> stop_connectors;
+  std::vector<TaskMark> marks;
+
+  bool operator==(const DrainHandOverPlan&) const = default;
+};
+
+/// `task_statuses`: the status topic's view; `generation`: the current one.
+DrainHandOverPlan plan_drain_hand_over(const std::set<std::string>& running_c,
+                                       const std::set<ConnectorTaskId>& running_t,
+                                       const std::vector<ConnectorTaskId>& tasks,
+                                       const std::map<ConnectorTaskId, StatusValue>& task_statuses,
+                                       const std::string& worker_id, int32_t generation);
+
+/// "stop connectors [c] mark [c-0 RUNNING g3]".
+std::string to_string(const DrainHandOverPlan& p);
+
+// ------------------------------------------------------------------ hand-over moves
+
+/// The leader's hand-over moves of one round (rebalance.hand.over.enable,
+/// cooperative protocols): the tasks the assignor revokes from live members
+/// for balance are placed in the same round where the assignor's follow-up
+/// round would place them. `result` is the round's result with the moved
+/// tasks added to their new owners' assignments and to the leader state's
+/// previous assignment (and out of its previous revocation); `marks` are the
+/// hand-over marks to write before the assignment goes out; `moved` the
+/// tasks, sorted.
+struct HandOverMoves {
+  assignor::AssignmentResult result;
+  std::vector<TaskMark> marks;
+  std::vector<ConnectorTaskId> moved;
+};
+
+/// Moves only tasks whose old owner's RUNNING or PAUSED status is known
+/// (its worker id is in the old owner's URL); none at all while a delay or
+/// scheduled rebalance runs, when the follow-up round would revoke or delay,
+/// on CONFIG_MISMATCH, under the eager protocol, or when `enabled` is false.
+/// Runs the incremental assignor (pure) once more for the follow-up round.
+HandOverMoves plan_hand_over_moves(bool enabled, assignor::AssignmentResult res,
+                                   const std::vector<assignor::MemberReport>& reports,
+                                   const assignor::ConfigSnapshot& cs, const assignor::RoundContext& ctx,
+                                   int32_t scheduled_rebalance_max_delay_ms,
+                                   const std::map<ConnectorTaskId, StatusValue>& task_statuses);
+
+/// "move [c-1 -> m2]" per new owner, or "no moves".
+std::string to_string(const HandOverMoves& m);
+
+// ------------------------------------------------------------------ task configs (leader)
+
+/// A failed task-config generation of a connector: the stored config it
+/// failed for, and the reason (its FAILED trace).
+struct GenerationFailure {
+  ConfigMap config;
+  std::string trace;
+
+  bool operator==(const GenerationFailure&) const = default;
+};
+
+/// What asks for task configs of a connector.
+enum class GenerationTrigger {
+  ConnectorConfigRecord,  ///< a `connector-<name>` record was read
+  TasksCommitted,         ///< a `commit-<name>` record was read
+  ConnectorRequest,       ///< the connector asked (requestTaskReconfiguration), or an operator's restart
+  BecameLeader,           ///< this worker became leader: every connector once
+  GenerationFinished,     ///< a generation of it ended (successfully written or given up)
+};
+
+/// What to do about it.
+enum class GenerationVerdict {
+  None,              ///< nothing
+  Generate,          ///< generate now (leader)
+  AfterCurrent,      ///< one more generation after the one in flight (leader)
+  ForwardToLeader,   ///< follower: ask the leader
+};
+
+/// One connector's facts for a generation decision.
+struct GenerationFacts {
+  bool is_leader = false;
+  bool in_flight = false;          ///< a generation of it is under way
+  bool again_requested = false;    ///< asked again while in flight (GenerationFinished)
+  bool inconsistent = false;       ///< its last commit left it inconsistent (TasksCommitted)
+};
+
+/// The leader generates on every connector-config record, on a commit that
+/// left the connector inconsistent, on a connector's request, on becoming
+/// leader, and once more after a generation when asked meanwhile; two
+/// generations of one connector never run at once (their task records
+/// would interleave). A follower forwards a connector's request.
+GenerationVerdict decide_task_config_generation(GenerationTrigger trigger, const GenerationFacts& facts);
+
+/// Whether `c`'s recorded generation failure is for its config in `snap`.
+bool generation_failed_for(const std::string& c, const ClusterConfigState& snap,
+                           const std::map<std::string, GenerationFailure>& failures);
+
+/// The leader's sweep (on target-state records, which follow a stop's
+/// 0-task commit): the connectors that should run and have no task configs
+/// (none committed, 0, or inconsistent), not STOPPED, not generating
+/// (`in_flight`), and whose generation did not fail for their current config
+/// (a stalling plugin would leave an abandoned thread per retry). Sorted.
+std::vector<std::string> connectors_needing_task_configs(const ClusterConfigState& snap,
+                                                         const std::set<std::string>& in_flight,
+                                                         const std::map<std::string, GenerationFailure>& failures);
+
+/// Where a generation of `c` gets its task configs from.
+enum class TaskConfigSource {
+  Nothing,     ///< deleted: nothing to write
+  WriteEmpty,  ///< STOPPED (KIP-875): zero task configs
+  Plugin,      ///< the connector plugin's taskConfigs
+};
+
+/// Deleted → Nothing; STOPPED → WriteEmpty; else Plugin.
+TaskConfigSource task_config_source(const std::string& c, const ClusterConfigState& snap);
+
+/// Whether the leader writes `generated` as `c`'s task configs: unless they
+/// are exactly the committed ones (same count, consistent, each equal).
+bool task_configs_need_write(const std::string& c, const std::vector<ConfigMap>& generated,
+                             const ClusterConfigState& snap);
+
+/// The status writes for recorded generation failures (leader, each status
+/// poll): a failure whose connector is gone, has another config, or is
+/// STOPPED is forgotten; otherwise FAILED with its trace is written (under
+/// the current status's worker id and generation, else `worker_id` and -1)
+/// unless that is the status already.
+struct FailureStatusPlan {
+  std::vector<std::string> forget;
+  std::vector<std::pair<std::string, StatusValue>> writes;
+
+  bool operator==(const FailureStatusPlan&) const = default;
+};
+
+FailureStatusPlan plan_generation_failure_statuses(const std::map<std::string, GenerationFailure>& failures,
+                                                   const ClusterConfigState& snap,
+                                                   const std::map<std::string, StatusValue>& connector_statuses,
+                                                   const std::string& worker_id);
+
+/// Text of the enums and plans, for logs and test failures.
+const char* to_string(HoldVerdict v);
+const char* to_string(DrainProgress p);
+const char* to_string(GenerationVerdict v);
+const char* to_string(TaskConfigSource s);
+std::string to_string(const FailureStatusPlan& p);
+
+}  // namespace kc::herder
