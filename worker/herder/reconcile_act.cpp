@@ -1,0 +1,446 @@
+// DistributedHerder::Impl, the reconciler's acting side: desired/actual state, executing
+// actions (start/stop of connectors and tasks), applying an assignment, revocations, hand-overs.
+#include "worker/herder/herder_impl.h"
+
+namespace kc::herder {
+
+void DistributedHerder::Impl::request_reconcile() {
+  if (stopping || reconcile_queued.exchange(true)) return;
+  asio::post(apply_strand, [w = weak_from_this()] {
+    auto s = w.lock();
+    if (!s) return;
+    s->reconcile_queued = false;
+    s->job_reconcile();
+  });
+}
+
+DesiredState DistributedHerder::Impl::desired_state(int32_t& generation) {
+  DesiredState d;
+  d.worker_id = cfg.worker_id;
+  {
+    std::lock_guard lk(mu);
+    d.is_leader = pub.is_leader && pub.in_group;
+    d.assigned_connectors.insert(pub.assigned_connectors.begin(), pub.assigned_connectors.end());
+    d.assigned_tasks.insert(pub.assigned_tasks.begin(), pub.assigned_tasks.end());
+    generation = pub.generation;
+  }
+  d.may_start = applied_apply_seq.load() == latest_apply_seq.load() && !frozen_hold.load();
+  auto snap = config_store->snapshot();
+  for (const auto& [name, conf] : snap.connector_configs) {
+    DesiredConnector dc;
+    dc.config = conf;
+    dc.target = snap.target_state(name);
+    for (const auto& t : snap.tasks(name))
+      if (auto tc = snap.task_config(t)) dc.tasks[t.task] = *tc;
+    d.connectors.emplace(name, std::move(dc));
+  }
+  return d;
+}
+
+ActualState DistributedHerder::Impl::actual_state() {
+  ActualState a;
+  const auto running_c = worker->connector_names();
+  const auto running_t = worker->task_ids();
+  // What ended on its own (abandoned after a graceful timeout) is forgotten;
+  // a failed start is kept so that it is not retried in a loop.
+  std::erase_if(strand_connectors,
+                [&](const auto& e) { return !running_c.count(e.first) && !strand_failed_c.count(e.first); });
+  std::erase_if(strand_tasks,
+                [&](const auto& e) { return !running_t.count(e.first) && !strand_failed_t.count(e.first); });
+  for (const auto& c : running_c) strand_connectors.try_emplace(c);  // unknown config: restarted if assigned
+  for (const auto& t : running_t) strand_tasks.try_emplace(t);
+  a.connectors = strand_connectors;
+  a.tasks = strand_tasks;
+  a.connector_statuses = status_store->all_connectors();
+  a.task_statuses = status_store->all_tasks();
+  return a;
+}
+
+void DistributedHerder::Impl::forget_connector(const std::string& c) {
+  strand_connectors.erase(c);
+  strand_failed_c.erase(c);
+}
+
+void DistributedHerder::Impl::forget_task(const ConnectorTaskId& t) {
+  strand_tasks.erase(t);
+  strand_failed_t.erase(t);
+}
+
+void DistributedHerder::Impl::forget_all() {
+  strand_connectors.clear();
+  strand_failed_c.clear();
+  strand_tasks.clear();
+  strand_failed_t.clear();
+}
+
+StatusValue DistributedHerder::Impl::status_of(
+    StatusState state, int32_t generation, std::optional<std::string> trace) const {
+  return StatusValue{state, std::move(trace), cfg.worker_id, generation};
+}
+
+bool DistributedHerder::Impl::start_connector_now(
+    const std::string& c, const ConfigMap& conf, TargetState target, int32_t gen) {
+  auto st = worker->start_connector(c, conf, target);
+  strand_connectors[c] = RunningConnector{conf, target};
+  if (st) {
+    strand_failed_c.erase(c);
+    return true;
+  }
+  spdlog::warn("cannot start connector {}: {}", c, st.error().to_string());
+  strand_failed_c.insert(c);
+  status_store->put_connector(c, status_of(StatusState::Failed, gen, st.error().to_string()));
+  return false;
+}
+
+void DistributedHerder::Impl::start_task_now(
+    const ConnectorTaskId& t, const ConfigMap& connector_conf, const ConfigMap& task_conf,
+    TargetState target, int32_t gen) {
+  auto st = worker->start_task(t, connector_conf, task_conf, target, exactly_once_checks(t, connector_conf));
+  strand_tasks[t] = RunningTask{task_conf, target};
+  if (st) {
+    strand_failed_t.erase(t);
+    return;
+  }
+  spdlog::warn("cannot start task {}: {}", t.to_string(), st.error().to_string());
+  strand_failed_t.insert(t);
+  status_store->put_task(t, status_of(StatusState::Failed, gen, st.error().to_string()));
+}
+
+void DistributedHerder::Impl::execute(const std::vector<Action>& actions, const DesiredState& d, int32_t gen) {
+  using K = Action::Kind;
+  if (actions.empty()) return;
+  std::string text;
+  for (const auto& a : actions) text += (text.empty() ? "" : ", ") + to_string(a);
+  spdlog::info("reconcile: {}", text);
+  // Stops first, all in parallel against one graceful deadline.
+  std::vector<std::string> stop_c;
+  std::vector<ConnectorTaskId> stop_t;
+  for (const auto& a : actions) {
+    if (a.kind == K::StopConnector) stop_c.push_back(a.connector);
+    if (a.kind == K::StopTask) stop_t.push_back(*a.task);
+  }
+  if (!stop_c.empty() || !stop_t.empty()) {
+    auto fc = std::async(std::launch::async, [&] { return worker->stop_connectors(stop_c); });
+    (void)worker->stop_tasks(stop_t);
+    (void)fc.get();
+    for (const auto& c : stop_c) forget_connector(c);
+    for (const auto& t : stop_t) forget_task(t);
+  }
+  std::set<std::string> targets_applied;
+  bool hand_over_wait = false;
+  for (const auto& a : actions) {
+    const auto* dc = d.connectors.count(a.connector) ? &d.connectors.at(a.connector) : nullptr;
+    switch (a.kind) {
+      case K::StopConnector:
+      case K::RemoveConnectorStatus:
+        if (a.kind == K::RemoveConnectorStatus || a.remove_status)
+          status_store->put_connector(a.connector, status_of(StatusState::Destroyed, gen));
+        break;
+      case K::StopTask:
+      case K::RemoveTaskStatus:
+        if (a.kind == K::RemoveTaskStatus || a.remove_status)
+          status_store->put_task(*a.task, status_of(StatusState::Destroyed, gen));
+        break;
+      case K::WriteConnectorStatus:
+        status_store->put_connector(a.connector, status_of(a.status, gen));
+        break;
+      case K::RestartConnector:
+      case K::StartConnector:
+        if (!dc) break;
+        if (a.kind == K::RestartConnector) {
+          (void)worker->stop_connector(a.connector);
+          forget_connector(a.connector);
+          if (a.restarting) status_store->put_connector(a.connector, status_of(StatusState::Restarting, gen));
+        }
+        // As Connect's restart: a connector an operator restarted (plain or
+        // KIP-745) asks for new task configs once it started (written only
+        // when they differ). This repairs an inconsistent commit even when
+        // this worker reads that commit after the restart, and retries a
+        // failed generation. A restart for a changed config does not ask:
+        // the leader generates on the config record already.
+        if (start_connector_now(a.connector, dc->config, a.target, gen) && (a.restarting || a.plain_restart) &&
+            a.target == TargetState::Started)
+          asio::post(io, [w = weak_from_this(), c = a.connector] {
+            if (auto s = w.lock()) s->io_task_reconfiguration(c);
+          });
+        break;
+      case K::RestartTask:
+      case K::StartTask: {
+        if (!dc || !dc->tasks.count(a.task->task)) break;
+        if (a.kind == K::RestartTask) {
+          (void)worker->stop_task(*a.task);
+          forget_task(*a.task);
+          if (a.restarting) status_store->put_task(*a.task, status_of(StatusState::Restarting, gen));
+        } else if (hand_over_pending(*a.task)) {
+          hand_over_wait = true;
+          break;
+        }
+        start_task_now(*a.task, dc->config, dc->tasks.at(a.task->task), a.target, gen);
+        break;
+      }
+      case K::SetConnectorTarget:
+      case K::SetTaskTarget:
+        // One call pauses or resumes the connector and all its local tasks.
+        if (targets_applied.insert(a.connector).second) worker->set_target_state(a.connector, a.target);
+        if (auto it = strand_connectors.find(a.connector); it != strand_connectors.end()) it->second.target = a.target;
+        for (auto& [t, run] : strand_tasks)
+          if (t.connector == a.connector) run.target = a.target;
+        break;
+    }
+  }
+  if (hand_over_wait) retry_reconcile_soon();
+}
+
+void DistributedHerder::Impl::job_reconcile() {
+  if (stopping) return;
+  int32_t gen = -1;
+  DesiredState d = desired_state(gen);
+  d.restarts = std::move(strand_restarts);
+  strand_restarts.clear();
+  execute(reconcile(d, actual_state()), d, gen);
+}
+
+void DistributedHerder::Impl::restart_local(Action a, std::function<void()> done) {
+  asio::post(apply_strand, [w = weak_from_this(), a = std::move(a), done = std::move(done)] {
+    auto s = w.lock();
+    if (!s || s->stopping) return;
+    int32_t gen = -1;
+    DesiredState d = s->desired_state(gen);
+    s->execute({a}, d, gen);
+    if (done) done();
+  });
+}
+
+void DistributedHerder::Impl::job_apply(
+    const coordinator::AssignedEvent& ev, uint64_t seq, bool became_leader, bool gates_join) {
+  auto stops_done = [&] {
+    if (gates_join) post_stop_end();
+  };
+  if (stopping) return stops_done();
+  const Assignment& owned = ev.snapshot;
+  // 1. Stop what was revoked, plus anything running that we no longer own.
+  std::set<std::string> owned_c(owned.connectors.begin(), owned.connectors.end());
+  std::set<ConnectorTaskId> owned_t(owned.tasks.begin(), owned.tasks.end());
+  std::vector<std::string> stop_c;
+  std::vector<ConnectorTaskId> stop_t;
+  for (const auto& c : worker->connector_names())
+    if (!owned_c.count(c)) stop_c.push_back(c);
+  for (const auto& t : worker->task_ids())
+    if (!owned_t.count(t)) stop_t.push_back(t);
+  if (!stop_c.empty() || !stop_t.empty()) {
+    spdlog::info("stopping revoked connectors {} and tasks {}", names_to_string(stop_c),
+                 ids_to_string(stop_t));
+    auto fc = std::async(std::launch::async, [&] { return worker->stop_connectors(stop_c); });
+    // Each revoked task is awaited on its own thread so that its own stop
+    // time is measured (GET /rebalances); one graceful deadline for all.
+    const int64_t t0 = mono_ms();
+    for (const auto& t : stop_t) worker->request_stop_task(t);
+    std::vector<std::future<TaskStopTime>> waits;
+    for (const auto& t : stop_t)
+      waits.push_back(std::async(std::launch::async, [this, t, t0] {
+        const int left = static_cast<int>(
+            std::max<int64_t>(0, cfg.task_shutdown_graceful_timeout_ms - (mono_ms() - t0)));
+        const bool ok = worker->await_task_stopped(t, left);
+        return TaskStopTime{t, mono_ms() - t0, !ok};
+      }));
+    std::vector<ConnectorTaskId> timed_out;
+    std::vector<TaskStopTime> stops;
+    for (auto& f : waits) {
+      stops.push_back(f.get());
+      if (stops.back().timed_out) timed_out.push_back(stops.back().id);
+    }
+    {
+      std::lock_guard lk(mu);
+      for (auto it = history.rbegin(); it != history.rend(); ++it)
+        if (it->generation == ev.generation) {
+          it->task_stops.insert(it->task_stops.end(), stops.begin(), stops.end());
+          break;
+        }
+    }
+    auto timed_out_c = fc.get();
+    if (!timed_out.empty() || !timed_out_c.empty())
+      spdlog::warn("graceful stop timed out for connectors {} tasks {}", names_to_string(timed_out_c),
+                   ids_to_string(timed_out));
+    for (const auto& c : stop_c) forget_connector(c);
+    for (const auto& t : stop_t) forget_task(t);
+    auto fl = status_store->flush(cfg.worker_sync_timeout_ms);
+    if (!fl) spdlog::warn("status flush: {}", fl.error().to_string());
+  }
+  stops_done();  // revocations done: a JoinGroup may go out now
+  // A draining worker is done once it owns nothing (all stopped above);
+  // while it still owns work it asks the leader again (a new leader).
+  asio::post(io, [w = weak_from_this(), none = owned.connectors.empty() && owned.tasks.empty()] {
+    auto s = w.lock();
+    if (!s || !s->io_draining) return;
+    if (none) s->io_drain_finish(true, "every connector and task was handed over");
+    else s->io_ask_leader_to_drain();
+  });
+  const bool had_revocations = !ev.received.revoked_connectors.empty() || !ev.received.revoked_tasks.empty();
+  // A newer assignment is queued: it catches up, reads offsets and starts.
+  auto superseded = [&] {
+    if (seq == latest_apply_seq.load()) return false;
+    spdlog::info("apply superseded by a newer assignment; leaving starts to it");
+    if (had_revocations)
+      asio::post(io, [w = weak_from_this()] {
+        if (auto s = w.lock()) s->io_request_rejoin("revocations completed");
+      });
+    return true;
+  };
+  if (superseded()) return;
+  // 2. Catch up the config topic to the assignment's offset.
+  auto snap = config_store->snapshot();
+  if (snap.offset < ev.received.config_offset) {
+    auto r = config_store->read_to_end(cfg.worker_sync_timeout_ms);
+    if (r) snap = r.value();
+    else spdlog::warn("config catch-up failed: {}", r.error().to_string());
+  }
+  if (snap.offset != ev.received.config_offset) {
+    const bool lagging = snap.offset < ev.received.config_offset;
+    spdlog::warn("config offset {} {} assignment offset {}; rejoining without starting anything",
+                 snap.offset, lagging ? "below" : "above", ev.received.config_offset);
+    auto w = weak_from_this();
+    // A lagging read is retried after a short back-off (Connect leaves the
+    // group and backs off; we only delay the rejoin).
+    const int delay = lagging ? cfg.retry_backoff_ms * 10 : 0;
+    asio::post(io, [w, delay, lagging] {
+      auto s = w.lock();
+      if (!s) return;
+      if (delay == 0) {
+        s->io_request_rejoin(lagging ? "config topic lagging" : "config offset overshoots the assignment");
+        return;
+      }
+      s->retry_timer.expires_after(std::chrono::milliseconds(delay));
+      s->retry_timer.async_wait([w](const boost::system::error_code& ec) {
+        if (auto s2 = w.lock(); s2 && !ec) s2->io_request_rejoin("config topic lagging");
+      });
+    });
+    return;
+  }
+  // 3. Source offsets written by previous owners: every source task reads
+  // the offsets topic to the end on its own thread before it starts
+  // (runtime::Worker), so the apply strand does not read it again.
+  if (stopping || superseded()) return;
+  // A handed-over task (drain, or moved in one round) starts only after
+  // its old owner's stop: read the statuses now so that the marks are seen.
+  const auto running_t = worker->task_ids();
+  if (std::any_of(owned.tasks.begin(), owned.tasks.end(), [&](const auto& t) { return !running_t.count(t); }))
+    (void)status_store->read_to_end(cfg.worker_sync_timeout_ms);
+  // 4. Start what we own and do not run, apply target states and status
+  // rules: one reconcile pass, now allowed to start.
+  applied_apply_seq = seq;
+  job_reconcile();
+  spdlog::info("assignment applied: owns {} connectors, {} tasks", owned.connectors.size(), owned.tasks.size());
+  asio::post(io, [w = weak_from_this(), seq, had_revocations, became_leader] {
+    auto s = w.lock();
+    if (!s) return;
+    if (seq == s->io_apply_seq) {
+      std::lock_guard lk(s->mu);
+      s->pub.applied = true;
+      if (!s->history.empty()) {
+        auto& rec = s->history.back();
+        rec.applied_ms = wall_ms();
+        s->cfg.metrics->rebalance_completed(static_cast<double>(rec.applied_ms - rec.assigned_ms));
+      }
+    }
+    if (became_leader && s->io_is_leader) {
+      for (const auto& c : s->config_store->snapshot().connectors()) s->io_leader_reconfigure(c);
+    }
+    for (const auto& c : std::exchange(s->io_reconfigure_unsent, {})) s->io_task_reconfiguration(c);
+    s->request_reconcile();  // the leader's status tombstones (reference 4.4 onAssigned)
+    // The follow-up round that places what was revoked (4.4 step 5).
+    if (had_revocations) s->io_request_rejoin("revocations completed");
+  });
+}
+
+void DistributedHerder::Impl::on_revoke_all(std::vector<std::string> connectors, std::vector<ConnectorTaskId> tasks) {
+  io_assignment.reset();
+  cfg.metrics->set_assigned(0, 0);
+  {
+    std::lock_guard lk(mu);
+    coord_lost = true;
+    pub.assigned_connectors.clear();
+    pub.assigned_tasks.clear();
+    pub.applied = false;
+    pub.in_group = false;
+  }
+  // Out of the group: everything stops (or is cut off from Kafka) before
+  // the next JoinGroup goes out, so no task runs twice.
+  io_stop_begin();
+  asio::post(apply_strand, [w = weak_from_this(), connectors, tasks] {
+    if (auto s = w.lock()) {
+      spdlog::warn("coordinator lost: stopping connectors {} and tasks {}",
+                   names_to_string(connectors), ids_to_string(tasks));
+      s->job_stop_everything();
+      s->post_stop_end();
+    }
+  });
+}
+
+void DistributedHerder::Impl::job_hand_over(const std::vector<ConnectorTaskId>& tasks) {
+  auto names = worker->connector_names();
+  (void)worker->stop_connectors(std::vector<std::string>(names.begin(), names.end()));
+  for (const auto& c : names) forget_connector(c);
+  const auto running = worker->task_ids();
+  int32_t gen;
+  {
+    std::lock_guard lk(mu);
+    gen = pub.generation;
+  }
+  std::vector<std::pair<ConnectorTaskId, StatusValue>> marks;
+  for (const auto& t : tasks) {
+    if (!running.count(t)) continue;
+    auto st = status_store->get_task(t);
+    const bool own = st && st->worker_id == cfg.worker_id;
+    if (own && st->state == StatusState::Failed) continue;
+    const StatusState state = own && st->state == StatusState::Paused ? StatusState::Paused : StatusState::Running;
+    marks.emplace_back(t, status_of(state, own ? st->generation : gen, std::string(storage::kHandOverTrace)));
+  }
+  write_hand_over_marks(marks);
+  spdlog::info("drain: stopped {} connectors; {} tasks run on until their new owners take them", names.size(),
+               marks.size());
+}
+
+void DistributedHerder::Impl::write_hand_over_marks(const std::vector<std::pair<ConnectorTaskId, StatusValue>>& marks) {
+  for (const auto& [t, v] : marks) status_store->put_task(t, v);
+  if (auto fl = status_store->flush(std::min(cfg.worker_sync_timeout_ms, 5000)); !fl)
+    spdlog::warn("hand-over marks not flushed: {}", fl.error().to_string());
+}
+
+bool DistributedHerder::Impl::hand_over_pending(const ConnectorTaskId& t) {
+  auto st = status_store->get_task(t);
+  const bool held = st && st->worker_id != cfg.worker_id && st->trace == storage::kHandOverTrace &&
+                    (st->state == StatusState::Running || st->state == StatusState::Paused);
+  if (!held) {
+    strand_hand_over_since.erase(t);
+    return false;
+  }
+  const int64_t now = mono_ms();
+  auto [it, first] = strand_hand_over_since.try_emplace(t, now);
+  if (first) spdlog::info("task {}: waiting for {} to hand it over (its stop)", t.to_string(), st->worker_id);
+  const int64_t bound =
+      cfg.task_shutdown_graceful_timeout_ms + cfg.session_timeout_ms + 2 * cfg.status_poll_interval_ms;
+  if (now - it->second < bound) return true;
+  spdlog::warn("task {}: {} still reports it {} after {} ms of hand-over; starting it here", t.to_string(),
+               st->worker_id, storage::status_state_name(st->state), now - it->second);
+  strand_hand_over_since.erase(it);
+  return false;
+}
+
+void DistributedHerder::Impl::retry_reconcile_soon() {
+  asio::post(io, [w = weak_from_this()] {
+    auto s = w.lock();
+    if (!s || s->stopping) return;
+    s->hand_over_retry_timer.expires_after(std::chrono::milliseconds(100));
+    s->hand_over_retry_timer.async_wait([w](const boost::system::error_code& ec) {
+      if (auto s2 = w.lock(); s2 && !ec) s2->request_reconcile();
+    });
+  });
+}
+
+void DistributedHerder::Impl::job_stop_everything() {
+  worker->stop_all();
+  forget_all();
+  (void)status_store->flush(cfg.worker_sync_timeout_ms);
+}
+
+}  // namespace kc::herder

@@ -1,0 +1,240 @@
+// DistributedHerder::Impl, startup: the internal topic stores, start(), and the freeze watchdog.
+#include "worker/herder/herder_impl.h"
+
+namespace kc::herder {
+
+Status DistributedHerder::Impl::open_stores() {
+  storage::ClientProps client = cfg.client_props;
+  client["bootstrap.servers"] = cfg.bootstrap_servers;
+
+  storage::ConfigBackingStore::Options co;
+  co.client = client;
+  co.topic = cfg.config_topic;
+  co.replication_factor = cfg.config_replication_factor;
+  co.client_id = cfg.group_id + "-configs";
+  co.timeout_ms = cfg.startup_timeout_ms;
+  if (cfg.transactional_leader) co.transactional_id = storage::config_topic_transactional_id(cfg.group_id);
+  co.read_committed = cfg.exactly_once_source;
+  std::weak_ptr<Impl> w = weak_from_this();
+  auto cs = storage::ConfigBackingStore::open(co, [w](const storage::ConfigUpdate& u) {
+    if (auto self = w.lock()) asio::post(self->io, [w, u] {
+        if (auto s = w.lock()) s->on_config_update(u);
+      });
+  });
+  if (!cs) return Error{"config.storage.topic", cfg.config_topic + ": " + cs.error().to_string()};
+  config_store = std::move(cs.value());
+
+  storage::OffsetBackingStore::Options oo;
+  oo.client = client;
+  oo.topic = cfg.offset_topic;
+  oo.partitions = cfg.offset_partitions;
+  oo.replication_factor = cfg.offset_replication_factor;
+  oo.client_id = cfg.group_id + "-offsets";
+  oo.timeout_ms = cfg.startup_timeout_ms;
+  auto os = storage::OffsetBackingStore::open(oo);
+  if (!os) return Error{"offset.storage.topic", cfg.offset_topic + ": " + os.error().to_string()};
+  offset_store = std::move(os.value());
+
+  storage::StatusBackingStore::Options so;
+  so.client = client;
+  so.topic = cfg.status_topic;
+  so.partitions = cfg.status_partitions;
+  so.replication_factor = cfg.status_replication_factor;
+  so.client_id = cfg.group_id + "-statuses";
+  so.timeout_ms = cfg.startup_timeout_ms;
+  auto ss = storage::StatusBackingStore::open(so);
+  if (!ss) return Error{"status.storage.topic", cfg.status_topic + ": " + ss.error().to_string()};
+  status_store = std::move(ss.value());
+  return ok_status();
+}
+
+Status DistributedHerder::Impl::start() {
+  if (auto st = open_stores(); !st) return st;
+  // Bounded: a broker that does not report one must not hold up startup.
+  kafka_cluster_id = config_store->kafka_cluster_id(std::min(cfg.request_timeout_ms, 5000));
+  if (cfg.topic_tracking_enable)
+    status_listener = std::make_unique<runtime::StatusStoreListener>(*status_store, cfg.worker_id);
+  else
+    status_listener = std::make_unique<UntrackedStatusListener>(*status_store, cfg.worker_id);
+  runtime::WorkerOptions wo;
+  wo.worker_id = cfg.worker_id;
+  wo.client = cfg.client_props;
+  wo.client["bootstrap.servers"] = cfg.bootstrap_servers;
+  wo.producer_overrides = cfg.producer_overrides;
+  wo.consumer_overrides = cfg.consumer_overrides;
+  wo.client_override_policy = cfg.client_override_policy;
+  wo.offset_flush_interval_ms = cfg.offset_flush_interval_ms;
+  wo.offset_flush_timeout_ms = cfg.offset_flush_timeout_ms;
+  wo.task_shutdown_graceful_timeout_ms = cfg.task_shutdown_graceful_timeout_ms;
+  wo.tasks_max_limit = cfg.tasks_max_limit;
+  wo.connector_call_timeout_ms = cfg.connector_call_timeout_ms;
+  wo.key_converter = cfg.key_converter;
+  wo.value_converter = cfg.value_converter;
+  wo.key_converter_config = cfg.key_converter_config;
+  wo.value_converter_config = cfg.value_converter_config;
+  wo.header_converter = cfg.header_converter;
+  wo.header_converter_config = cfg.header_converter_config;
+  wo.config_transformer = cfg.config_transformer;
+  wo.metrics = cfg.metrics;
+  wo.producer_shared = cfg.producer_shared;
+  wo.exactly_once_source = cfg.exactly_once_source;
+  wo.group_id = cfg.group_id;
+  wo.offset_topic_partitions = cfg.offset_partitions;
+  wo.offset_topic_replication_factor = cfg.offset_replication_factor;
+  // A running connector's requestTaskReconfiguration, from its own thread.
+  wo.on_task_reconfiguration = [w = weak_from_this()](const std::string& c) {
+    auto s = w.lock();
+    if (!s) return;
+    asio::post(s->io, [w, c] {
+      if (auto s2 = w.lock()) s2->io_task_reconfiguration(c);
+    });
+  };
+  worker = std::make_unique<runtime::Worker>(wo, offset_store.get(), status_listener.get(), registry);
+  worker->set_observer(observer.load());
+
+  coordinator::WorkerCoordinatorConfig cc;
+  cc.group.group_id = cfg.group_id;
+  cc.group.bootstrap_servers = kc::split_comma_list(cfg.bootstrap_servers);
+  cc.group.client_id = cfg.client_id.empty() ? "connect-" + cfg.worker_id : cfg.client_id;
+  cc.group.session_timeout = std::chrono::milliseconds(cfg.session_timeout_ms);
+  cc.group.rebalance_timeout = std::chrono::milliseconds(cfg.rebalance_timeout_ms);
+  cc.group.heartbeat_interval = std::chrono::milliseconds(cfg.heartbeat_interval_ms);
+  cc.group.request_timeout = std::chrono::milliseconds(cfg.request_timeout_ms);
+  cc.group.retry_backoff = std::chrono::milliseconds(cfg.retry_backoff_ms);
+  if (cfg.group_sasl) {
+    auto sasl = storage::connection_sasl_settings(*cfg.group_sasl);
+    if (!sasl) return sasl.error();
+    cc.group.sasl = std::move(sasl).value();
+  }
+  cc.group.tls = cfg.group_tls;
+  cc.group.group_instance_id = cfg.group_instance_id;
+  cc.protocol = cfg.protocol;
+  cc.url = cfg.advertised_url;
+  cc.static_assignment_file = cfg.static_assignment_file;
+
+  std::weak_ptr<Impl> w = weak_from_this();
+  coordinator::WorkerCoordinatorCallbacks cb;
+  cb.config_offset = [w]() -> int64_t {
+    auto s = w.lock();
+    return s ? s->config_store->snapshot().offset : -1;
+  };
+  cb.on_before_join = [w](const coordinator::BeforeJoin& bj, std::function<void()> proceed) {
+    if (auto s = w.lock()) s->on_before_join(bj, std::move(proceed));
+  };
+  cb.on_leader = [w](const coordinator::LeaderRound& r, coordinator::AssignmentsReady ready) {
+    if (auto s = w.lock()) s->on_leader(r, std::move(ready));
+  };
+  cb.on_assigned = [w](const coordinator::AssignedEvent& ev) {
+    if (auto s = w.lock()) s->on_assigned(ev);
+  };
+  cb.on_revoke_all = [w](std::vector<std::string> connectors, std::vector<ConnectorTaskId> tasks) {
+    if (auto s = w.lock()) s->on_revoke_all(std::move(connectors), std::move(tasks));
+  };
+  cb.on_rebalance_started = [w](const kafka::RebalanceStarted& r) {
+    if (auto s = w.lock()) {
+      s->io_rebalance_started_ms = wall_ms();
+      s->io_rebalance_reason = r.reason;
+      spdlog::info("rebalance started: {}", r.reason);
+    }
+  };
+  cb.on_request_timing = [m = cfg.metrics](const kafka::RequestTiming& t) {
+    const auto ms = static_cast<double>(t.latency.count());
+    if (t.api == kafka::ApiKey::JoinGroup) m->record_join(ms);
+    else if (t.api == kafka::ApiKey::SyncGroup) m->record_sync(ms);
+    else if (t.api == kafka::ApiKey::Heartbeat) m->record_heartbeat(ms);
+  };
+  cb.on_error = [w](const kafka::GroupError& e) {
+    auto s = w.lock();
+    if (s && (e.api == kafka::ApiKey::JoinGroup || e.api == kafka::ApiKey::SyncGroup))
+      s->cfg.metrics->record_failed_rebalance();
+    if (!s || !e.fatal) return;
+    bool first = false;
+    {
+      std::lock_guard lk(s->mu);
+      first = !s->coord_fatal;
+      s->coord_fatal = true;
+      s->coord_fatal_message = e.to_string();
+    }
+    if (first && s->cfg.on_fatal)
+      s->cfg.on_fatal(e.net == kafka::NetErrorKind::Authentication ? e.message : e.to_string());
+  };
+  try {
+    coord = coordinator::WorkerCoordinator::create(io, cc, std::move(cb));
+  } catch (const std::exception& e) {
+    return Error{"group", e.what()};
+  }
+  {
+    std::lock_guard lk(mu);
+    pub.worker_id = cfg.worker_id;
+  }
+  // Everything the initial read reported is already in the snapshot.
+  asio::post(io, [w] {
+    auto s = w.lock();
+    if (!s) return;
+    auto snap = s->config_store->snapshot();
+    s->io_known_connectors.clear();
+    for (const auto& [name, _] : snap.connector_configs) s->io_known_connectors.insert(name);
+    s->io_accept_updates = true;
+    s->io_load_session_key();
+    s->schedule_config_poll();
+    s->schedule_status_poll();
+  });
+  metrics::set_default_log_context(log_ctx, true);
+  for (int i = 0; i < kPoolThreads; ++i)
+    pool_threads.emplace_back([this] {
+      metrics::set_thread_log_context(log_ctx);
+      pool.run();
+    });
+  for (int i = 0; i < kGenerationThreads; ++i)
+    generation_threads.emplace_back([this] {
+      metrics::set_thread_log_context(log_ctx);
+      generation_io.run();
+    });
+  io_thread = std::thread([this] {
+    metrics::set_thread_log_context(log_ctx);
+    try {
+      io.run();
+    } catch (const std::exception& e) {
+      spdlog::critical("herder io thread died: {}", e.what());
+    }
+  });
+  watchdog = std::thread([this] { watchdog_loop(); });
+  coord->start();
+  started = true;
+  admitting = true;
+  spdlog::info("herder started: group {}, protocol {}, url {}", cfg.group_id,
+               connect::protocol_name(cfg.protocol), cfg.advertised_url);
+  return ok_status();
+}
+
+void DistributedHerder::Impl::watchdog_loop() {
+  metrics::set_thread_log_context(log_ctx);
+  const auto session = std::chrono::milliseconds(cfg.session_timeout_ms);
+  auto last = std::chrono::steady_clock::now();
+  std::unique_lock lk(watchdog_mu);
+  while (!stopping) {
+    watchdog_cv.wait_for(lk, std::chrono::milliseconds(200), [this] { return stopping.load(); });
+    const auto now = std::chrono::steady_clock::now();
+    const auto gap = now - last;
+    last = now;
+    if (stopping || gap < session) continue;
+    lk.unlock();
+    on_frozen(std::chrono::duration_cast<std::chrono::milliseconds>(gap).count());
+    lk.lock();
+    last = std::chrono::steady_clock::now();
+  }
+}
+
+void DistributedHerder::Impl::on_frozen(int64_t gap_ms) {
+  frozen_hold = true;
+  spdlog::warn("this worker was frozen for {} ms, longer than session.timeout.ms ({} ms): its group membership is "
+               "gone; cutting every task off from Kafka before rejoining",
+               gap_ms, cfg.session_timeout_ms);
+  auto ids = worker->cut_off_all();
+  spdlog::warn("cut off {} tasks after the freeze: {}", ids.size(), ids_to_string(ids));
+  asio::post(io, [w = weak_from_this(), gap_ms] {
+    if (auto s = w.lock()) s->io_request_rejoin("worker was frozen for " + std::to_string(gap_ms) + " ms");
+  });
+}
+
+}  // namespace kc::herder
