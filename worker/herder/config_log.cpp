@@ -69,7 +69,7 @@ void DistributedHerder::Impl::on_config_update(const storage::ConfigUpdate& u) {
         rebalance_pending = true;
         io_request_rejoin("connector " + u.connector + " added");
       }
-      if (io_is_leader) io_leader_reconfigure(u.connector);
+      io_generate(GenerationTrigger::ConnectorConfigRecord, u.connector);
       break;
     }
     case K::ConnectorRemoved:
@@ -83,7 +83,7 @@ void DistributedHerder::Impl::on_config_update(const storage::ConfigUpdate& u) {
       rebalance_pending = true;
       io_request_rejoin("task configs of " + u.connector + " committed");
       // A commit that left the connector inconsistent: new task configs repair it.
-      if (io_is_leader && config_store->snapshot().inconsistent.count(u.connector)) io_leader_reconfigure(u.connector);
+      io_generate(GenerationTrigger::TasksCommitted, u.connector);
       break;
     case K::TargetState:
       io_leader_duties();  // a resumed STOPPED connector needs task configs again

@@ -22,7 +22,8 @@ void DistributedHerder::Impl::io_drain_start(int timeout_ms, DistributedHerder::
     std::lock_guard lk(mu);
     applied = pub.applied || !io_assignment;
   }
-  if (applied && (!io_assignment || (io_assignment->connectors.empty() && io_assignment->tasks.empty())))
+  const bool owns_nothing = !io_assignment || (io_assignment->connectors.empty() && io_assignment->tasks.empty());
+  if (decide_drain_progress(applied, owns_nothing) == DrainProgress::Done)
     return io_drain_finish(true, "this worker runs nothing");
   io_ask_leader_to_drain();
 }
@@ -103,16 +104,13 @@ void DistributedHerder::Impl::io_ask_leader_to_drain() {
 }
 
 std::pair<int, std::string> DistributedHerder::Impl::io_accept_drain(const std::string& member_id) {
-  if (!io_is_leader)
-    return {409, "this worker is not the leader" + (io_leader_url.empty() ? "" : "; the leader is " + io_leader_url)};
-  bool other = false;
-  for (const auto& id : io_round_members) other = other || (id != member_id && !io_drain_members.count(id));
-  if (!other) return {409, kNoOtherWorker};
-  if (io_drain_members.insert(member_id).second) {
+  auto d = decide_drain_request(io_is_leader, io_leader_url, member_id, io_round_members, io_drain_members);
+  if (d.rebalance) {
+    io_drain_members.insert(member_id);
     spdlog::info("drain: member {} hands its work over; rebalancing", member_id);
     io_request_rejoin("drain of member " + member_id);
   }
-  return {202, "draining"};
+  return {d.http_status, d.message};
 }
 
 void DistributedHerder::Impl::wait_strand_idle() {

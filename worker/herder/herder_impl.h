@@ -42,6 +42,8 @@
 #include "worker/herder/internal_client.h"
 #include "worker/storage/transactional_producer.h"
 #include "worker/herder/plugin_config.h"
+#include "worker/herder/id_lists.h"
+#include "worker/herder/rebalance_plan.h"
 #include "worker/herder/reconciler.h"
 #include "worker/herder/sink_offsets.h"
 #include "worker/herder/source_offsets.h"
@@ -97,26 +99,6 @@ inline storage::TargetState to_storage(rest::TargetState t) {
   return storage::TargetState::Started;
 }
 
-/// "[a,b,c]" for log lines; `to_text(item)` gives each element's text.
-/// Built with append(), not (const char*) + std::string: GCC 12 at -O3 raises a
-/// false -Wrestrict on that operator+, an error in Release.
-template <typename Items, typename ToText>
-std::string bracketed_list(const Items& items, ToText to_text) {
-  std::string s = "[";
-  for (const auto& item : items) {
-    if (s.size() > 1) s += ',';
-    s += to_text(item);
-  }
-  s += ']';
-  return s;
-}
-inline std::string ids_to_string(const std::vector<ConnectorTaskId>& ids) {
-  return bracketed_list(ids, [](const ConnectorTaskId& id) { return id.to_string(); });
-}
-inline std::string names_to_string(const std::vector<std::string>& names) {
-  return bracketed_list(names, [](const std::string& n) -> const std::string& { return n; });
-}
-
 /// The status listener when topic.tracking.enable=false: task and connector
 /// statuses as usual, no `status-topic-` records (Connect's WorkerConfig).
 class UntrackedStatusListener : public runtime::StatusStoreListener {
@@ -124,15 +106,6 @@ class UntrackedStatusListener : public runtime::StatusStoreListener {
   using StatusStoreListener::StatusStoreListener;
   void on_topic_active(const ConnectorTaskId&, const std::string&) override {}
 };
-
-/// Merges `add` into `to`: sorted, without duplicates.
-template <typename T>
-void add_sorted(std::vector<T>& to, const std::vector<T>& add) {
-  if (add.empty()) return;
-  std::set<T> all(to.begin(), to.end());
-  all.insert(add.begin(), add.end());
-  to.assign(all.begin(), all.end());
-}
 
 /// "w1:8083" → "http://w1:8083/" (owner URL from a status record's worker id).
 inline std::string url_of_worker_id(const std::string& worker_id) {
@@ -345,7 +318,6 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
 
   // Sends (again) this worker's drain request to the leader.
   void io_ask_leader_to_drain();
-  static constexpr const char* kNoOtherWorker = "no other worker in the group to take the work over";
 
   // Leader: marks `member_id` as draining and rebalances (idempotent).
   std::pair<int, std::string> io_accept_drain(const std::string& member_id);
@@ -397,11 +369,12 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   // writes them when they differ from the committed ones (reference 5.1).
   // A failed write is retried with back-off (250 ms doubling to 10 s) while
   // this worker is the leader, as Connect's reconfigureConnectorTasksWithRetry.
-  /// io thread: leader_reconfigure(c), or, while a generation of `c`'s
-  /// task configs is in flight, one more after it. Two concurrent writers
-  /// of one connector's task configs would interleave their task records
-  /// and commits (the second commit would find none: inconsistent).
-  void io_leader_reconfigure(const std::string& c);
+  /// io thread: carries out decide_task_config_generation (rebalance_plan.h)
+  /// for `c` and `trigger`: leader_reconfigure(c), or, while a generation of
+  /// `c`'s task configs is in flight, one more after it (two concurrent
+  /// writers of one connector's task configs would interleave their task
+  /// records and commits), or, on a follower, the forwarded request.
+  void io_generate(GenerationTrigger trigger, const std::string& c);
   void leader_reconfigure(const std::string& c, int backoff_ms = 250);
 
   /// After a generation of `c`: the next one if asked meanwhile, or a retry
@@ -523,10 +496,6 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   // connector FAILED with it again whenever its status says otherwise (its
   // owner reports RUNNING after start(), possibly after our FAILED), as long
   // as the stored config is the one that failed. Guarded by gen_fail_mu.
-  struct GenerationFailure {
-    ConfigMap config;
-    std::string trace;
-  };
   std::mutex gen_fail_mu;
   std::map<std::string, GenerationFailure> generation_failures;
   /// Task-config generation threads under way (stuck_plugin_threads); shared
@@ -537,8 +506,6 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   /// the connector FAILED. Generation thread.
   void leader_generation_failed(const std::string& c, const ConfigMap& raw, const std::string& why);
 
-  /// Whether `c`'s generation failed for its config in `snap`. Any thread.
-  bool generation_failed_for(const std::string& c, const ClusterConfigState& snap);
   void leader_generation_succeeded(const std::string& c);
 
   /// Writes FAILED (under its owner's worker id) for each recorded failure
@@ -635,19 +602,6 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   void on_leader(const coordinator::LeaderRound& round, coordinator::AssignmentsReady ready);
   void io_assign(const coordinator::LeaderRound& round, coordinator::AssignmentsReady ready);
 
-  /// Leader, cooperative protocols (rebalance.hand.over.enable): the tasks
-  /// `res` revokes from live members for balance are placed in this same
-  /// round where the assignor's follow-up round would place them (computed
-  /// now, from the reports as they will be). Only tasks whose old owner's
-  /// RUNNING or PAUSED status is known are moved this way; each gets a
-  /// hand-over mark (returned, to write before the assignment goes out) so
-  /// that its new owner waits for the old owner's stop. Skipped while a
-  /// scheduled delay runs or when the follow-up round would revoke or delay.
-  /// Updates `res.assignments` and io_leader_state. io thread.
-  std::vector<std::pair<ConnectorTaskId, StatusValue>> hand_over_moves(assignor::AssignmentResult& res,
-                                                                       const std::vector<assignor::MemberReport>& reports,
-                                                                       const assignor::ConfigSnapshot& cs,
-                                                                       const assignor::RoundContext& ctx);
   void record_history(const coordinator::AssignedEvent& ev);
   void on_assigned(const coordinator::AssignedEvent& ev);
 

@@ -6,26 +6,33 @@ namespace kc::herder {
 
 void DistributedHerder::Impl::io_leader_duties() {
   if (!io_is_leader || stopping) return;
-  auto snap = config_store->snapshot();
-  for (const auto& name : snap.connectors()) {
-    if (snap.target_state(name) == storage::TargetState::Stopped) continue;
-    auto tc = snap.task_counts.find(name);
-    if (tc != snap.task_counts.end() && tc->second > 0 && !snap.inconsistent.count(name)) continue;
-    if (io_reconfiguring.count(name)) continue;
-    // A generation that failed for this very config is not retried on
-    // every rebalance (a stalling plugin would leave one more abandoned
-    // thread each time); a config update or a reconfiguration request is.
-    if (generation_failed_for(name, snap)) continue;
-    leader_reconfigure(name);
+  // A generation that failed for this very config is not retried here (a
+  // stalling plugin would leave one more abandoned thread each time); a
+  // config update or a reconfiguration request is.
+  std::map<std::string, GenerationFailure> failures;
+  {
+    std::lock_guard lk(gen_fail_mu);
+    failures = generation_failures;
   }
+  for (const auto& name : connectors_needing_task_configs(config_store->snapshot(), io_reconfiguring, failures))
+    leader_reconfigure(name);
 }
 
-void DistributedHerder::Impl::io_leader_reconfigure(const std::string& c) {
-  if (io_reconfiguring.count(c)) {
-    io_reconfigure_again.insert(c);
-    return;
+void DistributedHerder::Impl::io_generate(GenerationTrigger trigger, const std::string& c) {
+  GenerationFacts f;
+  f.is_leader = io_is_leader;
+  f.in_flight = io_reconfiguring.count(c) > 0;
+  f.again_requested = io_reconfigure_again.count(c) > 0;
+  if (trigger == GenerationTrigger::TasksCommitted) f.inconsistent = config_store->snapshot().inconsistent.count(c) > 0;
+  switch (decide_task_config_generation(trigger, f)) {
+    case GenerationVerdict::None: break;
+    case GenerationVerdict::Generate:
+      if (trigger == GenerationTrigger::ConnectorRequest) spdlog::info("connector {} asked for a task reconfiguration", c);
+      leader_reconfigure(c);
+      break;
+    case GenerationVerdict::AfterCurrent: io_reconfigure_again.insert(c); break;
+    case GenerationVerdict::ForwardToLeader: io_forward_task_reconfiguration(c, mono_ms(), 0); break;
   }
-  leader_reconfigure(c);
 }
 
 void DistributedHerder::Impl::leader_reconfigure(const std::string& c, int backoff_ms) {
@@ -46,7 +53,8 @@ void DistributedHerder::Impl::io_reconfigured(
   if (!s2) return;
   if (done) {
     s2->io_reconfiguring.erase(c);
-    if (s2->io_reconfigure_again.erase(c) && s2->io_is_leader && !s2->stopping) s2->leader_reconfigure(c);
+    if (!s2->stopping) s2->io_generate(GenerationTrigger::GenerationFinished, c);
+    s2->io_reconfigure_again.erase(c);
     return;
   }
   auto timer = std::make_shared<asio::steady_timer>(s2->io, std::chrono::milliseconds(backoff_ms));
@@ -261,14 +269,6 @@ void DistributedHerder::Impl::leader_generation_failed(
   assert_generation_failures();
 }
 
-bool DistributedHerder::Impl::generation_failed_for(const std::string& c, const ClusterConfigState& snap) {
-  std::lock_guard lk(gen_fail_mu);
-  auto f = generation_failures.find(c);
-  auto stored = snap.connector_configs.find(c);
-  return f != generation_failures.end() && stored != snap.connector_configs.end() &&
-         stored->second == f->second.config;
-}
-
 void DistributedHerder::Impl::leader_generation_succeeded(const std::string& c) {
   std::lock_guard lk(gen_fail_mu);
   generation_failures.erase(c);
@@ -281,27 +281,20 @@ void DistributedHerder::Impl::assert_generation_failures() {
   }
   const auto snap = config_store->snapshot();
   std::lock_guard lk(gen_fail_mu);
-  for (auto f = generation_failures.begin(); f != generation_failures.end();) {
-    auto stored = snap.connector_configs.find(f->first);
-    if (stored == snap.connector_configs.end() || stored->second != f->second.config ||
-        snap.target_state(f->first) == storage::TargetState::Stopped) {
-      f = generation_failures.erase(f);
-      continue;
-    }
-    auto cur = status_store->get_connector(f->first);
-    if (!cur || cur->state != StatusState::Failed || cur->trace != f->second.trace)
-      status_store->put_connector(f->first, StatusValue{StatusState::Failed, f->second.trace,
-                                                        cur ? cur->worker_id : cfg.worker_id,
-                                                        cur ? cur->generation : -1});
-    ++f;
-  }
+  const auto plan =
+      plan_generation_failure_statuses(generation_failures, snap, status_store->all_connectors(), cfg.worker_id);
+  for (const auto& c : plan.forget) generation_failures.erase(c);
+  for (const auto& [c, v] : plan.writes) status_store->put_connector(c, v);
 }
 
 void DistributedHerder::Impl::job_reconfigure(const std::string& c, std::function<void(bool)> finish) {
   auto snap = config_store->snapshot();
+  switch (task_config_source(c, snap)) {
+    case TaskConfigSource::Nothing: return finish(true);
+    case TaskConfigSource::WriteEmpty: return finish(write_task_configs(c, {}));
+    case TaskConfigSource::Plugin: break;
+  }
   auto it = snap.connector_configs.find(c);
-  if (it == snap.connector_configs.end()) return finish(true);
-  if (snap.target_state(c) == storage::TargetState::Stopped) return finish(write_task_configs(c, {}));
   providers::ResolvedConfig resolved{it->second, {}};
   if (cfg.config_transformer) {
     auto r = cfg.config_transformer->transform(it->second);
@@ -345,15 +338,7 @@ void DistributedHerder::Impl::job_reconfigure(const std::string& c, std::functio
 
 bool DistributedHerder::Impl::write_task_configs(const std::string& c, const std::vector<ConfigMap>& configs) {
   leader_generation_succeeded(c);
-  auto snap = config_store->snapshot();
-  auto current = snap.tasks(c);
-  bool same = snap.task_counts.count(c) != 0 && !snap.inconsistent.count(c) &&
-              current.size() == configs.size();
-  for (size_t i = 0; same && i < configs.size(); ++i) {
-    auto tc = snap.task_config(ConnectorTaskId{c, static_cast<int32_t>(i)});
-    same = tc && *tc == configs[i];
-  }
-  if (same) return true;
+  if (!task_configs_need_write(c, configs, config_store->snapshot())) return true;
   spdlog::info("leader writes {} task configs for connector {}", configs.size(), c);
   auto st = leader_config_write([&] { return config_store->put_task_configs(c, configs, cfg.worker_sync_timeout_ms * 3); });
   if (st) return true;

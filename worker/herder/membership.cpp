@@ -127,9 +127,7 @@ void DistributedHerder::Impl::io_assign(const coordinator::LeaderRound& round, c
   // Drain requests of members still in the group (kconnectd's drain).
   io_round_members.clear();
   for (const auto& m : round.members) io_round_members.push_back(m.member_id);
-  for (auto it = io_drain_members.begin(); it != io_drain_members.end();)
-    it = std::count(io_round_members.begin(), io_round_members.end(), *it) ? std::next(it)
-                                                                           : io_drain_members.erase(it);
+  io_drain_members = draining_members_in_round(io_drain_members, io_round_members);
   ctx.draining_members.assign(io_drain_members.begin(), io_drain_members.end());
   // The leader state is kept only while this worker stays leader.
   if (!io_was_leader) io_leader_state = assignor::LeaderState{};
@@ -140,10 +138,15 @@ void DistributedHerder::Impl::io_assign(const coordinator::LeaderRound& round, c
     res = assignor::IncrementalCooperativeAssignor{cfg.scheduled_rebalance_max_delay_ms}.assign(io_leader_state,
                                                                                                reports, cs, ctx);
   }
+  auto moves = plan_hand_over_moves(cfg.hand_over_moves, std::move(res), reports, cs, ctx,
+                                    cfg.scheduled_rebalance_max_delay_ms,
+                                    cfg.hand_over_moves ? status_store->all_tasks() : std::map<ConnectorTaskId, StatusValue>{});
+  res = std::move(moves.result);
   io_leader_state = res.state;
-  std::vector<std::pair<ConnectorTaskId, StatusValue>> marks;
-  if (cfg.hand_over_moves && round.protocol != ConnectProtocol::Eager && !res.config_mismatch)
-    marks = hand_over_moves(res, reports, cs, ctx);
+  auto marks = std::move(moves.marks);
+  if (!moves.moved.empty())
+    spdlog::info("leader: revoked tasks {} go to their new owners in this round (hand-over: {})",
+                 ids_to_string(moves.moved), to_string(moves));
   spdlog::info("leader assigned generation {} over {} members (protocol {}, config offset {}{}{})",
                round.generation, reports.size(), connect::protocol_name(round.protocol), cs.offset,
                res.config_mismatch ? ", CONFIG_MISMATCH" : "",
@@ -160,66 +163,6 @@ void DistributedHerder::Impl::io_assign(const coordinator::LeaderRound& round, c
     s->write_hand_over_marks(marks);
     asio::post(s->io, [out = std::move(out), ready = std::move(ready)]() mutable { ready(std::move(out)); });
   });
-}
-
-std::vector<std::pair<ConnectorTaskId, StatusValue>> DistributedHerder::Impl::hand_over_moves(
-    assignor::AssignmentResult& res,
-    const std::vector<assignor::MemberReport>& reports,
-    const assignor::ConfigSnapshot& cs,
-    const assignor::RoundContext& ctx) {
-  std::map<ConnectorTaskId, size_t> revoked_from;  // task -> index of the member that stops it
-  for (size_t i = 0; i < res.assignments.size(); ++i)
-    for (const auto& t : res.assignments[i].assignment.revoked_tasks) revoked_from[t] = i;
-  if (revoked_from.empty() || res.state.delay_ms > 0 || res.state.scheduled_rebalance_ms != 0) return {};
-  // The follow-up round's reports: what each member owns once this round applied.
-  std::vector<assignor::MemberReport> next = reports;
-  for (size_t i = 0; i < next.size() && i < res.assignments.size(); ++i) {
-    const auto& a = res.assignments[i].assignment;
-    auto& owned = next[i].owned;
-    const std::set<std::string> gone_c(a.revoked_connectors.begin(), a.revoked_connectors.end());
-    const std::set<ConnectorTaskId> gone_t(a.revoked_tasks.begin(), a.revoked_tasks.end());
-    std::erase_if(owned.connectors, [&](const auto& c) { return gone_c.count(c) > 0; });
-    std::erase_if(owned.tasks, [&](const auto& t) { return gone_t.count(t) > 0; });
-    add_sorted(owned.connectors, a.connectors);
-    add_sorted(owned.tasks, a.tasks);
-  }
-  assignor::RoundContext next_ctx = ctx;
-  next_ctx.generation = ctx.generation + 1;
-  next_ctx.last_completed_generation = ctx.generation;
-  auto follow_up = assignor::IncrementalCooperativeAssignor{cfg.scheduled_rebalance_max_delay_ms}.assign(
-      res.state, next, cs, next_ctx);
-  if (follow_up.config_mismatch || follow_up.state.delay_ms > 0) return {};
-  for (const auto& ma : follow_up.assignments)
-    if (!ma.assignment.revoked_tasks.empty() || !ma.assignment.revoked_connectors.empty()) return {};
-  std::vector<std::pair<ConnectorTaskId, StatusValue>> marks;
-  std::vector<ConnectorTaskId> moved;
-  for (const auto& ma : follow_up.assignments) {
-    auto to = std::find_if(res.assignments.begin(), res.assignments.end(),
-                           [&](const auto& x) { return x.member_id == ma.member_id; });
-    if (to == res.assignments.end()) continue;
-    std::vector<ConnectorTaskId> taken;
-    for (const auto& t : ma.assignment.tasks) {
-      auto from = revoked_from.find(t);
-      if (from == revoked_from.end() || res.assignments[from->second].member_id == ma.member_id) continue;
-      auto st = status_store->get_task(t);
-      const std::string& old_url = reports[from->second].url;
-      if (!st || (st->state != StatusState::Running && st->state != StatusState::Paused) ||
-          old_url.find("//" + st->worker_id + "/") == std::string::npos)
-        continue;  // old owner's status unknown: the follow-up round places it
-      marks.emplace_back(t, StatusValue{st->state, std::string(storage::kHandOverTrace), st->worker_id,
-                                        st->generation});
-      taken.push_back(t);
-    }
-    add_sorted(to->assignment.tasks, taken);
-    moved.insert(moved.end(), taken.begin(), taken.end());
-  }
-  if (moved.empty()) return {};
-  // The leader's memory: this round's, plus the tasks placed at once.
-  add_sorted(io_leader_state.previous_assignment.tasks, moved);
-  const std::set<ConnectorTaskId> moved_set(moved.begin(), moved.end());
-  std::erase_if(io_leader_state.previous_revocation.tasks, [&](const auto& t) { return moved_set.count(t) > 0; });
-  spdlog::info("leader: revoked tasks {} go to their new owners in this round (hand-over)", ids_to_string(moved));
-  return marks;
 }
 
 void DistributedHerder::Impl::record_history(const coordinator::AssignedEvent& ev) {

@@ -2,37 +2,15 @@
 
 #include <algorithm>
 
+#include "worker/herder/id_lists.h"
+
 namespace kc::herder {
 
 namespace {
 
-/// "[a,b]" of names or task ids.
-template <typename Items, typename ToText>
-std::string list(const Items& items, ToText to_text) {
-  std::string s = "[";
-  for (const auto& item : items) {
-    if (s.size() > 1) s += ',';
-    s.append(to_text(item));
-  }
-  s += ']';
-  return s;
-}
-
-std::string name_text(const std::string& n) { return n; }
-std::string id_text(const ConnectorTaskId& t) { return t.to_string(); }
-
 std::string mark_text(const TaskMark& m) {
   return m.first.to_string() + " " + storage::status_state_name(m.second.state) + " g" +
          std::to_string(m.second.generation);
-}
-
-/// Merges `add` into `to`: sorted, without duplicates.
-template <typename T>
-void add_sorted(std::vector<T>& to, const std::vector<T>& add) {
-  if (add.empty()) return;
-  std::set<T> all(to.begin(), to.end());
-  all.insert(add.begin(), add.end());
-  to.assign(all.begin(), all.end());
 }
 
 bool running_or_paused(StatusState s) { return s == StatusState::Running || s == StatusState::Paused; }
@@ -53,7 +31,7 @@ RevocationPlan plan_revocation(const std::set<std::string>& owned_c, const std::
 
 std::string to_string(const RevocationPlan& p) {
   if (p.empty()) return "nothing to stop";
-  return "stop connectors " + list(p.stop_connectors, name_text) + " tasks " + list(p.stop_tasks, id_text);
+  return "stop connectors " + names_to_string(p.stop_connectors) + " tasks " + ids_to_string(p.stop_tasks);
 }
 
 // ------------------------------------------------------------------ hand-over hold
@@ -140,7 +118,7 @@ DrainHandOverPlan plan_drain_hand_over(const std::set<std::string>& running_c,
 }
 
 std::string to_string(const DrainHandOverPlan& p) {
-  return "stop connectors " + list(p.stop_connectors, name_text) + " mark " + list(p.marks, mark_text);
+  return "stop connectors " + names_to_string(p.stop_connectors) + " mark " + bracketed_list(p.marks, mark_text);
 }
 
 // ------------------------------------------------------------------ hand-over moves
@@ -223,7 +201,7 @@ std::string to_string(const HandOverMoves& m) {
     for (const auto& t : ma.assignment.tasks)
       if (std::binary_search(m.moved.begin(), m.moved.end(), t)) got.push_back(t);
     if (got.empty()) continue;
-    s += (s.empty() ? "move " : "; move ") + list(got, id_text) + " -> " + ma.member_id;
+    s += (s.empty() ? "move " : "; move ") + ids_to_string(got) + " -> " + ma.member_id;
   }
   return s;
 }
@@ -325,8 +303,8 @@ FailureStatusPlan plan_generation_failure_statuses(const std::map<std::string, G
 }
 
 std::string to_string(const FailureStatusPlan& p) {
-  return "forget " + list(p.forget, name_text) + " write " +
-         list(p.writes, [](const auto& w) { return w.first + " FAILED"; });
+  return "forget " + names_to_string(p.forget) + " write " +
+         bracketed_list(p.writes, [](const auto& w) { return w.first + " FAILED"; });
 }
 
 }  // namespace kc::herder

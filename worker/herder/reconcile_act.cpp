@@ -219,15 +219,13 @@ void DistributedHerder::Impl::job_apply(
   if (stopping) return stops_done();
   const Assignment& owned = ev.snapshot;
   // 1. Stop what was revoked, plus anything running that we no longer own.
-  std::set<std::string> owned_c(owned.connectors.begin(), owned.connectors.end());
-  std::set<ConnectorTaskId> owned_t(owned.tasks.begin(), owned.tasks.end());
-  std::vector<std::string> stop_c;
-  std::vector<ConnectorTaskId> stop_t;
-  for (const auto& c : worker->connector_names())
-    if (!owned_c.count(c)) stop_c.push_back(c);
-  for (const auto& t : worker->task_ids())
-    if (!owned_t.count(t)) stop_t.push_back(t);
-  if (!stop_c.empty() || !stop_t.empty()) {
+  const auto revocation =
+      plan_revocation(std::set<std::string>(owned.connectors.begin(), owned.connectors.end()),
+                      std::set<ConnectorTaskId>(owned.tasks.begin(), owned.tasks.end()), worker->connector_names(),
+                      worker->task_ids());
+  const auto& stop_c = revocation.stop_connectors;
+  const auto& stop_t = revocation.stop_tasks;
+  if (!revocation.empty()) {
     spdlog::info("stopping revoked connectors {} and tasks {}", names_to_string(stop_c),
                  ids_to_string(stop_t));
     auto fc = std::async(std::launch::async, [&] { return worker->stop_connectors(stop_c); });
@@ -272,7 +270,8 @@ void DistributedHerder::Impl::job_apply(
   asio::post(io, [w = weak_from_this(), none = owned.connectors.empty() && owned.tasks.empty()] {
     auto s = w.lock();
     if (!s || !s->io_draining) return;
-    if (none) s->io_drain_finish(true, "every connector and task was handed over");
+    if (decide_drain_progress(true, none) == DrainProgress::Done)
+      s->io_drain_finish(true, "every connector and task was handed over");
     else s->io_ask_leader_to_drain();
   });
   const bool had_revocations = !ev.received.revoked_connectors.empty() || !ev.received.revoked_tasks.empty();
@@ -343,7 +342,7 @@ void DistributedHerder::Impl::job_apply(
       }
     }
     if (became_leader && s->io_is_leader) {
-      for (const auto& c : s->config_store->snapshot().connectors()) s->io_leader_reconfigure(c);
+      for (const auto& c : s->config_store->snapshot().connectors()) s->io_generate(GenerationTrigger::BecameLeader, c);
     }
     for (const auto& c : std::exchange(s->io_reconfigure_unsent, {})) s->io_task_reconfiguration(c);
     s->request_reconcile();  // the leader's status tombstones (reference 4.4 onAssigned)
@@ -377,27 +376,18 @@ void DistributedHerder::Impl::on_revoke_all(std::vector<std::string> connectors,
 }
 
 void DistributedHerder::Impl::job_hand_over(const std::vector<ConnectorTaskId>& tasks) {
-  auto names = worker->connector_names();
-  (void)worker->stop_connectors(std::vector<std::string>(names.begin(), names.end()));
-  for (const auto& c : names) forget_connector(c);
-  const auto running = worker->task_ids();
   int32_t gen;
   {
     std::lock_guard lk(mu);
     gen = pub.generation;
   }
-  std::vector<std::pair<ConnectorTaskId, StatusValue>> marks;
-  for (const auto& t : tasks) {
-    if (!running.count(t)) continue;
-    auto st = status_store->get_task(t);
-    const bool own = st && st->worker_id == cfg.worker_id;
-    if (own && st->state == StatusState::Failed) continue;
-    const StatusState state = own && st->state == StatusState::Paused ? StatusState::Paused : StatusState::Running;
-    marks.emplace_back(t, status_of(state, own ? st->generation : gen, std::string(storage::kHandOverTrace)));
-  }
-  write_hand_over_marks(marks);
-  spdlog::info("drain: stopped {} connectors; {} tasks run on until their new owners take them", names.size(),
-               marks.size());
+  const auto plan = plan_drain_hand_over(worker->connector_names(), worker->task_ids(), tasks,
+                                         status_store->all_tasks(), cfg.worker_id, gen);
+  (void)worker->stop_connectors(plan.stop_connectors);
+  for (const auto& c : plan.stop_connectors) forget_connector(c);
+  write_hand_over_marks(plan.marks);
+  spdlog::info("drain: {}; {} connectors stopped, {} tasks run on until their new owners take them",
+               to_string(plan), plan.stop_connectors.size(), plan.marks.size());
 }
 
 void DistributedHerder::Impl::write_hand_over_marks(const std::vector<std::pair<ConnectorTaskId, StatusValue>>& marks) {
@@ -407,22 +397,27 @@ void DistributedHerder::Impl::write_hand_over_marks(const std::vector<std::pair<
 }
 
 bool DistributedHerder::Impl::hand_over_pending(const ConnectorTaskId& t) {
-  auto st = status_store->get_task(t);
-  const bool held = st && st->worker_id != cfg.worker_id && st->trace == storage::kHandOverTrace &&
-                    (st->state == StatusState::Running || st->state == StatusState::Paused);
-  if (!held) {
-    strand_hand_over_since.erase(t);
-    return false;
-  }
+  const auto st = status_store->get_task(t);
   const int64_t now = mono_ms();
-  auto [it, first] = strand_hand_over_since.try_emplace(t, now);
-  if (first) spdlog::info("task {}: waiting for {} to hand it over (its stop)", t.to_string(), st->worker_id);
-  const int64_t bound =
-      cfg.task_shutdown_graceful_timeout_ms + cfg.session_timeout_ms + 2 * cfg.status_poll_interval_ms;
-  if (now - it->second < bound) return true;
-  spdlog::warn("task {}: {} still reports it {} after {} ms of hand-over; starting it here", t.to_string(),
-               st->worker_id, storage::status_state_name(st->state), now - it->second);
-  strand_hand_over_since.erase(it);
+  auto since = strand_hand_over_since.find(t);
+  const auto d = decide_hand_over_hold(
+      st, cfg.worker_id, since == strand_hand_over_since.end() ? std::nullopt : std::optional<int64_t>(since->second),
+      now, hand_over_hold_bound_ms(cfg.task_shutdown_graceful_timeout_ms, cfg.session_timeout_ms,
+                                   cfg.status_poll_interval_ms));
+  switch (d.verdict) {
+    case HoldVerdict::Start: break;
+    case HoldVerdict::Wait:
+      if (d.first) {
+        strand_hand_over_since.emplace(t, now);
+        spdlog::info("task {}: waiting for {} to hand it over (its stop)", t.to_string(), st->worker_id);
+      }
+      return true;
+    case HoldVerdict::GiveUp:
+      spdlog::warn("task {}: {} still reports it {} after {} ms of hand-over; starting it here", t.to_string(),
+                   st->worker_id, storage::status_state_name(st->state), d.waited_ms);
+      break;
+  }
+  strand_hand_over_since.erase(t);
   return false;
 }
 

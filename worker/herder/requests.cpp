@@ -6,16 +6,7 @@ namespace kc::herder {
 
 void DistributedHerder::Impl::io_task_reconfiguration(const std::string& c) {
   if (stopping) return;
-  if (io_is_leader) {
-    if (io_reconfiguring.count(c)) {
-      io_reconfigure_again.insert(c);
-      return;
-    }
-    spdlog::info("connector {} asked for a task reconfiguration", c);
-    leader_reconfigure(c);
-    return;
-  }
-  io_forward_task_reconfiguration(c, mono_ms(), 0);
+  io_generate(GenerationTrigger::ConnectorRequest, c);
 }
 
 void DistributedHerder::Impl::io_forward_task_reconfiguration(const std::string& c, int64_t first_ms, int attempt) {
