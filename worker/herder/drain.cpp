@@ -122,6 +122,7 @@ void DistributedHerder::Impl::wait_strand_idle() {
 
 void DistributedHerder::Impl::shutdown(bool leave) {
   if (!started || stopping.exchange(true)) return;
+  lifecycle.set(leave ? WorkerState::Leaving : WorkerState::Stopped, leave ? "stop" : "crash");
   admitting = false;
   {
     std::lock_guard lk(watchdog_mu);
@@ -183,6 +184,7 @@ void DistributedHerder::Impl::shutdown(bool leave) {
     pub.in_group = false;
     pub.applied = false;
   }
+  lifecycle.set(WorkerState::Stopped, "herder stopped");
   spdlog::info("herder stopped");
 }
 

@@ -40,6 +40,7 @@
 #include "assignor/assignor.h"
 #include "worker/plugins/registry.h"
 #include "worker/herder/internal_client.h"
+#include "worker/herder/lifecycle.h"
 #include "worker/storage/transactional_producer.h"
 #include "worker/herder/plugin_config.h"
 #include "worker/herder/id_lists.h"
@@ -47,6 +48,7 @@
 #include "worker/herder/reconciler.h"
 #include "worker/herder/sink_offsets.h"
 #include "worker/herder/source_offsets.h"
+#include "worker/herder/stop_pool.h"
 #include "worker/storage/group_admin.h"
 #include "worker/storage/kafka_security.h"
 #include "worker/metrics/log_context.h"
@@ -275,6 +277,9 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   std::condition_variable watchdog_cv;
 
   // ---- shared with other threads
+  /// Where this worker is in its membership (lifecycle.h); moved by the
+  /// io thread, the apply strand and shutdown(), each move logged.
+  WorkerLifecycle lifecycle;
   mutable std::mutex mu;
   AssignmentState pub;
   std::deque<RebalanceRecord> history;
@@ -285,7 +290,17 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
 
   // ------------------------------------------------------------------ startup
   Status open_stores();
+  /// Opens the stores, builds the runtime Worker and the group
+  /// coordinator, starts the threads and joins the group. Caller's thread.
   Status start();
+  /// start()'s steps: the runtime Worker's options from the herder config;
+  /// the coordinator's (an error when the group's SASL settings are
+  /// unusable); the coordinator's callbacks into this herder (each holds a
+  /// weak reference); and the pool, generation, io and watchdog threads.
+  runtime::WorkerOptions worker_options();
+  Result<coordinator::WorkerCoordinatorConfig> coordinator_config() const;
+  coordinator::WorkerCoordinatorCallbacks coordinator_callbacks();
+  void start_threads();
 
   // ------------------------------------------------------------------ freeze watchdog
   // A worker frozen (SIGSTOP, VM pause) for longer than session.timeout.ms
@@ -607,6 +622,21 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
 
   // Apply one assignment: revoke, catch up configs, start (reference 4.4).
   void job_apply(const coordinator::AssignedEvent& ev, uint64_t seq, bool became_leader, bool gates_join);
+  /// job_apply's steps. Stops, in parallel under one graceful deadline,
+  /// what runs here and `owned` does not hold; records each task's stop
+  /// time in the history entry of `generation` and flushes the statuses.
+  void stop_revoked(const Assignment& owned, int32_t generation);
+  /// io thread, posted: a draining worker that owns nothing has drained;
+  /// one that still owns work asks the leader again.
+  void post_drain_progress(bool owns_nothing);
+  /// Reads the config topic up to the assignment's `config_offset`; false
+  /// (and a rejoin requested, after a back-off when lagging) when the
+  /// snapshot does not end exactly there.
+  bool catch_up_configs(int64_t config_offset);
+  /// io thread, posted: marks assignment `seq` applied (when still the
+  /// newest), does a new leader's task-config generations, resends
+  /// unsent reconfiguration requests, and rejoins after revocations.
+  void post_applied(uint64_t seq, bool had_revocations, bool became_leader);
   void on_revoke_all(std::vector<std::string> connectors, std::vector<ConnectorTaskId> tasks);
 
   /// Drain hand-over, before the JoinGroup that reports nothing owned: stops

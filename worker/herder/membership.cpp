@@ -49,10 +49,12 @@ void DistributedHerder::Impl::on_before_join(const coordinator::BeforeJoin& bj, 
       pub.assigned_connectors.clear();
       pub.assigned_tasks.clear();
     }
+    lifecycle.set(WorkerState::Revoking, "eager rebalance or generation reset: everything stops before JoinGroup");
     asio::post(apply_strand, [w = weak_from_this(), proceed = std::move(proceed)] {
       if (auto s = w.lock()) {
         spdlog::info("revoking everything before JoinGroup (eager rebalance or generation reset)");
         s->job_stop_everything();
+        s->lifecycle.set(WorkerState::Joining, "everything stopped; JoinGroup");
       }
       proceed();
     });
@@ -67,10 +69,12 @@ void DistributedHerder::Impl::on_before_join(const coordinator::BeforeJoin& bj, 
       pub.assigned_connectors.clear();
     }
     io_stop_begin();
+    lifecycle.set(WorkerState::Revoking, "drain: this worker's connectors stop before JoinGroup");
     asio::post(apply_strand, [w = weak_from_this(), tasks = bj.tasks, proceed = std::move(proceed)] {
       if (auto s = w.lock()) {
         s->job_hand_over(tasks);
         s->post_stop_end();
+        s->lifecycle.set(WorkerState::Joining, "connectors handed over; JoinGroup");
       }
       proceed();
     });
@@ -78,10 +82,15 @@ void DistributedHerder::Impl::on_before_join(const coordinator::BeforeJoin& bj, 
   }
   // Pending revocations finish before JoinGroup.
   if (io_pending_stops == 0) {
+    lifecycle.set(WorkerState::Joining, "JoinGroup");
     proceed();
     return;
   }
-  io_join_waiters.push_back(std::move(proceed));
+  lifecycle.set(WorkerState::Revoking, "revocations still stopping; JoinGroup waits");
+  io_join_waiters.push_back([w = weak_from_this(), proceed = std::move(proceed)] {
+    if (auto s = w.lock()) s->lifecycle.set(WorkerState::Joining, "revocations stopped; JoinGroup");
+    proceed();
+  });
 }
 
 void DistributedHerder::Impl::on_leader(const coordinator::LeaderRound& round, coordinator::AssignmentsReady ready) {
@@ -193,6 +202,7 @@ void DistributedHerder::Impl::record_history(const coordinator::AssignedEvent& e
 }
 
 void DistributedHerder::Impl::on_assigned(const coordinator::AssignedEvent& ev) {
+  lifecycle.set(WorkerState::Applying, "assignment of generation " + std::to_string(ev.generation));
   io_generation = ev.generation;
   io_was_leader = ev.is_leader;
   const bool became_leader = ev.is_leader && !io_is_leader;

@@ -120,9 +120,10 @@ void DistributedHerder::Impl::execute(const std::vector<Action>& actions, const 
     if (a.kind == K::StopTask) stop_t.push_back(*a.task);
   }
   if (!stop_c.empty() || !stop_t.empty()) {
-    auto fc = std::async(std::launch::async, [&] { return worker->stop_connectors(stop_c); });
+    StopPool pool(1);  // the connectors' stop, beside the tasks' on this thread
+    pool.submit([&] { (void)worker->stop_connectors(stop_c); });
     (void)worker->stop_tasks(stop_t);
-    (void)fc.get();
+    pool.wait();
     for (const auto& c : stop_c) forget_connector(c);
     for (const auto& t : stop_t) forget_task(t);
   }
@@ -218,62 +219,9 @@ void DistributedHerder::Impl::job_apply(
   };
   if (stopping) return stops_done();
   const Assignment& owned = ev.snapshot;
-  // 1. Stop what was revoked, plus anything running that we no longer own.
-  const auto revocation =
-      plan_revocation(std::set<std::string>(owned.connectors.begin(), owned.connectors.end()),
-                      std::set<ConnectorTaskId>(owned.tasks.begin(), owned.tasks.end()), worker->connector_names(),
-                      worker->task_ids());
-  const auto& stop_c = revocation.stop_connectors;
-  const auto& stop_t = revocation.stop_tasks;
-  if (!revocation.empty()) {
-    spdlog::info("stopping revoked connectors {} and tasks {}", names_to_string(stop_c),
-                 ids_to_string(stop_t));
-    auto fc = std::async(std::launch::async, [&] { return worker->stop_connectors(stop_c); });
-    // Each revoked task is awaited on its own thread so that its own stop
-    // time is measured (GET /rebalances); one graceful deadline for all.
-    const int64_t t0 = mono_ms();
-    for (const auto& t : stop_t) worker->request_stop_task(t);
-    std::vector<std::future<TaskStopTime>> waits;
-    for (const auto& t : stop_t)
-      waits.push_back(std::async(std::launch::async, [this, t, t0] {
-        const int left = static_cast<int>(
-            std::max<int64_t>(0, cfg.task_shutdown_graceful_timeout_ms - (mono_ms() - t0)));
-        const bool ok = worker->await_task_stopped(t, left);
-        return TaskStopTime{t, mono_ms() - t0, !ok};
-      }));
-    std::vector<ConnectorTaskId> timed_out;
-    std::vector<TaskStopTime> stops;
-    for (auto& f : waits) {
-      stops.push_back(f.get());
-      if (stops.back().timed_out) timed_out.push_back(stops.back().id);
-    }
-    {
-      std::lock_guard lk(mu);
-      for (auto it = history.rbegin(); it != history.rend(); ++it)
-        if (it->generation == ev.generation) {
-          it->task_stops.insert(it->task_stops.end(), stops.begin(), stops.end());
-          break;
-        }
-    }
-    auto timed_out_c = fc.get();
-    if (!timed_out.empty() || !timed_out_c.empty())
-      spdlog::warn("graceful stop timed out for connectors {} tasks {}", names_to_string(timed_out_c),
-                   ids_to_string(timed_out));
-    for (const auto& c : stop_c) forget_connector(c);
-    for (const auto& t : stop_t) forget_task(t);
-    auto fl = status_store->flush(cfg.worker_sync_timeout_ms);
-    if (!fl) spdlog::warn("status flush: {}", fl.error().to_string());
-  }
+  stop_revoked(owned, ev.generation);
   stops_done();  // revocations done: a JoinGroup may go out now
-  // A draining worker is done once it owns nothing (all stopped above);
-  // while it still owns work it asks the leader again (a new leader).
-  asio::post(io, [w = weak_from_this(), none = owned.connectors.empty() && owned.tasks.empty()] {
-    auto s = w.lock();
-    if (!s || !s->io_draining) return;
-    if (decide_drain_progress(true, none) == DrainProgress::Done)
-      s->io_drain_finish(true, "every connector and task was handed over");
-    else s->io_ask_leader_to_drain();
-  });
+  post_drain_progress(owned.connectors.empty() && owned.tasks.empty());
   const bool had_revocations = !ev.received.revoked_connectors.empty() || !ev.received.revoked_tasks.empty();
   // A newer assignment is queued: it catches up, reads offsets and starts.
   auto superseded = [&] {
@@ -286,17 +234,97 @@ void DistributedHerder::Impl::job_apply(
     return true;
   };
   if (superseded()) return;
+  if (!catch_up_configs(ev.received.config_offset)) return;
+  // 3. Source offsets written by previous owners: every source task reads
+  // the offsets topic to the end on its own thread before it starts
+  // (runtime::Worker), so the apply strand does not read it again.
+  if (stopping || superseded()) return;
+  // A handed-over task (drain, or moved in one round) starts only after
+  // its old owner's stop: read the statuses now so that the marks are seen.
+  const auto running_t = worker->task_ids();
+  if (std::any_of(owned.tasks.begin(), owned.tasks.end(), [&](const auto& t) { return !running_t.count(t); }))
+    (void)status_store->read_to_end(cfg.worker_sync_timeout_ms);
+  // 4. Start what we own and do not run, apply target states and status
+  // rules: one reconcile pass, now allowed to start.
+  applied_apply_seq = seq;
+  job_reconcile();
+  spdlog::info("assignment applied: owns {} connectors, {} tasks", owned.connectors.size(), owned.tasks.size());
+  post_applied(seq, had_revocations, became_leader);
+}
+
+void DistributedHerder::Impl::stop_revoked(const Assignment& owned, int32_t generation) {
+  // 1. Stop what was revoked, plus anything running that we no longer own.
+  const auto revocation =
+      plan_revocation(std::set<std::string>(owned.connectors.begin(), owned.connectors.end()),
+                      std::set<ConnectorTaskId>(owned.tasks.begin(), owned.tasks.end()), worker->connector_names(),
+                      worker->task_ids());
+  const auto& stop_c = revocation.stop_connectors;
+  const auto& stop_t = revocation.stop_tasks;
+  if (!revocation.empty()) {
+    spdlog::info("stopping revoked connectors {} and tasks {}", names_to_string(stop_c),
+                 ids_to_string(stop_t));
+    // The connectors' stop and each revoked task's wait are jobs of one
+    // bounded pool: a task is awaited on its own job so that its own stop
+    // time is measured (GET /rebalances); one graceful deadline for all.
+    StopPool pool(stop_t.size() + 1);
+    std::vector<std::string> timed_out_c;
+    pool.submit([&] { timed_out_c = worker->stop_connectors(stop_c); });
+    const int64_t t0 = mono_ms();
+    for (const auto& t : stop_t) worker->request_stop_task(t);
+    std::vector<TaskStopTime> stops(stop_t.size());
+    for (size_t i = 0; i < stop_t.size(); ++i)
+      pool.submit([this, &stops, i, t = stop_t[i], t0] {
+        const int left = static_cast<int>(
+            std::max<int64_t>(0, cfg.task_shutdown_graceful_timeout_ms - (mono_ms() - t0)));
+        const bool ok = worker->await_task_stopped(t, left);
+        stops[i] = TaskStopTime{t, mono_ms() - t0, !ok};
+      });
+    pool.wait();
+    std::vector<ConnectorTaskId> timed_out;
+    for (const auto& st : stops)
+      if (st.timed_out) timed_out.push_back(st.id);
+    {
+      std::lock_guard lk(mu);
+      for (auto it = history.rbegin(); it != history.rend(); ++it)
+        if (it->generation == generation) {
+          it->task_stops.insert(it->task_stops.end(), stops.begin(), stops.end());
+          break;
+        }
+    }
+    if (!timed_out.empty() || !timed_out_c.empty())
+      spdlog::warn("graceful stop timed out for connectors {} tasks {}", names_to_string(timed_out_c),
+                   ids_to_string(timed_out));
+    for (const auto& c : stop_c) forget_connector(c);
+    for (const auto& t : stop_t) forget_task(t);
+    auto fl = status_store->flush(cfg.worker_sync_timeout_ms);
+    if (!fl) spdlog::warn("status flush: {}", fl.error().to_string());
+  }
+}
+
+void DistributedHerder::Impl::post_drain_progress(bool owns_nothing) {
+  // A draining worker is done once it owns nothing (all stopped above);
+  // while it still owns work it asks the leader again (a new leader).
+  asio::post(io, [w = weak_from_this(), none = owns_nothing] {
+    auto s = w.lock();
+    if (!s || !s->io_draining) return;
+    if (decide_drain_progress(true, none) == DrainProgress::Done)
+      s->io_drain_finish(true, "every connector and task was handed over");
+    else s->io_ask_leader_to_drain();
+  });
+}
+
+bool DistributedHerder::Impl::catch_up_configs(int64_t config_offset) {
   // 2. Catch up the config topic to the assignment's offset.
   auto snap = config_store->snapshot();
-  if (snap.offset < ev.received.config_offset) {
+  if (snap.offset < config_offset) {
     auto r = config_store->read_to_end(cfg.worker_sync_timeout_ms);
     if (r) snap = r.value();
     else spdlog::warn("config catch-up failed: {}", r.error().to_string());
   }
-  if (snap.offset != ev.received.config_offset) {
-    const bool lagging = snap.offset < ev.received.config_offset;
+  if (snap.offset != config_offset) {
+    const bool lagging = snap.offset < config_offset;
     spdlog::warn("config offset {} {} assignment offset {}; rejoining without starting anything",
-                 snap.offset, lagging ? "below" : "above", ev.received.config_offset);
+                 snap.offset, lagging ? "below" : "above", config_offset);
     auto w = weak_from_this();
     // A lagging read is retried after a short back-off (Connect leaves the
     // group and backs off; we only delay the rejoin).
@@ -313,26 +341,17 @@ void DistributedHerder::Impl::job_apply(
         if (auto s2 = w.lock(); s2 && !ec) s2->io_request_rejoin("config topic lagging");
       });
     });
-    return;
+    return false;
   }
-  // 3. Source offsets written by previous owners: every source task reads
-  // the offsets topic to the end on its own thread before it starts
-  // (runtime::Worker), so the apply strand does not read it again.
-  if (stopping || superseded()) return;
-  // A handed-over task (drain, or moved in one round) starts only after
-  // its old owner's stop: read the statuses now so that the marks are seen.
-  const auto running_t = worker->task_ids();
-  if (std::any_of(owned.tasks.begin(), owned.tasks.end(), [&](const auto& t) { return !running_t.count(t); }))
-    (void)status_store->read_to_end(cfg.worker_sync_timeout_ms);
-  // 4. Start what we own and do not run, apply target states and status
-  // rules: one reconcile pass, now allowed to start.
-  applied_apply_seq = seq;
-  job_reconcile();
-  spdlog::info("assignment applied: owns {} connectors, {} tasks", owned.connectors.size(), owned.tasks.size());
+  return true;
+}
+
+void DistributedHerder::Impl::post_applied(uint64_t seq, bool had_revocations, bool became_leader) {
   asio::post(io, [w = weak_from_this(), seq, had_revocations, became_leader] {
     auto s = w.lock();
     if (!s) return;
     if (seq == s->io_apply_seq) {
+      s->lifecycle.set_from(WorkerState::Applying, WorkerState::Running, "assignment applied");
       std::lock_guard lk(s->mu);
       s->pub.applied = true;
       if (!s->history.empty()) {
@@ -364,6 +383,7 @@ void DistributedHerder::Impl::on_revoke_all(std::vector<std::string> connectors,
   }
   // Out of the group: everything stops (or is cut off from Kafka) before
   // the next JoinGroup goes out, so no task runs twice.
+  lifecycle.set(WorkerState::Revoking, "coordinator lost: everything stops");
   io_stop_begin();
   asio::post(apply_strand, [w = weak_from_this(), connectors, tasks] {
     if (auto s = w.lock()) {

@@ -56,6 +56,42 @@ Status DistributedHerder::Impl::start() {
     status_listener = std::make_unique<runtime::StatusStoreListener>(*status_store, cfg.worker_id);
   else
     status_listener = std::make_unique<UntrackedStatusListener>(*status_store, cfg.worker_id);
+  worker = std::make_unique<runtime::Worker>(worker_options(), offset_store.get(), status_listener.get(), registry);
+  worker->set_observer(observer.load());
+  auto cc = coordinator_config();
+  if (!cc) return cc.error();
+  std::weak_ptr<Impl> w = weak_from_this();
+  try {
+    coord = coordinator::WorkerCoordinator::create(io, cc.value(), coordinator_callbacks());
+  } catch (const std::exception& e) {
+    return Error{"group", e.what()};
+  }
+  {
+    std::lock_guard lk(mu);
+    pub.worker_id = cfg.worker_id;
+  }
+  // Everything the initial read reported is already in the snapshot.
+  asio::post(io, [w] {
+    auto s = w.lock();
+    if (!s) return;
+    auto snap = s->config_store->snapshot();
+    s->io_known_connectors.clear();
+    for (const auto& [name, _] : snap.connector_configs) s->io_known_connectors.insert(name);
+    s->io_accept_updates = true;
+    s->io_load_session_key();
+    s->schedule_config_poll();
+    s->schedule_status_poll();
+  });
+  start_threads();
+  coord->start();
+  started = true;
+  admitting = true;
+  spdlog::info("herder started: group {}, protocol {}, url {}", cfg.group_id,
+               connect::protocol_name(cfg.protocol), cfg.advertised_url);
+  return ok_status();
+}
+
+runtime::WorkerOptions DistributedHerder::Impl::worker_options() {
   runtime::WorkerOptions wo;
   wo.worker_id = cfg.worker_id;
   wo.client = cfg.client_props;
@@ -89,9 +125,10 @@ Status DistributedHerder::Impl::start() {
       if (auto s2 = w.lock()) s2->io_task_reconfiguration(c);
     });
   };
-  worker = std::make_unique<runtime::Worker>(wo, offset_store.get(), status_listener.get(), registry);
-  worker->set_observer(observer.load());
+  return wo;
+}
 
+Result<coordinator::WorkerCoordinatorConfig> DistributedHerder::Impl::coordinator_config() const {
   coordinator::WorkerCoordinatorConfig cc;
   cc.group.group_id = cfg.group_id;
   cc.group.bootstrap_servers = kc::split_comma_list(cfg.bootstrap_servers);
@@ -111,7 +148,10 @@ Status DistributedHerder::Impl::start() {
   cc.protocol = cfg.protocol;
   cc.url = cfg.advertised_url;
   cc.static_assignment_file = cfg.static_assignment_file;
+  return cc;
+}
 
+coordinator::WorkerCoordinatorCallbacks DistributedHerder::Impl::coordinator_callbacks() {
   std::weak_ptr<Impl> w = weak_from_this();
   coordinator::WorkerCoordinatorCallbacks cb;
   cb.config_offset = [w]() -> int64_t {
@@ -158,27 +198,10 @@ Status DistributedHerder::Impl::start() {
     if (first && s->cfg.on_fatal)
       s->cfg.on_fatal(e.net == kafka::NetErrorKind::Authentication ? e.message : e.to_string());
   };
-  try {
-    coord = coordinator::WorkerCoordinator::create(io, cc, std::move(cb));
-  } catch (const std::exception& e) {
-    return Error{"group", e.what()};
-  }
-  {
-    std::lock_guard lk(mu);
-    pub.worker_id = cfg.worker_id;
-  }
-  // Everything the initial read reported is already in the snapshot.
-  asio::post(io, [w] {
-    auto s = w.lock();
-    if (!s) return;
-    auto snap = s->config_store->snapshot();
-    s->io_known_connectors.clear();
-    for (const auto& [name, _] : snap.connector_configs) s->io_known_connectors.insert(name);
-    s->io_accept_updates = true;
-    s->io_load_session_key();
-    s->schedule_config_poll();
-    s->schedule_status_poll();
-  });
+  return cb;
+}
+
+void DistributedHerder::Impl::start_threads() {
   metrics::set_default_log_context(log_ctx, true);
   for (int i = 0; i < kPoolThreads; ++i)
     pool_threads.emplace_back([this] {
@@ -199,12 +222,6 @@ Status DistributedHerder::Impl::start() {
     }
   });
   watchdog = std::thread([this] { watchdog_loop(); });
-  coord->start();
-  started = true;
-  admitting = true;
-  spdlog::info("herder started: group {}, protocol {}, url {}", cfg.group_id,
-               connect::protocol_name(cfg.protocol), cfg.advertised_url);
-  return ok_status();
 }
 
 void DistributedHerder::Impl::watchdog_loop() {

@@ -1,0 +1,62 @@
+#pragma once
+// The worker's membership lifecycle as the herder sees it: one state, moved
+// only through WorkerLifecycle::set(), which checks the transition against
+// worker_transition_allowed() and logs "from X to Y (after N ms)", in the
+// style of the coordinator's GroupMember (worker/coordinator/group_member.h).
+
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+namespace kc::herder {
+
+/// Where this worker is in its group membership.
+enum class WorkerState {
+  Starting,   ///< start() ran; the first JoinGroup has not been prepared yet
+  Revoking,   ///< stopping work before a JoinGroup (revoked, eager round, hand-over) or after losing the coordinator
+  Joining,    ///< JoinGroup/SyncGroup under way; no assignment of this round yet
+  Applying,   ///< an assignment arrived; the apply strand stops, catches up configs and starts
+  Running,    ///< the newest assignment is applied
+  Leaving,    ///< stop(): stopping everything and sending LeaveGroup
+  Stopped,    ///< terminal: stopped (or crashed)
+};
+
+/// Name of a state ("Running", ...), for logs.
+const char* worker_state_name(WorkerState s);
+
+/// Whether WorkerLifecycle::set() accepts from → to (from != to; a move to
+/// the same state is not a transition). Pure; exposed for tests.
+bool worker_transition_allowed(WorkerState from, WorkerState to);
+
+/// The current WorkerState of one herder, safe to move and read from any
+/// thread (the io thread, the apply strand, stop()'s caller).
+class WorkerLifecycle {
+ public:
+  WorkerLifecycle() : since_(std::chrono::steady_clock::now()) {}
+
+  /// Moves to `to` and logs one info line "worker lifecycle: from X to Y
+  /// (after N ms): <why>". A move to the current state does nothing. A move
+  /// the table does not allow is logged as an error and made anyway (the
+  /// state follows what the herder did; nothing crashes). Returns whether
+  /// the state changed.
+  /// Once Leaving or Stopped, only a move to Stopped is made: callbacks
+  /// that arrive while stop() runs do not move it back (debug line only).
+  bool set(WorkerState to, std::string_view why);
+
+  /// set(to, why) only when the current state is `from`; false otherwise.
+  bool set_from(WorkerState from, WorkerState to, std::string_view why);
+
+  /// The current state.
+  WorkerState get() const;
+
+ private:
+  bool set_locked(WorkerState to, std::string_view why);
+
+  mutable std::mutex mu_;
+  WorkerState state_ = WorkerState::Starting;
+  std::chrono::steady_clock::time_point since_;
+};
+
+}  // namespace kc::herder
