@@ -96,7 +96,7 @@ TEST_CASE("StopPool: up to the bound, jobs run side by side (one shared deadline
   CHECK(opened.load() == 8);
 }
 
-TEST_CASE("StopPool: a job's exception reaches wait(); the other jobs still run") {
+TEST_CASE("StopPool: a job's exception reaches wait(), and the other jobs still run") {
   std::atomic<int> ran{0};
   StopPool pool(3);
   pool.submit([] { throw std::runtime_error("stop failed"); });
