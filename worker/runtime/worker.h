@@ -251,6 +251,15 @@ class Worker {
   /// Names of the connectors running (or failed but not stopped) here.
   std::set<std::string> connector_names() const;
 
+  /// The one parse of a connector's config (STYLE 14): `raw` as written,
+  /// `resolved` its provider-resolved form, typed with this worker's
+  /// converter defaults, tasks.max.limit and client settings. start_connector
+  /// and start_task call it; the herder's leader too, for task-config
+  /// generation, so tasks.max is read the same way everywhere. Pure
+  /// (the registry's lookups aside); callable from any thread.
+  ConnectorConfig parse_connector_config(const std::string& name, const ConfigMap& raw,
+                                         const providers::ResolvedConfig& resolved) const;
+
   // ------------------------------------------------------------ tasks
 
   /// Starts a task on its own thread. The connector class (and optional
@@ -358,11 +367,6 @@ class Worker {
   /// `config` with its provider placeholders resolved (unchanged without
   /// a transformer). Errors: a provider failed, naming the key.
   Result<providers::ResolvedConfig> resolve_config(const ConfigMap& config) const;
-  /// The one parse of a connector's config on this worker (STYLE 14):
-  /// `raw` as written, `resolved` its provider-resolved form, with the
-  /// worker's converter defaults, tasks.max.limit and client settings.
-  ConnectorConfig parse_connector_config(const std::string& name, const ConfigMap& raw,
-                                         const providers::ResolvedConfig& resolved) const;
   /// The task's converters, transforms and error handling from its
   /// connector's typed config (see make_record_pipeline).
   Result<std::unique_ptr<RecordPipeline>> make_task_pipeline(const ConnectorTaskId& id, const ConnectorConfig& config,
