@@ -21,6 +21,7 @@
 
 #include "common/result.h"
 #include "common/secrets.h"
+#include "common/worker_defaults.h"
 #include "worker/connectors/connector.h"
 #include "worker/runtime/client_overrides.h"
 #include "worker/runtime/error_handling.h"
@@ -43,7 +44,7 @@ struct ConverterSpec {
 /// What the Worker contributes to a connector's typed config: its
 /// converter defaults, tasks.max.limit and client settings.
 struct ConnectorConfigInputs {
-  int32_t tasks_max_limit = 1000;  ///< the worker's tasks.max.limit
+  int32_t tasks_max_limit = kTasksMaxLimitDefault;  ///< the worker's tasks.max.limit
   ConverterSpec key_converter, value_converter, header_converter;  ///< the worker's defaults
   ClientOverridePolicy client_override_policy = ClientOverridePolicy::All;
   /// The worker's `consumer.*` (prefix stripped): its group.id is the sink

@@ -10,6 +10,9 @@
 #include "worker/plugins/builtin.h"
 #include "worker/plugins/registry.h"
 #include "worker/runtime/connector_config.h"
+#include "worker/runtime/worker.h"
+#include "worker/storage/mock_cluster.h"
+#include "tests/support/worker_test_util.h"
 
 using kc::connectors::ConfigMap;
 using kc::connectors::ConnectorType;
@@ -201,4 +204,22 @@ TEST_CASE("ConnectorConfig: one secret predicate; secret and provider-resolved v
                                    {"x"});
   CHECK(task == std::vector<std::string>{"jaas-secret-value", "from-provider-x", "resolved-note", "hunter2-long",
                                          "tp-value"});
+}
+
+TEST_CASE("a sink task reads the policy's refusal from its ConnectorConfig and fails with Connect's text",
+          "[connector_config][worker]") {
+  // A config written before the worker's policy changed: start_task's one
+  // parse finds the refused override, and the sink loop fails on it.
+  auto m = kc::test::start_mock_cluster(1, {{"connect-offsets", 5}, {"in", 1}});
+  auto options = kc::test::mock_worker_options(*m, 100);
+  options.client_override_policy = ClientOverridePolicy::None;
+  kc::test::TaskStates states;
+  kc::runtime::Worker w(options, nullptr, &states);
+  const ConfigMap config = sink({{"consumer.override.max.poll.records", "10"}});
+  REQUIRE(w.start_task(kc::connect::ConnectorTaskId{"c", 0}, config, config, kc::storage::TargetState::Started));
+  REQUIRE(kc::test::eventually([&] { return states.state() == kc::storage::StatusState::Failed; }, 30000));
+  CHECK(states.last_trace().find("Client Config Overrides not allowed: The 'None' policy does not allow "
+                                 "'max.poll.records' to be overridden in the connector configuration.") !=
+        std::string::npos);
+  w.stop_all();
 }
