@@ -306,22 +306,21 @@ void DistributedHerder::Impl::job_reconfigure(const std::string& c, std::functio
     resolved = std::move(r).value();
   }
   const ConfigMap& conf = resolved.config;
-  auto cls = conf.find("connector.class");
-  if (cls == conf.end()) return finish(true);
-  auto plugin = registry->create(cls->second);
+  if (!conf.count("connector.class")) return finish(true);
+  const auto parsed = worker->parse_connector_config(c, it->second, resolved);  // the one read of tasks.max
+  auto plugin = registry->create(parsed.connector_class);
   if (!plugin) {
     spdlog::warn("leader cannot create connector {}: {}", c, plugin.error().to_string());
     return finish(true);
   }
-  auto tasks = connectors::parse_tasks_max(conf, cfg.tasks_max_limit);
-  if (!tasks) {
+  if (parsed.tasks_error) {
     // Its owner reports it FAILED with this reason (runtime::Worker::
     // start_connector); no task configs are generated for it, ever.
-    spdlog::warn("leader does not generate task configs of {}: {}", c, tasks.error().message);
+    spdlog::warn("leader does not generate task configs of {}: {}", c, parsed.tasks_error->message);
     return finish(true);
   }
   const ConfigMap raw = it->second;
-  generate_async(c, std::move(plugin).value(), conf, *tasks,
+  generate_async(c, std::move(plugin).value(), conf, parsed.tasks,
                  [w = weak_from_this(), c, raw, resolved, finish](Result<std::vector<ConfigMap>> generated) {
                    auto s = w.lock();
                    if (!s) return;

@@ -132,20 +132,19 @@ Status Worker::start_connector(const std::string& name, const ConfigMap& config_
   raw.emplace("name", name);
   auto resolved = resolve_config(raw);
   if (!resolved) return early_fail(resolved.error());
-  const ConfigMap& config = resolved->config;
-  auto cls = config.find("connector.class");
-  if (cls == config.end()) return early_fail(Error{"connector.class", "missing connector.class for connector " + name});
+  ConnectorConfig parsed = parse_connector_config(name, raw, *resolved);
+  const ConfigMap& config = parsed.values;
+  if (!config.count("connector.class"))
+    return early_fail(Error{"connector.class", "missing connector.class for connector " + name});
   // Connect's "ConnectorConfig values" dump, as written (placeholders, not
   // their secrets); PASSWORD keys of the plugin's ConfigDef read [hidden].
-  spdlog::info("{}", secrets::describe_config("connector " + name + " config values", raw,
-                                              registry_->secret_predicate(raw)));
-  auto created = registry_->create(cls->second);
+  spdlog::info("{}", secrets::describe_config("connector " + name + " config values", raw, parsed.is_secret));
+  auto created = registry_->create(parsed.connector_class);
   if (!created) return early_fail(created.error());
   std::shared_ptr<connectors::Connector> connector = std::move(created).value();
   // What a failure text must never quote: the resolved values of its secret
   // keys and of every provider-resolved key.
-  auto hidden = std::make_shared<const std::vector<std::string>>(
-      secrets::secret_values(config, registry_->secret_predicate(raw, resolved->resolved_keys)));
+  auto hidden = std::make_shared<const std::vector<std::string>>(parsed.secret_values);
 
   auto runner = std::make_shared<ConnectorRunner>();
   runner->name = name;
@@ -156,7 +155,12 @@ Status Worker::start_connector(const std::string& name, const ConfigMap& config_
     return early_fail(Error{"connector", "connector " + name + " is already running on this worker"});
   connectors_[name] = runner;
   connector_instances_[name] = connector;
-  connector_configs_[name] = config;
+  // tasks.max outside 1..tasks.max.limit fails the connector before its
+  // plugin runs: no task configs are ever generated for it.
+  std::optional<std::string> bad_tasks_max;
+  if (parsed.tasks_error) bad_tasks_max = "Connector " + name + " cannot start: " + parsed.tasks_error->message;
+  ConfigMap plugin_config = config;
+  connector_configs_.insert_or_assign(name, std::move(parsed));
   update_running_metrics_locked();
   StatusListener* status = status_;
   auto context = std::make_shared<RunnerContext>(
@@ -166,12 +170,7 @@ Status Worker::start_connector(const std::string& name, const ConfigMap& config_
         spdlog::error("connector {} raised an error: {}", runner->name, shown);
         report_connector_failed(*runner, status, shown);
       });
-  // tasks.max outside 1..tasks.max.limit fails the connector before its
-  // plugin runs: no task configs are ever generated for it.
-  auto tasks_max = connectors::parse_tasks_max(config, options_.tasks_max_limit);
-  std::optional<std::string> bad_tasks_max;
-  if (!tasks_max) bad_tasks_max = "Connector " + name + " cannot start: " + tasks_max.error().message;
-  runner->thread = std::thread(ConnectorThread{runner, connector, context, config, target, status, wm, hidden,
+  runner->thread = std::thread(ConnectorThread{runner, connector, context, std::move(plugin_config), target, status, wm, hidden,
                                                bad_tasks_max, &watchdog_, options_.connector_call_timeout_ms});
   return ok_status();
 }
@@ -179,20 +178,20 @@ Status Worker::start_connector(const std::string& name, const ConfigMap& config_
 Result<std::vector<ConfigMap>> Worker::connector_task_configs(const std::string& name, int timeout_ms) {
   std::shared_ptr<ConnectorRunner> runner;
   std::shared_ptr<connectors::Connector> connector;
-  ConfigMap config;
+  connectors::TasksMax tasks_max;
   {
     std::lock_guard lk(mu_);
     auto it = connectors_.find(name);
     if (it == connectors_.end()) return Error{"connector", "connector " + name + " is not running on this worker"};
     runner = it->second;
     connector = connector_instances_[name];
-    config = connector_configs_[name];
+    const ConnectorConfig& config = connector_configs_.at(name);
+    if (config.tasks_error) return *config.tasks_error;
+    tasks_max = config.tasks;
   }
-  auto tasks_max = connectors::parse_tasks_max(config, options_.tasks_max_limit);
-  if (!tasks_max) return tasks_max.error();
   auto promise = std::make_shared<std::promise<Result<std::vector<ConfigMap>>>>();
   auto future = promise->get_future();
-  runner->post([promise, connector, runner, tasks = *tasks_max, limit = options_.tasks_max_limit]() {
+  runner->post([promise, connector, runner, tasks = tasks_max, limit = options_.tasks_max_limit]() {
     if (runner->has_failed()) {
       promise->set_value(Error{"connector", "connector " + runner->name + " failed to start"});
       return;

@@ -74,8 +74,6 @@ class ExactlyOnceSourceLoop final : public SourceTaskLoop {
   void failed() override;
   void release() override;
 
-  /// A connector config value, trimmed ("" when unset).
-  std::string cfg(const std::string& key) const;
   /// transaction.boundary and its interval from the connector config.
   /// Throws for a boundary this worker cannot keep (connector-defined).
   void read_boundary();
@@ -118,11 +116,6 @@ class ExactlyOnceSourceLoop final : public SourceTaskLoop {
   TxnBoundary boundary_ = TxnBoundary::Poll;
   int64_t interval_ms_ = 0;
 };
-
-std::string ExactlyOnceSourceLoop::cfg(const std::string& key) const {
-  auto it = env_.connector_config.find(key);
-  return it == env_.connector_config.end() ? "" : trim(it->second);
-}
 
 void ExactlyOnceSourceLoop::throw_if(const storage::TxnResult& e, const std::string& call) {
   if (!e) return;
@@ -202,7 +195,8 @@ bool ExactlyOnceSourceLoop::commit() {
 }
 
 void ExactlyOnceSourceLoop::read_boundary() {
-  const std::string boundary_name = cfg("transaction.boundary").empty() ? "poll" : cfg("transaction.boundary");
+  const ConnectorConfig& config = *env_.connector_config;
+  const std::string boundary_name = config.transaction_boundary.empty() ? "poll" : config.transaction_boundary;
   std::string low = boundary_name;
   std::transform(low.begin(), low.end(), low.begin(), [](unsigned char c) { return std::tolower(c); });
   if (low != "poll" && low != "interval")
@@ -211,12 +205,12 @@ void ExactlyOnceSourceLoop::read_boundary() {
                                    "boundaries; use poll or interval");
   boundary_ = low == "poll" ? TxnBoundary::Poll : TxnBoundary::Interval;
   interval_ms_ = env_.options.offset_flush_interval_ms;
-  if (!cfg("transaction.boundary.interval.ms").empty()) interval_ms_ = std::stoll(cfg("transaction.boundary.interval.ms"));
+  if (!config.transaction_boundary_interval_ms.empty())
+    interval_ms_ = std::stoll(config.transaction_boundary_interval_ms);
 }
 
 storage::OffsetBackingStore* ExactlyOnceSourceLoop::open_offsets_store() {
-  const auto topic =
-      connector_offsets_topic(env_.connector_config, true, env_.offsets ? env_.offsets->topic() : std::string());
+  const auto& topic = env_.connector_config->offsets_topic;
   if (!topic) return env_.offsets;
   storage::OffsetBackingStore::Options oo;
   oo.client = env_.options.client;

@@ -143,30 +143,18 @@ bool RecordPipeline::from_consumer(const rd_kafka_message_t* m, const std::strin
 }
 
 Result<std::unique_ptr<RecordPipeline>> make_record_pipeline(
-    const connectors::ConfigMap& connector_config, const PipelineDefaults& defaults, bool sink,
-    const connect::ConnectorTaskId& id, std::shared_ptr<metrics::TaskMetrics> metrics,
+    const ConnectorConfig& config, const connect::ConnectorTaskId& id, std::shared_ptr<metrics::TaskMetrics> metrics,
     const std::atomic<bool>* stop_requested, ErrorHandler::DlqSend dlq,
     const std::function<Result<std::unique_ptr<RecordTransforms>>(const connectors::ConfigMap&)>& make_transforms) {
   RecordPipelineParts parts;
-  // A connector's `<role>.converter` replaces the worker's class and its
-  // sub-configs together, as in Connect.
-  auto pick = [&](const std::string& role, const std::string& dflt_class, const connectors::ConfigMap& dflt_config)
-      -> std::pair<std::string, connectors::ConfigMap> {
-    auto it = connector_config.find(role);
-    if (it == connector_config.end()) return {dflt_class, dflt_config};
-    return {it->second, with_prefix(connector_config, role + ".")};
-  };
-  auto [kcls, kcfg] = pick("key.converter", defaults.key_converter, defaults.key_converter_config);
-  auto [vcls, vcfg] = pick("value.converter", defaults.value_converter, defaults.value_converter_config);
-  auto [hcls, hcfg] = pick("header.converter",
-                           defaults.header_converter.empty() ? std::string(data::kSimpleHeaderConverterClass)
-                                                             : defaults.header_converter,
-                           defaults.header_converter_config);
   auto named = [](const std::string& key, Error e) {
     e.message = (e.field.empty() || e.field == "converter" ? "" : e.field + ": ") + e.message;
     e.field = key;
     return e;
   };
+  const auto& [kcls, kcfg] = config.key_converter;
+  const auto& [vcls, vcfg] = config.value_converter;
+  const auto& [hcls, hcfg] = config.header_converter;
   auto kc = make_converter(kcls, kcfg, true);
   if (!kc) return named("key.converter", kc.error());
   auto vc = make_converter(vcls, vcfg, false);
@@ -183,14 +171,13 @@ Result<std::unique_ptr<RecordPipeline>> make_record_pipeline(
   parts.key_converter_class = resolved(kcls);
   parts.value_converter_class = resolved(vcls);
   parts.header_converter_class = resolved(hcls);
-  if (make_transforms) {
-    auto t = make_transforms(connector_config);
+  if (make_transforms && !config.transform_chain.empty()) {
+    auto t = make_transforms(config.transform_chain);
     if (!t) return t.error();
     parts.transforms = std::move(t).value();
   }
-  auto ec = ErrorHandlingConfig::parse(connector_config, sink);
-  if (!ec) return ec.error();
-  parts.errors = std::make_unique<ErrorHandler>(std::move(ec).value(), id, std::move(metrics), stop_requested,
+  if (config.errors_error) return *config.errors_error;
+  parts.errors = std::make_unique<ErrorHandler>(config.errors, id, std::move(metrics), stop_requested,
                                                 std::move(dlq));
   return std::make_unique<RecordPipeline>(std::move(parts));
 }

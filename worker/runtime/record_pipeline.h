@@ -21,6 +21,7 @@
 #include "common/result.h"
 #include "worker/connectors/connector.h"
 #include "worker/data/converters.h"
+#include "worker/runtime/connector_config.h"
 #include "worker/runtime/converter.h"
 #include "worker/runtime/error_handling.h"
 #include "worker/storage/kafka_client.h"
@@ -88,20 +89,15 @@ class RecordPipeline {
   RecordPipelineParts parts_;
 };
 
-/// Builds a task's pipeline from its connector's config and the worker's
-/// converter defaults: `key.converter`, `value.converter` and
-/// `header.converter` (each with its prefixed sub-configs) override the
-/// worker's; `errors.*` configure the error handler. `make_transforms` (may
-/// be empty) builds the chain from the connector config. `dlq` sends to the
-/// dead letter queue (sinks with errors.deadletterqueue.topic.name).
+/// Builds a task's pipeline from its connector's typed config: its
+/// converters (the worker's unless the connector sets the role), its
+/// `errors.*` settings (`config.errors`, or `config.errors_error`), and the
+/// chain `make_transforms` (may be empty) builds from
+/// `config.transform_chain` (not called when that is empty). `dlq` sends
+/// to the dead letter queue (sinks with errors.deadletterqueue.topic.name).
 /// Errors name the config key ("value.converter: Class X could not be found.").
-struct PipelineDefaults {
-  std::string key_converter, value_converter, header_converter;
-  connectors::ConfigMap key_converter_config, value_converter_config, header_converter_config;
-};
 Result<std::unique_ptr<RecordPipeline>> make_record_pipeline(
-    const connectors::ConfigMap& connector_config, const PipelineDefaults& defaults, bool sink,
-    const connect::ConnectorTaskId& id, std::shared_ptr<metrics::TaskMetrics> metrics,
+    const ConnectorConfig& config, const connect::ConnectorTaskId& id, std::shared_ptr<metrics::TaskMetrics> metrics,
     const std::atomic<bool>* stop_requested, ErrorHandler::DlqSend dlq,
     const std::function<Result<std::unique_ptr<RecordTransforms>>(const connectors::ConfigMap&)>& make_transforms);
 

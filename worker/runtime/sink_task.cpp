@@ -154,10 +154,10 @@ void sink_rebalance_cb(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_p
 /// flush every offset.flush.interval.ms, on revocation and on stop.
 class SinkTaskLoop final : public TaskLoop {
  public:
-  SinkTaskLoop(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, TaskRunner& r, ConfigMap connector_config)
+  SinkTaskLoop(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, TaskRunner& r)
       : TaskLoop(std::move(env), r, "sink task " + r.id.to_string()),
         task_(std::move(task)),
-        connector_config_(std::move(connector_config)) {
+        config_(*env_.connector_config) {
     reapply_pause_ = true;
     state_.task = task_.get();
     state_.id = id_;
@@ -201,7 +201,7 @@ class SinkTaskLoop final : public TaskLoop {
   bool put_batch();
 
   std::unique_ptr<connectors::SinkTask> task_;
-  const ConfigMap connector_config_;
+  const ConnectorConfig& config_;  ///< the connector's typed config (env_ owns it)
   SinkState state_;
   storage::RdKafkaPtr consumer_;
   rd_kafka_queue_t* consumer_queue_ = nullptr;  ///< the consumer's queue (batch reads); released before close
@@ -219,10 +219,11 @@ class SinkTaskLoop final : public TaskLoop {
 storage::ClientProps SinkTaskLoop::consumer_props() const {
   // KIP-458: refused overrides are caught when the config is validated;
   // a config written before the policy changed fails here, as Connect.
-  if (auto bad = override_violations(env_.options.client_override_policy, connector_config_); !bad.empty())
-    throw connectors::ConnectError("Client Config Overrides not allowed: " + bad.front().message);
+  if (!config_.override_violations.empty())
+    throw connectors::ConnectError("Client Config Overrides not allowed: " +
+                                   config_.override_violations.front().message);
   storage::ClientProps overrides = env_.options.consumer_overrides;
-  overrides["group.id"] = sink_consumer_group_id(id_.connector, connector_config_, env_.options.consumer_overrides);
+  overrides["group.id"] = config_.sink_group_id;
   // Range, as Connect's sink consumers effectively use. Not
   // cooperative-sticky: librdkafka < 2.3 aborts when such a consumer is
   // closed before its first assignment (librdkafka #4312), which a task
@@ -242,7 +243,7 @@ storage::ClientProps SinkTaskLoop::consumer_props() const {
   overrides.emplace("fetch.error.backoff.ms", "100");
   // The connector's consumer.override.* last (Connect's order), except
   // that the framework keeps committing offsets itself.
-  for (auto& [k, v] : connector_client_overrides(connector_config_, kConsumerOverridePrefix))
+  for (const auto& [k, v] : config_.consumer_overrides)
     if (k != "enable.auto.commit" && k != "enable.auto.offset.store") overrides[k] = v;
   return overrides;
 }
@@ -263,11 +264,7 @@ void SinkTaskLoop::open_consumer() {
 }
 
 void SinkTaskLoop::subscribe() {
-  std::vector<std::string> topics;
-  if (auto it = connector_config_.find("topics"); it != connector_config_.end() && !it->second.empty())
-    topics = kc::split_comma_list(it->second);
-  else if (auto rx = connector_config_.find("topics.regex"); rx != connector_config_.end())
-    topics = {rx->second.rfind('^', 0) == 0 ? rx->second : "^" + rx->second};
+  const std::vector<std::string>& topics = config_.sink_topics;
   auto* sub = rd_kafka_topic_partition_list_new(static_cast<int>(topics.size()));
   for (const auto& t : topics) rd_kafka_topic_partition_list_add(sub, t.c_str(), RD_KAFKA_PARTITION_UA);
   rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR;
@@ -420,8 +417,8 @@ void SinkTaskLoop::release() {
 
 }  // namespace
 
-void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, TaskRunner& r, ConfigMap connector_config) {
-  SinkTaskLoop(std::move(env), std::move(task), r, std::move(connector_config)).run();
+void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, TaskRunner& r) {
+  SinkTaskLoop(std::move(env), std::move(task), r).run();
 }
 
 }  // namespace kc::runtime

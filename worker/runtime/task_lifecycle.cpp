@@ -11,15 +11,12 @@ namespace kc::runtime {
 using connectors::ConnectorType;
 
 Result<std::unique_ptr<RecordPipeline>> Worker::make_task_pipeline(const ConnectorTaskId& id,
-                                                                    const ConfigMap& connector_config, bool sink,
+                                                                    const ConnectorConfig& config,
                                                                     const std::atomic<bool>& stop_requested) const {
-  PipelineDefaults defaults{options_.key_converter,        options_.value_converter,
-                            options_.header_converter,     options_.key_converter_config,
-                            options_.value_converter_config, options_.header_converter_config};
   // The dead letter queue's producer and topic are made on the first
   // record that needs them, on the task's thread.
   ErrorHandler::DlqSend dlq;
-  if (sink) {
+  if (config.type == ConnectorType::Sink) {
     // The producer is made on first use; the topic check and the producer's
     // creation (broker I/O, up to 30 s) run outside the lock, so a second
     // caller never waits on I/O behind it (one of two racing creations is
@@ -62,8 +59,7 @@ Result<std::unique_ptr<RecordPipeline>> Worker::make_task_pipeline(const Connect
       return st.ok();
     };
   }
-  return make_record_pipeline(connector_config, defaults, sink, id, nullptr, &stop_requested, std::move(dlq),
-                              make_record_transforms);
+  return make_record_pipeline(config, id, nullptr, &stop_requested, std::move(dlq), make_record_transforms);
 }
 
 Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_config_in,
@@ -79,12 +75,14 @@ Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_
   if (!connector_resolved) return early_fail(connector_resolved.error());
   auto task_resolved = resolve_config(task_config_in);
   if (!task_resolved) return early_fail(task_resolved.error());
-  const ConfigMap& connector_config = connector_resolved->config;
+  // The one parse of the connector's config for this task: everything
+  // below reads its fields.
+  auto config = std::make_shared<const ConnectorConfig>(
+      parse_connector_config(id.connector, connector_config_in, *connector_resolved));
   const ConfigMap& task_config = task_resolved->config;
-  auto cls = connector_config.find("connector.class");
-  if (cls == connector_config.end())
+  if (!config->values.count("connector.class"))
     return early_fail(Error{"connector.class", "missing connector.class for task " + id.to_string()});
-  auto created = registry_->create(cls->second);
+  auto created = registry_->create(config->connector_class);
   if (!created) return early_fail(created.error());
   auto connector = std::move(created).value();
 
@@ -94,18 +92,11 @@ Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_
   env.status = status_;
   env.observer = observer_.load();
   env.task_config = task_config;
-  {
-    // A task failure text must not quote a secret of its configs.
-    auto hidden = secrets::secret_values(
-        connector_config, registry_->secret_predicate(connector_config_in, connector_resolved->resolved_keys));
-    auto task_hidden = secrets::secret_values(
-        task_config, registry_->secret_predicate(connector_config_in, task_resolved->resolved_keys));
-    hidden.insert(hidden.end(), task_hidden.begin(), task_hidden.end());
-    std::sort(hidden.begin(), hidden.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
-    env.secret_values = std::move(hidden);
-  }
+  env.connector_config = config;
+  // A task failure text must not quote a secret of its configs.
+  env.secret_values = config->task_secret_values(task_config, task_resolved->resolved_keys);
   spdlog::debug("{}", secrets::describe_config("task " + id.to_string() + " config values", task_config_in,
-                                               registry_->secret_predicate(connector_config_in)));
+                                               config->is_secret));
   env.on_running_changed = [this] {
     std::lock_guard lk(mu_);
     update_running_metrics_locked();
@@ -113,8 +104,7 @@ Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_
   env.producers_created = &producers_created_;
   env.watchdog = &watchdog_;
   auto runner = std::make_shared<TaskRunner>();
-  auto pipeline =
-      make_task_pipeline(id, connector_config, connector->type() == ConnectorType::Sink, runner->stop_requested);
+  auto pipeline = make_task_pipeline(id, *config, runner->stop_requested);
   if (!pipeline) return early_fail(pipeline.error());
   env.pipeline = std::move(pipeline).value();
 
@@ -124,7 +114,7 @@ Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_
   std::unique_ptr<connectors::SinkTask> sink;
   if (connector->type() == ConnectorType::Source) {
     source = connector->create_source_task();
-    if (!source) return early_fail(Error{"connector.class", cls->second + " created no source task"});
+    if (!source) return early_fail(Error{"connector.class", config->connector_class + " created no source task"});
     // At-least-once source tasks share the Worker's producer when asked to;
     // exactly-once ones keep their own (a transaction is per producer).
     if (options_.producer_shared && !options_.exactly_once_source) {
@@ -134,7 +124,7 @@ Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_
     }
   } else {
     sink = connector->create_sink_task();
-    if (!sink) return early_fail(Error{"connector.class", cls->second + " created no sink task"});
+    if (!sink) return early_fail(Error{"connector.class", config->connector_class + " created no sink task"});
   }
   std::lock_guard lk(mu_);
   if (tasks_.count(id))
@@ -145,7 +135,6 @@ Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_
   update_running_metrics_locked();
   if (source && options_.exactly_once_source) {
     env.eos_checks = std::move(eos_checks);
-    env.connector_config = connector_config;
     runner->thread = std::thread([env = std::move(env), task = std::move(source), runner]() mutable {
       run_exactly_once_source_task(std::move(env), std::move(task), *runner);
       runner->mark_finished();
@@ -156,11 +145,10 @@ Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_
       runner->mark_finished();
     });
   } else {
-    runner->thread = std::thread(
-        [env = std::move(env), task = std::move(sink), runner, connector_config]() mutable {
-          run_sink_task(std::move(env), std::move(task), *runner, connector_config);
-          runner->mark_finished();
-        });
+    runner->thread = std::thread([env = std::move(env), task = std::move(sink), runner]() mutable {
+      run_sink_task(std::move(env), std::move(task), *runner);
+      runner->mark_finished();
+    });
   }
   return ok_status();
 }

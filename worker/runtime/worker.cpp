@@ -76,6 +76,22 @@ Result<providers::ResolvedConfig> Worker::resolve_config(const ConfigMap& config
   return options_.config_transformer->transform(config);
 }
 
+ConnectorConfig Worker::parse_connector_config(const std::string& name, const ConfigMap& raw,
+                                               const providers::ResolvedConfig& resolved) const {
+  ConnectorConfigInputs in;
+  in.tasks_max_limit = options_.tasks_max_limit;
+  in.key_converter = {options_.key_converter, options_.key_converter_config};
+  in.value_converter = {options_.value_converter, options_.value_converter_config};
+  in.header_converter = {options_.header_converter.empty() ? std::string(data::kSimpleHeaderConverterClass)
+                                                           : options_.header_converter,
+                         options_.header_converter_config};
+  in.client_override_policy = options_.client_override_policy;
+  in.worker_consumer = options_.consumer_overrides;
+  in.exactly_once_source = options_.exactly_once_source;
+  in.worker_offsets_topic = offsets_ ? offsets_->topic() : std::string();
+  return ConnectorConfig::parse(name, raw, resolved.config, resolved.resolved_keys, *registry_, in);
+}
+
 void Worker::update_running_metrics_locked() {
   if (!options_.metrics) return;
   // Tasks count once started (RUNNING or PAUSED), not while they start.

@@ -62,6 +62,7 @@
 #include "worker/connectors/connector.h"
 #include "worker/plugins/registry.h"
 #include "worker/providers/config_provider.h"
+#include "worker/runtime/connector_config.h"
 #include "worker/runtime/record_pipeline.h"
 #include "worker/storage/kafka_client.h"
 #include "worker/storage/offset_store.h"
@@ -251,6 +252,15 @@ class Worker {
   /// Names of the connectors running (or failed but not stopped) here.
   std::set<std::string> connector_names() const;
 
+  /// The one parse of a connector's config (STYLE 14): `raw` as written,
+  /// `resolved` its provider-resolved form, typed with this worker's
+  /// converter defaults, tasks.max.limit and client settings. start_connector
+  /// and start_task call it; the herder's leader too, for task-config
+  /// generation, so tasks.max is read the same way everywhere. Pure
+  /// (the registry's lookups aside); callable from any thread.
+  ConnectorConfig parse_connector_config(const std::string& name, const ConfigMap& raw,
+                                         const providers::ResolvedConfig& resolved) const;
+
   // ------------------------------------------------------------ tasks
 
   /// Starts a task on its own thread. The connector class (and optional
@@ -359,9 +369,8 @@ class Worker {
   /// a transformer). Errors: a provider failed, naming the key.
   Result<providers::ResolvedConfig> resolve_config(const ConfigMap& config) const;
   /// The task's converters, transforms and error handling from its
-  /// connector's config and the worker's defaults (see make_record_pipeline).
-  Result<std::unique_ptr<RecordPipeline>> make_task_pipeline(const ConnectorTaskId& id,
-                                                             const ConfigMap& connector_config, bool sink,
+  /// connector's typed config (see make_record_pipeline).
+  Result<std::unique_ptr<RecordPipeline>> make_task_pipeline(const ConnectorTaskId& id, const ConnectorConfig& config,
                                                              const std::atomic<bool>& stop_requested) const;
 
   WorkerOptions options_;
@@ -377,7 +386,7 @@ class Worker {
   std::map<ConnectorTaskId, std::shared_ptr<TaskRunner>> tasks_;
   std::map<std::string, std::shared_ptr<ConnectorRunner>> connectors_;
   std::map<std::string, std::shared_ptr<connectors::Connector>> connector_instances_;
-  std::map<std::string, ConfigMap> connector_configs_;
+  std::map<std::string, ConnectorConfig> connector_configs_;  ///< parsed at start_connector
   std::vector<std::shared_ptr<TaskRunner>> cancelled_tasks_;  ///< abandoned (cut off); joined in ~Worker
   std::vector<std::shared_ptr<ConnectorRunner>> cancelled_connectors_;
   std::vector<std::thread> helpers_;                           ///< stop_tasks_async helpers

@@ -208,10 +208,12 @@ struct TaskEnv {
   /// scrubbed out of every failure text (secrets::scrub).
   std::vector<std::string> secret_values;
   /// Exactly-once source tasks: the herder's checks around the producer's
-  /// creation, and the connector config (transaction.boundary,
-  /// transaction.boundary.interval.ms, offsets.storage.topic).
+  /// creation.
   ExactlyOnceTaskChecks eos_checks;
-  ConfigMap connector_config;
+  /// The connector's typed config, parsed once by start_task: the loops
+  /// read its fields (client overrides, sink topics and group, transaction
+  /// boundary, offsets topic), never the map.
+  std::shared_ptr<const ConnectorConfig> connector_config;
   /// The Worker's watchdog of plugin calls (poll, put); outlives the task thread.
   CallWatchdog* watchdog = nullptr;
 };
@@ -409,6 +411,6 @@ void run_exactly_once_source_task(TaskEnv env, std::unique_ptr<connectors::Sourc
 
 /// A sink task (Connect's WorkerSinkTask): consume → converters →
 /// transforms → put; offsets committed after flush (sink_task.cpp).
-void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, TaskRunner& r, ConfigMap connector_config);
+void run_sink_task(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, TaskRunner& r);
 
 }  // namespace kc::runtime
