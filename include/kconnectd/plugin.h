@@ -280,6 +280,7 @@ typedef struct kc_host_api {
   kc_config* (*task_configs_add)(kc_task_configs* out);
   /* Ignores a NULL config, and writes past the host's cap above. */
   void (*config_set)(kc_config* config, const char* key, const char* value);
+  /* Adds `message` to `key`'s errors; a message already there is kept once. */
   void (*config_error_add)(kc_config_errors* errors, const char* key, const char* message);
 
   /* ---- contexts */

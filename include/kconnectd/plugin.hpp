@@ -32,6 +32,13 @@ inline const kc_host_api* g_host = nullptr;
 /// The host function table (valid once the plugin is registered).
 inline const kc_host_api& host() { return *detail::g_host; }
 
+/// Log levels of log() (the worker's levels).
+enum class LogLevel { Debug = 0, Info = 1, Warn = 2, Error = 3 };
+/// Writes `message` to the worker's log at `level` (kc_host_api.log).
+inline void log(LogLevel level, const std::string& message) {
+  host().log(static_cast<int>(level), message.c_str());
+}
+
 /// Connect's ConnectException: fails the task or connector with its message.
 class Error : public std::runtime_error {
  public:
@@ -561,6 +568,7 @@ struct ConfigKey {
   std::vector<std::string> one_of;
   bool non_empty = false;
   std::string display_name;  ///< "" = the name
+  std::string group;         ///< "" = none (ConfigDef's group, for UIs)
 };
 
 /// Connect's ConfigDef: `ConfigDef().define("topic", KC_CONFIG_STRING,
@@ -585,6 +593,15 @@ class ConfigDef {
   ConfigDef& non_empty() { return keys_.back().non_empty = true, *this; }
   /// The display name (UI hint); default the key's name.
   ConfigDef& display(const std::string& d) { return keys_.back().display_name = d, *this; }
+  /// The group the key is shown in (UI hint); default none.
+  ConfigDef& group(const std::string& g) { return keys_.back().group = g, *this; }
+  /// Makes the key just defined optional with a null default (ConfigDef's
+  /// `define(name, type, null, importance, doc)`): absent is fine.
+  ConfigDef& optional() {
+    keys_.back().required = false;
+    keys_.back().default_value.reset();
+    return *this;
+  }
   const std::vector<ConfigKey>& keys() const { return keys_; }
 
  private:
@@ -763,6 +780,7 @@ class Registrar {
       }
       c.non_empty = k.non_empty ? 1 : 0;
       c.display_name = k.display_name.empty() ? nullptr : k.display_name.c_str();
+      c.group = k.group.empty() ? nullptr : k.group.c_str();
       keys.push_back(c);
     }
     std::vector<const char*> alias_ptrs;

@@ -48,8 +48,11 @@ std::unique_ptr<Connector> make_file_stream_sink();
 /// against the plugin ABI (builtin_sequence.cpp, plugin.hpp); this is its
 /// adapter.
 std::unique_ptr<Connector> make_sequence_source();
+/// A new MirrorSourceConnector instance: the adapter of its plugin ABI
+/// class (worker/connectors/mirror, README there).
+std::unique_ptr<Connector> make_mirror_source();
 /// Adds the built-ins written against the plugin ABI (FileStreamSource,
-/// FileStreamSink, SequenceSource),
+/// FileStreamSink, SequenceSource, MirrorSource),
 /// registered through their entry point function as a .so's would be.
 void register_builtin_abi_connectors(PluginRegistry& r);
 

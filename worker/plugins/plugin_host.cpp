@@ -411,8 +411,12 @@ void h_config_set(kc_config* c, const char* k, const char* v) {
   if (auto* cap = TaskConfigsCap::current(); cap && !cap->add_bytes(key.size() + value.size())) return;
   (*C(c))[std::move(key)] = std::move(value);
 }
+// A message already on the key (a per-key check's, which the plugin's own
+// parse may repeat) is not listed twice.
 void h_config_error_add(kc_config_errors* e, const char* k, const char* m) {
-  (*reinterpret_cast<ConfigErrors*>(e))[str(k)].push_back(str(m));
+  auto& list = (*reinterpret_cast<ConfigErrors*>(e))[str(k)];
+  std::string message = str(m);
+  if (std::find(list.begin(), list.end(), message) == list.end()) list.push_back(std::move(message));
 }
 
 const char* h_connector_name(const kc_connector_context* c) { return CX(c)->context().connector_name().c_str(); }
