@@ -9,6 +9,7 @@
 #include <kconnectd/plugin.hpp>
 
 #include "worker/connectors/mirror/mirror_source.h"
+#include "worker/connectors/postgres/postgres_sink.h"
 
 #include "worker/plugins/plugin_host.h"
 #include "worker/plugins/registry.h"
@@ -19,10 +20,12 @@ namespace kc::connectors {
 kc_status builtin_plugins_register(const kc_host_api* host, kc_registrar* registrar);       // SequenceSource
 kc_status builtin_file_plugins_register(const kc_host_api* host, kc_registrar* registrar);  // FileStream*
 
-/// MirrorSource's entry point: its room declares the class (it knows no
-/// version of the daemon's), this gives it the built-ins' version.
-KCONNECTD_BUILTIN_PLUGIN(builtin_mirror_plugins_register, reg) {
+/// The entry point of the connectors of their own rooms (MirrorSource,
+/// PostgresSink): each room declares its class (it knows no version of the
+/// daemon's), this gives them the built-ins' version.
+KCONNECTD_BUILTIN_PLUGIN(builtin_room_plugins_register, reg) {
   mirror::declare_mirror_source(reg, kBuiltinPluginVersion);
+  postgres::declare_postgres_sink(reg, kBuiltinPluginVersion);
 }
 
 namespace {
@@ -32,7 +35,7 @@ const PluginRegistry& abi_builtins() {
   static const PluginRegistry* r = [] {
     auto* reg = new PluginRegistry();
     for (kc_plugin_register_fn fn :
-         {&builtin_file_plugins_register, &builtin_plugins_register, &builtin_mirror_plugins_register}) {
+         {&builtin_file_plugins_register, &builtin_plugins_register, &builtin_room_plugins_register}) {
       auto st = register_plugin(fn, "built-in", *reg);
       if (!st) throw std::logic_error("built-in plugins: " + st.error().message);  // a bug, at startup
     }
@@ -54,6 +57,7 @@ std::unique_ptr<Connector> make_file_stream_source() { return builtin_desc(kFile
 std::unique_ptr<Connector> make_file_stream_sink() { return builtin_desc(kFileStreamSinkClass).factory(); }
 std::unique_ptr<Connector> make_sequence_source() { return builtin_desc(kSequenceSourceClass).factory(); }
 std::unique_ptr<Connector> make_mirror_source() { return builtin_desc(mirror::kMirrorSourceClass).factory(); }
+std::unique_ptr<Connector> make_postgres_sink() { return builtin_desc(postgres::kPostgresSinkClass).factory(); }
 
 ConfigDefs file_stream_source_config_defs() { return builtin_desc(kFileStreamSourceClass).config_defs; }
 ConfigDefs file_stream_sink_config_defs() { return builtin_desc(kFileStreamSinkClass).config_defs; }
