@@ -617,13 +617,13 @@ class ConfigDef {
  public:
   /// A required key (no default).
   ConfigDef& define(const std::string& name, kc_config_type type, kc_importance imp, const std::string& doc) {
-    keys_.push_back(ConfigKey{name, type, true, std::nullopt, imp, doc, {}, {}, {}, false, {}});
+    keys_.push_back(ConfigKey{name, type, true, std::nullopt, imp, doc, {}, {}, {}, false, {}, {}, -1});
     return *this;
   }
   /// A key with a default.
   ConfigDef& define(const std::string& name, kc_config_type type, const std::string& def, kc_importance imp,
                     const std::string& doc) {
-    keys_.push_back(ConfigKey{name, type, false, def, imp, doc, {}, {}, {}, false, {}});
+    keys_.push_back(ConfigKey{name, type, false, def, imp, doc, {}, {}, {}, false, {}, {}, -1});
     return *this;
   }
   ConfigDef& at_least(double v) { return keys_.back().min = v, *this; }
