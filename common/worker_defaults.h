@@ -20,6 +20,34 @@ inline constexpr int32_t kScheduledRebalanceMaxDelayMsDefault = 300000;
 /// topic to the end (eager protocol).
 inline constexpr int32_t kWorkerUnsyncBackoffMsDefault = 300000;
 
+/// Defaults of the group timings, ms, as in Connect's DistributedConfig:
+/// `session.timeout.ms` 10000, `heartbeat.interval.ms` 3000,
+/// `rebalance.timeout.ms` 60000, `worker.sync.timeout.ms` 3000.
+inline constexpr int32_t kSessionTimeoutMsDefault = 10000;
+inline constexpr int32_t kHeartbeatIntervalMsDefault = 3000;
+inline constexpr int32_t kRebalanceTimeoutMsDefault = 60000;
+inline constexpr int32_t kWorkerSyncTimeoutMsDefault = 3000;
+
+/// Defaults of the task timings, ms, as in Connect's WorkerConfig:
+/// `offset.flush.interval.ms` 60000, `offset.flush.timeout.ms` 5000,
+/// `task.shutdown.graceful.timeout.ms` 5000.
+inline constexpr int64_t kOffsetFlushIntervalMsDefault = 60000;
+inline constexpr int32_t kOffsetFlushTimeoutMsDefault = 5000;
+inline constexpr int32_t kTaskShutdownGracefulTimeoutMsDefault = 5000;
+
+/// Default of `connector.call.timeout.ms`, ms (ours): the deadline of one
+/// plugin call before the instance is reported stuck.
+inline constexpr int32_t kConnectorCallTimeoutMsDefault = 60000;
+
+/// Default of `inter.worker.key.ttl.ms`, ms: 3600000 (1 hour), as in
+/// Connect's DistributedConfig (KIP-507 session key rotation).
+inline constexpr int32_t kInterWorkerKeyTtlMsDefault = 3600000;
+
+/// Default of `tasks.max.limit` (ours): the highest `tasks.max` a connector
+/// may ask for, so one config cannot make the leader generate a billion
+/// task configs.
+inline constexpr int32_t kTasksMaxLimitDefault = 1000;
+
 /// The decimal digits of a non-negative V, NUL-terminated, built at compile
 /// time (see decimal_text).
 template <int64_t V>

@@ -58,10 +58,10 @@ const std::array kOptions = {
     // Group membership and rebalancing.
     opt_list("bootstrap.servers", "localhost:9092", "Kafka brokers to bootstrap from, host:port[,host:port...]."),
     opt_required("group.id", "The Connect cluster id: workers with the same group.id form one group."),
-    opt_int("session.timeout.ms", "10000", 1, kIntMax, "ms",
+    opt_int("session.timeout.ms", decimal_text<kSessionTimeoutMsDefault>, 1, kIntMax, "ms",
             "Group session timeout; the broker accepts 6000..1800000 by default."),
-    opt_int("heartbeat.interval.ms", "3000", 1, kIntMax, "ms", "Heartbeat period; must be lower than session.timeout.ms."),
-    opt_int("rebalance.timeout.ms", "60000", 1, kIntMax, "ms", "JoinGroup rebalance timeout and worker poll timeout."),
+    opt_int("heartbeat.interval.ms", decimal_text<kHeartbeatIntervalMsDefault>, 1, kIntMax, "ms", "Heartbeat period; must be lower than session.timeout.ms."),
+    opt_int("rebalance.timeout.ms", decimal_text<kRebalanceTimeoutMsDefault>, 1, kIntMax, "ms", "JoinGroup rebalance timeout and worker poll timeout."),
     opt_enum("connect.protocol", "sessioned", "eager|compatible|sessioned",
              "Rebalance protocol: eager (V0), compatible (V1, KIP-415) or sessioned (V2, KIP-507)."),
     opt_int("scheduled.rebalance.max.delay.ms", decimal_text<kScheduledRebalanceMaxDelayMsDefault>, 0, kIntMax, "ms",
@@ -78,7 +78,7 @@ const std::array kOptions = {
                "With group.instance.id: file where the worker keeps its last assignment, so that after a restart "
                "without a rebalance it resumes exactly the connectors and tasks it ran; empty = not kept (the "
                "returning worker then rejoins once to report what it runs) (ours)."),
-    opt_int("worker.sync.timeout.ms", "3000", 1, kIntMax, "ms",
+    opt_int("worker.sync.timeout.ms", decimal_text<kWorkerSyncTimeoutMsDefault>, 1, kIntMax, "ms",
             "Time allowed to read the config topic to the end before leaving the group."),
     opt_int("worker.unsync.backoff.ms", decimal_text<kWorkerUnsyncBackoffMsDefault>, 0, kIntMax, "ms",
             "Backoff after failing to catch up with the config topic (eager protocol only)."),
@@ -97,17 +97,17 @@ const std::array kOptions = {
     opt_bool("topic.tracking.allow.reset", "true",
              "Allow PUT /connectors/{name}/topics/reset; false answers 403 there."),
     // Tasks and offsets.
-    opt_long("offset.flush.interval.ms", "60000", 0, kLongMax, "ms", "How often source task offsets are committed."),
-    opt_long("offset.flush.timeout.ms", "5000", 0, kLongMax, "ms", "Time allowed for one offset flush."),
-    opt_long("task.shutdown.graceful.timeout.ms", "5000", 0, kLongMax, "ms",
+    opt_long("offset.flush.interval.ms", decimal_text<kOffsetFlushIntervalMsDefault>, 0, kLongMax, "ms", "How often source task offsets are committed."),
+    opt_long("offset.flush.timeout.ms", decimal_text<kOffsetFlushTimeoutMsDefault>, 0, kLongMax, "ms", "Time allowed for one offset flush."),
+    opt_long("task.shutdown.graceful.timeout.ms", decimal_text<kTaskShutdownGracefulTimeoutMsDefault>, 0, kLongMax, "ms",
              "Time allowed for one connector or task to stop during a revocation or shutdown."),
-    opt_int("connector.call.timeout.ms", "60000", 100, kIntMax, "ms",
+    opt_int("connector.call.timeout.ms", decimal_text<kConnectorCallTimeoutMsDefault>, 100, kIntMax, "ms",
             "Time allowed for a connector's start() or taskConfigs(), or a task's poll() or put(); a plugin call "
             "past it marks the connector or task FAILED naming the call, and its thread is abandoned (ours; "
             "stop() is bounded by task.shutdown.graceful.timeout.ms). A connector's validate() has the same "
             "deadline (the request answers 500). While an abandoned call of a connector or plugin still runs, no "
             "new call of it starts, and at most 16 abandoned calls per worker (worker/runtime/README.md)."),
-    opt_int("tasks.max.limit", "1000", 1, kIntMax, "",
+    opt_int("tasks.max.limit", decimal_text<kTasksMaxLimitDefault>, 1, kIntMax, "",
             "Highest tasks.max a connector may set on this cluster; a create or update above it is refused with 400, "
             "and a stored config above it fails its connector instead of generating task configs (ours)."),
     opt_bool("rebalance.hand.over.enable", "true",
@@ -159,7 +159,7 @@ const std::array kOptions = {
     // Inter-worker request signing (KIP-507).
     opt_string("inter.worker.key.generation.algorithm", "HmacSHA256", "Algorithm of the session key."),
     opt_int("inter.worker.key.size", nullptr, 0, kIntMax, "bits", "Session key size; unset = algorithm default."),
-    opt_int("inter.worker.key.ttl.ms", "3600000", 0, kIntMax, "ms", "How long a session key lives before rotation."),
+    opt_int("inter.worker.key.ttl.ms", decimal_text<kInterWorkerKeyTtlMsDefault>, 0, kIntMax, "ms", "How long a session key lives before rotation."),
     opt_string("inter.worker.signature.algorithm", "HmacSHA256", "Algorithm used to sign internal requests."),
     opt_list("inter.worker.verification.algorithms", "HmacSHA256",
              "Algorithms accepted when verifying internal requests; must include the signature algorithm."),

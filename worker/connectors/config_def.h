@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/worker_defaults.h"
 #include "common/result.h"
 #include "common/secrets.h"
 
@@ -142,7 +143,7 @@ struct ValidateContext {
   bool exactly_once_source_enabled = false;
   /// The worker's `tasks.max.limit` (its default 1000 here): the highest
   /// `tasks.max` a connector may set (tasks_max_rule()).
-  int32_t tasks_max_limit = 1000;
+  int32_t tasks_max_limit = kTasksMaxLimitDefault;
 };
 
 /// The one tasks.max rule (STYLE 14): `raw` read as the tasks.max definition

@@ -96,7 +96,7 @@ struct HerderConfig {
   std::function<void(const std::string& reason)> on_fatal;
   std::string client_id;                    ///< client.id; empty = "connect-<workerId>"
   ConnectProtocol protocol = ConnectProtocol::Sessioned;  ///< connect.protocol
-  int session_timeout_ms = 10000;           ///< session.timeout.ms
+  int session_timeout_ms = kSessionTimeoutMsDefault;  ///< session.timeout.ms
   /// group.instance.id (KIP-345 static membership, ours): nullopt = dynamic.
   std::optional<std::string> group_instance_id;
   /// static.membership.assignment.file (ours): a static member's kept
@@ -108,11 +108,11 @@ struct HerderConfig {
   /// already on the others), so a restart within session.timeout.ms causes
   /// no rebalance, as for Kafka consumers.
   bool leave_group_on_shutdown = true;
-  int heartbeat_interval_ms = 3000;         ///< heartbeat.interval.ms
-  int rebalance_timeout_ms = 60000;         ///< rebalance.timeout.ms
+  int heartbeat_interval_ms = kHeartbeatIntervalMsDefault;  ///< heartbeat.interval.ms
+  int rebalance_timeout_ms = kRebalanceTimeoutMsDefault;  ///< rebalance.timeout.ms
   int request_timeout_ms = 40000;           ///< request.timeout.ms
   int retry_backoff_ms = 100;               ///< retry.backoff.ms
-  int worker_sync_timeout_ms = 3000;        ///< worker.sync.timeout.ms
+  int worker_sync_timeout_ms = kWorkerSyncTimeoutMsDefault;  ///< worker.sync.timeout.ms
   int worker_unsync_backoff_ms = kWorkerUnsyncBackoffMsDefault;  ///< worker.unsync.backoff.ms (eager only)
   int scheduled_rebalance_max_delay_ms = kScheduledRebalanceMaxDelayMsDefault;  ///< scheduled.rebalance.max.delay.ms
   std::string config_topic = "connect-configs";    ///< config.storage.topic
@@ -123,10 +123,10 @@ struct HerderConfig {
   std::string status_topic = "connect-status";     ///< status.storage.topic
   int status_partitions = 5;                       ///< status.storage.partitions
   int status_replication_factor = 3;               ///< status.storage.replication.factor
-  int64_t offset_flush_interval_ms = 60000;        ///< offset.flush.interval.ms
-  int offset_flush_timeout_ms = 5000;              ///< offset.flush.timeout.ms
-  int task_shutdown_graceful_timeout_ms = 5000;    ///< task.shutdown.graceful.timeout.ms
-  int connector_call_timeout_ms = 60000;           ///< connector.call.timeout.ms (plugin call deadline; ours)
+  int64_t offset_flush_interval_ms = kOffsetFlushIntervalMsDefault;  ///< offset.flush.interval.ms
+  int offset_flush_timeout_ms = kOffsetFlushTimeoutMsDefault;  ///< offset.flush.timeout.ms
+  int task_shutdown_graceful_timeout_ms = kTaskShutdownGracefulTimeoutMsDefault;  ///< task.shutdown.graceful.timeout.ms
+  int connector_call_timeout_ms = kConnectorCallTimeoutMsDefault;  ///< connector.call.timeout.ms (plugin call deadline; ours)
   std::string key_converter = "org.apache.kafka.connect.json.JsonConverter";    ///< key.converter
   std::string value_converter = "org.apache.kafka.connect.json.JsonConverter";  ///< value.converter
   storage::ConfigMap key_converter_config;    ///< key.converter.* (prefix stripped)
@@ -157,7 +157,7 @@ struct HerderConfig {
   bool exactly_once_source = false;
   /// tasks.max.limit: the highest tasks.max a connector may set; create,
   /// update and validate refuse more (connectors::ValidateContext).
-  int32_t tasks_max_limit = 1000;
+  int32_t tasks_max_limit = kTasksMaxLimitDefault;
   /// exactly.once.source.support=preparing or enabled (Connect's
   /// transactionalLeaderEnabled, KIP-618): the leader writes the config
   /// topic through a transactional producer with transactional.id
@@ -173,7 +173,7 @@ struct HerderConfig {
   std::optional<int> key_size_bits;
   /// inter.worker.key.ttl.ms: the leader writes a new session key once the
   /// current one is this old; 0 = never rotate (as Connect).
-  int64_t key_ttl_ms = 3600000;
+  int64_t key_ttl_ms = kInterWorkerKeyTtlMsDefault;
   /// inter.worker.signature.algorithm: the HMAC followers sign internal
   /// requests with.
   std::string signature_algorithm = "HmacSHA256";

@@ -53,6 +53,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/worker_defaults.h"
 #include "common/result.h"
 #include "protocol/connect/types.h"
 #include "worker/runtime/call_watchdog.h"
@@ -137,14 +138,14 @@ struct WorkerOptions {
   /// connector.client.config.override.policy: which `consumer.override.*`
   /// keys of a sink connector reach its task consumers (KIP-458).
   ClientOverridePolicy client_override_policy = ClientOverridePolicy::All;
-  int64_t offset_flush_interval_ms = 60000;     ///< offset.flush.interval.ms
-  int offset_flush_timeout_ms = 5000;           ///< offset.flush.timeout.ms
-  int task_shutdown_graceful_timeout_ms = 5000; ///< task.shutdown.graceful.timeout.ms
-  int32_t tasks_max_limit = 1000;               ///< tasks.max.limit: highest tasks.max (ours)
+  int64_t offset_flush_interval_ms = kOffsetFlushIntervalMsDefault;  ///< offset.flush.interval.ms
+  int offset_flush_timeout_ms = kOffsetFlushTimeoutMsDefault;  ///< offset.flush.timeout.ms
+  int task_shutdown_graceful_timeout_ms = kTaskShutdownGracefulTimeoutMsDefault;  ///< task.shutdown.graceful.timeout.ms
+  int32_t tasks_max_limit = kTasksMaxLimitDefault;               ///< tasks.max.limit: highest tasks.max (ours)
   /// connector.call.timeout.ms (ours): a connector's start() / task_configs()
   /// or a task's poll() / put() still running after it marks the connector
   /// or task FAILED, naming the call.
-  int connector_call_timeout_ms = 60000;
+  int connector_call_timeout_ms = kConnectorCallTimeoutMsDefault;
   std::string key_converter = "org.apache.kafka.connect.json.JsonConverter";    ///< key.converter
   std::string value_converter = "org.apache.kafka.connect.json.JsonConverter";  ///< value.converter
   ConfigMap key_converter_config;               ///< `key.converter.*` with the prefix stripped
