@@ -43,7 +43,7 @@ extern "C" {
 
 /* ABI version of this header: MAJOR changes break plugins, MINOR ones add. */
 #define KC_PLUGIN_ABI_VERSION_MAJOR 1
-#define KC_PLUGIN_ABI_VERSION_MINOR 1
+#define KC_PLUGIN_ABI_VERSION_MINOR 2
 /* Packed as (MAJOR << 16) | MINOR. */
 #define KC_PLUGIN_ABI_VERSION \
   ((uint32_t)(((uint32_t)KC_PLUGIN_ABI_VERSION_MAJOR << 16) | (uint32_t)KC_PLUGIN_ABI_VERSION_MINOR))
@@ -248,6 +248,10 @@ typedef struct kc_connector_class {
    * `config` when the worker runs them in transactions. Called on a
    * transient instance during validation. NULL = KC_EXACTLY_ONCE_UNKNOWN. */
   kc_status (*exactly_once_support)(void* self, const kc_config* config, kc_exactly_once_support* out);
+  /* ABI 1.2, optional: ConfigDef's orderInGroup of each key (GET
+   * /connector-plugins/{p}/config "order"), `config_key_count` entries in
+   * the order of `config_keys`; -1 = none. NULL = none for every key. */
+  const int32_t* config_key_orders;
 } kc_connector_class;
 
 /* The functions the worker offers a plugin. Only append (MINOR). String
@@ -280,6 +284,7 @@ typedef struct kc_host_api {
   kc_config* (*task_configs_add)(kc_task_configs* out);
   /* Ignores a NULL config, and writes past the host's cap above. */
   void (*config_set)(kc_config* config, const char* key, const char* value);
+  /* Adds `message` to `key`'s errors; a message already there is kept once. */
   void (*config_error_add)(kc_config_errors* errors, const char* key, const char* message);
 
   /* ---- contexts */
@@ -446,6 +451,14 @@ typedef struct kc_host_api {
   void (*offsets_remove)(kc_offsets* o, const char* topic, int32_t partition);
   size_t (*partitions_size)(const kc_partitions* p);
   void (*partitions_at)(const kc_partitions* p, size_t index, const char** topic, int32_t* partition);
+
+  /* ---- ABI 1.2 (check struct_size before use: a 1.1 worker lacks them) */
+  /* Schema.defaultValue(): borrowed, valid while the schema is; NULL when
+   * the schema has none. */
+  const kc_value* (*schema_default_value)(const kc_schema* s);
+  /* Schema.equals: 1 when both are NULL or equal by value (type, optional,
+   * name, version, doc, parameters, fields, default), else 0. */
+  int (*schema_equals)(const kc_schema* a, const kc_schema* b);
 } kc_host_api;
 
 /* The entry point every plugin exports as KC_PLUGIN_ENTRY_POINT. `host`

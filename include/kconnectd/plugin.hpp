@@ -9,6 +9,7 @@
 #ifndef KCONNECTD_PLUGIN_HPP
 #define KCONNECTD_PLUGIN_HPP
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -31,6 +32,13 @@ inline const kc_host_api* g_host = nullptr;
 
 /// The host function table (valid once the plugin is registered).
 inline const kc_host_api& host() { return *detail::g_host; }
+
+/// Log levels of log() (the worker's levels).
+enum class LogLevel { Debug = 0, Info = 1, Warn = 2, Error = 3 };
+/// Writes `message` to the worker's log at `level` (kc_host_api.log).
+inline void log(LogLevel level, const std::string& message) {
+  host().log(static_cast<int>(level), message.c_str());
+}
 
 /// Connect's ConnectException: fails the task or connector with its message.
 class Error : public std::runtime_error {
@@ -144,7 +152,23 @@ class Schema {
     const char* n = host().schema_name(s_);
     return n ? std::optional<std::string>(n) : std::nullopt;
   }
+  /// A schema parameter (e.g. Decimal's "scale"); nullopt when absent.
+  std::optional<std::string> parameter(const std::string& key) const {
+    const char* p = host().schema_parameter(s_, key.c_str());
+    return p ? std::optional<std::string>(p) : std::nullopt;
+  }
+  /// Schema.defaultValue() (ABI 1.2): a view of the default, or nullopt
+  /// when there is none or the worker is older than 1.2.
+  std::optional<const kc_value*> default_value() const;
+  /// Schema.equals (ABI 1.2): both empty, or equal by value. A worker
+  /// older than 1.2 compares handles only.
+  bool equals(const Schema& other) const;
   size_t field_count() const { return host().schema_field_count(s_); }
+  /// The field named `name`, or nullopt when the struct has none.
+  std::optional<size_t> field_index(const std::string& name) const {
+    const int i = host().schema_field_index(s_, name.c_str());
+    return i < 0 ? std::nullopt : std::optional<size_t>(static_cast<size_t>(i));
+  }
   std::string field_name(size_t i) const { return host().schema_field_name(s_, i); }
   Schema field_schema(size_t i) const { return Schema(host().schema_field_schema(s_, i), owner_); }
 
@@ -191,6 +215,22 @@ class SchemaBuilder {
   kc_schema_builder* b_;
 };
 
+/// True when the worker's host table has the member `m` (added in a later
+/// MINOR than some workers have).
+#define KCONNECTD_HOST_HAS(m) \
+  (::kconnectd::host().struct_size >= offsetof(kc_host_api, m) + sizeof(::kconnectd::host().m))
+
+inline std::optional<const kc_value*> Schema::default_value() const {
+  if (!s_ || !KCONNECTD_HOST_HAS(schema_default_value)) return std::nullopt;
+  const kc_value* v = host().schema_default_value(s_);
+  return v ? std::optional<const kc_value*>(v) : std::nullopt;
+}
+inline bool Schema::equals(const Schema& other) const {
+  if (s_ == other.s_) return true;
+  if (!s_ || !other.s_ || !KCONNECTD_HOST_HAS(schema_equals)) return false;
+  return host().schema_equals(s_, other.s_) != 0;
+}
+
 // ---------------------------------------------------------------- values
 
 /// A read-only view of a runtime value (a record's key, a struct field...).
@@ -200,7 +240,12 @@ class ValueView {
   const kc_value* handle() const { return v_; }
   kc_value_kind kind() const { return v_ ? host().value_kind(v_) : KC_VALUE_NULL; }
   bool is_null() const { return kind() == KC_VALUE_NULL; }
+  int8_t as_int8() const { return host().value_int8(v_); }
+  int16_t as_int16() const { return host().value_int16(v_); }
   int32_t as_int32() const { return host().value_int32(v_); }
+  float as_float32() const { return host().value_float32(v_); }
+  /// java.util.Date's epoch ms (DATE kind).
+  int64_t as_date() const { return host().value_date(v_); }
   int64_t as_int64() const { return host().value_int64(v_); }
   double as_float64() const { return host().value_float64(v_); }
   bool as_boolean() const { return host().value_boolean(v_) != 0; }
@@ -561,6 +606,8 @@ struct ConfigKey {
   std::vector<std::string> one_of;
   bool non_empty = false;
   std::string display_name;  ///< "" = the name
+  std::string group;         ///< "" = none (ConfigDef's group, for UIs)
+  int32_t order = -1;        ///< orderInGroup (ABI 1.2); -1 = none
 };
 
 /// Connect's ConfigDef: `ConfigDef().define("topic", KC_CONFIG_STRING,
@@ -570,13 +617,13 @@ class ConfigDef {
  public:
   /// A required key (no default).
   ConfigDef& define(const std::string& name, kc_config_type type, kc_importance imp, const std::string& doc) {
-    keys_.push_back(ConfigKey{name, type, true, std::nullopt, imp, doc, {}, {}, {}, false, {}});
+    keys_.push_back(ConfigKey{name, type, true, std::nullopt, imp, doc, {}, {}, {}, false, {}, {}, -1});
     return *this;
   }
   /// A key with a default.
   ConfigDef& define(const std::string& name, kc_config_type type, const std::string& def, kc_importance imp,
                     const std::string& doc) {
-    keys_.push_back(ConfigKey{name, type, false, def, imp, doc, {}, {}, {}, false, {}});
+    keys_.push_back(ConfigKey{name, type, false, def, imp, doc, {}, {}, {}, false, {}, {}, -1});
     return *this;
   }
   ConfigDef& at_least(double v) { return keys_.back().min = v, *this; }
@@ -585,6 +632,17 @@ class ConfigDef {
   ConfigDef& non_empty() { return keys_.back().non_empty = true, *this; }
   /// The display name (UI hint); default the key's name.
   ConfigDef& display(const std::string& d) { return keys_.back().display_name = d, *this; }
+  /// The group the key is shown in (UI hint); default none.
+  ConfigDef& group(const std::string& g) { return keys_.back().group = g, *this; }
+  /// Its place within the group (ConfigDef's orderInGroup; UI hint).
+  ConfigDef& order(int32_t n) { return keys_.back().order = n, *this; }
+  /// Makes the key just defined optional with a null default (ConfigDef's
+  /// `define(name, type, null, importance, doc)`): absent is fine.
+  ConfigDef& optional() {
+    keys_.back().required = false;
+    keys_.back().default_value.reset();
+    return *this;
+  }
   const std::vector<ConfigKey>& keys() const { return keys_; }
 
  private:
@@ -743,6 +801,7 @@ class Registrar {
     using X = Tables<C, T>;
     // The host copies every string and table during the call.
     std::vector<kc_config_key> keys;
+    std::vector<int32_t> orders;
     std::vector<std::vector<const char*>> one_ofs;
     one_ofs.reserve(def.keys().size());
     for (const auto& k : def.keys()) {
@@ -763,6 +822,8 @@ class Registrar {
       }
       c.non_empty = k.non_empty ? 1 : 0;
       c.display_name = k.display_name.empty() ? nullptr : k.display_name.c_str();
+      c.group = k.group.empty() ? nullptr : k.group.c_str();
+      orders.push_back(k.order);
       keys.push_back(c);
     }
     std::vector<const char*> alias_ptrs;
@@ -776,6 +837,7 @@ class Registrar {
     cls.version = version.c_str();
     cls.config_keys = keys.data();
     cls.config_key_count = keys.size();
+    cls.config_key_orders = orders.data();
     cls.create = &X::create;
     cls.start = &X::start;
     cls.task_configs = &X::task_configs;

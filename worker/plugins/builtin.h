@@ -48,8 +48,14 @@ std::unique_ptr<Connector> make_file_stream_sink();
 /// against the plugin ABI (builtin_sequence.cpp, plugin.hpp); this is its
 /// adapter.
 std::unique_ptr<Connector> make_sequence_source();
+/// A new MirrorSourceConnector instance: the adapter of its plugin ABI
+/// class (worker/connectors/mirror, README there).
+std::unique_ptr<Connector> make_mirror_source();
+/// A new PostgresSinkConnector instance: the adapter of its plugin ABI
+/// class (worker/connectors/postgres, README there).
+std::unique_ptr<Connector> make_postgres_sink();
 /// Adds the built-ins written against the plugin ABI (FileStreamSource,
-/// FileStreamSink, SequenceSource),
+/// FileStreamSink, SequenceSource, MirrorSource, PostgresSink),
 /// registered through their entry point function as a .so's would be.
 void register_builtin_abi_connectors(PluginRegistry& r);
 

@@ -360,6 +360,7 @@ kc_status h_register(kc_registrar* reg, const kc_connector_class* in) {
     if (!t.config_keys || !t.config_keys[i].name || !*t.config_keys[i].name)
       return fail(who + "config key " + std::to_string(i) + " has no name"), KC_ERROR;
     desc.config_defs.push_back(key_def(t.config_keys[i]));
+    if (t.config_key_orders) desc.config_defs.back().order_in_group = t.config_key_orders[i];
   }
   for (const char* const* a = t.aliases; a && *a; ++a) desc.aliases.emplace_back(*a);
   desc.location = reg->origin;
@@ -368,6 +369,7 @@ kc_status h_register(kc_registrar* reg, const kc_connector_class* in) {
   cls->table.version = nullptr;
   cls->table.aliases = nullptr;
   cls->table.config_keys = nullptr;
+  cls->table.config_key_orders = nullptr;
   ClassPtr shared = cls;
   desc.factory = [shared] { return std::make_unique<PluginConnector>(shared); };
   desc.config_rule = validate_rule(shared);
@@ -411,8 +413,12 @@ void h_config_set(kc_config* c, const char* k, const char* v) {
   if (auto* cap = TaskConfigsCap::current(); cap && !cap->add_bytes(key.size() + value.size())) return;
   (*C(c))[std::move(key)] = std::move(value);
 }
+// A message already on the key (a per-key check's, which the plugin's own
+// parse may repeat) is not listed twice.
 void h_config_error_add(kc_config_errors* e, const char* k, const char* m) {
-  (*reinterpret_cast<ConfigErrors*>(e))[str(k)].push_back(str(m));
+  auto& list = (*reinterpret_cast<ConfigErrors*>(e))[str(k)];
+  std::string message = str(m);
+  if (std::find(list.begin(), list.end(), message) == list.end()) list.push_back(std::move(message));
 }
 
 const char* h_connector_name(const kc_connector_context* c) { return CX(c)->context().connector_name().c_str(); }
@@ -461,6 +467,15 @@ const char* h_schema_doc(const kc_schema* s) {
 const char* h_schema_parameter(const kc_schema* s, const char* k) {
   const auto* p = (*S(s))->parameter(str(k));
   return p ? p->c_str() : nullptr;
+}
+const kc_value* h_schema_default_value(const kc_schema* s) {
+  const Value* v = s && *S(s) ? (*S(s))->default_value() : nullptr;
+  return v ? H(v) : nullptr;
+}
+int h_schema_equals(const kc_schema* a, const kc_schema* b) {
+  const auto sa = schema_of(a), sb = schema_of(b);
+  if (sa == sb) return 1;
+  return sa && sb && *sa == *sb ? 1 : 0;
 }
 size_t h_schema_field_count(const kc_schema* s) { return (*S(s))->fields().size(); }
 const char* h_schema_field_name(const kc_schema* s, size_t i) {
@@ -891,6 +906,8 @@ kc_host_api make_host_api() {
   h.offsets_remove = h_offsets_remove;
   h.partitions_size = h_partitions_size;
   h.partitions_at = h_partitions_at;
+  h.schema_default_value = h_schema_default_value;
+  h.schema_equals = h_schema_equals;
   return h;
 }
 

@@ -6,8 +6,6 @@
 #include "common/strings.h"
 
 #include "worker/plugins/builtin.h"
-#include "worker/connectors/mirror/mirror_source.h"
-#include "worker/connectors/postgres/postgres_sink.h"
 #include "worker/connectors/transform_config.h"
 
 namespace kc::connectors {
@@ -206,10 +204,7 @@ std::vector<PluginDesc> PluginRegistry::list() const {
 }
 
 void register_builtin_connectors(PluginRegistry& r) {
-  register_builtin_abi_connectors(r);  // FileStreamSource, FileStreamSink, SequenceSource
-  r.add({mirror::kMirrorSourceClass, ConnectorType::Source, kBuiltinPluginVersion, &mirror::make_mirror_source,
-         mirror::mirror_source_config_defs(), &mirror::mirror_source_config_rule});
-  r.add(postgres::postgres_sink_plugin());
+  register_builtin_abi_connectors(r);  // FileStreamSource, FileStreamSink, SequenceSource, MirrorSource, PostgresSink
 }
 
 }  // namespace kc::connectors

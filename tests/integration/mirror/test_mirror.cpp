@@ -9,6 +9,7 @@
 #include "tests/support/admin_broker.h"
 #include "worker/connectors/mirror/mirror_policy.h"
 #include "worker/connectors/mirror/mirror_source.h"
+#include "worker/plugins/builtin.h"
 #include "worker/plugins/registry.h"
 #include "worker/storage/kafka_client.h"
 #include "worker/storage/mock_cluster.h"
@@ -28,7 +29,7 @@ ConfigMap base_config() {
 std::string error_of(const ConfigMap& c) {
   try {
     parse_mirror_config(c);
-  } catch (const ConnectError& e) {
+  } catch (const kconnectd::Error& e) {
     return e.what();
   }
   return "";

@@ -12,6 +12,7 @@
 #include "tests/support/postgres_fixture.h"
 #include "worker/connectors/connector.h"
 #include "worker/connectors/postgres/postgres_sink.h"
+#include "worker/plugins/builtin.h"
 #include "worker/plugins/registry.h"
 #include "worker/data/schema.h"
 #include "worker/data/value.h"
@@ -38,7 +39,7 @@ ConfigMap base_config(const std::string& topic) {
 }
 
 std::unique_ptr<SinkTask> start_task(const ConfigMap& config) {
-  auto c = postgres::make_postgres_sink();
+  auto c = make_postgres_sink();
   c->start(config);
   auto task = c->create_sink_task();
   REQUIRE(task);
@@ -527,7 +528,7 @@ TEST_CASE("postgres sink: bad configs give per-key errors through the plugin reg
   CHECK(errors_of(kafka).count("pk.fields"));
 
   // The connector's start() refuses the same configs, naming the key.
-  auto c = postgres::make_postgres_sink();
+  auto c = make_postgres_sink();
   CHECK_THROWS_WITH(c->start(upsert), Catch::Contains("pk.mode: insert.mode=upsert needs a primary key"));
   CHECK_THROWS_WITH(c->start(bad), Catch::Contains("insert.mode: Invalid value merge"));
   CHECK_NOTHROW(c->start(good));

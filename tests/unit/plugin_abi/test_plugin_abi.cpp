@@ -4,7 +4,9 @@
 // and errors and exceptions turned into ConnectError / RetriableError.
 #include <catch2/catch.hpp>
 
+#include <cstddef>
 #include <cstdio>
+#include <utility>
 #include <fstream>
 
 #include <kconnectd/plugin.hpp>
@@ -350,4 +352,125 @@ TEST_CASE("plugin ABI: load_plugin_file refuses a missing file and a non-ELF fil
   CHECK(t.classes.empty());
   CHECK(reg.list().empty());
   std::remove(text_so.c_str());
+}
+
+// ---------------------------------------------------------------- ABI 1.2
+
+namespace {
+
+/// What SchemaSink saw: per record, field "a"'s default (or "none") and
+/// whether its value schema equals the previous record's.
+std::vector<std::string> schema_seen;
+
+class SchemaSink : public kd::SinkTask {
+ public:
+  void start(const kd::Config&) override {}
+  void put(const kd::SinkRecords& rs) override {
+    for (size_t i = 0; i < rs.size(); ++i) {
+      const kd::Schema s = rs[i].value_schema();
+      const auto a = s.field_index("a");
+      const auto dv = a ? s.field_schema(*a).default_value() : std::nullopt;
+      std::string line = dv ? kd::ValueView(*dv).to_string() : std::string("none");
+      if (i > 0) line += rs[i - 1].value_schema().equals(s) ? " same" : " other";
+      schema_seen.push_back(line);
+    }
+  }
+  void stop() override {}
+};
+
+KCONNECTD_BUILTIN_PLUGIN(abi12_plugins, reg) {
+  reg.sink<SinkConn, SchemaSink>("t.SchemaSink", "1.2",
+                                 kd::ConfigDef()
+                                     .define("first", KC_CONFIG_STRING, "", KC_IMPORTANCE_LOW, "first")
+                                     .group("G")
+                                     .order(2)
+                                     .define("second", KC_CONFIG_STRING, "", KC_IMPORTANCE_LOW, "second"));
+}
+
+/// A class table as a 1.1 plugin builds it: struct_size ends before
+/// config_key_orders, so whatever follows must be ignored.
+kc_status abi11_table(const kc_host_api* h, kc_registrar* r) {
+  static const kc_config_key key{"k", KC_CONFIG_STRING, 0, "", KC_IMPORTANCE_LOW, "k"};
+  static const kc_sink_task_class task = [] {
+    kc_sink_task_class t{};
+    t.struct_size = sizeof t;
+    t.create = [](void*, void** self) { return *self = nullptr, KC_OK; };
+    t.start = [](void*, const kc_config*) { return KC_OK; };
+    t.put = [](void*, const kc_sink_records*) { return KC_OK; };
+    t.stop = [](void*) { return KC_OK; };
+    return t;
+  }();
+  static const int32_t garbage[] = {77};
+  kc_connector_class c{};
+  c.struct_size = offsetof(kc_connector_class, config_key_orders);
+  c.class_name = "t.Abi11Sink";
+  c.type = KC_SINK;
+  c.config_keys = &key;
+  c.config_key_count = 1;
+  c.create = [](void*, const kc_connector_context*, void** self) { return *self = nullptr, KC_OK; };
+  c.start = [](void*, const kc_config*) { return KC_OK; };
+  c.task_configs = [](void*, int32_t, kc_task_configs*) { return KC_OK; };
+  c.stop = [](void*) { return KC_OK; };
+  c.sink_task = &task;
+  c.config_key_orders = garbage;  // past struct_size: not the plugin's
+  return h->register_connector(r, &c);
+}
+
+}  // namespace
+
+TEST_CASE("plugin ABI 1.2: config key orders reach the registry, a 1.1 class table gets none") {
+  cx::PluginRegistry reg;
+  REQUIRE(cx::register_plugin(&abi12_plugins, "abi12", reg));
+  auto d = reg.find("t.SchemaSink");
+  REQUIRE(d);
+  REQUIRE(d->config_defs.size() == 2);
+  CHECK(d->config_defs[0].group == "G");
+  CHECK(d->config_defs[0].order_in_group == 2);
+  CHECK(d->config_defs[1].order_in_group == -1);
+  REQUIRE(cx::register_plugin(&abi11_table, "abi11.so", reg));
+  auto old = reg.find("t.Abi11Sink");
+  REQUIRE(old);
+  REQUIRE(old->config_defs.size() == 1);
+  CHECK(old->config_defs[0].order_in_group == -1);
+}
+
+TEST_CASE("plugin ABI 1.2: a sink reads schema defaults and compares schemas by value") {
+  cx::PluginRegistry reg;
+  REQUIRE(cx::register_plugin(&abi12_plugins, "abi12", reg));
+  auto c = reg.create("t.SchemaSink");
+  REQUIRE(c);
+  auto task = (*c)->create_sink_task();
+  REQUIRE(task);
+  task->start({});
+  auto with_default = [](int32_t d) {
+    auto b = kc::data::SchemaBuilder::int32();
+    b.default_value(kc::data::Value(d));
+    return kc::data::SchemaBuilder::struct_().field("a", b.build().value()).build().value();
+  };
+  auto record = [](const kc::data::SchemaPtr& s) {
+    cx::SinkRecord r;
+    r.topic = "t";
+    kc::data::Struct st(s);
+    REQUIRE(st.put("a", int32_t{1}));
+    r.value = cx::Data{s, kc::data::Value(st)};
+    return r;
+  };
+  auto plain = kc::data::SchemaBuilder::struct_().field("a", kc::data::INT32_SCHEMA()).build().value();
+  // Two distinct but equal schemas, then a different default.
+  std::vector<cx::SinkRecord> batch{record(with_default(7)), record(with_default(7)), record(with_default(8)),
+                                    record(plain)};
+  schema_seen.clear();
+  task->put(batch);
+  CHECK(schema_seen == std::vector<std::string>{"7", "7 same", "8 other", "none other"});
+
+  // Against a 1.1 worker (a host table that ends before the 1.2 members)
+  // plugin.hpp answers "no default" and compares handles only.
+  kc_host_api old = *kd::detail::g_host;
+  old.struct_size = offsetof(kc_host_api, schema_default_value);
+  const kc_host_api* saved = std::exchange(kd::detail::g_host, &old);
+  schema_seen.clear();
+  task->put(batch);
+  kd::detail::g_host = saved;
+  CHECK(schema_seen == std::vector<std::string>{"none", "none other", "none other", "none other"});
+  task->stop();
 }

@@ -4,6 +4,11 @@
 
 
 namespace kc::connectors::mirror {
+
+using ConfigMap = kconnectd::Config;
+using ConnectError = kconnectd::Error;
+using OrderedJson = nlohmann::ordered_json;
+
 namespace {
 
 bool ends_with(const std::string& s, const std::string& suffix) {

@@ -3,6 +3,8 @@
 // replication policies (remote topic names), topic filtering (include /
 // exclude regexes, internal topics, cycles) and the split of source
 // partitions over tasks. No I/O, so unit tests cover them directly.
+// Written against the plugin contract (kconnectd::Config in,
+// kconnectd::Error out), as the connector itself (mirror_source.cpp).
 
 #include <cstdint>
 #include <map>
@@ -13,7 +15,9 @@
 #include <utility>
 #include <vector>
 
-#include "worker/connectors/connector.h"
+#include <kconnectd/plugin.hpp>
+#include <nlohmann/json.hpp>
+
 #include "worker/transforms/java_regex.h"
 
 namespace kc::connectors::mirror {
@@ -74,7 +78,7 @@ class IdentityReplicationPolicy : public ReplicationPolicy {
 };
 
 /// The policy named by `class_name` (full or simple name). Throws
-/// ConnectError "Invalid value X for configuration replication.policy.class:
+/// kconnectd::Error "Invalid value X for configuration replication.policy.class:
 /// ..." for an unknown name.
 std::unique_ptr<ReplicationPolicy> make_replication_policy(const std::string& class_name,
                                                            const std::string& separator);
@@ -84,7 +88,7 @@ std::unique_ptr<ReplicationPolicy> make_replication_policy(const std::string& cl
 class RegexList {
  public:
   /// Compiles `list` (blanks around items ignored, empty items skipped).
-  /// Throws ConnectError naming `key` and the bad regex.
+  /// Throws kconnectd::Error naming `key` and the bad regex.
   RegexList(const std::string& key, const std::string& list);
   bool matches(const std::string& topic) const;
   bool empty() const { return regexes_.empty(); }
@@ -113,17 +117,17 @@ struct MirrorConfig {
   int poll_batch = 1000;                   ///< max records per task poll (mirror.poll.max.records)
 };
 
-/// Parses and checks the connector config. Throws ConnectError with a
+/// Parses and checks the connector config. Throws kconnectd::Error with a
 /// specific message (missing alias or bootstrap servers, bad number, bad
 /// regex, unknown policy).
-MirrorConfig parse_mirror_config(const ConfigMap& config);
+MirrorConfig parse_mirror_config(const kconnectd::Config& config);
 
 /// Decides which source topics are mirrored (MM2's shouldReplicateTopic):
 /// matches `topics`, not `topics.exclude`, not internal, and not a cycle
 /// (a remote topic whose source chain reaches the target alias).
 class TopicFilter {
  public:
-  /// Throws ConnectError on a bad regex or policy.
+  /// Throws kconnectd::Error on a bad regex or policy.
   explicit TopicFilter(const MirrorConfig& config);
   bool should_replicate(const std::string& topic) const;
   /// True when `topic` came (directly or through other clusters) from the
@@ -150,13 +154,13 @@ std::vector<std::vector<TopicPartition>> split_partitions(std::vector<TopicParti
 /// "t-0,t-1,u-3" for `task.assigned.partitions`.
 std::string encode_partitions(const std::vector<TopicPartition>& partitions);
 /// Inverse of encode_partitions (the partition follows the last '-').
-/// Throws ConnectError on a malformed item.
+/// Throws kconnectd::Error on a malformed item.
 std::vector<TopicPartition> decode_partitions(const std::string& text);
 
 /// The MM2 source partition {"cluster": alias, "topic": t, "partition": p}.
-OrderedJson source_partition(const std::string& alias, const std::string& topic, int32_t partition);
+nlohmann::ordered_json source_partition(const std::string& alias, const std::string& topic, int32_t partition);
 /// The offset a task resumes at from a committed MM2 source offset
 /// {"offset": o}: o + 1; nullopt when there is none or it is malformed.
-std::optional<int64_t> resume_offset(const std::optional<OrderedJson>& committed);
+std::optional<int64_t> resume_offset(const std::optional<nlohmann::ordered_json>& committed);
 
 }  // namespace kc::connectors::mirror

@@ -1,24 +1,39 @@
 #include "worker/connectors/mirror/mirror_source.h"
 
+#include <librdkafka/rdkafka.h>
+
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
-#include <algorithm>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
-#include <spdlog/spdlog.h>
-
+#include "common/secrets.h"
 #include "worker/connectors/mirror/mirror_policy.h"
-#include "worker/storage/kafka_client.h"
 
 namespace kc::connectors::mirror {
 namespace {
 
+namespace kp = kconnectd;
+using ConfigMap = kp::Config;
+using ConnectError = kp::Error;
+using OrderedJson = nlohmann::ordered_json;
 using Clock = std::chrono::steady_clock;
 constexpr int kMetadataTimeoutMs = 10000;
 constexpr int kAdminTimeoutMs = 10000;
+
+void log_info(const std::string& m) { kp::log(kp::LogLevel::Info, m); }
+void log_warn(const std::string& m) { kp::log(kp::LogLevel::Warn, m); }
+
+/// Deleter of the connector's own librdkafka clients.
+struct RdKafkaDeleter {
+  void operator()(rd_kafka_t* rk) const { rd_kafka_destroy(rk); }
+};
+using RdKafkaPtr = std::unique_ptr<rd_kafka_t, RdKafkaDeleter>;
 
 /// Topic -> partition count of every topic the cluster reports (one
 /// all-topics metadata request, so nothing is auto-created). Throws
@@ -66,7 +81,7 @@ void ensure_target_topics(rd_kafka_t* target, const std::map<std::string, int>& 
   try {
     existing = list_topics(target, "target");
   } catch (const std::exception& e) {
-    spdlog::warn("mirror {}: cannot check target topics: {}", connector, e.what());
+    log_warn("mirror " + connector + ": cannot check target topics: " + e.what());
     return;
   }
   std::vector<rd_kafka_NewTopic_t*> create;
@@ -76,17 +91,17 @@ void ensure_target_topics(rd_kafka_t* target, const std::map<std::string, int>& 
     auto it = existing.find(name);
     if (it == existing.end()) {
       if (auto* nt = rd_kafka_NewTopic_new(name.c_str(), n, replication_factor, errstr, sizeof errstr)) create.push_back(nt);
-      else spdlog::warn("mirror {}: topic {}: {}", connector, name, errstr);
+      else log_warn("mirror " + connector + ": topic " + name + ": " + errstr);
     } else if (it->second < n) {
       if (auto* np = rd_kafka_NewPartitions_new(name.c_str(), static_cast<size_t>(n), errstr, sizeof errstr)) grow.push_back(np);
-      else spdlog::warn("mirror {}: topic {}: {}", connector, name, errstr);
+      else log_warn("mirror " + connector + ": topic " + name + ": " + errstr);
     }
   }
   auto report = [&](rd_kafka_event_t* ev, const char* what) {
-    if (!ev) return spdlog::warn("mirror {}: {} timed out", connector, what);
+    if (!ev) return log_warn("mirror " + connector + ": " + what + " timed out");
     if (rd_kafka_event_error(ev)) {
-      spdlog::warn("mirror {}: {} failed: {} (create the target topics beforehand on brokers without it)", connector,
-                   what, rd_kafka_event_error_string(ev));
+      log_warn("mirror " + connector + ": " + what + " failed: " + rd_kafka_event_error_string(ev) +
+               " (create the target topics beforehand on brokers without it)");
     } else {
       size_t cnt = 0;
       const rd_kafka_topic_result_t** res = nullptr;
@@ -97,10 +112,10 @@ void ensure_target_topics(rd_kafka_t* target, const std::map<std::string, int>& 
       for (size_t i = 0; i < cnt; ++i) {
         auto e = rd_kafka_topic_result_error(res[i]);
         if (e == RD_KAFKA_RESP_ERR_NO_ERROR)
-          spdlog::info("mirror {}: {} {}", connector, what, rd_kafka_topic_result_name(res[i]));
+          log_info("mirror " + connector + ": " + what + " " + rd_kafka_topic_result_name(res[i]));
         else if (e != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS)
-          spdlog::warn("mirror {}: {} {} failed: {}", connector, what, rd_kafka_topic_result_name(res[i]),
-                       rd_kafka_topic_result_error_string(res[i]));
+          log_warn("mirror " + connector + ": " + what + " " + rd_kafka_topic_result_name(res[i]) + " failed: " +
+                   rd_kafka_topic_result_error_string(res[i]));
       }
     }
     rd_kafka_event_destroy(ev);
@@ -127,25 +142,39 @@ void ensure_target_topics(rd_kafka_t* target, const std::map<std::string, int>& 
   }
 }
 
-storage::RdKafkaPtr make_or_throw(rd_kafka_type_t type, const std::map<std::string, std::string>& props,
-                                  const std::string& prefix, const storage::ClientProps& overrides = {}) {
-  auto rk = storage::make_client(type, props, overrides);
-  if (!rk) {
-    const auto& e = rk.error();
-    throw ConnectError("Invalid " + prefix + " client setting " + (e.field.empty() ? "" : prefix + e.field + ": ") +
-                       e.message);
+/// A librdkafka client of `type` from `props`, `overrides` winning. Throws
+/// ConnectError "Invalid <prefix> client setting <prefix><key>: <reason>"
+/// (the key "librdkafka" when the client itself cannot be made), with the
+/// values of secret-looking keys hidden in librdkafka's text.
+RdKafkaPtr make_or_throw(rd_kafka_type_t type, const std::map<std::string, std::string>& props,
+                         const std::string& prefix, const std::map<std::string, std::string>& overrides = {}) {
+  std::map<std::string, std::string> all = props;
+  for (const auto& [k, v] : overrides) all[k] = v;
+  const auto hidden = secrets::secret_values(all);
+  auto fail = [&](const std::string& key, const char* why) {
+    return ConnectError("Invalid " + prefix + " client setting " + prefix + key + ": " + secrets::scrub(why, hidden));
+  };
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  char errstr[512];
+  for (const auto& [k, v] : all) {
+    if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), errstr, sizeof errstr) != RD_KAFKA_CONF_OK) {
+      rd_kafka_conf_destroy(conf);
+      throw fail(k, errstr);
+    }
   }
-  return std::move(rk).value();
+  rd_kafka_t* rk = rd_kafka_new(type, conf, errstr, sizeof errstr);  // takes conf on success
+  if (!rk) {
+    rd_kafka_conf_destroy(conf);
+    throw fail("librdkafka", errstr);
+  }
+  return RdKafkaPtr(rk);
 }
 
 // ---------------------------------------------------------------- connector
 
-class MirrorSourceConnector : public Connector {
+class MirrorSourceConnector : public kp::SourceConnector {
  public:
   ~MirrorSourceConnector() override { stop_refresher(); }
-
-  void initialize(ConnectorContext& ctx) override { ctx_ = &ctx; }
-  ConnectorType type() const override { return ConnectorType::Source; }
 
   void start(const ConfigMap& config) override {
     config_ = config;
@@ -153,7 +182,8 @@ class MirrorSourceConnector : public Connector {
     filter_ = std::make_unique<TopicFilter>(cfg_);
     source_ = make_or_throw(RD_KAFKA_PRODUCER, cfg_.source_client, "source.cluster.");
     if (!cfg_.target_client.empty()) target_ = make_or_throw(RD_KAFKA_PRODUCER, cfg_.target_client, "target.cluster.");
-    name_ = ctx_ ? ctx_->connector_name() : std::string("mirror");
+    name_ = context().connector_name();
+    if (name_.empty()) name_ = "mirror";  // a transient instance has no name
     if (cfg_.refresh_enabled) {
       std::lock_guard lk(mu_);
       stopping_ = false;
@@ -176,7 +206,28 @@ class MirrorSourceConnector : public Connector {
 
   void stop() override { stop_refresher(); }
 
-  std::unique_ptr<SourceTask> create_source_task() override;
+  /// Connector.validate: the full parse, its message on the key it names
+  /// (else on source.cluster.alias), once.
+  std::map<std::string, std::vector<std::string>> validate(const ConfigMap& config) override {
+    try {
+      parse_mirror_config(config);
+    } catch (const ConnectError& e) {
+      std::string msg = e.what();
+      std::string key = "source.cluster.alias";
+      for (const char* k : {"topics.exclude", "replication.policy.separator", "replication.policy.class",
+                            "refresh.topics.interval.ms", "refresh.topics.enabled", "replication.factor",
+                            "mirror.poll.max.records", "source.cluster.bootstrap.servers",
+                            "target.cluster.bootstrap.servers"}) {
+        if (msg.find(k) != std::string::npos) {
+          key = k;
+          break;
+        }
+      }
+      if (key == "source.cluster.alias" && msg.find("configuration topics:") != std::string::npos) key = "topics";
+      return {{key, {msg}}};
+    }
+    return {};
+  }
 
  private:
   void make_targets(const std::map<std::string, int>& topics) {
@@ -206,15 +257,15 @@ class MirrorSourceConnector : public Connector {
         auto now = mirrored_partitions(topics, *filter_);
         if (!known || now != *known) {
           if (known)
-            spdlog::info("mirror {}: source partitions changed ({} -> {}), requesting task reconfiguration", name_,
-                         known->size(), now.size());
+            log_info("mirror " + name_ + ": source partitions changed (" + std::to_string(known->size()) + " -> " +
+                     std::to_string(now.size()) + "), requesting task reconfiguration");
           make_targets(topics);
           known = std::move(now);
-          if (ctx_) ctx_->request_task_reconfiguration();
+          context().request_task_reconfiguration();
         }
         first = false;
       } catch (const std::exception& e) {
-        spdlog::warn("mirror {}: topic refresh failed (will retry): {}", name_, e.what());
+        log_warn("mirror " + name_ + ": topic refresh failed (will retry): " + e.what());
         first = false;
       }
       lk.lock();
@@ -230,12 +281,11 @@ class MirrorSourceConnector : public Connector {
     if (refresher_.joinable()) refresher_.join();
   }
 
-  ConnectorContext* ctx_ = nullptr;
   ConfigMap config_;
   MirrorConfig cfg_;
   std::string name_;
   std::unique_ptr<TopicFilter> filter_;
-  storage::RdKafkaPtr source_, target_;
+  RdKafkaPtr source_, target_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;  ///< guarded by mu_
@@ -244,46 +294,63 @@ class MirrorSourceConnector : public Connector {
 
 // ---------------------------------------------------------------- task
 
-class MirrorSourceTask : public SourceTask {
+/// `j` (an object of strings and integers: an MM2 source partition) as a
+/// plugin-contract Json.
+kp::Json to_plugin_json(const OrderedJson& j) {
+  kp::Json out;
+  for (const auto& [k, v] : j.items()) {
+    if (v.is_string()) out.set(k, v.get<std::string>());
+    else out.set(k, v.get<int64_t>());
+  }
+  return out;
+}
+
+class MirrorSourceTask : public kp::SourceTask {
  public:
-  void start(const ConfigMap& config, SourceTaskContext& ctx) override {
+  void start(const ConfigMap& config, const kp::SourceTaskContext& ctx) override {
     cfg_ = parse_mirror_config(config);
     policy_ = make_replication_policy(cfg_.policy_class, cfg_.separator);
     auto it = config.find(kTaskPartitionsKey);
     auto partitions = decode_partitions(it == config.end() ? "" : it->second);
     if (partitions.empty()) throw ConnectError(std::string("MirrorSourceTask has no ") + kTaskPartitionsKey);
+    const std::string connector = ctx.connector_name();
     // Manual assignment: positions come from Connect's offsets. librdkafka
     // wants a group.id for assign(); it never joins or commits to it.
     consumer_ = make_or_throw(RD_KAFKA_CONSUMER, cfg_.source_client, "source.cluster.",
-                              {{"group.id", "kconnectd-mirror-" + ctx.connector_name()},
+                              {{"group.id", "kconnectd-mirror-" + connector},
                                {"enable.auto.commit", "false"},
                                {"enable.auto.offset.store", "false"},
                                {"enable.partition.eof", "false"}});
     rd_kafka_poll_set_consumer(consumer_.get());
     rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(static_cast<int>(partitions.size()));
     for (const auto& [t, p] : partitions) {
-      auto sp = source_partition(cfg_.source_alias, t, p);
-      auto resume = resume_offset(ctx.offset(sp));
+      auto sp = to_plugin_json(source_partition(cfg_.source_alias, t, p));
+      std::optional<OrderedJson> committed;
+      if (auto off = ctx.offset(sp))
+        if (auto o = off->get_int64("offset")) committed = OrderedJson{{"offset", *o}};
+      auto resume = resume_offset(committed);
       rd_kafka_topic_partition_list_add(list, t.c_str(), p)->offset = resume ? *resume : RD_KAFKA_OFFSET_BEGINNING;
-      partitions_[{t, p}] = SharedJson(std::move(sp));
       targets_[t] = policy_->format_remote_topic(cfg_.source_alias, t);
-      spdlog::info("mirror task {}-{}: {}-{} -> {} from {}", ctx.connector_name(), ctx.task_number(), t, p, targets_[t],
-                   resume ? std::to_string(*resume) : std::string("the beginning"));
+      log_info("mirror task " + connector + "-" + std::to_string(ctx.task_number()) + ": " + t + "-" +
+               std::to_string(p) + " -> " + targets_[t] + " from " +
+               (resume ? std::to_string(*resume) : std::string("the beginning")));
+      partitions_.emplace(TopicPartition{t, p}, std::move(sp));
     }
     auto err = rd_kafka_assign(consumer_.get(), list);
     rd_kafka_topic_partition_list_destroy(list);
     if (err) throw ConnectError(std::string("assigning the source partitions failed: ") + rd_kafka_err2str(err));
   }
 
-  std::vector<SourceRecord> poll() override {
-    std::vector<SourceRecord> out;
+  void poll(kp::SourceRecords& out) override {
     const auto deadline = Clock::now() + std::chrono::milliseconds(500);
-    while (static_cast<int>(out.size()) < cfg_.poll_batch) {
+    int n = 0;
+    while (n < cfg_.poll_batch) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
       // Once records are in hand, take only what is already buffered.
-      rd_kafka_message_t* m = rd_kafka_consumer_poll(consumer_.get(), out.empty() ? static_cast<int>(std::max<int64_t>(left, 0)) : 0);
+      rd_kafka_message_t* m =
+          rd_kafka_consumer_poll(consumer_.get(), n == 0 ? static_cast<int>(std::max<int64_t>(left, 0)) : 0);
       if (!m) {
-        if (!out.empty() || left <= 0) break;
+        if (n > 0 || left <= 0) break;
         continue;
       }
       if (m->err) {
@@ -292,13 +359,13 @@ class MirrorSourceTask : public SourceTask {
         char fatal[256];
         if (rd_kafka_fatal_error(consumer_.get(), fatal, sizeof fatal))
           throw ConnectError("source consumer failed: " + std::string(fatal));
-        spdlog::warn("mirror: source consumer: {}", why);
+        log_warn("mirror: source consumer: " + why);
         break;
       }
-      out.push_back(to_record(m));
+      add_record(out, m);
       rd_kafka_message_destroy(m);
+      ++n;
     }
-    return out;
   }
 
   void stop() override {
@@ -309,106 +376,102 @@ class MirrorSourceTask : public SourceTask {
   }
 
  private:
-  static Data bytes_or_null(const void* p, size_t n) {
-    if (!p) return Data{data::OPTIONAL_BYTES_SCHEMA(), data::Value()};
-    return Data::bytes(std::string(static_cast<const char*>(p), n));
+  /// BYTES_SCHEMA and the bytes, or OPTIONAL_BYTES_SCHEMA and null.
+  static std::pair<kp::Schema, kp::Value> bytes_or_null(const void* p, size_t n) {
+    if (!p) return {kp::Schema::of(KC_BYTES, true), kp::Value()};
+    return {kp::Schema::bytes(), kp::Value::bytes(std::string(static_cast<const char*>(p), n))};
   }
 
-  SourceRecord to_record(const rd_kafka_message_t* m) {
+  /// Appends `m` as a source record: same partition, key, value, timestamp
+  /// and headers, on the remote topic; offset {"offset": m's offset}.
+  void add_record(kp::SourceRecords& out, const rd_kafka_message_t* m) {
     const std::string topic = rd_kafka_topic_name(m->rkt);
-    SourceRecord r;
     auto pit = partitions_.find({topic, m->partition});
-    r.source_partition = pit != partitions_.end() ? pit->second : SharedJson(source_partition(cfg_.source_alias, topic, m->partition));
-    r.source_offset = OrderedJson{{"offset", m->offset}};
+    if (pit == partitions_.end())
+      pit = partitions_.emplace(TopicPartition{topic, m->partition},
+                                to_plugin_json(source_partition(cfg_.source_alias, topic, m->partition)))
+                .first;
     auto tit = targets_.find(topic);
-    r.topic = tit != targets_.end() ? tit->second : policy_->format_remote_topic(cfg_.source_alias, topic);
-    r.kafka_partition = m->partition;
-    r.key = bytes_or_null(m->key, m->key_len);
-    r.value = bytes_or_null(m->payload, m->len);
+    if (tit == targets_.end()) tit = targets_.emplace(topic, policy_->format_remote_topic(cfg_.source_alias, topic)).first;
+    auto r = out.add();
+    auto [ks, kv] = bytes_or_null(m->key, m->key_len);
+    auto [vs, vv] = bytes_or_null(m->payload, m->len);
+    r.source_partition(pit->second).topic(tit->second).kafka_partition(m->partition).key(ks, std::move(kv)).value(
+        vs, std::move(vv));
+    r.source_offset().set("offset", static_cast<int64_t>(m->offset));
     rd_kafka_timestamp_type_t tstype;
     const int64_t ts = rd_kafka_message_timestamp(m, &tstype);
-    if (tstype != RD_KAFKA_TIMESTAMP_NOT_AVAILABLE && ts >= 0) r.timestamp_ms = ts;
-    for (auto& [k, v] : storage::headers_of(m)) {
-      if (v) r.headers.add(k, data::BYTES_SCHEMA(), data::Value(data::Bytes{std::move(*v)}));
-      else r.headers.add(k, data::OPTIONAL_BYTES_SCHEMA(), data::Value());
+    if (tstype != RD_KAFKA_TIMESTAMP_NOT_AVAILABLE && ts >= 0) r.timestamp(ts);
+    rd_kafka_headers_t* h = nullptr;
+    if (rd_kafka_message_headers(m, &h) != RD_KAFKA_RESP_ERR_NO_ERROR || !h) return;
+    const char* name = nullptr;
+    const void* value = nullptr;
+    size_t size = 0;
+    for (size_t i = 0; rd_kafka_header_get_all(h, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; ++i) {
+      auto [hs, hv] = bytes_or_null(value, size);
+      r.header(name, hs, std::move(hv));
     }
-    return r;
   }
 
   MirrorConfig cfg_;
   std::unique_ptr<ReplicationPolicy> policy_;
-  storage::RdKafkaPtr consumer_;
-  std::map<TopicPartition, SharedJson> partitions_;
+  RdKafkaPtr consumer_;
+  std::map<TopicPartition, kp::Json> partitions_;  ///< shared by the partition's records
   std::map<std::string, std::string> targets_;
 };
 
-std::unique_ptr<SourceTask> MirrorSourceConnector::create_source_task() { return std::make_unique<MirrorSourceTask>(); }
-
-ConfigKeyDef def(std::string name, ConfigType type, bool required, std::optional<std::string> dflt,
-                 ConfigImportance imp, std::string doc) {
-  auto k = config_key(std::move(name), type, required, std::move(dflt), imp, std::move(doc));
-  k.group = "Mirror";
-  return k;
+kp::ConfigDef mirror_defs() {
+  kp::ConfigDef d;
+  d.define("source.cluster.alias", KC_CONFIG_STRING, KC_IMPORTANCE_HIGH,
+           "Name of the source cluster; prefixes remote topics and names the source partitions of offsets.")
+      .non_empty()
+      .group("Mirror")
+      .define("source.cluster.bootstrap.servers", KC_CONFIG_STRING, KC_IMPORTANCE_HIGH,
+              "host:port list of the source cluster. Other source.cluster.* keys are librdkafka settings of its "
+              "clients.")
+      .non_empty()
+      .group("Mirror")
+      .define("target.cluster.alias", KC_CONFIG_STRING, KC_IMPORTANCE_MEDIUM,
+              "Name of the target cluster; topics that came from it are not mirrored back (cycle check).")
+      .optional()
+      .group("Mirror")
+      .define("target.cluster.bootstrap.servers", KC_CONFIG_STRING, KC_IMPORTANCE_MEDIUM,
+              "host:port list of the target cluster, used to create and grow remote topics; unset = the topics "
+              "must exist.")
+      .optional()
+      .group("Mirror")
+      .define("topics", KC_CONFIG_LIST, kDefaultTopics, KC_IMPORTANCE_HIGH,
+              "Comma list of regexes of source topics to mirror.")
+      .group("Mirror")
+      .define("topics.exclude", KC_CONFIG_LIST, kDefaultTopicsExclude, KC_IMPORTANCE_HIGH,
+              "Comma list of regexes of source topics never mirrored.")
+      .group("Mirror")
+      .define("replication.policy.class", KC_CONFIG_CLASS, kDefaultPolicyClass, KC_IMPORTANCE_LOW,
+              "DefaultReplicationPolicy (<alias><separator><topic>) or IdentityReplicationPolicy (same name).")
+      .group("Mirror")
+      .define("replication.policy.separator", KC_CONFIG_STRING, ".", KC_IMPORTANCE_LOW,
+              "Separator of DefaultReplicationPolicy.")
+      .group("Mirror")
+      .define("refresh.topics.enabled", KC_CONFIG_BOOLEAN, "true", KC_IMPORTANCE_LOW,
+              "Whether new source topics and partitions are followed.")
+      .group("Mirror")
+      .define("refresh.topics.interval.ms", KC_CONFIG_LONG, std::to_string(kDefaultRefreshMs), KC_IMPORTANCE_LOW,
+              "How often (ms) new source topics and partitions are looked for.")
+      .at_least(1)
+      .group("Mirror")
+      .define("replication.factor", KC_CONFIG_INT, "-1", KC_IMPORTANCE_LOW,
+              "Replication factor of created remote topics (-1 = the broker's default).")
+      .group("Mirror")
+      .define("mirror.poll.max.records", KC_CONFIG_INT, "1000", KC_IMPORTANCE_LOW,
+              "Most records a task returns from one poll.")
+      .group("Mirror");
+  return d;
 }
 
 }  // namespace
 
-std::unique_ptr<Connector> make_mirror_source() { return std::make_unique<MirrorSourceConnector>(); }
-
-ConfigDefs mirror_source_config_defs() {
-  auto alias = def("source.cluster.alias", ConfigType::String, true, std::nullopt, ConfigImportance::High,
-                   "Name of the source cluster; prefixes remote topics and names the source partitions of offsets.");
-  alias.check = &non_empty_string;
-  auto bs = def("source.cluster.bootstrap.servers", ConfigType::String, true, std::nullopt, ConfigImportance::High,
-                "host:port list of the source cluster. Other source.cluster.* keys are librdkafka settings of its "
-                "clients.");
-  bs.check = &non_empty_string;
-  auto refresh = def("refresh.topics.interval.ms", ConfigType::Long, false, std::to_string(kDefaultRefreshMs),
-                     ConfigImportance::Low, "How often (ms) new source topics and partitions are looked for.");
-  refresh.at_least = 1;
-  return {alias,
-          bs,
-          def("target.cluster.alias", ConfigType::String, false, std::nullopt, ConfigImportance::Medium,
-              "Name of the target cluster; topics that came from it are not mirrored back (cycle check)."),
-          def("target.cluster.bootstrap.servers", ConfigType::String, false, std::nullopt, ConfigImportance::Medium,
-              "host:port list of the target cluster, used to create and grow remote topics; unset = the topics "
-              "must exist."),
-          def("topics", ConfigType::List, false, kDefaultTopics, ConfigImportance::High,
-              "Comma list of regexes of source topics to mirror."),
-          def("topics.exclude", ConfigType::List, false, kDefaultTopicsExclude, ConfigImportance::High,
-              "Comma list of regexes of source topics never mirrored."),
-          def("replication.policy.class", ConfigType::Class, false, kDefaultPolicyClass, ConfigImportance::Low,
-              "DefaultReplicationPolicy (<alias><separator><topic>) or IdentityReplicationPolicy (same name)."),
-          def("replication.policy.separator", ConfigType::String, false, ".", ConfigImportance::Low,
-              "Separator of DefaultReplicationPolicy."),
-          def("refresh.topics.enabled", ConfigType::Boolean, false, "true", ConfigImportance::Low,
-              "Whether new source topics and partitions are followed."),
-          refresh,
-          def("replication.factor", ConfigType::Int, false, "-1", ConfigImportance::Low,
-              "Replication factor of created remote topics (-1 = the broker's default)."),
-          def("mirror.poll.max.records", ConfigType::Int, false, "1000", ConfigImportance::Low,
-              "Most records a task returns from one poll.")};
-}
-
-void mirror_source_config_rule(const ConfigMap& config, ConfigErrors& errors) {
-  try {
-    parse_mirror_config(config);
-  } catch (const ConnectError& e) {
-    // Put the message on the key it names, else on the alias.
-    std::string msg = e.what();
-    std::string key = "source.cluster.alias";
-    for (const char* k : {"topics.exclude", "replication.policy.separator", "replication.policy.class",
-                          "refresh.topics.interval.ms", "refresh.topics.enabled", "replication.factor",
-                          "mirror.poll.max.records", "source.cluster.bootstrap.servers", "target.cluster.bootstrap.servers"}) {
-      if (msg.find(k) != std::string::npos) {
-        key = k;
-        break;
-      }
-    }
-    if (key == "source.cluster.alias" && msg.find("configuration topics:") != std::string::npos) key = "topics";
-    auto& list = errors[key];
-    if (std::find(list.begin(), list.end(), msg) == list.end()) list.push_back(msg);
-  }
+void declare_mirror_source(kp::Registrar& reg, const std::string& version) {
+  reg.source<MirrorSourceConnector, MirrorSourceTask>(kMirrorSourceClass, version, mirror_defs());
 }
 
 }  // namespace kc::connectors::mirror

@@ -2,23 +2,28 @@
 
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <thread>
 #include <unordered_set>
 
-#include <spdlog/spdlog.h>
-
-#include "worker/data/schema.h"
-#include "worker/data/value.h"
-
 namespace kc::connectors::postgres {
+
+namespace kp = kconnectd;
+using Config = kp::Config;
+using ConnectError = kp::Error;
+using RetriableError = kp::RetriableError;
+/// Key -> messages, as Connector.validate returns them.
+using ConfigErrors = std::map<std::string, std::vector<std::string>>;
 
 namespace {
 
@@ -69,7 +74,7 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
-std::optional<std::string> get(const ConfigMap& c, const char* key) {
+std::optional<std::string> get(const Config& c, const char* key) {
   auto it = c.find(key);
   if (it == c.end()) return std::nullopt;
   return it->second;
@@ -127,76 +132,95 @@ bool parse_int64(const std::string& v, int64_t& out) {
   return ec == std::errc() && p == t.data() + t.size() && !t.empty();
 }
 
-ConfigKeyDef def(std::string name, ConfigType type, bool required, std::optional<std::string> dflt,
-                 ConfigImportance importance, std::string group, int order, std::string doc, std::string display) {
-  auto k = config_key(std::move(name), type, required, std::move(dflt), importance, std::move(doc), std::move(display));
-  k.group = std::move(group);
-  k.order_in_group = order;
+/// One key of the connector: its ConfigDef entry and the checks the
+/// connector applies itself (start() checks all of them; validation gets
+/// the type and range checks from the worker, the rest from validate()).
+struct Key {
+  const char* name;
+  kc_config_type type;
+  bool required;
+  std::optional<std::string> default_value;  ///< nullopt and !required = null
+  kc_importance importance;
+  const char* group;
+  int32_t order;  ///< within the group; -1 = none
+  const char* doc;
+  const char* display;
+  std::optional<double> at_least;
+  std::optional<std::string> (*check)(const std::string& value) = nullptr;
+};
+
+/// The connector's keys, in display order.
+const std::vector<Key>& keys() {
+  static const std::vector<Key> k{
+      {"topics", KC_CONFIG_LIST, false, "", KC_IMPORTANCE_HIGH, "Common", -1, "Comma-separated topics to consume.",
+       "Topics", std::nullopt},
+      {"topics.regex", KC_CONFIG_STRING, false, "", KC_IMPORTANCE_HIGH, "Common", -1,
+       "Regular expression of the topics to consume.", "Topics regex", std::nullopt},
+      {kUrl, KC_CONFIG_STRING, true, std::nullopt, KC_IMPORTANCE_HIGH, "Connection", 1,
+       "PostgreSQL connection URI, e.g. postgresql://host:5432/db (a jdbc:postgresql:// URL is accepted "
+       "and its jdbc: prefix dropped).",
+       "JDBC URL", std::nullopt, &check_url},
+      {kUser, KC_CONFIG_STRING, false, std::nullopt, KC_IMPORTANCE_HIGH, "Connection", 2,
+       "Database user; empty = the URI's or libpq's default.", "JDBC User", std::nullopt},
+      {kPassword, KC_CONFIG_PASSWORD, false, std::nullopt, KC_IMPORTANCE_HIGH, "Connection", 3,
+       "Database password; never logged.", "JDBC Password", std::nullopt},
+      {kInsertMode, KC_CONFIG_STRING, false, "insert", KC_IMPORTANCE_HIGH, "Writes", 1,
+       "insert: plain INSERT; upsert: INSERT ... ON CONFLICT (pk) DO UPDATE; update: UPDATE by the pk.",
+       "Insert Mode", std::nullopt, &check_insert_mode},
+      {kBatchSize, KC_CONFIG_INT, false, "3000", KC_IMPORTANCE_MEDIUM, "Writes", 2,
+       "Rows per INSERT statement (all rows of one put() share one transaction).", "Batch Size", 1},
+      {kDeleteEnabled, KC_CONFIG_BOOLEAN, false, "false", KC_IMPORTANCE_MEDIUM, "Writes", 3,
+       "Delete the row of a tombstone (null value); needs pk.mode=record_key.", "Enable deletes", std::nullopt},
+      {kTableFormat, KC_CONFIG_STRING, false, "${topic}", KC_IMPORTANCE_MEDIUM, "Data Mapping", 1,
+       "Destination table name; ${topic} is replaced by the record's topic. 'schema.table' names a schema.",
+       "Table Name Format", std::nullopt, &check_table_format},
+      {kPkMode, KC_CONFIG_STRING, false, "none", KC_IMPORTANCE_HIGH, "Data Mapping", 2,
+       "Where the primary key comes from: none, kafka (topic, partition, offset), record_key, "
+       "record_value.",
+       "Primary Key Mode", std::nullopt, &check_pk_mode},
+      {kPkFields, KC_CONFIG_LIST, false, "", KC_IMPORTANCE_MEDIUM, "Data Mapping", 3,
+       "Primary key column names; their meaning depends on pk.mode (empty = all fields of the "
+       "key/value struct, or __connect_topic,__connect_partition,__connect_offset for kafka).",
+       "Primary Key Fields", std::nullopt},
+      {kAutoCreate, KC_CONFIG_BOOLEAN, false, "false", KC_IMPORTANCE_MEDIUM, "DDL Support", 1,
+       "CREATE TABLE from the record schema when the table is missing.", "Auto-Create", std::nullopt},
+      {kAutoEvolve, KC_CONFIG_BOOLEAN, false, "false", KC_IMPORTANCE_MEDIUM, "DDL Support", 2,
+       "ALTER TABLE ... ADD COLUMN for record fields the table lacks.", "Auto-Evolve", std::nullopt},
+      {kMaxRetries, KC_CONFIG_INT, false, "10", KC_IMPORTANCE_MEDIUM, "Retries", 1,
+       "Retriable failures (connection lost, serialization failure) in a row before the task fails.",
+       "Maximum Retries", 0},
+      {kRetryBackoff, KC_CONFIG_INT, false, "3000", KC_IMPORTANCE_MEDIUM, "Retries", 2,
+       "Milliseconds to wait after a retriable failure before the records are tried again.",
+       "Retry Backoff (millis)", 0},
+  };
   return k;
 }
 
-}  // namespace
-
-ConfigDefs postgres_sink_config_defs() {
-  ConfigDefs d;
-  d.push_back(def("topics", ConfigType::List, false, "", ConfigImportance::High, "Common", -1,
-                  "Comma-separated topics to consume.", "Topics"));
-  d.push_back(def("topics.regex", ConfigType::String, false, "", ConfigImportance::High, "Common", -1,
-                  "Regular expression of the topics to consume.", "Topics regex"));
-  auto url = def(kUrl, ConfigType::String, true, std::nullopt, ConfigImportance::High, "Connection", 1,
-                 "PostgreSQL connection URI, e.g. postgresql://host:5432/db (a jdbc:postgresql:// URL is accepted "
-                 "and its jdbc: prefix dropped).",
-                 "JDBC URL");
-  url.check = &check_url;
-  d.push_back(url);
-  d.push_back(def(kUser, ConfigType::String, false, std::nullopt, ConfigImportance::High, "Connection", 2,
-                  "Database user; empty = the URI's or libpq's default.", "JDBC User"));
-  d.push_back(def(kPassword, ConfigType::Password, false, std::nullopt, ConfigImportance::High, "Connection", 3,
-                  "Database password; never logged.", "JDBC Password"));
-  auto im = def(kInsertMode, ConfigType::String, false, "insert", ConfigImportance::High, "Writes", 1,
-                "insert: plain INSERT; upsert: INSERT ... ON CONFLICT (pk) DO UPDATE; update: UPDATE by the pk.",
-                "Insert Mode");
-  im.check = &check_insert_mode;
-  d.push_back(im);
-  auto bs = def(kBatchSize, ConfigType::Int, false, "3000", ConfigImportance::Medium, "Writes", 2,
-                "Rows per INSERT statement (all rows of one put() share one transaction).", "Batch Size");
-  bs.at_least = 1;
-  d.push_back(bs);
-  d.push_back(def(kDeleteEnabled, ConfigType::Boolean, false, "false", ConfigImportance::Medium, "Writes", 3,
-                  "Delete the row of a tombstone (null value); needs pk.mode=record_key.", "Enable deletes"));
-  auto tf = def(kTableFormat, ConfigType::String, false, "${topic}", ConfigImportance::Medium, "Data Mapping", 1,
-                "Destination table name; ${topic} is replaced by the record's topic. 'schema.table' names a schema.",
-                "Table Name Format");
-  tf.check = &check_table_format;
-  d.push_back(tf);
-  auto pm = def(kPkMode, ConfigType::String, false, "none", ConfigImportance::High, "Data Mapping", 2,
-                "Where the primary key comes from: none, kafka (topic, partition, offset), record_key, "
-                "record_value.",
-                "Primary Key Mode");
-  pm.check = &check_pk_mode;
-  d.push_back(pm);
-  d.push_back(def(kPkFields, ConfigType::List, false, "", ConfigImportance::Medium, "Data Mapping", 3,
-                  "Primary key column names; their meaning depends on pk.mode (empty = all fields of the "
-                  "key/value struct, or __connect_topic,__connect_partition,__connect_offset for kafka).",
-                  "Primary Key Fields"));
-  d.push_back(def(kAutoCreate, ConfigType::Boolean, false, "false", ConfigImportance::Medium, "DDL Support", 1,
-                  "CREATE TABLE from the record schema when the table is missing.", "Auto-Create"));
-  d.push_back(def(kAutoEvolve, ConfigType::Boolean, false, "false", ConfigImportance::Medium, "DDL Support", 2,
-                  "ALTER TABLE ... ADD COLUMN for record fields the table lacks.", "Auto-Evolve"));
-  auto mr = def(kMaxRetries, ConfigType::Int, false, "10", ConfigImportance::Medium, "Retries", 1,
-                "Retriable failures (connection lost, serialization failure) in a row before the task fails.",
-                "Maximum Retries");
-  mr.at_least = 0;
-  d.push_back(mr);
-  auto rb = def(kRetryBackoff, ConfigType::Int, false, "3000", ConfigImportance::Medium, "Retries", 2,
-                "Milliseconds to wait after a retriable failure before the records are tried again.",
-                "Retry Backoff (millis)");
-  rb.at_least = 0;
-  d.push_back(rb);
+kp::ConfigDef config_def() {
+  kp::ConfigDef d;
+  for (const auto& k : keys()) {
+    if (k.required) d.define(k.name, k.type, k.importance, k.doc);
+    else if (k.default_value) d.define(k.name, k.type, *k.default_value, k.importance, k.doc);
+    else d.define(k.name, k.type, k.importance, k.doc).optional();
+    d.group(k.group).order(k.order).display(k.display);
+    if (k.at_least) d.at_least(*k.at_least);
+  }
   return d;
 }
 
-void postgres_sink_config_rule(const ConfigMap& config, ConfigErrors& errors) {
+/// The connector's own per-key checks (check_url and the like) of the keys
+/// `config` has.
+void check_errors(const Config& config, ConfigErrors& errors) {
+  for (const auto& k : keys()) {
+    auto v = get(config, k.name);
+    if (!v || !k.check) continue;
+    if (auto why = k.check(*v))
+      errors[k.name].push_back("Invalid value " + *v + " for configuration " + k.name + ": " + *why);
+  }
+}
+
+/// The cross-key rule.
+void rule_errors(const Config& config, ConfigErrors& errors) {
   auto set = [&](const char* k) {
     auto v = get(config, k);
     return v && !trim(*v).empty();
@@ -222,20 +246,25 @@ void postgres_sink_config_rule(const ConfigMap& config, ConfigErrors& errors) {
                                 std::to_string(pk.size()));
 }
 
-ConfigErrors postgres_sink_config_errors(const ConfigMap& config) {
+/// Every error of `config`: the worker's type and range checks, then the
+/// connector's own checks and rule (what validation reports, per key in
+/// the same order).
+ConfigErrors config_errors(const Config& config) {
   ConfigErrors errors;
-  for (const auto& k : postgres_sink_config_defs()) {
-    auto v = get(config, k.name.c_str());
+  for (const auto& k : keys()) {
+    auto v = get(config, k.name);
     if (!v) {
-      if (k.required) errors[k.name].push_back("Missing required configuration \"" + k.name + "\" which has no default value.");
+      if (k.required)
+        errors[k.name].push_back("Missing required configuration \"" + std::string(k.name) +
+                                 "\" which has no default value.");
       continue;
     }
-    if (k.type == ConfigType::Boolean) {
+    if (k.type == KC_CONFIG_BOOLEAN) {
       bool b;
       if (!parse_bool(*v, b))
         errors[k.name].push_back("Invalid value " + *v + " for configuration " + k.name +
                                  ": Expected value to be either true or false");
-    } else if (k.type == ConfigType::Int) {
+    } else if (k.type == KC_CONFIG_INT) {
       int64_t n;
       if (!parse_int64(*v, n) || n > INT32_MAX || n < INT32_MIN)
         errors[k.name].push_back("Invalid value " + *v + " for configuration " + k.name + ": Not a number of type INT");
@@ -243,16 +272,16 @@ ConfigErrors postgres_sink_config_errors(const ConfigMap& config) {
         errors[k.name].push_back("Invalid value " + *v + " for configuration " + k.name + ": Value must be at least " +
                                  std::to_string(static_cast<int64_t>(*k.at_least)));
     }
-    if (k.check)
-      if (auto why = k.check(*v))
-        errors[k.name].push_back("Invalid value " + *v + " for configuration " + k.name + ": " + *why);
   }
-  postgres_sink_config_rule(config, errors);
+  check_errors(config, errors);
+  rule_errors(config, errors);
   return errors;
 }
 
-PostgresSinkConfig parse_postgres_sink_config(const ConfigMap& config) {
-  auto errors = postgres_sink_config_errors(config);
+}  // namespace
+
+PostgresSinkConfig parse_postgres_sink_config(const Config& config) {
+  auto errors = config_errors(config);
   // topics/topics.regex are the runtime's business; a task config may lack them.
   errors.erase("topics");
   errors.erase("topics.regex");
@@ -296,19 +325,55 @@ constexpr Oid kBoolOid = 16, kByteaOid = 17, kInt8Oid = 20, kInt2Oid = 21, kInt4
               kFloat4Oid = 700, kFloat8Oid = 701, kDateOid = 1082, kTimeOid = 1083, kTimestampOid = 1114,
               kNumericOid = 1700;
 
+// Connect's logical type names and constants (org.apache.kafka.connect.data).
+constexpr const char* kDecimalName = "org.apache.kafka.connect.data.Decimal";
+constexpr const char* kDateName = "org.apache.kafka.connect.data.Date";
+constexpr const char* kTimeName = "org.apache.kafka.connect.data.Time";
+constexpr const char* kTimestampName = "org.apache.kafka.connect.data.Timestamp";
+constexpr int64_t kMillisPerDay = 86400000;
+
+/// Schema.Type's name ("INT64", "STRUCT", ...).
+const char* type_name(kc_schema_type t) {
+  static const char* const names[] = {"INT8",    "INT16",  "INT32", "INT64", "FLOAT32", "FLOAT64",
+                                      "BOOLEAN", "STRING", "BYTES", "ARRAY", "MAP",     "STRUCT"};
+  const auto i = static_cast<size_t>(t);
+  return i < sizeof names / sizeof *names ? names[i] : "UNKNOWN";
+}
+
+/// The Java class of a value of `kind`, as Connect's messages name it.
+const char* java_class_name(kc_value_kind kind) {
+  static const char* const names[] = {"",
+                                      "java.lang.Byte",
+                                      "java.lang.Short",
+                                      "java.lang.Integer",
+                                      "java.lang.Long",
+                                      "java.lang.Float",
+                                      "java.lang.Double",
+                                      "java.lang.Boolean",
+                                      "java.lang.String",
+                                      "[B",
+                                      "java.util.ArrayList",
+                                      "java.util.HashMap",
+                                      "org.apache.kafka.connect.data.Struct",
+                                      "java.math.BigDecimal",
+                                      "java.util.Date"};
+  const auto i = static_cast<size_t>(kind);
+  return i < sizeof names / sizeof *names ? names[i] : "java.lang.Object";
+}
+
 enum class Logical { None, Decimal, Date, Time, Timestamp };
 
-Logical logical_of(const data::Schema& s) {
-  if (!s.name()) return Logical::None;
-  const auto& n = *s.name();
-  if (n == data::kDecimalLogicalName) return Logical::Decimal;
-  if (n == data::kDateLogicalName) return Logical::Date;
-  if (n == data::kTimeLogicalName) return Logical::Time;
-  if (n == data::kTimestampLogicalName) return Logical::Timestamp;
+Logical logical_of(const kp::Schema& s) {
+  const auto n = s.name();
+  if (!n) return Logical::None;
+  if (*n == kDecimalName) return Logical::Decimal;
+  if (*n == kDateName) return Logical::Date;
+  if (*n == kTimeName) return Logical::Time;
+  if (*n == kTimestampName) return Logical::Timestamp;
   return Logical::None;
 }
 
-Oid oid_of(const data::Schema& s) {
+Oid oid_of(const kp::Schema& s) {
   switch (logical_of(s)) {
     case Logical::Decimal: return kNumericOid;
     case Logical::Date: return kDateOid;
@@ -317,15 +382,15 @@ Oid oid_of(const data::Schema& s) {
     case Logical::None: break;
   }
   switch (s.type()) {
-    case data::Type::INT8:
-    case data::Type::INT16: return kInt2Oid;
-    case data::Type::INT32: return kInt4Oid;
-    case data::Type::INT64: return kInt8Oid;
-    case data::Type::FLOAT32: return kFloat4Oid;
-    case data::Type::FLOAT64: return kFloat8Oid;
-    case data::Type::BOOLEAN: return kBoolOid;
-    case data::Type::STRING: return kTextOid;
-    case data::Type::BYTES: return kByteaOid;
+    case KC_INT8:
+    case KC_INT16: return kInt2Oid;
+    case KC_INT32: return kInt4Oid;
+    case KC_INT64: return kInt8Oid;
+    case KC_FLOAT32: return kFloat4Oid;
+    case KC_FLOAT64: return kFloat8Oid;
+    case KC_BOOLEAN: return kBoolOid;
+    case KC_STRING: return kTextOid;
+    case KC_BYTES: return kByteaOid;
     default: return 0;
   }
 }
@@ -381,52 +446,71 @@ std::string shortest(F f) {
   return std::string(buf, r.ptr);
 }
 
-/// Any integer alternative of `v` as int64; nullopt when it holds none.
-std::optional<int64_t> integral(const data::Value& v) {
-  if (auto p = v.get_if<int8_t>()) return *p;
-  if (auto p = v.get_if<int16_t>()) return *p;
-  if (auto p = v.get_if<int32_t>()) return *p;
-  if (auto p = v.get_if<int64_t>()) return *p;
-  return std::nullopt;
+/// Any integer kind of `v` as int64; nullopt when it holds none.
+std::optional<int64_t> integral(const kp::ValueView& v) {
+  switch (v.kind()) {
+    case KC_VALUE_INT8: return v.as_int8();
+    case KC_VALUE_INT16: return v.as_int16();
+    case KC_VALUE_INT32: return v.as_int32();
+    case KC_VALUE_INT64: return v.as_int64();
+    default: return std::nullopt;
+  }
 }
 
 /// Where a value came from, for error messages.
 struct At {
-  const SinkRecord* rec;
+  const kp::SinkRecord* rec;
   std::string what;  ///< e.g. "field 'x' of the value"
 };
 
-std::string where(const SinkRecord& r) {
-  return "topic '" + r.topic + "', partition " + std::to_string(r.kafka_partition) + ", offset " +
-         std::to_string(r.kafka_offset);
+std::string where(const kp::SinkRecord& r) {
+  return "topic '" + r.topic() + "', partition " + std::to_string(r.kafka_partition()) + ", offset " +
+         std::to_string(r.kafka_offset());
 }
 
-[[noreturn]] void bad_value(const At& at, const data::Schema& s, const data::Value& v) {
+[[noreturn]] void bad_value(const At& at, const kp::Schema& s, const kp::ValueView& v) {
+  const auto name = s.name();
   throw ConnectError("PostgresSink cannot write " + at.what + " of the record at " + where(*at.rec) + ": schema " +
-                     std::string(data::type_name(s.type())) + (s.name() ? " (" + *s.name() + ")" : "") +
-                     " with a value of class " + data::java_class_name(v));
+                     std::string(type_name(s.type())) + (name ? " (" + *name + ")" : "") +
+                     " with a value of class " + java_class_name(v.kind()));
+}
+
+/// Decimal.toLogical of BYTES `b` under Decimal schema `s`, as text
+/// (BigDecimal.toString). Throws with Connect's messages for a missing or
+/// bad scale and an empty array.
+std::string decimal_bytes_text(const kp::Schema& s, std::string_view b, const At& at) {
+  auto fail = [&](const std::string& why) {
+    return ConnectError("PostgresSink: " + at.what + " at " + where(*at.rec) + ": " + why);
+  };
+  const auto text = s.parameter("scale");
+  if (!text) throw fail("Invalid Decimal schema: scale parameter not found.");
+  const char* p = text->data();
+  const char* e = p + text->size();
+  if (p != e && *p == '+') ++p;  // Integer.parseInt accepts a leading '+'
+  int32_t scale = 0;
+  auto [end, ec] = std::from_chars(p, e, scale);
+  if (ec != std::errc() || end != e || p == e) throw fail("Invalid scale parameter found in Decimal schema: ");
+  if (b.empty()) throw fail("Invalid Decimal value: zero-length byte array");
+  kp::Value d;
+  kp::host().value_set_decimal(d.handle(), b.data(), b.size(), scale);
+  return d.view().to_string();
 }
 
 /// The text (or bytea binary) form of `v` for a column of schema `s`.
-Param param_of(const data::Schema& s, const data::Value& v, const At& at) {
+Param param_of(const kp::Schema& s, const kp::ValueView& v, const At& at) {
   Param p;
   p.oid = oid_of(s);
   if (p.oid == 0)
     throw ConnectError("PostgresSink cannot write " + at.what + " of the record at " + where(*at.rec) +
-                       ": schema type " + std::string(data::type_name(s.type())) + " has no PostgreSQL column type");
+                       ": schema type " + std::string(type_name(s.type())) + " has no PostgreSQL column type");
   if (v.is_null()) return p;
   p.null = false;
+  const auto kind = v.kind();
   switch (logical_of(s)) {
     case Logical::Decimal: {
-      if (auto d = v.get_if<data::BigDecimal>()) {
-        p.data = d->to_string();
-      } else if (auto b = v.get_if<data::Bytes>()) {
-        auto d2 = data::decimal_to_logical(s, b->data);
-        if (!d2) throw ConnectError("PostgresSink: " + at.what + " at " + where(*at.rec) + ": " + d2.error().to_string());
-        p.data = d2->to_string();
-      } else {
-        bad_value(at, s, v);
-      }
+      if (kind == KC_VALUE_DECIMAL) p.data = v.to_string();
+      else if (auto b = v.bytes_ref()) p.data = decimal_bytes_text(s, *b, at);
+      else bad_value(at, s, v);
       return p;
     }
     case Logical::Date:
@@ -434,8 +518,8 @@ Param param_of(const data::Schema& s, const data::Value& v, const At& at) {
     case Logical::Timestamp: {
       int64_t ms;
       const auto lg = logical_of(s);
-      if (auto d = v.get_if<data::JavaDate>()) ms = d->epoch_ms;
-      else if (auto i = integral(v)) ms = lg == Logical::Date ? *i * data::kMillisPerDay : *i;
+      if (kind == KC_VALUE_DATE) ms = v.as_date();
+      else if (auto i = integral(v)) ms = lg == Logical::Date ? *i * kMillisPerDay : *i;
       else bad_value(at, s, v);
       if (lg == Logical::Time) p.data = format_time_of_day(ms);
       else p.data = format_utc(ms, true, lg == Logical::Timestamp);
@@ -444,40 +528,40 @@ Param param_of(const data::Schema& s, const data::Value& v, const At& at) {
     case Logical::None: break;
   }
   switch (s.type()) {
-    case data::Type::INT8:
-    case data::Type::INT16:
-    case data::Type::INT32:
-    case data::Type::INT64:
+    case KC_INT8:
+    case KC_INT16:
+    case KC_INT32:
+    case KC_INT64:
       if (auto i = integral(v)) p.data = std::to_string(*i);
       else bad_value(at, s, v);
       break;
-    case data::Type::FLOAT32:
-      if (auto f = v.get_if<float>()) p.data = shortest(*f);
-      else if (auto d = v.get_if<double>()) p.data = shortest(*d);
+    case KC_FLOAT32:
+      if (kind == KC_VALUE_FLOAT32) p.data = shortest(v.as_float32());
+      else if (kind == KC_VALUE_FLOAT64) p.data = shortest(v.as_float64());
       else bad_value(at, s, v);
       break;
-    case data::Type::FLOAT64:
-      if (auto d = v.get_if<double>()) p.data = shortest(*d);
-      else if (auto f = v.get_if<float>()) p.data = shortest(*f);
+    case KC_FLOAT64:
+      if (kind == KC_VALUE_FLOAT64) p.data = shortest(v.as_float64());
+      else if (kind == KC_VALUE_FLOAT32) p.data = shortest(v.as_float32());
       else bad_value(at, s, v);
       break;
-    case data::Type::BOOLEAN:
-      if (auto b = v.get_if<bool>()) p.data = *b ? "true" : "false";
+    case KC_BOOLEAN:
+      if (kind == KC_VALUE_BOOLEAN) p.data = v.as_boolean() ? "true" : "false";
       else bad_value(at, s, v);
       break;
-    case data::Type::STRING:
-      if (auto str = v.get_if<std::string>()) {
-        if (str->find('\0') != std::string::npos)
+    case KC_STRING:
+      if (auto str = v.string_ref()) {
+        if (str->find('\0') != std::string_view::npos)
           throw ConnectError("PostgresSink cannot write " + at.what + " of the record at " + where(*at.rec) +
                              ": PostgreSQL text cannot hold a NUL character");
-        p.data = *str;
+        p.data = std::string(*str);
       } else {
         bad_value(at, s, v);
       }
       break;
-    case data::Type::BYTES:
-      if (auto b = v.get_if<data::Bytes>()) {
-        p.data = b->data;
+    case KC_BYTES:
+      if (auto b = v.bytes_ref()) {
+        p.data = std::string(*b);
         p.format = 1;
       } else {
         bad_value(at, s, v);
@@ -488,9 +572,12 @@ Param param_of(const data::Schema& s, const data::Value& v, const At& at) {
   return p;
 }
 
-}  // namespace
-
-std::string postgres_column_type(const data::Schema& schema, const std::string& field) {
+/// The PostgreSQL column type auto.create / auto.evolve give a field of
+/// `schema` (JDBC's PostgreSqlDatabaseDialect): INT8/INT16 SMALLINT, INT32
+/// INT, INT64 BIGINT, FLOAT32 REAL, FLOAT64 DOUBLE PRECISION, BOOLEAN,
+/// STRING TEXT, BYTES BYTEA, Decimal DECIMAL, Date DATE, Time TIME,
+/// Timestamp TIMESTAMP. Throws for ARRAY, MAP and STRUCT.
+std::string postgres_column_type(const kp::Schema& schema, const std::string& field) {
   switch (logical_of(schema)) {
     case Logical::Decimal: return "DECIMAL";
     case Logical::Date: return "DATE";
@@ -499,24 +586,22 @@ std::string postgres_column_type(const data::Schema& schema, const std::string& 
     case Logical::None: break;
   }
   switch (schema.type()) {
-    case data::Type::INT8:
-    case data::Type::INT16: return "SMALLINT";
-    case data::Type::INT32: return "INT";
-    case data::Type::INT64: return "BIGINT";
-    case data::Type::FLOAT32: return "REAL";
-    case data::Type::FLOAT64: return "DOUBLE PRECISION";
-    case data::Type::BOOLEAN: return "BOOLEAN";
-    case data::Type::STRING: return "TEXT";
-    case data::Type::BYTES: return "BYTEA";
+    case KC_INT8:
+    case KC_INT16: return "SMALLINT";
+    case KC_INT32: return "INT";
+    case KC_INT64: return "BIGINT";
+    case KC_FLOAT32: return "REAL";
+    case KC_FLOAT64: return "DOUBLE PRECISION";
+    case KC_BOOLEAN: return "BOOLEAN";
+    case KC_STRING: return "TEXT";
+    case KC_BYTES: return "BYTEA";
     default:
       throw ConnectError("PostgresSink has no PostgreSQL column type for field '" + field + "' of schema type " +
-                         std::string(data::type_name(schema.type())));
+                         std::string(type_name(schema.type())));
   }
 }
 
 // ------------------------------------------------------------------ the task
-
-namespace {
 
 /// A retriable database failure (connection lost, serialization failure...).
 struct Retriable : std::runtime_error {
@@ -528,9 +613,11 @@ using ResultPtr = std::unique_ptr<PGresult, decltype(&PQclear)>;
 /// Where a column's value comes from.
 enum class Source { KafkaTopic, KafkaPartition, KafkaOffset, KeyWhole, KeyField, ValueField };
 
+/// A column; its schema is borrowed from the put's records (valid during
+/// that put only: layouts are not kept across puts).
 struct Column {
   std::string name;
-  data::SchemaPtr schema;
+  kp::Schema schema;
   Source source = Source::ValueField;
 };
 
@@ -549,22 +636,16 @@ struct TableId {
   auto operator<=>(const TableId&) const = default;
 };
 
-bool same_schema(const data::SchemaPtr& a, const data::SchemaPtr& b) {
-  if (a == b) return true;
-  if (!a || !b) return false;
-  return *a == *b;
-}
-
 /// The sink task (JdbcSinkTask + JdbcDbWriter): one libpq connection,
 /// opened on the first put(); each put() is one transaction; DDL for
 /// auto.create / auto.evolve runs inside it. Throws RetriableError for
 /// connection-level failures (up to max.retries in a row), ConnectError for
 /// the rest.
-class PostgresSinkTask : public SinkTask {
+class PostgresSinkTask : public kp::SinkTask {
  public:
-  ~PostgresSinkTask() override { close(); }
+  ~PostgresSinkTask() override { disconnect(); }
 
-  void start(const ConfigMap& config) override {
+  void start(const Config& config) override {
     cfg_ = parse_postgres_sink_config(config);
     auto name = config.find("name");
     name_ = name == config.end() ? "postgres-sink" : name->second;
@@ -572,8 +653,11 @@ class PostgresSinkTask : public SinkTask {
     // is a retriable put() failure, not a failed task.
   }
 
-  void put(const std::vector<SinkRecord>& records) override {
-    if (records.empty()) return;
+  void put(const kp::SinkRecords& batch) override {
+    if (batch.size() == 0) return;
+    std::vector<kp::SinkRecord> records;
+    records.reserve(batch.size());
+    for (size_t i = 0; i < batch.size(); ++i) records.push_back(batch[i]);
     try {
       ensure_connected();
       try {
@@ -581,7 +665,7 @@ class PostgresSinkTask : public SinkTask {
       } catch (const Retriable&) {
         // An idle connection the server dropped (restart, idle timeout)
         // shows only when used: reconnect once before giving up.
-        close();
+        disconnect();
         ensure_connected();
         exec("BEGIN");
       }
@@ -594,8 +678,9 @@ class PostgresSinkTask : public SinkTask {
       if (retries_ > cfg_.max_retries)
         throw ConnectError("PostgresSink gave up after " + std::to_string(cfg_.max_retries) +
                            " retries (max.retries): " + e.what());
-      spdlog::warn("{}: PostgreSQL write failed (attempt {} of {}), the records will be written again: {}", name_,
-                   retries_, cfg_.max_retries + 1, e.what());
+      kp::log(kp::LogLevel::Warn, name_ + ": PostgreSQL write failed (attempt " + std::to_string(retries_) + " of " +
+                                      std::to_string(cfg_.max_retries + 1) +
+                                      "), the records will be written again: " + e.what());
       if (cfg_.retry_backoff_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(cfg_.retry_backoff_ms));
       throw RetriableError(e.what());
     } catch (...) {
@@ -604,16 +689,16 @@ class PostgresSinkTask : public SinkTask {
     }
   }
 
-  void flush(const TopicPartitionOffsets&) override {
+  void flush(const kp::Offsets&) override {
     // Nothing is buffered: every put() committed its transaction already.
   }
 
-  void stop() override { close(); }
+  void stop() override { disconnect(); }
 
  private:
   // ---------------------------------------------------------- connection
 
-  void close() {
+  void disconnect() {
     if (conn_) PQfinish(conn_);
     conn_ = nullptr;
     tables_.clear();
@@ -621,7 +706,7 @@ class PostgresSinkTask : public SinkTask {
 
   void ensure_connected() {
     if (conn_ && PQstatus(conn_) == CONNECTION_OK) return;
-    close();
+    disconnect();
     std::vector<const char*> keys{"dbname", "application_name", "connect_timeout"};
     std::vector<const char*> vals{cfg_.url.c_str(), "kconnectd", "10"};
     if (!cfg_.user.empty()) {
@@ -649,7 +734,7 @@ class PostgresSinkTask : public SinkTask {
     PQsetNoticeProcessor(
         c,
         [](void* self, const char* msg) {
-          spdlog::info("{}: PostgreSQL: {}", static_cast<PostgresSinkTask*>(self)->name_, trim(msg));
+          kp::log(kp::LogLevel::Info, static_cast<PostgresSinkTask*>(self)->name_ + ": PostgreSQL: " + trim(msg));
         },
         this);
     conn_ = c;
@@ -661,12 +746,12 @@ class PostgresSinkTask : public SinkTask {
     tables_.clear();
     if (!conn_) return;
     if (PQstatus(conn_) != CONNECTION_OK) {
-      close();
+      disconnect();
       return;
     }
     PGresult* r = PQexec(conn_, "ROLLBACK");
     if (r) PQclear(r);
-    if (PQstatus(conn_) != CONNECTION_OK) close();
+    if (PQstatus(conn_) != CONNECTION_OK) disconnect();
   }
 
   /// Runs `sql` with `params`; throws Retriable or ConnectError with
@@ -724,9 +809,10 @@ class PostgresSinkTask : public SinkTask {
 
   // ---------------------------------------------------------- mapping
 
-  TableId table_of(const SinkRecord& r) const {
+  TableId table_of(const kp::SinkRecord& r) const {
     std::string name = cfg_.table_name_format;
-    for (size_t pos; (pos = name.find("${topic}")) != std::string::npos;) name.replace(pos, 8, r.topic);
+    const std::string topic = r.topic();
+    for (size_t pos; (pos = name.find("${topic}")) != std::string::npos;) name.replace(pos, 8, topic);
     TableId id;
     const auto dot = name.find('.');
     if (dot == std::string::npos) {
@@ -736,23 +822,24 @@ class PostgresSinkTask : public SinkTask {
       id.table = name.substr(dot + 1);
       if (id.schema->empty() || id.table.empty() || id.table.find('.') != std::string::npos)
         throw ConnectError("PostgresSink: table name '" + name + "' (from table.name.format '" +
-                           cfg_.table_name_format + "' and topic '" + r.topic +
+                           cfg_.table_name_format + "' and topic '" + topic +
                            "') must be 'table' or 'schema.table'; rename the topic with table.name.format or a "
                            "transform");
     }
     return id;
   }
 
-  bool is_delete(const SinkRecord& r) const { return cfg_.delete_enabled && r.value.value.is_null(); }
+  bool is_delete(const kp::SinkRecord& r) const { return cfg_.delete_enabled && r.value().is_null(); }
 
   /// The value must be a Struct with a STRUCT schema (JsonConverter with
   /// schemas.enable=true gives one).
-  void check_value(const SinkRecord& r) const {
-    const auto& s = r.value.schema;
-    if (s && s->type() == data::Type::STRUCT && r.value.value.is<data::Struct>()) return;
-    const std::string value_kind = r.value.value.is_null() ? "null" : data::java_class_name(r.value.value);
-    const std::string schema_kind = s ? std::string(data::type_name(s->type())) : "null";
-    std::string hint = r.value.value.is_null() ? " (tombstones delete rows only with delete.enabled=true and "
+  void check_value(const kp::SinkRecord& r) const {
+    const auto s = r.value_schema();
+    const auto v = r.value();
+    if (s && s.type() == KC_STRUCT && v.kind() == KC_VALUE_STRUCT) return;
+    const std::string value_kind = v.is_null() ? "null" : java_class_name(v.kind());
+    const std::string schema_kind = s ? std::string(type_name(s.type())) : "null";
+    std::string hint = v.is_null() ? " (tombstones delete rows only with delete.enabled=true and "
                                                  "pk.mode=record_key)"
                                                : " (use a converter that gives schemas, e.g. JsonConverter with "
                                                  "value.converter.schemas.enable=true)";
@@ -761,52 +848,54 @@ class PostgresSinkTask : public SinkTask {
                        schema_kind + " value schema" + hint);
   }
 
-  Layout layout_of(const SinkRecord& r, bool del) const {
+  Layout layout_of(const kp::SinkRecord& r, bool del) const {
     Layout l;
-    const data::Schema* vs = del ? nullptr : r.value.schema.get();
+    const kp::Schema vs = del ? kp::Schema() : r.value_schema();
     std::set<std::string> pk_names;
     auto add_value_fields = [&](bool skip_pk) {
       if (!vs) return;
-      for (const auto& f : vs->fields())
-        if (!skip_pk || !pk_names.count(f.name)) l.rest.push_back(Column{f.name, f.schema, Source::ValueField});
+      for (size_t i = 0; i < vs.field_count(); ++i) {
+        std::string name = vs.field_name(i);
+        if (!skip_pk || !pk_names.count(name)) l.rest.push_back(Column{name, vs.field_schema(i), Source::ValueField});
+      }
     };
     // pk.fields of a struct (all its fields when empty), or an error naming
     // the missing one.
-    auto pk_from_struct = [&](const data::Schema& st, const char* which, Source source) {
+    auto pk_from_struct = [&](const kp::Schema& st, const char* which, Source source) {
       if (cfg_.pk_fields.empty()) {
-        for (const auto& f : st.fields()) l.pk.push_back(Column{f.name, f.schema, source});
+        for (size_t i = 0; i < st.field_count(); ++i) l.pk.push_back(Column{st.field_name(i), st.field_schema(i), source});
         return;
       }
       for (const auto& n : cfg_.pk_fields) {
-        const data::Field* f = st.field(n);
+        const auto f = st.field_index(n);
         if (!f)
           throw ConnectError("PostgresSink: pk.fields names '" + n + "', which the " + which +
                              " struct of the record at " + where(r) + " does not have");
-        l.pk.push_back(Column{n, f->schema, source});
+        l.pk.push_back(Column{n, st.field_schema(*f), source});
       }
     };
     switch (cfg_.pk_mode) {
       case PkMode::None: add_value_fields(false); break;
       case PkMode::Kafka: {
         const auto& names = cfg_.pk_fields.empty() ? kafka_pk_defaults() : cfg_.pk_fields;
-        l.pk.push_back(Column{names[0], data::STRING_SCHEMA(), Source::KafkaTopic});
-        l.pk.push_back(Column{names[1], data::INT32_SCHEMA(), Source::KafkaPartition});
-        l.pk.push_back(Column{names[2], data::INT64_SCHEMA(), Source::KafkaOffset});
+        l.pk.push_back(Column{names[0], kp::Schema::string(), Source::KafkaTopic});
+        l.pk.push_back(Column{names[1], kp::Schema::int32(), Source::KafkaPartition});
+        l.pk.push_back(Column{names[2], kp::Schema::int64(), Source::KafkaOffset});
         for (const auto& n : names) pk_names.insert(n);
         add_value_fields(true);
         break;
       }
       case PkMode::RecordKey: {
-        const auto& ks = r.key.schema;
+        const kp::Schema ks = r.key_schema();
         if (!ks)
           throw ConnectError("PostgresSink: pk.mode=record_key needs a key schema, but the record at " + where(r) +
                              " has none (use a key.converter that gives schemas)");
-        if (ks->type() == data::Type::STRUCT) {
-          pk_from_struct(*ks, "key", Source::KeyField);
+        if (ks.type() == KC_STRUCT) {
+          pk_from_struct(ks, "key", Source::KeyField);
         } else {
           if (cfg_.pk_fields.size() != 1)
             throw ConnectError("PostgresSink: the key of the record at " + where(r) + " is a primitive (" +
-                               std::string(data::type_name(ks->type())) +
+                               std::string(type_name(ks.type())) +
                                "), so pk.mode=record_key needs exactly one name in pk.fields, got " +
                                std::to_string(cfg_.pk_fields.size()));
           l.pk.push_back(Column{cfg_.pk_fields[0], ks, Source::KeyWhole});
@@ -816,7 +905,7 @@ class PostgresSinkTask : public SinkTask {
         break;
       }
       case PkMode::RecordValue: {
-        pk_from_struct(*vs, "value", Source::ValueField);
+        pk_from_struct(vs, "value", Source::ValueField);
         for (const auto& c : l.pk) pk_names.insert(c.name);
         add_value_fields(true);
         break;
@@ -827,23 +916,22 @@ class PostgresSinkTask : public SinkTask {
     return l;
   }
 
-  Param column_param(const Column& c, const SinkRecord& r) const {
+  Param column_param(const Column& c, const kp::SinkRecord& r) const {
     switch (c.source) {
-      case Source::KafkaTopic: return Param{false, r.topic, kTextOid, 0};
-      case Source::KafkaPartition: return Param{false, std::to_string(r.kafka_partition), kInt4Oid, 0};
-      case Source::KafkaOffset: return Param{false, std::to_string(r.kafka_offset), kInt8Oid, 0};
-      case Source::KeyWhole: return param_of(*c.schema, r.key.value, At{&r, "the key"});
+      case Source::KafkaTopic: return Param{false, r.topic(), kTextOid, 0};
+      case Source::KafkaPartition: return Param{false, std::to_string(r.kafka_partition()), kInt4Oid, 0};
+      case Source::KafkaOffset: return Param{false, std::to_string(r.kafka_offset()), kInt8Oid, 0};
+      case Source::KeyWhole: return param_of(c.schema, r.key(), At{&r, "the key"});
       case Source::KeyField:
       case Source::ValueField: {
         const bool key = c.source == Source::KeyField;
-        const data::Value& whole = key ? r.key.value : r.value.value;
-        const auto* st = whole.get_if<data::Struct>();
+        const kp::ValueView whole = key ? r.key() : r.value();
         const At at{&r, "field '" + c.name + "' of the " + (key ? "key" : "value")};
-        if (!st) throw ConnectError("PostgresSink: " + at.what + " at " + where(r) + ": the " + (key ? "key" : "value") +
+        if (whole.kind() != KC_VALUE_STRUCT) throw ConnectError("PostgresSink: " + at.what + " at " + where(r) + ": the " + (key ? "key" : "value") +
                                     " is not a Struct");
-        auto v = st->get(c.name);
-        if (!v) throw ConnectError("PostgresSink: " + at.what + " at " + where(r) + ": " + v.error().to_string());
-        return param_of(*c.schema, **v, at);
+        const kc_value* v = kp::host().value_struct_get(whole.handle(), c.name.c_str());
+        if (!v) throw ConnectError("PostgresSink: " + at.what + " at " + where(r) + ": " + kp::host().last_error());
+        return param_of(c.schema, kp::ValueView(v), at);
       }
     }
     return {};
@@ -864,11 +952,11 @@ class PostgresSinkTask : public SinkTask {
     return cols;
   }
 
-  std::string column_ddl(const Column& c, bool pk, const SinkRecord& r) {
-    std::string d = ident(c.name) + " " + postgres_column_type(*c.schema, c.name);
-    if (pk || !c.schema->optional()) d += " NOT NULL";
-    if (const data::Value* dv = c.schema->default_value(); dv && !dv->is_null()) {
-      Param p = param_of(*c.schema, *dv, At{&r, "the default of field '" + c.name + "'"});
+  std::string column_ddl(const Column& c, bool pk, const kp::SinkRecord& r) {
+    std::string d = ident(c.name) + " " + postgres_column_type(c.schema, c.name);
+    if (pk || !c.schema.optional()) d += " NOT NULL";
+    if (auto dv = c.schema.default_value(); dv && !kp::ValueView(*dv).is_null()) {
+      Param p = param_of(c.schema, kp::ValueView(*dv), At{&r, "the default of field '" + c.name + "'"});
       if (p.format == 1) {
         static const char* hex = "0123456789abcdef";
         std::string h = "\\x";
@@ -885,7 +973,7 @@ class PostgresSinkTask : public SinkTask {
 
   /// Makes sure table `t` has every column of `l` (auto.create,
   /// auto.evolve), inside the put's transaction.
-  void ensure_table(const TableId& t, const Layout& l, const SinkRecord& r) {
+  void ensure_table(const TableId& t, const Layout& l, const kp::SinkRecord& r) {
     auto it = tables_.find(t);
     if (it == tables_.end()) {
       auto cols = load_columns(t);
@@ -909,7 +997,7 @@ class PostgresSinkTask : public SinkTask {
           ddl += ")";
         }
         ddl += ")";
-        spdlog::info("{}: creating table {}", name_, t.display());
+        kp::log(kp::LogLevel::Info, name_ + ": creating table " + t.display());
         exec(ddl);
         cols = load_columns(t);
         if (!cols) throw ConnectError("PostgresSink: table \"" + t.display() + "\" is still missing after CREATE TABLE");
@@ -933,14 +1021,14 @@ class PostgresSinkTask : public SinkTask {
       if (pk)
         throw ConnectError("PostgresSink: cannot ALTER TABLE \"" + t.display() + "\" to add primary key column '" +
                            c->name + "'; change the table by hand");
-      const data::Value* dv = c->schema->default_value();
-      if (!c->schema->optional() && (!dv || dv->is_null()))
+      const auto dv = c->schema.default_value();
+      if (!c->schema.optional() && (!dv || kp::ValueView(*dv).is_null()))
         throw ConnectError("PostgresSink: cannot ALTER TABLE \"" + t.display() + "\" to add missing field '" +
                            c->name + "', as the field is not optional and does not have a default value");
       ddl += std::string(first ? " " : ", ") + "ADD COLUMN IF NOT EXISTS " + column_ddl(*c, false, r);
       first = false;
     }
-    spdlog::info("{}: adding columns ({}) to table {}", name_, names, t.display());
+    kp::log(kp::LogLevel::Info, name_ + ": adding columns (" + names + ") to table " + t.display());
     exec(ddl);
     for (const auto& [c, _] : missing) it->second.insert(c->name);
   }
@@ -948,11 +1036,11 @@ class PostgresSinkTask : public SinkTask {
   // ---------------------------------------------------------- DML
 
   /// Records [b, e) share one table, kind and schemas.
-  void write_run(const std::vector<SinkRecord>& recs, size_t b, size_t e, const TableId& t, bool del) {
+  void write_run(const std::vector<kp::SinkRecord>& recs, size_t b, size_t e, const TableId& t, bool del) {
     const Layout l = layout_of(recs[b], del);
     ensure_table(t, l, recs[b]);
     const std::string table = qualified(t);
-    auto pk_params = [&](const SinkRecord& r, std::vector<Param>& out) {
+    auto pk_params = [&](const kp::SinkRecord& r, std::vector<Param>& out) {
       for (const auto& c : l.pk) {
         out.push_back(column_param(c, r));
         if (out.back().null)
@@ -1054,20 +1142,20 @@ class PostgresSinkTask : public SinkTask {
     flush_rows();
   }
 
-  void write_all(const std::vector<SinkRecord>& recs) {
+  void write_all(const std::vector<kp::SinkRecord>& recs) {
     size_t b = 0;
     while (b < recs.size()) {
-      const SinkRecord& first = recs[b];
+      const kp::SinkRecord& first = recs[b];
       const bool del = is_delete(first);
       if (!del) check_value(first);
       const TableId t = table_of(first);
       size_t e = b + 1;
       // A run: same table, same kind, same key and value schemas.
       while (e < recs.size()) {
-        const SinkRecord& r = recs[e];
-        if (is_delete(r) != del || r.topic != first.topic) break;
+        const kp::SinkRecord& r = recs[e];
+        if (is_delete(r) != del || r.topic() != first.topic()) break;
         if (!del) check_value(r);
-        if (!same_schema(r.value.schema, first.value.schema) || !same_schema(r.key.schema, first.key.schema)) break;
+        if (!r.value_schema().equals(first.value_schema()) || !r.key_schema().equals(first.key_schema())) break;
         ++e;
       }
       write_run(recs, b, e, t, del);
@@ -1084,30 +1172,33 @@ class PostgresSinkTask : public SinkTask {
 
 /// The connector (JdbcSinkConnector): checks the config in start() and
 /// gives every task the same config.
-class PostgresSinkConnector : public Connector {
+class PostgresSinkConnector : public kp::SinkConnector {
  public:
-  ConnectorType type() const override { return ConnectorType::Sink; }
-  void start(const ConfigMap& config) override {
+  void start(const Config& config) override {
     parse_postgres_sink_config(config);
     config_ = config;
   }
-  std::vector<ConfigMap> task_configs(int max_tasks) override {
-    return std::vector<ConfigMap>(static_cast<size_t>(std::max(1, max_tasks)), config_);
+  std::vector<Config> task_configs(int max_tasks) override {
+    return std::vector<Config>(static_cast<size_t>(std::max(1, max_tasks)), config_);
   }
   void stop() override {}
-  std::unique_ptr<SinkTask> create_sink_task() override { return std::make_unique<PostgresSinkTask>(); }
+  /// The checks the key table cannot express, and the cross-key rule (the
+  /// worker has run the type and range checks).
+  ConfigErrors validate(const Config& config) override {
+    ConfigErrors errors;
+    check_errors(config, errors);
+    rule_errors(config, errors);
+    return errors;
+  }
 
  private:
-  ConfigMap config_;
+  Config config_;
 };
 
 }  // namespace
 
-std::unique_ptr<Connector> make_postgres_sink() { return std::make_unique<PostgresSinkConnector>(); }
-
-PluginDesc postgres_sink_plugin() {
-  return PluginDesc{kPostgresSinkClass, ConnectorType::Sink, kBuiltinPluginVersion, &make_postgres_sink,
-                    postgres_sink_config_defs(), &postgres_sink_config_rule};
+void declare_postgres_sink(kp::Registrar& reg, const std::string& version) {
+  reg.sink<PostgresSinkConnector, PostgresSinkTask>(kPostgresSinkClass, version, config_def());
 }
 
 }  // namespace kc::connectors::postgres

@@ -4,6 +4,10 @@
 // PostgreSQL dialect, written over libpq. See README.md in this folder for
 // the settings.
 //
+// Written against the plugin contract alone (include/kconnectd/plugin.hpp),
+// as an out-of-tree plugin is; worker/plugins declares it with the other
+// built-ins.
+//
 // Each put() writes all its records in one transaction and returns only
 // after COMMIT, so the runtime commits consumer offsets only for records
 // that are in the database. insert.mode=upsert is INSERT ... ON CONFLICT
@@ -11,13 +15,10 @@
 // duplicate rows.
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "worker/connectors/config_def.h"
-#include "worker/connectors/connector.h"
-#include "worker/connectors/plugin_desc.h"
+#include <kconnectd/plugin.hpp>
 
 namespace kc::connectors::postgres {
 
@@ -47,34 +48,20 @@ struct PostgresSinkConfig {
   int64_t retry_backoff_ms = 3000;  ///< wait before a retriable failure is reported
 };
 
-/// Per-key errors of `config` (the connector's rule and ConfigDefs checks
-/// together): bad enum values, bad numbers, a connection.url libpq cannot
-/// parse, upsert/update without a pk.mode, delete.enabled without
-/// pk.mode=record_key, pk.fields of the wrong length for pk.mode=kafka,
-/// topics vs topics.regex. Empty when the config is valid.
-ConfigErrors postgres_sink_config_errors(const ConfigMap& config);
+/// Parses `config`. Throws kconnectd::Error "PostgresSink configuration is
+/// invalid: key: message; ..." listing every error: bad enum values, bad
+/// numbers, a connection.url libpq cannot parse, upsert/update without a
+/// pk.mode, delete.enabled without pk.mode=record_key, pk.fields of the
+/// wrong length for pk.mode=kafka (topics / topics.regex are left to the
+/// runtime).
+PostgresSinkConfig parse_postgres_sink_config(const kconnectd::Config& config);
 
-/// Parses `config`. Throws ConnectError listing every error of
-/// postgres_sink_config_errors ("key: message; ...").
-PostgresSinkConfig parse_postgres_sink_config(const ConfigMap& config);
-
-/// The connector's keys, in display order (GET /connector-plugins/{p}/config).
-ConfigDefs postgres_sink_config_defs();
-
-/// The cross-key rule for PUT /connector-plugins/{p}/config/validate.
-void postgres_sink_config_rule(const ConfigMap& config, ConfigErrors& errors);
-
-/// A new connector instance.
-std::unique_ptr<Connector> make_postgres_sink();
-
-/// The registry entry (class name, type, factory, defs, rule).
-PluginDesc postgres_sink_plugin();
-
-/// The PostgreSQL column type auto.create / auto.evolve give a field of
-/// `schema` (JDBC's PostgreSqlDatabaseDialect): INT8/INT16 SMALLINT, INT32
-/// INT, INT64 BIGINT, FLOAT32 REAL, FLOAT64 DOUBLE PRECISION, BOOLEAN,
-/// STRING TEXT, BYTES BYTEA, Decimal DECIMAL, Date DATE, Time TIME,
-/// Timestamp TIMESTAMP. Throws ConnectError for ARRAY, MAP and STRUCT.
-std::string postgres_column_type(const data::Schema& schema, const std::string& field);
+/// Declares PostgresSinkConnector, its task and its config keys (GET
+/// /connector-plugins/PostgresSink/config, in display order) through `reg`,
+/// reporting `version`. Its Connector.validate adds the checks the key
+/// table cannot express (libpq's URI parse, case-insensitive enums) and the
+/// cross-key rule (topics vs topics.regex, pk.mode for upsert/update and
+/// deletes, pk.fields for pk.mode=kafka).
+void declare_postgres_sink(kconnectd::Registrar& reg, const std::string& version);
 
 }  // namespace kc::connectors::postgres
