@@ -180,7 +180,7 @@ TEST_CASE("ConnectorConfig: exactly-once source settings", "[connector_config]")
   CHECK_FALSE(parse(src, in).offsets_topic);
 }
 
-TEST_CASE("ConnectorConfig: one secret predicate; secret and provider-resolved values are hidden",
+TEST_CASE("ConnectorConfig: one secret predicate, secret and provider-resolved values are hidden",
           "[connector_config][secrets]") {
   ConfigMap raw = sink({{"producer.override.sasl.jaas.config", "${file:/s:jaas}"},
                         {"db.password", "hunter2-long"},
