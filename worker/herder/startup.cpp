@@ -3,6 +3,26 @@
 
 namespace kc::herder {
 
+namespace {
+
+/// The options of the offsets or status store: its topic, partitions and
+/// replication factor, the worker's client properties, client id
+/// "<group.id><suffix>" and the startup timeout (ms) for its first read.
+template <class Options>
+Options store_options(const storage::ClientProps& client, const std::string& topic, int partitions,
+                      int replication_factor, const char* client_id_suffix, const HerderConfig& cfg) {
+  Options o;
+  o.client = client;
+  o.topic = topic;
+  o.partitions = partitions;
+  o.replication_factor = replication_factor;
+  o.client_id = cfg.group_id + client_id_suffix;
+  o.timeout_ms = cfg.startup_timeout_ms;
+  return o;
+}
+
+}  // namespace
+
 Status DistributedHerder::Impl::open_stores() {
   storage::ClientProps client = cfg.client_props;
   client["bootstrap.servers"] = cfg.bootstrap_servers;
@@ -24,25 +44,13 @@ Status DistributedHerder::Impl::open_stores() {
   if (!cs) return Error{"config.storage.topic", cfg.config_topic + ": " + cs.error().to_string()};
   config_store = std::move(cs.value());
 
-  storage::OffsetBackingStore::Options oo;
-  oo.client = client;
-  oo.topic = cfg.offset_topic;
-  oo.partitions = cfg.offset_partitions;
-  oo.replication_factor = cfg.offset_replication_factor;
-  oo.client_id = cfg.group_id + "-offsets";
-  oo.timeout_ms = cfg.startup_timeout_ms;
-  auto os = storage::OffsetBackingStore::open(oo);
+  auto os = storage::OffsetBackingStore::open(store_options<storage::OffsetBackingStore::Options>(
+      client, cfg.offset_topic, cfg.offset_partitions, cfg.offset_replication_factor, "-offsets", cfg));
   if (!os) return Error{"offset.storage.topic", cfg.offset_topic + ": " + os.error().to_string()};
   offset_store = std::move(os.value());
 
-  storage::StatusBackingStore::Options so;
-  so.client = client;
-  so.topic = cfg.status_topic;
-  so.partitions = cfg.status_partitions;
-  so.replication_factor = cfg.status_replication_factor;
-  so.client_id = cfg.group_id + "-statuses";
-  so.timeout_ms = cfg.startup_timeout_ms;
-  auto ss = storage::StatusBackingStore::open(so);
+  auto ss = storage::StatusBackingStore::open(store_options<storage::StatusBackingStore::Options>(
+      client, cfg.status_topic, cfg.status_partitions, cfg.status_replication_factor, "-statuses", cfg));
   if (!ss) return Error{"status.storage.topic", cfg.status_topic + ": " + ss.error().to_string()};
   status_store = std::move(ss.value());
   return ok_status();
