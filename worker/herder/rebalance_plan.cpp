@@ -206,6 +206,31 @@ std::string to_string(const HandOverMoves& m) {
   return s;
 }
 
+// ------------------------------------------------------------------ the leader's round
+
+assignor::ConfigSnapshot assignor_snapshot(const ClusterConfigState& snap) {
+  assignor::ConfigSnapshot cs;
+  cs.offset = snap.offset;
+  for (const auto& name : snap.connectors()) {
+    auto tc = snap.task_counts.find(name);
+    cs.connectors[name] = (tc == snap.task_counts.end() || snap.inconsistent.count(name)) ? 0 : tc->second;
+  }
+  return cs;
+}
+
+HandOverMoves plan_leader_round(bool hand_over_enabled, const assignor::LeaderState& state,
+                                const std::vector<assignor::MemberReport>& reports,
+                                const assignor::ConfigSnapshot& cs, const assignor::RoundContext& ctx,
+                                int32_t scheduled_rebalance_max_delay_ms,
+                                const std::map<ConnectorTaskId, StatusValue>& task_statuses) {
+  assignor::AssignmentResult res =
+      ctx.protocol == connect::ConnectProtocol::Eager
+          ? assignor::EagerAssignor{}.assign(state, reports, cs, ctx)
+          : assignor::IncrementalCooperativeAssignor{scheduled_rebalance_max_delay_ms}.assign(state, reports, cs, ctx);
+  return plan_hand_over_moves(hand_over_enabled, std::move(res), reports, cs, ctx, scheduled_rebalance_max_delay_ms,
+                              task_statuses);
+}
+
 // ------------------------------------------------------------------ task configs (leader)
 
 GenerationVerdict decide_task_config_generation(GenerationTrigger trigger, const GenerationFacts& f) {

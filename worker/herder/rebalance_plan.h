@@ -188,6 +188,25 @@ HandOverMoves plan_hand_over_moves(bool enabled, assignor::AssignmentResult res,
 /// "move [c-1 -> m2]" per new owner, or "no moves".
 std::string to_string(const HandOverMoves& m);
 
+// ------------------------------------------------------------------ the leader's round
+
+/// The assignor's view of a config snapshot: every connector with the count
+/// of its committed task configs (0 when none are committed or they are
+/// inconsistent), at the snapshot's offset.
+assignor::ConfigSnapshot assignor_snapshot(const ClusterConfigState& snap);
+
+/// The leader's whole round (Connect's performAssignment) as one pure step:
+/// the assignor of `ctx.protocol` (EagerAssignor for eager, else the
+/// IncrementalCooperativeAssignor with `scheduled_rebalance_max_delay_ms`)
+/// from `state`, then plan_hand_over_moves. The herder runs it on its pool,
+/// never on the io thread (it can take tens of ms at 1k workers); the
+/// result's state is what the leader keeps for its next round.
+HandOverMoves plan_leader_round(bool hand_over_enabled, const assignor::LeaderState& state,
+                                const std::vector<assignor::MemberReport>& reports,
+                                const assignor::ConfigSnapshot& cs, const assignor::RoundContext& ctx,
+                                int32_t scheduled_rebalance_max_delay_ms,
+                                const std::map<ConnectorTaskId, StatusValue>& task_statuses);
+
 // ------------------------------------------------------------------ task configs (leader)
 
 /// A failed task-config generation of a connector: the stored config it

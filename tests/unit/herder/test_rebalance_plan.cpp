@@ -346,6 +346,46 @@ TEST_CASE("reconcile plan: hand-over moves", "[herder][reconciler]") {
   }
 }
 
+// ------------------------------------------------------------------ the leader's round
+
+TEST_CASE("reconcile plan: the leader's round", "[herder][reconciler]") {
+  SECTION("assignor snapshot: committed task counts, 0 for none or inconsistent") {
+    ClusterConfigState snap;
+    snap.offset = 42;
+    snap.connector_configs = {{"a", {}}, {"b", {}}, {"c", {}}};
+    snap.task_counts = {{"a", 3}, {"c", 5}, {"gone", 2}};
+    snap.inconsistent = {"c"};
+    const auto cs = assignor_snapshot(snap);
+    CHECK(cs.offset == 42);
+    CHECK(cs.connectors == std::map<std::string, int32_t>{{"a", 3}, {"b", 0}, {"c", 0}});
+  }
+  const Round round = join_round();
+  SECTION("cooperative: the assignor's round plus the hand-over moves, in one step") {
+    const auto m = plan_leader_round(true, round.state, round.reports, round.cs, round.ctx, 300000, running_on_w1());
+    const auto two_steps =
+        plan_hand_over_moves(true, assign(round), round.reports, round.cs, round.ctx, 300000, running_on_w1());
+    REQUIRE(m.moved.size() == 2);
+    CHECK(m.moved == two_steps.moved);
+    CHECK(m.marks == two_steps.marks);
+    CHECK(m.result.state == two_steps.result.state);
+    for (size_t i = 0; i < m.result.assignments.size(); ++i)
+      CHECK(m.result.assignments[i].assignment == two_steps.result.assignments[i].assignment);
+  }
+  SECTION("eager: the full set dealt round robin, no moves, the state kept") {
+    auto ctx = round.ctx;
+    ctx.protocol = ConnectProtocol::Eager;
+    const auto m = plan_leader_round(true, round.state, round.reports, round.cs, ctx, 300000, running_on_w1());
+    CHECK(m.moved.empty());
+    CHECK(m.marks.empty());
+    CHECK(m.result.state == round.state);
+    REQUIRE(m.result.assignments.size() == 2);
+    CHECK(m.result.assignments[0].assignment.version == 0);
+    CHECK(m.result.assignments[0].assignment.tasks == std::vector<ConnectorTaskId>{{"c", 1}, {"c", 3}});
+    CHECK(m.result.assignments[1].assignment.tasks == std::vector<ConnectorTaskId>{{"c", 0}, {"c", 2}});
+    CHECK(m.result.assignments[0].assignment.revoked_tasks.empty());
+  }
+}
+
 // ------------------------------------------------------------------ task configs (leader)
 
 TEST_CASE("reconcile plan: task-config generation triggers", "[herder][reconciler]") {
