@@ -25,7 +25,7 @@ TEST_CASE("wait_for_stop: a stop requested during a 30 s wait ends it, without w
   CHECK(waited < 30s);  // bounded by the stop, not the duration
 }
 
-TEST_CASE("wait_for_stop: a stop requested before returns at once; without a stop the full time passes",
+TEST_CASE("wait_for_stop: a stop requested before returns at once, without a stop the full time passes",
           "[common][stop]") {
   std::stop_source stop;
   stop.request_stop();
