@@ -2,6 +2,8 @@
 // and the transactional leader's config-topic write privileges.
 #include "worker/herder/herder_impl.h"
 
+#include "common/stop_wait.h"
+
 namespace kc::herder {
 
 bool DistributedHerder::Impl::is_source(const ConfigMap& conf) const {
@@ -19,10 +21,10 @@ runtime::ExactlyOnceTaskChecks DistributedHerder::Impl::exactly_once_checks(
   const auto g = snap.task_config_generations.find(t.connector);
   const int32_t generation = g == snap.task_config_generations.end() ? 0 : g->second;
   std::weak_ptr<Impl> w = weak_from_this();
-  checks.before_producer = [w, t](const std::atomic<bool>& stop_requested) -> Status {
+  checks.before_producer = [w, t](std::stop_token stop) -> Status {
     auto s = w.lock();
     if (!s) return Error{"fence", "the worker is stopping"};
-    return s->await_fencing(t, stop_requested);
+    return s->await_fencing(t, std::move(stop));
   };
   // Connect's verifyTaskGenerationAndOwnership, after init_transactions.
   checks.after_producer = [w, t, generation]() -> Status {
@@ -44,45 +46,51 @@ runtime::ExactlyOnceTaskChecks DistributedHerder::Impl::exactly_once_checks(
   return checks;
 }
 
-Status DistributedHerder::Impl::await_fencing(const ConnectorTaskId& t, const std::atomic<bool>& stop_requested) {
+Status DistributedHerder::Impl::await_fencing(const ConnectorTaskId& t, std::stop_token stop) {
   const int64_t start = mono_ms();
   std::string last;
-  // Waits up to `ms`, in short steps; false once the task or the worker stops.
-  auto pause = [&](int64_t ms) {
-    for (const int64_t until = mono_ms() + ms; mono_ms() < until;) {
-      if (stopping || stop_requested.load()) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return !stopping && !stop_requested.load();
-  };
+  // The waits below end on the task's stop. A herder stop sets `stopping`
+  // and then stops every task (shutdown: worker->stop_all), so it ends
+  // them too; `stopping` is checked after each wait.
+  const auto stopped = [&] { return stopping || stop.stop_requested(); };
+  const Error stopping_error{"fence", "the task or the worker is stopping"};
   for (int attempt = 0; mono_ms() - start < 60000; ++attempt) {
-    if (!pause(attempt > 0 ? std::min(250 << std::min(attempt, 4), 4000) : 0))
-      return Error{"fence", "the task or the worker is stopping"};
+    const int backoff_ms = attempt > 0 ? std::min(250 << std::min(attempt, 4), 4000) : 0;
+    if (stopped() || wait_for_stop(stop, std::chrono::milliseconds(backoff_ms)) || stopped()) return stopping_error;
+    /// The io thread's answer: local (leader) or whom to forward to (status 0).
     struct Answer {
-      std::promise<std::pair<int, std::string>> done;  ///< local answer (leader), status 0 = forward
-      std::string leader_url;
+      std::mutex mu;
+      std::condition_variable_any cv;
+      std::optional<std::pair<int, std::string>> done;  ///< guarded by mu
+      std::string leader_url;                           ///< written before `done`
       std::vector<std::pair<std::string, std::string>> headers;
+      void set(int status, std::string why) {
+        {
+          std::lock_guard lk(mu);
+          done.emplace(status, std::move(why));
+        }
+        cv.notify_all();
+      }
     };
     auto a = std::make_shared<Answer>();
-    auto fut = a->done.get_future();
     asio::post(io, [w = weak_from_this(), a, c = t.connector] {
       auto s = w.lock();
-      if (!s) return a->done.set_value({503, "the worker is stopping"});
+      if (!s) return a->set(503, "the worker is stopping");
       if (s->io_is_leader)
-        return s->io_fence(c, [a](int status, std::string why) { a->done.set_value({status, std::move(why)}); });
-      if (s->io_leader_url.empty()) return a->done.set_value({503, "no leader is known yet"});
+        return s->io_fence(c, [a](int status, std::string why) { a->set(status, std::move(why)); });
+      if (s->io_leader_url.empty()) return a->set(503, "no leader is known yet");
       a->leader_url = s->io_leader_url;
       a->headers = s->io_signature_headers("");
-      a->done.set_value({0, ""});
+      a->set(0, "");
     });
     // The leader's own fencing may take a while (one init_transactions
-    // per older task); a stop ends the wait.
-    const int64_t asked = mono_ms();
-    while (fut.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) {
-      if (stopping || stop_requested.load()) return Error{"fence", "the task or the worker is stopping"};
-      if (mono_ms() - asked > cfg.worker_sync_timeout_ms * 3 + 65000) return Error{"fence", "no answer from the herder"};
-    }
-    auto [status, why] = fut.get();
+    // per older task); the answer or a stop ends the wait.
+    const auto no_answer_after = std::chrono::milliseconds(cfg.worker_sync_timeout_ms * 3 + 65000);
+    std::unique_lock lk(a->mu);
+    if (!a->cv.wait_for(lk, stop, no_answer_after, [&] { return a->done.has_value(); }))
+      return stopped() ? stopping_error : Error{"fence", "no answer from the herder"};
+    auto [status, why] = *a->done;
+    lk.unlock();
     if (status == 0) {
       spdlog::info("task {} asks the leader {} to fence out older tasks of {}", t.to_string(), a->leader_url,
                    t.connector);

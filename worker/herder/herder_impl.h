@@ -564,8 +564,9 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   /// older generations of `t`'s connector, and waits for the answer. A
   /// follower retries refused or failed forwards (a new leader, a key not
   /// read yet or rotated: Connect's isPossibleExpiredKeyException) with
-  /// backoff for up to a minute. Blocking.
-  Status await_fencing(const ConnectorTaskId& t, const std::atomic<bool>& stop_requested);
+  /// backoff for up to a minute. Blocking; a stop requested on `stop` (the
+  /// task's) ends its waits at once.
+  Status await_fencing(const ConnectorTaskId& t, std::stop_token stop);
 
   /// Leader side: fences `c` unless already done for its latest task
   /// configs, then done(204, "") or done(status, why): 409 not the leader,

@@ -56,6 +56,7 @@ class FileSourceTask : public kp::SourceTask {
       if (!fp_ || std::fseek(fp_, static_cast<long>(position_), SEEK_SET) != 0) {
         if (fp_) std::fclose(fp_);
         fp_ = nullptr;
+        // Stays a short nap: stop() runs on this thread after poll() returns (README "Waits").
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
         return;
       }
@@ -75,6 +76,7 @@ class FileSourceTask : public kp::SourceTask {
       }
       emitted = take_lines(out, emitted);
     }
+    // Stays a short nap: no file-growth event is watched, and stop() cannot interrupt poll() (README "Waits").
     if (emitted == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 

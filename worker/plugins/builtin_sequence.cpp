@@ -45,6 +45,7 @@ class SequenceTask : public kp::SourceTask {
   void poll(kp::SourceRecords& out) override {
     constexpr int64_t kMaxBatch = 1000;
     if (max_records_ >= 0 && next_ >= max_records_) {  // all emitted: idle, quietly
+      // Stays a short nap: stop() runs on this thread after poll() returns (README "Waits").
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       return;
     }
@@ -55,6 +56,7 @@ class SequenceTask : public kp::SourceTask {
       n = std::min(kMaxBatch, due - emitted_);
       if (n <= 0) {
         auto wait = std::chrono::duration<double>(1.0 / throughput_);
+        // Stays a short nap (at most 100 ms): nothing can end it early (README "Waits").
         std::this_thread::sleep_for(std::min<std::chrono::duration<double>>(wait, std::chrono::milliseconds(100)));
         return;
       }

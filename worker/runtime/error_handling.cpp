@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <thread>
 
 #include <spdlog/spdlog.h>
 
+#include "common/stop_wait.h"
 #include "common/strings.h"
 #include "worker/connectors/config_def.h"
 #include "worker/metrics/worker_metrics.h"
@@ -77,12 +77,12 @@ Result<ErrorHandlingConfig> ErrorHandlingConfig::parse(const connectors::ConfigM
 }
 
 ErrorHandler::ErrorHandler(ErrorHandlingConfig config, connect::ConnectorTaskId id,
-                           std::shared_ptr<metrics::TaskMetrics> metrics, const std::atomic<bool>* stop_requested,
+                           std::shared_ptr<metrics::TaskMetrics> metrics, std::stop_token stop,
                            DlqSend dlq)
     : config_(std::move(config)),
       id_(std::move(id)),
       metrics_(std::move(metrics)),
-      stop_requested_(stop_requested),
+      stop_(std::move(stop)),
       dlq_(std::move(dlq)) {}
 
 void ErrorHandler::retry_or_fail(StageFailure failure, const ConsumedRecord* consumed,
@@ -94,10 +94,10 @@ void ErrorHandler::retry_or_fail(StageFailure failure, const ConsumedRecord* con
     if (metrics_) metrics_->error_failure();
     const auto elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
     const bool time_left = config_.retry_timeout_ms < 0 || elapsed_ms + delay_ms <= config_.retry_timeout_ms;
-    const bool stopping = stop_requested_ && stop_requested_->load();
-    if (!failure.retriable || !time_left || stopping) break;
+    if (!failure.retriable || !time_left || stop_.stop_requested()) break;
     if (metrics_) metrics_->error_retry();
-    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    // A stop ends the backoff at once: the record fails with the last failure.
+    if (wait_for_stop(stop_, std::chrono::milliseconds(delay_ms))) break;
     delay_ms = std::min(delay_ms * 2, config_.retry_delay_max_ms);
     auto next = attempt();
     if (!next) return;

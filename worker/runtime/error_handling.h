@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <utility>
 #include <vector>
@@ -123,11 +124,12 @@ class ErrorHandler {
                                      std::vector<std::pair<std::string, std::optional<std::string>>> extra_headers,
                                      std::function<void()> on_failed)>;
 
-  /// `metrics` may be null; `stop_requested` (may be null) ends retries
-  /// early when the task is stopping; `dlq` is required when the config
-  /// names a DLQ topic.
+  /// `metrics` may be null; `stop` (the task's stop token; a default token
+  /// never stops) ends retries when the task is stopping, also in the
+  /// middle of a backoff wait (as Connect's backoff, which a stop wakes);
+  /// `dlq` is required when the config names a DLQ topic.
   ErrorHandler(ErrorHandlingConfig config, connect::ConnectorTaskId id, std::shared_ptr<metrics::TaskMetrics> metrics,
-               const std::atomic<bool>* stop_requested, DlqSend dlq = {});
+               std::stop_token stop, DlqSend dlq = {});
 
   /// Runs `op` (returning Result<T>) for one record at `stage`. `op`
   /// returns the result or an Error (a DataException: never retried) and
@@ -187,7 +189,7 @@ class ErrorHandler {
   ErrorHandlingConfig config_;
   connect::ConnectorTaskId id_;
   std::shared_ptr<metrics::TaskMetrics> metrics_;
-  const std::atomic<bool>* stop_requested_;
+  std::stop_token stop_;
   DlqSend dlq_;
 };
 

@@ -249,7 +249,7 @@ void ExactlyOnceSourceLoop::start() {
   // Zombie fencing first (Connect's preProducerCheck): no producer of this
   // task's generation may start before the older generation is fenced out.
   if (env_.eos_checks.before_producer)
-    if (auto st = env_.eos_checks.before_producer(r_.stop_requested); !st)
+    if (auto st = env_.eos_checks.before_producer(r_.stop.get_token()); !st)
       throw connectors::ConnectError("zombie fencing for connector " + id_.connector +
                                      " failed, so the task cannot start: " + st.error().to_string());
   storage::OffsetBackingStore* offsets = open_offsets_store();

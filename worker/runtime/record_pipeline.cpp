@@ -144,7 +144,7 @@ bool RecordPipeline::from_consumer(const rd_kafka_message_t* m, const std::strin
 
 Result<std::unique_ptr<RecordPipeline>> make_record_pipeline(
     const ConnectorConfig& config, const connect::ConnectorTaskId& id, std::shared_ptr<metrics::TaskMetrics> metrics,
-    const std::atomic<bool>* stop_requested, ErrorHandler::DlqSend dlq,
+    std::stop_token stop, ErrorHandler::DlqSend dlq,
     const std::function<Result<std::unique_ptr<RecordTransforms>>(const connectors::ConfigMap&)>& make_transforms) {
   RecordPipelineParts parts;
   auto named = [](const std::string& key, Error e) {
@@ -177,7 +177,7 @@ Result<std::unique_ptr<RecordPipeline>> make_record_pipeline(
     parts.transforms = std::move(t).value();
   }
   if (config.errors_error) return *config.errors_error;
-  parts.errors = std::make_unique<ErrorHandler>(config.errors, id, std::move(metrics), stop_requested,
+  parts.errors = std::make_unique<ErrorHandler>(config.errors, id, std::move(metrics), std::move(stop),
                                                 std::move(dlq));
   return std::make_unique<RecordPipeline>(std::move(parts));
 }

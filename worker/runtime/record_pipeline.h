@@ -12,6 +12,7 @@
 
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -94,11 +95,12 @@ class RecordPipeline {
 /// `errors.*` settings (`config.errors`, or `config.errors_error`), and the
 /// chain `make_transforms` (may be empty) builds from
 /// `config.transform_chain` (not called when that is empty). `dlq` sends
-/// to the dead letter queue (sinks with errors.deadletterqueue.topic.name).
+/// to the dead letter queue (sinks with errors.deadletterqueue.topic.name);
+/// `stop` is the task's stop token (ends retry backoffs).
 /// Errors name the config key ("value.converter: Class X could not be found.").
 Result<std::unique_ptr<RecordPipeline>> make_record_pipeline(
     const ConnectorConfig& config, const connect::ConnectorTaskId& id, std::shared_ptr<metrics::TaskMetrics> metrics,
-    const std::atomic<bool>* stop_requested, ErrorHandler::DlqSend dlq,
+    std::stop_token stop, ErrorHandler::DlqSend dlq,
     const std::function<Result<std::unique_ptr<RecordTransforms>>(const connectors::ConfigMap&)>& make_transforms);
 
 }  // namespace kc::runtime

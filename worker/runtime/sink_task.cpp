@@ -362,9 +362,10 @@ bool SinkTaskLoop::put_batch() {
       spdlog::warn("{}: put() failed with a retriable error, retrying in {} ms: {}", id_.to_string(), backoff_ms,
                    secrets::scrub(e.what(), env_.secret_values));
       if (auto* tm = live_metrics(env_, r_)) tm->error_retry();
-      std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
+      // A stop (a cut-off requests one too) ends the backoff at once.
+      if (wait_for_stop(r_.stop.get_token(), std::chrono::milliseconds(backoff_ms)) || r_.cancelled.load())
+        return false;
       backoff_ms = std::min<int64_t>(backoff_ms * 2, 10000);
-      if (r_.stop_requested.load() || r_.cancelled.load()) return false;
     }
   }
 }

@@ -11,7 +11,8 @@ namespace kc::runtime {
 
 std::optional<std::vector<connectors::SourceRecord>> SourceTaskLoop::poll_records(bool paused) {
   if (paused) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    // A stop ends the nap at once; a resume is seen after it (at most 100 ms).
+    wait_for_stop(r_.stop.get_token(), std::chrono::milliseconds(100));
     return std::vector<connectors::SourceRecord>{};
   }
   auto records = watched_task_call(env_, r_, "poll", [&] { return task_->poll(); });
@@ -298,13 +299,13 @@ void AtLeastOnceSourceLoop::send_records(std::vector<connectors::SourceRecord>& 
     InFlightBatch& batch;
     const size_t total;
     const size_t& sent;
-    std::atomic<bool>* sending;  ///< cleared when the sends are over (shared producer only)
+    TaskRunner* sending;  ///< its `sending` cleared when the sends are over (shared producer only)
     ~Seal() {
-      if (sending) sending->store(false);
+      if (sending) sending->end_send();
       batch.sealed = true;
       batch.count_down(static_cast<int64_t>(total - sent));
     }
-  } seal{batch, records.size(), sent, shared_ ? &r_.sending : nullptr};
+  } seal{batch, records.size(), sent, shared_ ? &r_ : nullptr};
   for (size_t i = 0; i < records.size(); ++i) {
     auto& rec = records[i];
     // Transformed and converted; false = dropped by a transform or
@@ -339,7 +340,7 @@ bool AtLeastOnceSourceLoop::send_one(InFlightBatch& batch, rd_kafka_topic_t* rkt
                                  converted_.headers.empty() ? nullptr : &converted_.headers);
   if (!st) throw connectors::ConnectError(st.error().to_string());
   ++sent;  // queued: its report will come, even if it is purged
-  if (shared_) r_.sending.store(false);
+  if (shared_) r_.end_send();
   // Own producer: cut_off() sets `cancelled` before it purges. If it is
   // not set yet, the purge comes after this send and removes the record
   // if it is still queued; if it is set, the purge may have run before

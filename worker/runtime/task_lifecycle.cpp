@@ -12,7 +12,7 @@ using connectors::ConnectorType;
 
 Result<std::unique_ptr<RecordPipeline>> Worker::make_task_pipeline(const ConnectorTaskId& id,
                                                                     const ConnectorConfig& config,
-                                                                    const std::atomic<bool>& stop_requested) const {
+                                                                    std::stop_token stop) const {
   // The dead letter queue's producer and topic are made on the first
   // record that needs them, on the task's thread.
   ErrorHandler::DlqSend dlq;
@@ -59,7 +59,7 @@ Result<std::unique_ptr<RecordPipeline>> Worker::make_task_pipeline(const Connect
       return st.ok();
     };
   }
-  return make_record_pipeline(config, id, nullptr, &stop_requested, std::move(dlq), make_record_transforms);
+  return make_record_pipeline(config, id, nullptr, std::move(stop), std::move(dlq), make_record_transforms);
 }
 
 Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_config_in,
@@ -104,7 +104,7 @@ Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_
   env.producers_created = &producers_created_;
   env.watchdog = &watchdog_;
   auto runner = std::make_shared<TaskRunner>();
-  auto pipeline = make_task_pipeline(id, *config, runner->stop_requested);
+  auto pipeline = make_task_pipeline(id, *config, runner->stop.get_token());
   if (!pipeline) return early_fail(pipeline.error());
   env.pipeline = std::move(pipeline).value();
 
@@ -156,7 +156,7 @@ Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_
 void Worker::request_stop_task(const ConnectorTaskId& id) {
   std::lock_guard lk(mu_);
   auto it = tasks_.find(id);
-  if (it != tasks_.end()) it->second->stop_requested.store(true);
+  if (it != tasks_.end()) it->second->stop.request_stop();
 }
 
 bool Worker::await_task_stopped(const ConnectorTaskId& id, int timeout_ms) {

@@ -61,7 +61,7 @@ void TaskLoop::run() {
     start();
     report_task(env_, r_, r_.paused.load() ? StatusState::Paused : StatusState::Running);
     bool was_paused = reapply_pause_ ? false : r_.paused.load();
-    while (!r_.stop_requested.load()) {
+    while (!r_.stop.stop_requested()) {
       const bool paused = r_.paused.load();
       if (paused != was_paused) {
         target_state_changed(paused);

@@ -49,6 +49,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
@@ -192,9 +193,9 @@ struct ExactlyOnceTaskChecks {
   /// Before the producer exists: the previous generation of the connector's
   /// tasks is fenced out and the task-count record written (zombie fencing,
   /// done or forwarded to the leader). It returns early, with an error,
-  /// once `stop_requested` (the task's stop flag) is set. Empty = nothing
-  /// to wait for.
-  std::function<Status(const std::atomic<bool>& stop_requested)> before_producer;
+  /// once a stop is requested on `stop` (the task's stop token; its waits
+  /// end on the request). Empty = nothing to wait for.
+  std::function<Status(std::stop_token stop)> before_producer;
   /// After init_transactions: the connector's task configs are still those
   /// this task was started with and the task is still assigned here.
   /// Empty = no check.
@@ -371,7 +372,7 @@ class Worker {
   /// The task's converters, transforms and error handling from its
   /// connector's typed config (see make_record_pipeline).
   Result<std::unique_ptr<RecordPipeline>> make_task_pipeline(const ConnectorTaskId& id, const ConnectorConfig& config,
-                                                             const std::atomic<bool>& stop_requested) const;
+                                                             std::stop_token stop) const;
 
   WorkerOptions options_;
   /// Deadlines of plugin calls (connector.call.timeout.ms); outlives every

@@ -7,12 +7,14 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <utility>
 
 #include <spdlog/spdlog.h>
 
+#include "common/stop_wait.h"
 #include "worker/runtime/worker.h"
 
 namespace kc::runtime {
@@ -83,7 +85,10 @@ struct RunnerThread {
 /// Shared state of one task thread.
 struct TaskRunner : RunnerThread {
   ConnectorTaskId id;
-  std::atomic<bool> stop_requested{false};
+  /// The task's stop request. Its token wakes every wait of the task
+  /// thread at once (retry backoffs, the paused nap, zombie fencing), so a
+  /// stop never waits out a sleep.
+  std::stop_source stop;
   /// The task missed its graceful stop: it is forgotten by the Worker and cut
   /// off from Kafka; whatever it does later is discarded (no status, no
   /// metrics, no produce, no offset commit).
@@ -111,15 +116,23 @@ struct TaskRunner : RunnerThread {
   /// cut-off stores `cancelled` and then waits while this is set (both
   /// seq_cst, so one of them sees the other): once it returns, the task
   /// sends nothing more. The shared producer cannot be purged for one task.
+  /// The task thread clears it with end_send(), which wakes that wait.
   std::atomic<bool> sending{false};
+
+  /// The task thread handed its record to the shared producer: clears
+  /// `sending` and wakes a cut-off waiting in cancel_sends().
+  void end_send() {
+    sending.store(false);
+    sending.notify_all();
+  }
 
   /// Marks the task stopping and cancelled, and waits until it is not in
   /// the middle of handing records to a shared producer (at most one
   /// send_view, which waits at most 5 s while librdkafka's queue is full).
   void cancel_sends() {
-    stop_requested.store(true);
+    stop.request_stop();
     cancelled.store(true);
-    while (sending.load()) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    sending.wait(true);  // atomic wait: end_send() wakes it
   }
 
   /// Cuts the task off from Kafka (Connect's KAFKA-15826 fix): marks it

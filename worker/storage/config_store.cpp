@@ -273,7 +273,10 @@ Status ConfigBackingStore::claim_write_privileges(int timeout_ms) {
     return Error{"", "Failed to create and initialize fencable producer for config topic: transactional id " +
                          options_.transactional_id + ": " + e->to_string("init_transactions")};
   txn_ = std::move(p).value();
-  ++stats_.claims;
+  update_stats([](WriterStats& s) {
+    ++s.claims;
+    s.write_privileges = true;
+  });
   spdlog::info("claimed write privileges for config topic {} (transactional id {})", options_.topic,
                options_.transactional_id);
   return ok_status();
@@ -293,13 +296,13 @@ void ConfigBackingStore::release_write_privileges() {
   std::lock_guard lk(txn_mu_);
   if (txn_) spdlog::info("released write privileges for config topic {}", options_.topic);
   close_now(std::move(txn_));
+  update_stats([](WriterStats& s) { s.write_privileges = false; });
 }
 
 ConfigBackingStore::WriterStats ConfigBackingStore::writer_stats() const {
-  std::lock_guard lk(txn_mu_);
+  std::lock_guard lk(stats_mu_);
   WriterStats out = stats_;
   out.transactional = !options_.transactional_id.empty();
-  out.write_privileges = txn_ != nullptr;
   return out;
 }
 
@@ -329,10 +332,13 @@ Status ConfigBackingStore::write_privileged(const Records& records, int timeout_
   }
   txn_->producer().serve_deliveries();
   if (failure.empty()) {
-    ++stats_.transactions;
+    update_stats([](WriterStats& s) { ++s.transactions; });
     return ok_status();
   }
-  ++stats_.failed_writes;
+  update_stats([](WriterStats& s) {
+    ++s.failed_writes;
+    s.write_privileges = false;
+  });
   spdlog::warn("Failed to perform fencable send to config topic {}: {}; write privileges released", options_.topic,
                failure);
   close_now(std::move(txn_));

@@ -205,7 +205,8 @@ class ConfigBackingStore {
   /// claim_write_privileges succeeds again. Blocking (producer close).
   void release_write_privileges();
 
-  /// The writer's counters. Non-blocking.
+  /// The writer's counters. Non-blocking: never waits for a claim or a
+  /// transaction under way (they hold txn_mu_ across their broker I/O).
   WriterStats writer_stats() const;
 
   /// Writes `target-state-<name>` and reads to the end. Not a privileged
@@ -238,10 +239,20 @@ class ConfigBackingStore {
   Options options_;
   UpdateListener listener_;
   std::unique_ptr<Producer> producer_;
-  /// Serialises the fencable producer's claim, release and transactions.
-  mutable std::mutex txn_mu_;
+  /// Serialises the fencable producer's claim, release and transactions
+  /// (held across their broker I/O: they share the one producer).
+  std::mutex txn_mu_;
   std::unique_ptr<TransactionalProducer> txn_;  ///< guarded by txn_mu_; null = no write privileges
-  WriterStats stats_;                           ///< guarded by txn_mu_
+  /// Guards stats_ only, never held across I/O, so writer_stats() does not
+  /// wait behind txn_mu_. Taken after txn_mu_ when both are held.
+  mutable std::mutex stats_mu_;
+  WriterStats stats_;  ///< guarded by stats_mu_; write_privileges mirrors txn_ != nullptr
+  /// Updates stats_ under stats_mu_.
+  template <typename F>
+  void update_stats(F&& f) {
+    std::lock_guard lk(stats_mu_);
+    f(stats_);
+  }
   std::mutex read_mu_;  ///< serialises reader_ use and state building
   std::unique_ptr<TopicReader> reader_;
   // Built state (guarded by read_mu_), published to snapshot_ under snap_mu_.

@@ -154,7 +154,8 @@ Status Producer::send(const std::string& topic, const std::optional<std::string>
         RD_KAFKA_V_TIMESTAMP(timestamp_ms), RD_KAFKA_V_OPAQUE(static_cast<Delivery*>(opaque)));
     if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return ok_status();
     if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL && attempt < 500) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));  // the poll thread drains the queue
+      // Stays a sleep: librdkafka signals no "queue has room"; the poll thread drains it.
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
       continue;
     }
     opaque->discard();
@@ -187,7 +188,7 @@ Status Producer::send_view(rd_kafka_topic_t* topic, std::optional<std::string_vi
       // by this thread (Caller) or by the poll thread, which alone runs the
       // Deliveries of a shared producer.
       if (deliveries_ == Deliveries::Caller) rd_kafka_poll(rk_.get(), 1);
-      else std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      else std::this_thread::sleep_for(std::chrono::milliseconds(1));  // no "queue has room" event to wait on
       continue;
     }
     return kafka_error(std::string("produce ") + rd_kafka_topic_name(topic), err);
@@ -302,6 +303,7 @@ Result<int> ensure_topic(rd_kafka_t* handle, const TopicSpec& spec, int timeout_
     auto count = topic_partition_count(rk->get(), spec.name, std::max(1, remaining_ms(deadline)));
     if (count && *count) return **count;
     if (remaining_ms(deadline) == 0) return Error{spec.name, "created but not visible in metadata in time"};
+    // Stays a sleep: no event tells when a new topic reaches the metadata.
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
 }

@@ -16,6 +16,9 @@
 #include <set>
 #include <thread>
 
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>  // must follow rdkafka.h
+
 #include "worker/runtime/worker.h"
 #include "worker/storage/config_store.h"
 #include "worker/storage/mock_cluster.h"
@@ -313,6 +316,37 @@ TEST_CASE("config topic with more than one partition is refused", "[storage][con
   auto store = ConfigBackingStore::open(opts);
   REQUIRE_FALSE(store);
   CHECK(store.error().message.find("exactly 1") != std::string::npos);
+}
+
+TEST_CASE("config store: writer_stats does not wait for a claim of write privileges in broker I/O",
+          "[storage][config][stop]") {
+  // The claim holds txn_mu_ across init_transactions; the counters have
+  // their own lock, so a reader is not held up by the claim's broker I/O.
+  auto m = start_cluster();
+  REQUIRE(m->create_topic("txn-configs", 1));
+  ConfigBackingStore::Options opts;
+  opts.client = m->client_props();
+  opts.topic = "txn-configs";
+  opts.replication_factor = 1;
+  opts.timeout_ms = 15000;
+  opts.transactional_id = config_topic_transactional_id("g1");
+  auto store = ConfigBackingStore::open(opts);
+  REQUIRE(store);
+  // Every broker round trip takes 3 s: the claim is in broker I/O for seconds.
+  rd_kafka_mock_broker_set_rtt(m->handle(), 1, 3000);
+  std::atomic<bool> claim_done{false};
+  std::thread claimer([&] {
+    (void)(*store)->claim_write_privileges(60000);
+    claim_done = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the claim is under way
+  const auto stats = (*store)->writer_stats();
+  CHECK_FALSE(claim_done.load());  // answered while the claim still waits for the broker
+  CHECK(stats.transactional);
+  CHECK_FALSE(stats.write_privileges);
+  rd_kafka_mock_broker_set_rtt(m->handle(), 1, 0);
+  claimer.join();
+  CHECK((*store)->writer_stats().write_privileges);
 }
 
 TEST_CASE("missing topic on a broker without CreateTopics gives a clear error", "[storage]") {

@@ -7,11 +7,13 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
@@ -112,7 +114,7 @@ TEST_CASE("a retriable failure is retried within errors.retry.timeout, others ar
   c.tolerate_all = true;
   c.retry_timeout_ms = 2000;
   c.retry_delay_max_ms = 300;
-  kc::runtime::ErrorHandler h(c, ConnectorTaskId{"snk", 0}, nullptr, nullptr);
+  kc::runtime::ErrorHandler h(c, ConnectorTaskId{"snk", 0}, nullptr, {});
   int calls = 0;
   auto r = h.execute<int>(kc::runtime::Stage::TRANSFORMATION, "x.Retrying", [&]() -> kc::Result<int> {
     if (++calls < 3) throw kconn::RetriableError("not yet");
@@ -129,10 +131,41 @@ TEST_CASE("a retriable failure is retried within errors.retry.timeout, others ar
   CHECK(calls == 1);  // a DataException is never retried
   CHECK_FALSE(data_error);  // tolerated: skipped
   c.tolerate_all = false;
-  kc::runtime::ErrorHandler strict(c, ConnectorTaskId{"snk", 0}, nullptr, nullptr);
+  kc::runtime::ErrorHandler strict(c, ConnectorTaskId{"snk", 0}, nullptr, {});
   CHECK_THROWS_AS(strict.execute<int>(kc::runtime::Stage::VALUE_CONVERTER, "x.Conv",
                                       []() -> kc::Result<int> { return kc::Error{"", "bad bytes"}; }),
                   kc::runtime::ToleranceExceeded);
+}
+
+TEST_CASE("a stop requested during the retry backoff ends it: no further attempt, the record fails",
+          "[worker][errors]") {
+  // Retried forever: only the stop ends it. The old backoff slept its
+  // 300 ms out and then attempted once more before it saw the stop.
+  ErrorHandlingConfig c;
+  c.retry_timeout_ms = -1;
+  std::stop_source stop;
+  kc::runtime::ErrorHandler h(c, ConnectorTaskId{"snk", 0}, nullptr, stop.get_token());
+  std::mutex mu;
+  std::condition_variable cv;
+  int calls = 0;
+  auto op = [&]() -> kc::Result<int> {
+    {
+      std::lock_guard lk(mu);
+      ++calls;
+    }
+    cv.notify_all();
+    throw kconn::RetriableError("not yet");
+  };
+  std::thread stopper([&] {
+    std::unique_lock lk(mu);
+    cv.wait(lk, [&] { return calls >= 1; });
+    stop.request_stop();  // before or during the first backoff
+  });
+  CHECK_THROWS_AS(h.execute<int>(kc::runtime::Stage::TRANSFORMATION, "x.Retrying", op),
+                  kc::runtime::ToleranceExceeded);
+  stopper.join();
+  std::lock_guard lk(mu);
+  CHECK(calls == 1);
 }
 
 TEST_CASE("errors.tolerance=all: records that fail conversion go to the dead letter queue with Connect's headers, "
