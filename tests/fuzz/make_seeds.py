@@ -184,6 +184,46 @@ write("fuzz_transforms", "edge-regex", "transforms=r\ntransforms.r.type=RegexRou
 write("fuzz_transforms", "edge-full-class", "transforms=i\ntransforms.i.type=org.apache.kafka.connect.transforms.InsertField$Value\ntransforms.i.topic.field=t\ntransforms.i.offset.field=o\n")
 write("fuzz_transforms", "edge-dup-alias", "transforms=a,a,\npredicates=p,p\npredicates.p.type=HasHeaderKey\npredicates.p.name=h1\n")
 
+# ---- fuzz_connector_config: byte 0 = worker flags (1 EOS source, 2-4 override
+# policy, 8 tasks.max.limit 4); then key=value lines, "$key" = provider-resolved.
+def cc(flags, *lines):
+    return bytes([flags]) + ("\n".join(lines) + "\n").encode()
+
+sink = ("connector.class=FileStreamSink", "tasks.max=2", "topics=orders,payments", "file=/tmp/out.txt")
+source = ("connector.class=FileStreamSource", "tasks.max=1", "topic=connect-test", "file=/tmp/in.txt")
+connector_configs = {
+    "sink-valid": cc(0, *sink, "key.converter=org.apache.kafka.connect.storage.StringConverter",
+                     "value.converter=org.apache.kafka.connect.json.JsonConverter",
+                     "value.converter.schemas.enable=false", "consumer.override.group.id=my-sink",
+                     "admin.override.request.timeout.ms=5000"),
+    "sink-topics-regex-dlq": cc(0, "connector.class=FileStreamSink", "topics.regex=orders-.*",
+                                "errors.tolerance=all", "errors.deadletterqueue.topic.name=dlq",
+                                "errors.deadletterqueue.context.headers.enable=true",
+                                "errors.deadletterqueue.topic.replication.factor=1"),
+    "source-valid-eos": cc(1, *source, "offsets.storage.topic=my-offsets", "transaction.boundary=interval",
+                           "transaction.boundary.interval.ms=1000", "producer.override.linger.ms=5"),
+    "source-provider-secret": cc(0, *source, "$database.password=s3cr3t-value", "$file=/tmp/resolved.txt",
+                                 "password=plain-secret"),
+    "tasks-max-zero": cc(0, *source[:1], "tasks.max=0"),
+    "tasks-max-over-limit": cc(8, *source[:1], "tasks.max=5"),
+    "tasks-max-not-a-number": cc(0, *source[:1], "tasks.max=two", "tasks.max.enforce=maybe"),
+    "bad-converter": cc(0, *sink, "key.converter=no.such.Converter", "value.converter=",
+                        "header.converter=org.apache.kafka.connect.json.JsonConverter"),
+    "bad-transforms-chain": cc(0, *source, "transforms=a,b,a", "transforms.a.type=NoSuchTransform",
+                               "transforms.b.type=org.apache.kafka.connect.transforms.Filter",
+                               "transforms.b.predicate=missing", "predicates=p",
+                               "predicates.p.type=TopicNameMatches", "predicates.p.pattern=(("),
+    "errors-bad-values": cc(0, *sink, "errors.tolerance=some", "errors.retry.timeout=-5",
+                            "errors.retry.delay.max.ms=x", "errors.log.enable=yes",
+                            "errors.deadletterqueue.topic.name=orders"),
+    "override-policy-none": cc(2, *sink, "consumer.override.group.id=g", "producer.override.acks=1"),
+    "override-policy-principal": cc(4, *source, "producer.override.sasl.mechanism=PLAIN",
+                                    "producer.override.acks=0"),
+    "unknown-class-no-name": cc(0, "connector.class=com.example.Nope", "=", "novalue", "transforms= "),
+}
+for name, data in connector_configs.items():
+    write("fuzz_connector_config", name, data)
+
 # ---- fuzz_plugin_host: a program of host-API calls (see fuzz_plugin_host.cpp).
 def s(text):
     b = text.encode()

@@ -703,26 +703,31 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   std::optional<rest::RestError> offsets_precondition(const ClusterConfigState& snap, const std::string& name,
                                                       bool modify) const;
 
-  // ---- sink connector offsets (KIP-875): the connector's consumer group.
-  // Every call below blocks on the broker: pool threads only.
+  // ---- the offsets API (KIP-875). Every call below blocks (providers,
+  // the broker): pool threads only.
 
-  // The sink's config with ${provider:...} placeholders resolved, as its
-  // tasks see it (a group.id override may come from a provider).
-  ConfigMap resolved_config(const ConfigMap& raw) const;
+  // Connector `name`'s snapshot config `raw` typed as its connector and
+  // tasks see it (Worker::read_connector_config: ${provider:...}
+  // placeholders resolved, so a group.id override may come from a
+  // provider). A config whose provider fails is read as written, as the
+  // offsets API always did: the request then fails on the broker, if at all.
+  runtime::ConnectorConfig offsets_config(const std::string& name, const ConfigMap& raw) const;
+
+  // ---- sink connector offsets: the connector's consumer group.
 
   // The admin client's properties: the worker's client settings and
   // admin.*, then the connector's admin.override.* (KIP-458) when the
   // policy allows them all.
-  storage::ClientProps sink_admin_props(const std::string& name, const ConfigMap& conf) const;
+  storage::ClientProps sink_admin_props(const runtime::ConnectorConfig& conf) const;
 
   // Where the sink's offsets live: its group, the admin client and topics.
-  SinkGroup sink_group(const std::string& name, const ConfigMap& raw) const;
+  SinkGroup sink_group(const runtime::ConnectorConfig& conf) const;
 
   // GET for a sink: the committed offsets of its consumer group.
-  rest::Reply<std::vector<rest::ConnectorOffset>> sink_offsets(const std::string& name, const ConfigMap& raw) const;
+  rest::Reply<std::vector<rest::ConnectorOffset>> sink_offsets(const runtime::ConnectorConfig& conf) const;
 
   // PATCH (offsets set) or DELETE (nullopt) for a STOPPED sink.
-  rest::Reply<std::string> modify_sink_offsets(const std::string& name, const ConfigMap& raw,
+  rest::Reply<std::string> modify_sink_offsets(const runtime::ConnectorConfig& conf,
                                                const std::optional<std::vector<rest::ConnectorOffset>>& offsets) const;
 
   // ---- source connector offsets: the worker's topic, and the connector's
@@ -732,7 +737,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   // own topic is opened into `own` for this request only (created if
   // missing, with the worker's offsets-topic settings, as the task does).
   // Errors: 500 when that topic cannot be opened. Blocking: pool only.
-  rest::Reply<SourceOffsetStores> source_offset_stores(const std::string& name, const ConfigMap& raw,
+  rest::Reply<SourceOffsetStores> source_offset_stores(const runtime::ConnectorConfig& conf,
                                                        std::unique_ptr<storage::OffsetBackingStore>& own) const;
 
   // Runs `fn` on the io thread after the leader checks of a write

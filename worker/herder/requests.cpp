@@ -147,50 +147,47 @@ std::optional<rest::RestError> DistributedHerder::Impl::offsets_precondition(
   return std::nullopt;
 }
 
-ConfigMap DistributedHerder::Impl::resolved_config(const ConfigMap& raw) const {
-  if (!cfg.config_transformer) return raw;
-  auto r = cfg.config_transformer->transform(raw);
-  return r ? r->config : raw;
+runtime::ConnectorConfig DistributedHerder::Impl::offsets_config(const std::string& name, const ConfigMap& raw) const {
+  if (auto c = worker->read_connector_config(name, raw)) return std::move(c).value();
+  return worker->parse_connector_config(name, raw, providers::ResolvedConfig{raw, {}});
 }
 
-storage::ClientProps DistributedHerder::Impl::sink_admin_props(const std::string& name, const ConfigMap& conf) const {
+storage::ClientProps DistributedHerder::Impl::sink_admin_props(const runtime::ConnectorConfig& conf) const {
   storage::ClientProps p = cfg.client_props;
   p["bootstrap.servers"] = cfg.bootstrap_servers;
   for (const auto& [k, v] : cfg.admin_overrides) p[k] = v;
-  if (runtime::override_violations(cfg.client_override_policy, conf).empty())
-    for (auto& [k, v] : runtime::connector_client_overrides(conf, runtime::kAdminOverridePrefix)) p[k] = v;
-  p.emplace("client.id", "connector-worker-adminclient-" + name);
+  if (conf.override_violations.empty())
+    for (const auto& [k, v] : conf.admin_overrides) p[k] = v;
+  p.emplace("client.id", "connector-worker-adminclient-" + conf.name);
   return p;
 }
 
-SinkGroup DistributedHerder::Impl::sink_group(const std::string& name, const ConfigMap& raw) const {
-  const auto conf = resolved_config(raw);
+SinkGroup DistributedHerder::Impl::sink_group(const runtime::ConnectorConfig& conf) const {
   SinkGroup sink;
-  sink.connector = name;
-  sink.group = runtime::sink_consumer_group_id(name, conf, cfg.consumer_overrides);
-  sink.admin_props = sink_admin_props(name, conf);
-  if (auto it = conf.find("topics"); it != conf.end())
-    for (auto& t : split_comma_list(it->second)) sink.topics.push_back(t);
+  sink.connector = conf.name;
+  sink.group = conf.sink_group_id;
+  sink.admin_props = sink_admin_props(conf);
+  // Named topics only: a topics.regex pattern names no partitions to ask for.
+  if (!conf.sink_topics_regex) sink.topics = conf.sink_topics;
   sink.timeout_ms = cfg.worker_sync_timeout_ms * 3;
   return sink;
 }
 
 rest::Reply<std::vector<rest::ConnectorOffset>> DistributedHerder::Impl::sink_offsets(
-    const std::string& name, const ConfigMap& raw) const {
-  return read_sink_offsets(sink_group(name, raw));
+    const runtime::ConnectorConfig& conf) const {
+  return read_sink_offsets(sink_group(conf));
 }
 
 rest::Reply<std::string> DistributedHerder::Impl::modify_sink_offsets(
-    const std::string& name, const ConfigMap& raw,
-    const std::optional<std::vector<rest::ConnectorOffset>>& offsets) const {
-  if (!offsets) return reset_sink_offsets(sink_group(name, raw));
-  return alter_sink_offsets(sink_group(name, raw), *offsets);
+    const runtime::ConnectorConfig& conf, const std::optional<std::vector<rest::ConnectorOffset>>& offsets) const {
+  if (!offsets) return reset_sink_offsets(sink_group(conf));
+  return alter_sink_offsets(sink_group(conf), *offsets);
 }
 
 rest::Reply<SourceOffsetStores> DistributedHerder::Impl::source_offset_stores(
-    const std::string& name, const ConfigMap& raw, std::unique_ptr<storage::OffsetBackingStore>& own) const {
-  const auto topic = runtime::connector_offsets_topic(resolved_config(raw), cfg.exactly_once_source,
-                                                      offset_store->topic());
+    const runtime::ConnectorConfig& conf, std::unique_ptr<storage::OffsetBackingStore>& own) const {
+  const auto& topic = conf.offsets_topic;
+  const std::string& name = conf.name;
   if (!topic) return SourceOffsetStores{offset_store.get(), nullptr};
   storage::OffsetBackingStore::Options oo;
   oo.client = cfg.client_props;
@@ -319,10 +316,10 @@ void DistributedHerder::connector_offsets(const std::string& name,
   asio::post(impl_->pool, [impl, name, cb = std::move(cb)] {
     auto snap = impl->config_store->snapshot();
     if (auto e = impl->offsets_precondition(snap, name, false)) return cb(*e);
-    const auto& conf = snap.connector_configs.at(name);
-    if (impl->type_of(conf) == rest::ConnectorType::Sink) return cb(impl->sink_offsets(name, conf));
+    const auto conf = impl->offsets_config(name, snap.connector_configs.at(name));
+    if (conf.type == connectors::ConnectorType::Sink) return cb(impl->sink_offsets(conf));
     std::unique_ptr<storage::OffsetBackingStore> own;
-    auto stores = impl->source_offset_stores(name, conf, own);
+    auto stores = impl->source_offset_stores(conf, own);
     if (!stores) return cb(stores.error());
     cb(read_source_offsets(name, stores.value(), impl->cfg.worker_sync_timeout_ms * 3));
   });
@@ -435,10 +432,10 @@ void DistributedHerder::modify_connector_offsets(const std::string& name,
       std::move(cb), [impl, name, offsets = std::move(offsets)]() -> rest::Reply<std::string> {
         auto snap = impl->config_store->snapshot();
         if (auto e = impl->offsets_precondition(snap, name, true)) return *e;
-        const auto& conf = snap.connector_configs.at(name);
-        if (impl->type_of(conf) == rest::ConnectorType::Sink) return impl->modify_sink_offsets(name, conf, offsets);
+        const auto conf = impl->offsets_config(name, snap.connector_configs.at(name));
+        if (conf.type == connectors::ConnectorType::Sink) return impl->modify_sink_offsets(conf, offsets);
         std::unique_ptr<storage::OffsetBackingStore> own;
-        auto stores = impl->source_offset_stores(name, conf, own);
+        auto stores = impl->source_offset_stores(conf, own);
         if (!stores) return stores.error();
         return modify_source_offsets(name, stores.value(), offsets, impl->cfg.worker_sync_timeout_ms * 3);
       });

@@ -85,8 +85,10 @@ ConnectorConfig ConnectorConfig::parse(const std::string& name, const ConfigMap&
     c.sink_group_id = sink_consumer_group_id(c.name, resolved, inputs.worker_consumer);
     if (auto it = resolved.find("topics"); it != resolved.end() && !it->second.empty())
       c.sink_topics = kc::split_comma_list(it->second);
-    else if (auto rx = resolved.find("topics.regex"); rx != resolved.end())
+    else if (auto rx = resolved.find("topics.regex"); rx != resolved.end()) {
       c.sink_topics = {rx->second.rfind('^', 0) == 0 ? rx->second : "^" + rx->second};
+      c.sink_topics_regex = true;
+    }
   } else {
     c.transaction_boundary = kc::trim(value_of(resolved, "transaction.boundary"));
     c.transaction_boundary_interval_ms = kc::trim(value_of(resolved, "transaction.boundary.interval.ms"));

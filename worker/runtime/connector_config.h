@@ -89,6 +89,9 @@ struct ConnectorConfig {
   /// Sinks: the topics to subscribe to, from `topics` (a list) or
   /// `topics.regex` (one pattern, anchored with '^').
   std::vector<std::string> sink_topics;
+  /// Sinks: sink_topics is the `topics.regex` pattern, not topic names
+  /// (the offsets API looks up partitions of named topics only).
+  bool sink_topics_regex = false;
 
   /// Exactly-once sources (KIP-618): `transaction.boundary` as written,
   /// trimmed (empty = poll), `transaction.boundary.interval.ms` (empty =

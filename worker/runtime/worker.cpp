@@ -92,6 +92,12 @@ ConnectorConfig Worker::parse_connector_config(const std::string& name, const Co
   return ConnectorConfig::parse(name, raw, resolved.config, resolved.resolved_keys, *registry_, in);
 }
 
+Result<ConnectorConfig> Worker::read_connector_config(const std::string& name, const ConfigMap& raw) const {
+  auto resolved = resolve_config(raw);
+  if (!resolved) return resolved.error();
+  return parse_connector_config(name, raw, *resolved);
+}
+
 void Worker::update_running_metrics_locked() {
   if (!options_.metrics) return;
   // Tasks count once started (RUNNING or PAUSED), not while they start.

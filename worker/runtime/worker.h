@@ -262,6 +262,20 @@ class Worker {
   ConnectorConfig parse_connector_config(const std::string& name, const ConfigMap& raw,
                                          const providers::ResolvedConfig& resolved) const;
 
+  /// `raw` (connector `name`'s config as written) with its provider
+  /// placeholders resolved (resolve_config), then parsed
+  /// (parse_connector_config): the config its connector and tasks see. The
+  /// herder's offsets API reads its sink group, admin overrides, topics and
+  /// offsets topic from it. Errors: resolve_config's (a provider failed,
+  /// naming the key). Blocking while a provider reads (files, vault);
+  /// callable from any thread.
+  Result<ConnectorConfig> read_connector_config(const std::string& name, const ConfigMap& raw) const;
+
+  /// `config` with its provider placeholders resolved (unchanged without
+  /// a transformer). Errors: a provider failed, naming the key. Blocking
+  /// while a provider reads; callable from any thread.
+  Result<providers::ResolvedConfig> resolve_config(const ConfigMap& config) const;
+
   // ------------------------------------------------------------ tasks
 
   /// Starts a task on its own thread. The connector class (and optional
@@ -366,9 +380,6 @@ class Worker {
   std::vector<std::string> await_connectors(const std::vector<std::string>& names,
                                             std::chrono::steady_clock::time_point deadline);
   void update_running_metrics_locked();  ///< running counts → metrics; mu_ held
-  /// `config` with its provider placeholders resolved (unchanged without
-  /// a transformer). Errors: a provider failed, naming the key.
-  Result<providers::ResolvedConfig> resolve_config(const ConfigMap& config) const;
   /// The task's converters, transforms and error handling from its
   /// connector's typed config (see make_record_pipeline).
   Result<std::unique_ptr<RecordPipeline>> make_task_pipeline(const ConnectorTaskId& id, const ConnectorConfig& config,

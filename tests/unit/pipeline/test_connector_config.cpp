@@ -101,6 +101,8 @@ TEST_CASE("ConnectorConfig: defaults when keys are absent", "[connector_config]"
   // topics.regex is anchored.
   auto rx = parse({{"connector.class", kc::connectors::kFileStreamSinkClass}, {"topics.regex", "in.*"}});
   CHECK(rx.sink_topics == std::vector<std::string>{"^in.*"});
+  CHECK(rx.sink_topics_regex);
+  CHECK_FALSE(parse(sink()).sink_topics_regex);
 }
 
 TEST_CASE("ConnectorConfig: tasks.max has one reader and Connect's messages", "[connector_config]") {
