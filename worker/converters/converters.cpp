@@ -153,7 +153,7 @@ const std::vector<ClassEntry>& class_table() {
   return t;
 }
 
-std::unique_ptr<Converter> new_converter(std::string_view full) {
+std::unique_ptr<HeaderConvertingConverter> new_converter(std::string_view full) {
   if (full == kJsonConverterClass) return std::make_unique<JsonConverter>();
   if (full == kStringConverterClass) return std::make_unique<StringConverter>();
   if (full == kByteArrayConverterClass) return std::make_unique<ByteArrayConverter>();
@@ -164,25 +164,6 @@ std::unique_ptr<Converter> new_converter(std::string_view full) {
   if (full == kDoubleConverterClass) return std::make_unique<NumberConverter>(Type::FLOAT64);
   return nullptr;
 }
-
-// A Converter used as a HeaderConverter: the header value is converted as
-// record data (Connect's converters implement both interfaces this way).
-class ConverterAsHeaderConverter final : public HeaderConverter {
- public:
-  explicit ConverterAsHeaderConverter(std::unique_ptr<Converter> c) : c_(std::move(c)) {}
-  Status configure(const ConverterConfig& config) override { return c_->configure(config, false); }
-  Result<std::optional<std::string>> from_connect_header(std::string_view topic, std::string_view,
-                                                         const SchemaPtr& schema, const Value& value) const override {
-    return c_->from_connect(topic, schema, value);
-  }
-  Result<SchemaAndValue> to_connect_header(std::string_view topic, std::string_view,
-                                           const std::string* bytes) const override {
-    return c_->to_connect(topic, bytes);
-  }
-
- private:
-  std::unique_ptr<Converter> c_;
-};
 
 }  // namespace
 
@@ -237,7 +218,7 @@ Result<std::unique_ptr<Converter>> make_converter(std::string_view class_name, c
   if (!c) return Error{"", std::string(*full) + " is not a Converter"};
   auto st = c->configure(config, is_key);
   if (!st) return st.error();
-  return c;
+  return std::unique_ptr<Converter>(std::move(c));
 }
 
 Result<std::unique_ptr<HeaderConverter>> make_header_converter(std::string_view class_name,
@@ -247,12 +228,8 @@ Result<std::unique_ptr<HeaderConverter>> make_header_converter(std::string_view 
   std::unique_ptr<HeaderConverter> h;
   if (*full == kSimpleHeaderConverterClass)
     h = std::make_unique<SimpleHeaderConverter>();
-  else if (*full == kJsonConverterClass)
-    h = std::make_unique<JsonConverter>();
-  else if (*full == kStringConverterClass)
-    h = std::make_unique<StringConverter>();
   else
-    h = std::make_unique<ConverterAsHeaderConverter>(new_converter(*full));
+    h = new_converter(*full);
   auto st = h->configure(config);
   if (!st) return st.error();
   return h;

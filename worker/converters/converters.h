@@ -65,6 +65,25 @@ class HeaderConverter {
                                                    const std::string* bytes) const = 0;
 };
 
+/// A Converter that is also a HeaderConverter, converting a header value as
+/// record data, as all of Connect's record converters (JsonConverter,
+/// StringConverter, ByteArrayConverter, the number converters) do: the
+/// header configure(config) is configure(config, false).
+class HeaderConvertingConverter : public Converter, public HeaderConverter {
+ public:
+  using Converter::configure;
+  Status configure(const ConverterConfig& config) final { return configure(config, false); }
+  Result<std::optional<std::string>> from_connect_header(std::string_view topic, std::string_view,
+                                                         const data::SchemaPtr& schema,
+                                                         const data::Value& value) const final {
+    return from_connect(topic, schema, value);
+  }
+  Result<data::SchemaAndValue> to_connect_header(std::string_view topic, std::string_view,
+                                                 const std::string* bytes) const final {
+    return to_connect(topic, bytes);
+  }
+};
+
 inline constexpr std::string_view kJsonConverterClass = "org.apache.kafka.connect.json.JsonConverter";
 inline constexpr std::string_view kStringConverterClass = "org.apache.kafka.connect.storage.StringConverter";
 inline constexpr std::string_view kByteArrayConverterClass = "org.apache.kafka.connect.converters.ByteArrayConverter";
@@ -86,8 +105,8 @@ std::optional<std::string_view> resolve_converter_class(std::string_view name_or
 Result<std::unique_ptr<Converter>> make_converter(std::string_view class_name, const ConverterConfig& config,
                                                   bool is_key);
 /// Creates and configures a header converter. Every converter class works
-/// (Connect's converters are also HeaderConverters, with the header value
-/// converted as record data); SimpleHeaderConverter is the default.
+/// (each is a HeaderConvertingConverter); SimpleHeaderConverter is the
+/// default.
 Result<std::unique_ptr<HeaderConverter>> make_header_converter(std::string_view class_name,
                                                                const ConverterConfig& config);
 
@@ -98,23 +117,13 @@ Result<std::unique_ptr<HeaderConverter>> make_header_converter(std::string_view 
 /// OPTIONAL_STRING. Encodings come from iconv (UTF-8, UTF-16 with a BOM as
 /// Java writes it, UTF-16BE/LE, ISO-8859-1, US-ASCII, ...). Unmappable
 /// characters become '?' and malformed input U+FFFD, as Java's coders do.
-class StringConverter final : public Converter, public HeaderConverter {
+class StringConverter final : public HeaderConvertingConverter {
  public:
   Status configure(const ConverterConfig& config, bool is_key) override;
-  Status configure(const ConverterConfig& config) override { return configure(config, false); }
   Result<std::optional<std::string>> from_connect(std::string_view topic, const data::SchemaPtr& schema,
                                                   const data::Value& value) const override;
   Result<data::SchemaAndValue> to_connect(std::string_view topic, const std::string* bytes) const override;
   using Converter::to_connect;
-  Result<std::optional<std::string>> from_connect_header(std::string_view topic, std::string_view,
-                                                         const data::SchemaPtr& schema,
-                                                         const data::Value& value) const override {
-    return from_connect(topic, schema, value);
-  }
-  Result<data::SchemaAndValue> to_connect_header(std::string_view topic, std::string_view,
-                                           const std::string* bytes) const override {
-    return to_connect(topic, bytes);
-  }
   /// The configured Java charset name, e.g. "UTF-8".
   const std::string& encoding() const { return encoding_; }
 
@@ -127,7 +136,7 @@ class StringConverter final : public Converter, public HeaderConverter {
 /// schema or none ("Invalid schema type for ByteArrayConverter: STRING") and
 /// a byte[] value ("ByteArrayConverter is not compatible with objects of
 /// type class ..."); to_connect gives OPTIONAL_BYTES.
-class ByteArrayConverter final : public Converter {
+class ByteArrayConverter final : public HeaderConvertingConverter {
  public:
   Status configure(const ConverterConfig&, bool) override { return ok_status(); }
   Result<std::optional<std::string>> from_connect(std::string_view topic, const data::SchemaPtr& schema,
@@ -142,7 +151,7 @@ class ByteArrayConverter final : public Converter {
 /// java.lang.Integer): "); to_connect checks the size ("Failed to
 /// deserialize short: " + "Size of data received by ShortDeserializer is not
 /// 2") and gives the OPTIONAL schema of the type.
-class NumberConverter final : public Converter {
+class NumberConverter final : public HeaderConvertingConverter {
  public:
   /// `type` is INT16, INT32, INT64, FLOAT32 or FLOAT64.
   explicit NumberConverter(data::Type type) : type_(type) {}

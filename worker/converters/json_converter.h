@@ -30,7 +30,7 @@ namespace kc::converters {
 /// topics keep the tighter kc::kMaxJsonDepth (64).
 inline constexpr std::size_t kMaxRecordJsonDepth = 1000;
 
-class JsonConverter final : public Converter, public HeaderConverter {
+class JsonConverter final : public HeaderConvertingConverter {
  public:
   enum class DecimalFormat { BASE64, NUMERIC };
 
@@ -38,7 +38,6 @@ class JsonConverter final : public Converter, public HeaderConverter {
   /// STRING for configuration decimal.format: String must be one of (case
   /// insensitive): NUMERIC, BASE64".
   Status configure(const ConverterConfig& config, bool is_key) override;
-  Status configure(const ConverterConfig& config) override { return configure(config, false); }
 
   /// fromConnectData. A null schema with a null value gives nullopt (a
   /// tombstone) even with schemas.enable=true. Errors: "Conversion error:
@@ -55,16 +54,6 @@ class JsonConverter final : public Converter, public HeaderConverter {
   /// payload errors ("Invalid null value for required INT32 field", ...).
   Result<data::SchemaAndValue> to_connect(std::string_view topic, const std::string* bytes) const override;
   using Converter::to_connect;
-
-  Result<std::optional<std::string>> from_connect_header(std::string_view topic, std::string_view,
-                                                         const data::SchemaPtr& schema,
-                                                         const data::Value& value) const override {
-    return from_connect(topic, schema, value);
-  }
-  Result<data::SchemaAndValue> to_connect_header(std::string_view topic, std::string_view,
-                                           const std::string* bytes) const override {
-    return to_connect(topic, bytes);
-  }
 
   /// JsonConverter.asJsonSchema as compact JSON text ("null" for no schema).
   Result<std::string> as_json_schema(const data::SchemaPtr& schema) const;
