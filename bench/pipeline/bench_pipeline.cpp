@@ -70,7 +70,8 @@ data::Value order_value() {
 }
 
 std::unique_ptr<converters::Converter> json_converter(bool schemas) {
-  return must(converters::make_converter(converters::kJsonConverterClass, {{"schemas.enable", schemas ? "true" : "false"}}, false),
+  return must(converters::make_converter(converters::kJsonConverterClass,
+                                         {{"schemas.enable", schemas ? "true" : "false"}}, false),
               "JsonConverter");
 }
 
