@@ -1,8 +1,9 @@
 #pragma once
 // The per-line logic of the dry-run CLI `kconnectd transform` (issue 11
 // item 7), shared with the vector tests so both exercise the same code
-// path; `kconnectd convert`'s is worker/converters/dry_run.h. Lines use the JSON notation of
-// ../shared/testdata/PIPELINE-VECTORS.md (worker/data/notation.h).
+// path; `kconnectd convert`'s is worker/converters/dry_run.h. Lines use
+// the JSON notation of ../shared/testdata/PIPELINE-VECTORS.md
+// (worker/data/notation.h).
 
 #include <memory>
 #include <string>
