@@ -578,6 +578,13 @@ def drain_one(c, node, how, name):
         node.signal(signal.SIGTERM)
     exited = watch_owners(c, lambda: node.proc.poll() is not None, 60, samples)
     check(exited and node.proc.returncode == 0, f"w{node.n} exits 0 after its drain (exit {node.proc.poll()})")
+    # The herder's lifecycle names the drain, and the drain's own rebalance
+    # steps do not move it out of Draining before the stop.
+    life = [l.split("worker lifecycle: ", 1)[1] for l in node.log_tail(400000).splitlines() if "worker lifecycle: from" in l]
+    drained = [l for l in life if " to Draining " in l]
+    after = life[life.index(drained[0]) + 1:] if drained else []
+    check(drained and [l.split(" (")[0] for l in after] == ["from Draining to Leaving", "from Leaving to Stopped"],
+          f"w{node.n}'s lifecycle: Draining, then Leaving and Stopped only (lines: {life[-4:]})")
     node.state = "down"
     def moved(st):
         return all_in("RUNNING", 6)(st) and all(t["worker_id"] != node.worker_id for t in st["tasks"])

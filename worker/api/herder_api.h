@@ -405,7 +405,7 @@ struct RestartRequest {
 };
 
 /// GET /health. JSON: {"status":"healthy"|"starting"|"rebalancing"|"unavailable"|"unhealthy",
-/// "message":"..."}; HTTP 200 / 503 / 503 / 503 / 500 respectively.
+/// "message":"...", "worker_state":"Running"}; HTTP 200 / 503 / 503 / 503 / 500 respectively.
 enum class HealthStatus {
   Healthy,      ///< in the group, latest assignment applied
   Starting,     ///< not started, or not joined the group yet
@@ -419,6 +419,10 @@ enum class HealthStatus {
 struct Health {
   HealthStatus status = HealthStatus::Healthy;
   std::string message;  ///< e.g. "Worker has completed startup and is ready to handle requests."
+  /// The herder's membership lifecycle state (worker/herder/lifecycle.h:
+  /// "Starting", "Joining", "Running", "Draining", "Fenced", ...); kconnectd's
+  /// addition to Connect's body, as "worker_state". Empty = not reported.
+  std::string worker_state;
   [[nodiscard]] bool ok() const { return status == HealthStatus::Healthy; }
 };
 

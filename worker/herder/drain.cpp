@@ -10,6 +10,7 @@ void DistributedHerder::Impl::io_drain_start(int timeout_ms, DistributedHerder::
   if (io_draining) return;
   io_draining = true;
   draining_flag = true;
+  lifecycle.set(WorkerState::Draining, "drain requested: work goes to the other workers before this one leaves");
   spdlog::info("drain: handing this worker's connectors and tasks to the others before it leaves (up to {} ms)",
                timeout_ms);
   drain_timer.expires_after(std::chrono::milliseconds(timeout_ms));

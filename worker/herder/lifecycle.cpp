@@ -12,6 +12,8 @@ const char* worker_state_name(WorkerState s) {
     case WorkerState::Joining: return "Joining";
     case WorkerState::Applying: return "Applying";
     case WorkerState::Running: return "Running";
+    case WorkerState::Draining: return "Draining";
+    case WorkerState::Fenced: return "Fenced";
     case WorkerState::Leaving: return "Leaving";
     case WorkerState::Stopped: return "Stopped";
   }
@@ -23,6 +25,9 @@ bool worker_transition_allowed(WorkerState from, WorkerState to) {
   if (from == to) return false;
   if (to == S::Stopped) return true;                     // stop() or crash() from anywhere
   if (to == S::Leaving) return from != S::Stopped;       // stop() from anywhere but the end
+  if (from == S::Leaving || from == S::Stopped) return false;  // only to Stopped, handled above
+  if (to == S::Fenced) return true;                              // the coordinator closes the member at any point
+  if (to == S::Draining) return from != S::Fenced;               // a drain starts at any point
   switch (from) {
     case S::Starting:
       // The coordinator's before-join gate precedes every assignment.
@@ -39,12 +44,30 @@ bool worker_transition_allowed(WorkerState from, WorkerState to) {
     case S::Running:
       // Every assignment follows a JoinGroup, so never straight to Applying.
       return to == S::Joining || to == S::Revoking;
+    case S::Draining:
+    case S::Fenced:
     case S::Leaving:
     case S::Stopped:
-      return false;  // Leaving only to Stopped, handled above
+      return false;  // only to Leaving / Stopped, handled above
   }
   return false;
 }
+
+namespace {
+
+// See WorkerLifecycle::set: moves a sticky state refuses.
+bool refused_while_sticky(WorkerState from, WorkerState to) {
+  using S = WorkerState;
+  switch (from) {
+    case S::Draining:
+    case S::Fenced: return to != S::Leaving && to != S::Stopped;
+    case S::Leaving:
+    case S::Stopped: return to != S::Stopped;
+    default: return false;
+  }
+}
+
+}  // namespace
 
 bool WorkerLifecycle::set(WorkerState to, std::string_view why) {
   std::lock_guard lk(mu_);
@@ -59,7 +82,7 @@ bool WorkerLifecycle::set_from(WorkerState from, WorkerState to, std::string_vie
 bool WorkerLifecycle::set_locked(WorkerState to, std::string_view why) {
   const WorkerState from = state_;
   if (from == to) return false;
-  if ((from == WorkerState::Leaving || from == WorkerState::Stopped) && to != WorkerState::Stopped) {
+  if (refused_while_sticky(from, to)) {
     spdlog::debug("worker lifecycle: {} while {}, ignored: {}", worker_state_name(to), worker_state_name(from), why);
     return false;
   }

@@ -19,6 +19,8 @@ enum class WorkerState {
   Joining,    ///< JoinGroup/SyncGroup under way; no assignment of this round yet
   Applying,   ///< an assignment arrived; the apply strand stops, catches up configs and starts
   Running,    ///< the newest assignment is applied
+  Draining,   ///< kconnectd's drain: handing this worker's work to the others before it leaves; sticky until stop()
+  Fenced,     ///< another process took over this worker's group.instance.id (FENCED_INSTANCE_ID): the member is closed
   Leaving,    ///< stop(): stopping everything and sending LeaveGroup
   Stopped,    ///< terminal: stopped (or crashed)
 };
@@ -41,8 +43,10 @@ class WorkerLifecycle {
   /// the table does not allow is logged as an error and made anyway (the
   /// state follows what the herder did; nothing crashes). Returns whether
   /// the state changed.
-  /// Once Leaving or Stopped, only a move to Stopped is made: callbacks
-  /// that arrive while stop() runs do not move it back (debug line only).
+  /// Sticky states: once Draining or Fenced, only a move to Leaving or
+  /// Stopped is made (the drain's own rebalance steps, or callbacks after
+  /// the fence, do not move it back); once Leaving or Stopped, only a move
+  /// to Stopped. A refused move logs a debug line only.
   bool set(WorkerState to, std::string_view why);
 
   /// set(to, why) only when the current state is `from`; false otherwise.

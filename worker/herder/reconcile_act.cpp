@@ -351,8 +351,8 @@ void DistributedHerder::Impl::post_applied(uint64_t seq, bool had_revocations, b
     auto s = w.lock();
     if (!s) return;
     if (seq == s->io_apply_seq) {
+      std::lock_guard lk(s->mu);  // health() reads the state and pub.applied together
       s->lifecycle.set_from(WorkerState::Applying, WorkerState::Running, "assignment applied");
-      std::lock_guard lk(s->mu);
       s->pub.applied = true;
       if (!s->history.empty()) {
         auto& rec = s->history.back();

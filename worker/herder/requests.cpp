@@ -329,8 +329,14 @@ void DistributedHerder::connector_offsets(const std::string& name,
 }
 
 void DistributedHerder::health(rest::Callback<rest::Health> cb) {
-  if (!impl_->started) return cb(rest::Health{rest::HealthStatus::Starting, "Worker is still starting up."});
-  if (impl_->stopping) return cb(rest::Health{rest::HealthStatus::Unhealthy, "Worker is shutting down."});
+  // The lifecycle state is read under `mu`, where post_applied moves it to
+  // Running together with pub.applied: "healthy" comes with "Running".
+  std::string state = worker_state_name(impl_->lifecycle.get());
+  auto reply = [&](rest::HealthStatus status, std::string message) {
+    cb(rest::Health{status, std::move(message), state});
+  };
+  if (!impl_->started) return reply(rest::HealthStatus::Starting, "Worker is still starting up.");
+  if (impl_->stopping) return reply(rest::HealthStatus::Unhealthy, "Worker is shutting down.");
   AssignmentState s;
   bool fatal = false;
   bool lost = false;
@@ -338,25 +344,23 @@ void DistributedHerder::health(rest::Callback<rest::Health> cb) {
   std::string config_error;
   {
     std::lock_guard lk(impl_->mu);
+    state = worker_state_name(impl_->lifecycle.get());
     s = impl_->pub;
     fatal = impl_->coord_fatal;
     msg = impl_->coord_fatal_message;
     lost = impl_->coord_lost;
     config_error = impl_->config_read_error;
   }
-  if (fatal) return cb(rest::Health{rest::HealthStatus::Unhealthy, "Group membership failed: " + msg});
-  if (s.generation < 0)
-    return cb(rest::Health{rest::HealthStatus::Starting, "Worker has not joined the group yet."});
+  if (fatal) return reply(rest::HealthStatus::Unhealthy, "Group membership failed: " + msg);
+  if (s.generation < 0) return reply(rest::HealthStatus::Starting, "Worker has not joined the group yet.");
   if (lost)
-    return cb(rest::Health{rest::HealthStatus::Unavailable,
-                           "Worker is out of the group (group coordinator lost); rejoining."});
+    return reply(rest::HealthStatus::Unavailable, "Worker is out of the group (group coordinator lost); rejoining.");
   if (!s.in_group || !s.applied)
-    return cb(rest::Health{rest::HealthStatus::Rebalancing,
-                           "Worker is rebalancing: generation " + std::to_string(s.generation) +
-                               (s.in_group ? " assignment is being applied." : " is ending; rejoining the group.")});
-  if (!config_error.empty())
-    return cb(rest::Health{rest::HealthStatus::Unavailable, "Config topic unreadable: " + config_error});
-  cb(rest::Health{rest::HealthStatus::Healthy, "Worker has completed startup and is ready to handle requests."});
+    return reply(rest::HealthStatus::Rebalancing,
+                 "Worker is rebalancing: generation " + std::to_string(s.generation) +
+                     (s.in_group ? " assignment is being applied." : " is ending; rejoining the group."));
+  if (!config_error.empty()) return reply(rest::HealthStatus::Unavailable, "Config topic unreadable: " + config_error);
+  reply(rest::HealthStatus::Healthy, "Worker has completed startup and is ready to handle requests.");
 }
 
 void DistributedHerder::worker_info(rest::Callback<rest::WorkerInfo> cb) {

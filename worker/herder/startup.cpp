@@ -196,6 +196,7 @@ coordinator::WorkerCoordinatorCallbacks DistributedHerder::Impl::coordinator_cal
     if (s && (e.api == kafka::ApiKey::JoinGroup || e.api == kafka::ApiKey::SyncGroup))
       s->cfg.metrics->record_failed_rebalance();
     if (!s || !e.fatal) return;
+    if (e.code == kafka::ErrorCode::FENCED_INSTANCE_ID) s->lifecycle.set(WorkerState::Fenced, e.to_string());
     bool first = false;
     {
       std::lock_guard lk(s->mu);

@@ -109,7 +109,11 @@ json to_json(const PluginInfo& p) {
   return j;
 }
 
-json to_json(const Health& h) { return json{{"status", to_string(h.status)}, {"message", h.message}}; }
+json to_json(const Health& h) {
+  json j{{"status", to_string(h.status)}, {"message", h.message}};
+  if (!h.worker_state.empty()) j["worker_state"] = h.worker_state;
+  return j;
+}
 
 namespace {
 

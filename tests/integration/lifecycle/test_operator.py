@@ -303,7 +303,8 @@ def join_rebalance(workers, kc, work, bootstrap):
     def sampler():
         while not stop.is_set():
             code, body = http("GET", workers[0].url + "/health", timeout=2)
-            samples.append((time.monotonic(), code, body.get("status") if isinstance(body, dict) else body))
+            samples.append((time.monotonic(), code, body.get("status") if isinstance(body, dict) else body,
+                            body.get("worker_state") if isinstance(body, dict) else None))
             time.sleep(0.05)
 
     t = threading.Thread(target=sampler, daemon=True)
@@ -316,13 +317,20 @@ def join_rebalance(workers, kc, work, bootstrap):
     balanced = wait_for(lambda: spread(all4, [1, 1, 2, 2]), 120, 0.25)
     # The moved tasks run on the new worker from the revoking round on (the
     # hand-over); the old owners' follow-up round may still be running.
-    wait_for(lambda: samples and samples[-1][1:] == (200, "healthy"), 30, 0.25)
+    wait_for(lambda: samples and samples[-1][1:3] == (200, "healthy"), 30, 0.25)
     time.sleep(1.0)
     stop.set()
     t.join()
     check(balanced, f"after the join the six tasks run 2/2/1/1 over four workers: {running_owners(all4, SEQ)}")
 
-    codes = [(c, s) for _, c, s in samples]
+    codes = [(c, s) for _, c, s, _ in samples]
+    # /health names the herder's lifecycle state: healthy only when Running,
+    # rebalancing in one of the membership states of a round.
+    states = {(s, ws) for _, _, s, ws in samples}
+    check({ws for s, ws in states if s == "healthy"} == {"Running"},
+          f"/health healthy comes with worker_state Running ({sorted(states, key=str)})")
+    check({ws for s, ws in states if s == "rebalancing"} <= {"Revoking", "Joining", "Applying", "Running"},
+          f"/health rebalancing comes with a round's worker_state ({sorted(states, key=str)})")
     check(codes and codes[0] == (200, "healthy"), f"/health 200 healthy before the join ({codes[:1]})")
     check(codes and codes[-1] == (200, "healthy"), f"/health 200 healthy after the join ({codes[-1:]})")
     check((503, "rebalancing") in codes, f"/health answered 503 rebalancing during the rebalance "

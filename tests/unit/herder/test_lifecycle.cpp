@@ -16,8 +16,8 @@ using kc::herder::WorkerState;
 namespace {
 
 const std::vector<WorkerState> kAll = {WorkerState::Starting, WorkerState::Revoking, WorkerState::Joining,
-                                       WorkerState::Applying, WorkerState::Running,  WorkerState::Leaving,
-                                       WorkerState::Stopped};
+                                       WorkerState::Applying, WorkerState::Running,  WorkerState::Draining,
+                                       WorkerState::Fenced,   WorkerState::Leaving,  WorkerState::Stopped};
 
 struct Row {
   WorkerState from;
@@ -30,11 +30,17 @@ struct Row {
 TEST_CASE("worker lifecycle: the transition table, every pair") {
   using S = WorkerState;
   const std::vector<Row> rows = {
-      {S::Starting, {S::Revoking, S::Joining, S::Leaving, S::Stopped}, "first before-join gate, or stop"},
-      {S::Revoking, {S::Joining, S::Applying, S::Leaving, S::Stopped}, "stops done: JoinGroup"},
-      {S::Joining, {S::Revoking, S::Applying, S::Leaving, S::Stopped}, "assigned, or coordinator lost"},
-      {S::Applying, {S::Revoking, S::Joining, S::Running, S::Leaving, S::Stopped}, "applied, or a new round"},
-      {S::Running, {S::Revoking, S::Joining, S::Leaving, S::Stopped}, "a new round always joins first"},
+      {S::Starting, {S::Revoking, S::Joining, S::Draining, S::Fenced, S::Leaving, S::Stopped},
+       "first before-join gate, a drain, a fence, or stop"},
+      {S::Revoking, {S::Joining, S::Applying, S::Draining, S::Fenced, S::Leaving, S::Stopped}, "stops done: JoinGroup"},
+      {S::Joining, {S::Revoking, S::Applying, S::Draining, S::Fenced, S::Leaving, S::Stopped},
+       "assigned, or coordinator lost"},
+      {S::Applying, {S::Revoking, S::Joining, S::Running, S::Draining, S::Fenced, S::Leaving, S::Stopped},
+       "applied, or a new round"},
+      {S::Running, {S::Revoking, S::Joining, S::Draining, S::Fenced, S::Leaving, S::Stopped},
+       "a new round always joins first"},
+      {S::Draining, {S::Fenced, S::Leaving, S::Stopped}, "a drain ends in stop(), or the member is fenced"},
+      {S::Fenced, {S::Leaving, S::Stopped}, "a fenced worker only stops"},
       {S::Leaving, {S::Stopped}, "stop() ends stopped"},
       {S::Stopped, {}, "terminal"},
   };
@@ -85,5 +91,31 @@ TEST_CASE("WorkerLifecycle: once stopping, late callbacks do not move it back") 
   CHECK(l.get() == WorkerState::Leaving);
   CHECK(l.set(WorkerState::Stopped, "stopped"));
   CHECK_FALSE(l.set(WorkerState::Joining, "late"));
+  CHECK(l.get() == WorkerState::Stopped);
+}
+
+TEST_CASE("WorkerLifecycle: a drain is sticky until stop, through its own rebalance") {
+  WorkerLifecycle l;
+  CHECK(l.set(WorkerState::Joining, "JoinGroup"));
+  CHECK(l.set(WorkerState::Applying, "assignment"));
+  CHECK(l.set(WorkerState::Running, "applied"));
+  CHECK(l.set(WorkerState::Draining, "drain"));
+  // The drain's own rebalance steps do not hide that the worker drains.
+  CHECK_FALSE(l.set(WorkerState::Revoking, "drain: connectors stop before JoinGroup"));
+  CHECK_FALSE(l.set(WorkerState::Joining, "JoinGroup"));
+  CHECK_FALSE(l.set_from(WorkerState::Applying, WorkerState::Running, "applied"));
+  CHECK(l.get() == WorkerState::Draining);
+  CHECK(l.set(WorkerState::Leaving, "stop"));
+  CHECK(l.set(WorkerState::Stopped, "stopped"));
+}
+
+TEST_CASE("WorkerLifecycle: a fenced worker only stops") {
+  WorkerLifecycle l;
+  CHECK(l.set(WorkerState::Joining, "JoinGroup"));
+  CHECK(l.set(WorkerState::Fenced, "FENCED_INSTANCE_ID"));
+  CHECK_FALSE(l.set(WorkerState::Joining, "late JoinGroup"));
+  CHECK_FALSE(l.set(WorkerState::Draining, "drain after the fence"));
+  CHECK(l.get() == WorkerState::Fenced);
+  CHECK(l.set(WorkerState::Stopped, "crash"));
   CHECK(l.get() == WorkerState::Stopped);
 }

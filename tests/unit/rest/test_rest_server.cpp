@@ -721,6 +721,11 @@ TEST_CASE("connector plugins and health", "[rest]") {
   auto starting = request(s.port(), "GET", "/health");
   CHECK(starting.status == 503);
   CHECK(starting.j() == json{{"status", "starting"}, {"message", "Worker is still starting up."}});
+  // The herder's lifecycle state rides along when it reports one.
+  s.herder.health_value = Health{HealthStatus::Healthy, "ready", "Draining"};
+  auto draining = request(s.port(), "GET", "/health");
+  CHECK(draining.status == 200);
+  CHECK(draining.j() == json{{"status", "healthy"}, {"message", "ready"}, {"worker_state", "Draining"}});
 
   s.herder.hang_health = true;
   auto t0 = std::chrono::steady_clock::now();
