@@ -130,6 +130,7 @@ AssignmentResult merge_drained(AssignmentResult core, const std::vector<MemberRe
   if (core.config_mismatch) return config_mismatch(core.state, members, ctx, version, max_config_offset(members));
   AssignmentResult out;
   out.state = std::move(core.state);
+  out.moved = std::move(core.moved);
   for (size_t i = 0; i < members.size(); ++i) {
     const int32_t at = split.index[i];
     MemberAssignment ma;
@@ -184,17 +185,26 @@ AssignmentResult IncrementalCooperativeAssignor::assign(const LeaderState& state
   LeaderState core_state = state;
   for (size_t i = 0; i < members.size(); ++i)
     if (split->index[i] < 0) std::erase(core_state.previous_members, members[i].member_id);
-  return merge_drained(assign_core(core_state, split->members, config, split->ctx), members, *split, config, ctx,
-                       version);
+  // A draining member that still runs work revokes all of it (merge_drained)
+  // and is left out of the follow-up round: the hand-over placement places
+  // its work over the others.
+  std::vector<std::string> leaving;
+  for (size_t i = 0; i < members.size(); ++i)
+    if (split->draining[i] && split->index[i] >= 0) leaving.push_back(members[i].member_id);
+  return merge_drained(assign_core(core_state, split->members, config, split->ctx, leaving), members, *split, config,
+                       ctx, version);
 }
 
 AssignmentResult IncrementalCooperativeAssignor::assign_core(const LeaderState& state,
                                                              const std::vector<MemberReport>& members,
                                                              const ConfigSnapshot& config,
-                                                             const RoundContext& ctx) const {
+                                                             const RoundContext& ctx,
+                                                             const std::vector<std::string>& leaving) const {
   const int64_t max_offset = max_config_offset(members);
   if (config.offset < max_offset) return config_mismatch(state, members, ctx, version_for(ctx.protocol), max_offset);
-  return detail::Round(state, members, config, ctx, max_delay_ms_).run();
+  detail::Round round(state, members, config, ctx, max_delay_ms_);
+  round.leaving = leaving;
+  return round.run();
 }
 
 AssignmentResult EagerAssignor::assign(const LeaderState& state, const std::vector<MemberReport>& members,

@@ -83,6 +83,11 @@ struct RoundContext {
   /// round, with no scheduled delay), and one that runs nothing is left out
   /// of the round. Ignored when every member is draining.
   std::vector<std::string> draining_members;
+  /// Hand-over placement (kconnectd's `rebalance.hand.over.enable`, not in
+  /// Connect; incremental assignor only): also place the tasks this round
+  /// revokes as the follow-up round would, and report them in
+  /// AssignmentResult::moved. Off: the result is exactly Connect's round.
+  bool hand_over_placement = false;
 };
 
 /// What the incremental assignor remembers between rounds while its worker is
@@ -121,6 +126,16 @@ struct MemberAssignment {
   Assignment assignment;   ///< lists sorted; V1/V2: increments; V0: full set
 };
 
+/// A task this round revokes, with the member the follow-up round would
+/// give it to (RoundContext::hand_over_placement).
+struct TaskMove {
+  ConnectorTaskId task;
+  std::string to;    ///< member id of its new owner
+  std::string from;  ///< member id of the member that stops it in this round
+
+  bool operator==(const TaskMove&) const = default;
+};
+
 /// Output of one assignment round.
 struct AssignmentResult {
   /// One entry per member report, in the order of the reports.
@@ -130,6 +145,13 @@ struct AssignmentResult {
   /// True when the round failed the config-offset check (every assignment
   /// carries error CONFIG_MISMATCH = 1).
   bool config_mismatch = false;
+  /// With RoundContext::hand_over_placement: the revoked tasks and where
+  /// the follow-up round (this round applied, generation + 1, same config)
+  /// would place them, sorted by task. Empty unless that round would revoke
+  /// nothing and set no delay, and none is pending now. The moves are not in
+  /// `assignments` nor `state`: the caller adds those it carries out. Tasks
+  /// the follow-up gives back to the member that stops them are left out.
+  std::vector<TaskMove> moved;
 };
 
 /// Largest config offset any member reports; -1 when there are none
@@ -178,9 +200,12 @@ class IncrementalCooperativeAssignor {
   [[nodiscard]] int32_t max_delay_ms() const { return max_delay_ms_; }
 
  private:
-  /// Connect's round, without draining members.
+  /// Connect's round, without draining members. `leaving`: member ids
+  /// (draining, still running work) that revoke everything and are not in
+  /// the follow-up round (for the hand-over placement).
   [[nodiscard]] AssignmentResult assign_core(const LeaderState& state, const std::vector<MemberReport>& members,
-                                             const ConfigSnapshot& config, const RoundContext& ctx) const;
+                                             const ConfigSnapshot& config, const RoundContext& ctx,
+                                             const std::vector<std::string>& leaving = {}) const;
   int32_t max_delay_ms_;
 };
 

@@ -79,7 +79,9 @@ AssignmentResult Round::run() {
   assign_connectors();
   assign_tasks();
   update_leader_state();
-  return output();
+  AssignmentResult out = output();
+  if (ctx.hand_over_placement) place_revoked_now(out);
+  return out;
 }
 
 // Reads: members. Sets: by_id, member_ids (the member-id order that breaks
@@ -344,11 +346,7 @@ void Round::revoke_for_balance() {
     return;
   }
   const BalancePlan plan = plan_balance_revocations();
-  const bool any_revocation =
-      plan.spread_revocation ||
-      std::any_of(plan.conn_excess.begin(), plan.conn_excess.end(), [](int64_t e) { return e > 0; }) ||
-      std::any_of(plan.task_excess.begin(), plan.task_excess.end(), [](int64_t e) { return e > 0; });
-  revoking_round = backoff_allows_revocation(any_revocation);
+  revoking_round = backoff_allows_revocation(plan.any());
   if (!revoking_round) return;
   revoke_connectors(plan.conn_excess);
   revoke_tasks(plan);
@@ -656,6 +654,72 @@ AssignmentResult Round::output() {
 void Round::assign_tasks() {
   if (delay == 0) revoking_round = true;
   if (W > 0 && (!pool_tasks.empty() || revoking_round)) TaskPlacement(*this).run();
+}
+
+// Hand-over placement (ours, RoundContext::hand_over_placement): the tasks
+// this round revokes, placed as the follow-up round would place them, in the
+// same run. The follow-up's inputs are this round applied: every worker runs
+// its next and placed items, the leader state is out.state, and its pool is
+// what nobody runs then: the revoked configured tasks, and everything of a
+// `leaving` worker (it revokes all it runs, and what was placed on it is
+// withheld; it is not in the follow-up). With no delay there is no lost work
+// left. Nothing when a delay is pending now, or when the follow-up would
+// revoke for balance (it would then back off with a delay, or revoke) or
+// revoke through an augmenting path. Reads and then discards the working
+// state (run() has produced `out`). Sets: out.moved.
+void Round::place_revoked_now(AssignmentResult& out) {
+  if (W == 0 || delay > 0 || out.state.scheduled_rebalance_ms != 0) return;
+  // Per slot: its old owner (the last revoking member in input order, -1:
+  // none) and whether the follow-up places it.
+  std::vector<int32_t> from(S, -1);
+  std::vector<uint8_t> in_pool(S, 0);
+  std::vector<Worker> staying;
+  for (auto& w : workers) {
+    const bool leaves = std::find(leaving.begin(), leaving.end(),
+                                  members[static_cast<size_t>(w.input_index)].member_id) != leaving.end();
+    for (Slot s : leaves ? w.cur_tasks : w.revoked_tasks)
+      if (tasks.configured(static_cast<size_t>(s))) {
+        from[static_cast<size_t>(s)] = std::max(from[static_cast<size_t>(s)], w.input_index);
+        in_pool[static_cast<size_t>(s)] = 1;
+      }
+    if (leaves) {
+      for (Slot s : w.placed_tasks) in_pool[static_cast<size_t>(s)] = 1;
+      continue;
+    }
+    w.next_conns.insert(w.next_conns.end(), w.placed_conns.begin(), w.placed_conns.end());
+    std::sort(w.next_conns.begin(), w.next_conns.end());
+    w.next_tasks.insert(w.next_tasks.end(), w.placed_tasks.begin(), w.placed_tasks.end());
+    std::sort(w.next_tasks.begin(), w.next_tasks.end());
+    w.revoked_conns.clear();
+    w.revoked_tasks.clear();
+    w.placed_conns.clear();
+    w.placed_tasks.clear();
+    staying.push_back(std::move(w));
+  }
+  if (std::all_of(from.begin(), from.end(), [](int32_t f) { return f < 0; }) || staying.empty()) return;
+  workers = std::move(staying);
+  W = workers.size();
+  next = out.state;
+  returning.assign(W, 0);
+  const BalancePlan plan = plan_balance_revocations();
+  if (plan.any()) return;
+  pool_conns.clear();
+  pool_tasks.clear();
+  for (size_t s = 0; s < S; ++s)
+    if (in_pool[s]) pool_tasks.push_back(static_cast<Slot>(s));
+  release_lost = next.revoked_in_previous;  // the follow-up's 3.4 step 2 (the pool is in slot order either way)
+  revoking_round = true;                    // no delay in the follow-up
+  TaskPlacement(*this).run();
+  for (const auto& w : workers)
+    if (!w.revoked_tasks.empty()) return;
+  for (const auto& w : workers)
+    for (Slot s : w.placed_tasks) {
+      const int32_t old_owner = from[static_cast<size_t>(s)];
+      if (old_owner < 0 || old_owner == w.input_index) continue;
+      out.moved.push_back({u.task_id(s), members[static_cast<size_t>(w.input_index)].member_id,
+                           members[static_cast<size_t>(old_owner)].member_id});
+    }
+  std::sort(out.moved.begin(), out.moved.end(), [](const TaskMove& a, const TaskMove& b) { return a.task < b.task; });
 }
 
 }  // namespace kc::assignor::detail

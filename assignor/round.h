@@ -248,6 +248,12 @@ struct BalancePlan {
   std::vector<int64_t> task_excess;  // tasks to revoke for the total, per worker
   std::vector<int32_t> hold_rev;     // tasks to revoke for spread, per `hold` entry
   bool spread_revocation = false;    // some hold_rev entry is above 0
+
+  // Whether anything at all would be revoked.
+  [[nodiscard]] bool any() const {
+    return spread_revocation || std::any_of(conn_excess.begin(), conn_excess.end(), [](int64_t e) { return e > 0; }) ||
+           std::any_of(task_excess.begin(), task_excess.end(), [](int64_t e) { return e > 0; });
+  }
 };
 
 // One round of the incremental cooperative assignor (reference 3.3, after
@@ -273,7 +279,10 @@ struct Round {
   const RoundContext& ctx;
   const int32_t max_delay_ms;  // scheduled.rebalance.max.delay.ms
   const int16_t version;       // assignment version written
-  const size_t W;              // number of members
+  size_t W;                    // number of members (fewer in place_revoked_now's follow-up)
+  // Members that leave before the follow-up round (draining ones that still
+  // run work: the caller revokes all of it). Only place_revoked_now reads it.
+  std::vector<std::string> leaving;
 
   // Members in member-id order: every tie below is broken by this order.
   std::vector<int32_t> by_id;           // worker index -> input index
@@ -335,6 +344,7 @@ struct Round {
   void assign_tasks();
   void update_leader_state();
   [[nodiscard]] AssignmentResult output();
+  void place_revoked_now(AssignmentResult& out);
 };
 
 // ------------------------------------------------------------------ task placement

@@ -201,6 +201,9 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   ConnectProtocol io_protocol = ConnectProtocol::Sessioned;
   std::optional<Assignment> io_assignment;  // merged snapshot
   assignor::LeaderState io_leader_state;
+  // Bumped by every leader round and every JoinGroup: a leader job that
+  // comes back with an older number is dropped (see on_leader).
+  uint64_t io_leader_round = 0;
   asio::steady_timer scheduled_timer;
   asio::steady_timer config_poll_timer;
   asio::steady_timer status_poll_timer;
@@ -615,7 +618,22 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   // ------------------------------------------------------------------ coordinator callbacks
   void on_before_join(const coordinator::BeforeJoin& bj, std::function<void()> proceed);
   void on_leader(const coordinator::LeaderRound& round, coordinator::AssignmentsReady ready);
-  void io_assign(const coordinator::LeaderRound& round, coordinator::AssignmentsReady ready);
+  /// One leader round's inputs, copied on the io thread so that the pool
+  /// reads no io_* member.
+  struct LeaderJob {
+    coordinator::LeaderRound round;
+    uint64_t seq = 0;             ///< io_leader_round when the round began
+    assignor::LeaderState state;  ///< io_leader_state (reset for a new leader)
+    assignor::RoundContext ctx;   ///< now_ms is set on the pool, after the config read
+  };
+  /// Pool: reads the config topic to the end, runs the assignor and the
+  /// hand-over moves (plan_leader_round), writes the hand-over marks
+  /// (blocking, before any member sees the assignment).
+  HandOverMoves job_assign(LeaderJob& job);
+  /// io thread: stores the round's leader state and sends its assignments,
+  /// unless round `seq` is no longer the newest (then both are dropped).
+  void io_assigned(uint64_t seq, int32_t generation, assignor::AssignmentResult res,
+                   coordinator::AssignmentsReady ready);
 
   void record_history(const coordinator::AssignedEvent& ev);
   void on_assigned(const coordinator::AssignedEvent& ev);

@@ -27,6 +27,7 @@ void DistributedHerder::Impl::io_request_rejoin(const std::string& reason) {
 }
 
 void DistributedHerder::Impl::on_before_join(const coordinator::BeforeJoin& bj, std::function<void()> proceed) {
+  ++io_leader_round;  // a leader job still under way belongs to a round now past
   if (bj.new_rebalance) {
     io_rebalance_started_ms = wall_ms();
     if (io_rebalance_reason.empty()) io_rebalance_reason = bj.reason;
@@ -93,85 +94,90 @@ void DistributedHerder::Impl::on_before_join(const coordinator::BeforeJoin& bj, 
   });
 }
 
+// The leader's round (Connect's performAssignment), off the io thread:
+//   * io thread (on_leader): numbers the round, updates the io-only round
+//     state (io_round_members, io_drain_members, the leader-state reset of a
+//     new leader) and copies everything the pool needs into a LeaderJob;
+//   * pool (job_assign): config read, assignor, hand-over moves and marks,
+//     touching no io_* member;
+//   * io thread (io_assigned): stores the leader state and sends the
+//     assignments, or drops both when a newer round began meanwhile.
 void DistributedHerder::Impl::on_leader(const coordinator::LeaderRound& round, coordinator::AssignmentsReady ready) {
-  // Read the config topic to the end on the pool, then assign on the io thread.
-  asio::post(pool, [w = weak_from_this(), round, ready = std::move(ready)]() mutable {
+  LeaderJob job;
+  job.seq = ++io_leader_round;
+  io_round_members.clear();
+  for (const auto& m : round.members) io_round_members.push_back(m.member_id);
+  // Drain requests of members still in the group (kconnectd's drain).
+  io_drain_members = draining_members_in_round(io_drain_members, io_round_members);
+  // The leader state is kept only while this worker stays leader.
+  if (!io_was_leader) io_leader_state = assignor::LeaderState{};
+  job.state = io_leader_state;
+  job.ctx.leader_id = round.leader_id;
+  job.ctx.leader_url = round.leader_url;
+  job.ctx.generation = round.generation;
+  job.ctx.last_completed_generation = round.last_completed_generation;
+  job.ctx.protocol = round.protocol;
+  job.ctx.draining_members.assign(io_drain_members.begin(), io_drain_members.end());
+  job.round = round;
+  asio::post(pool, [w = weak_from_this(), job = std::move(job), ready = std::move(ready)]() mutable {
     auto s = w.lock();
     if (!s) return;
-    auto r = s->config_store->read_to_end(s->cfg.worker_sync_timeout_ms);
-    if (!r) spdlog::warn("leader: config read failed: {}", r.error().to_string());
-    asio::post(s->io, [w, round = std::move(round), ready = std::move(ready)]() mutable {
-      if (auto s2 = w.lock()) s2->io_assign(round, std::move(ready));
+    auto moves = s->job_assign(job);
+    asio::post(s->io, [w, seq = job.seq, gen = job.round.generation, res = std::move(moves.result),
+                       ready = std::move(ready)]() mutable {
+      if (auto s2 = w.lock()) s2->io_assigned(seq, gen, std::move(res), std::move(ready));
     });
   });
 }
 
-void DistributedHerder::Impl::io_assign(const coordinator::LeaderRound& round, coordinator::AssignmentsReady ready) {
-  auto snap = config_store->snapshot();
+HandOverMoves DistributedHerder::Impl::job_assign(LeaderJob& job) {
+  auto r = config_store->read_to_end(cfg.worker_sync_timeout_ms);
+  if (!r) spdlog::warn("leader: config read failed: {}", r.error().to_string());
+  const auto cs = assignor_snapshot(config_store->snapshot());
   std::vector<assignor::MemberReport> reports;
-  for (const auto& m : round.members) {
-    assignor::MemberReport r;
-    r.member_id = m.member_id;
-    r.url = m.metadata.url;
-    r.config_offset = m.metadata.config_offset;
+  for (const auto& m : job.round.members) {
+    assignor::MemberReport rep;
+    rep.member_id = m.member_id;
+    rep.url = m.metadata.url;
+    rep.config_offset = m.metadata.config_offset;
     if (m.metadata.allocation) {
-      r.owned.connectors = m.metadata.allocation->connectors;
-      r.owned.tasks = m.metadata.allocation->tasks;
+      rep.owned.connectors = m.metadata.allocation->connectors;
+      rep.owned.tasks = m.metadata.allocation->tasks;
     }
-    reports.push_back(std::move(r));
+    reports.push_back(std::move(rep));
   }
-  assignor::ConfigSnapshot cs;
-  cs.offset = snap.offset;
-  for (const auto& name : snap.connectors()) {
-    auto tc = snap.task_counts.find(name);
-    cs.connectors[name] = (tc == snap.task_counts.end() || snap.inconsistent.count(name)) ? 0 : tc->second;
-  }
-  assignor::RoundContext ctx;
-  ctx.leader_id = round.leader_id;
-  ctx.leader_url = round.leader_url;
-  ctx.generation = round.generation;
-  ctx.last_completed_generation = round.last_completed_generation;
-  ctx.now_ms = mono_ms();
-  ctx.protocol = round.protocol;
-  // Drain requests of members still in the group (kconnectd's drain).
-  io_round_members.clear();
-  for (const auto& m : round.members) io_round_members.push_back(m.member_id);
-  io_drain_members = draining_members_in_round(io_drain_members, io_round_members);
-  ctx.draining_members.assign(io_drain_members.begin(), io_drain_members.end());
-  // The leader state is kept only while this worker stays leader.
-  if (!io_was_leader) io_leader_state = assignor::LeaderState{};
-  assignor::AssignmentResult res;
-  if (round.protocol == ConnectProtocol::Eager) {
-    res = assignor::EagerAssignor{}.assign(io_leader_state, reports, cs, ctx);
-  } else {
-    res = assignor::IncrementalCooperativeAssignor{cfg.scheduled_rebalance_max_delay_ms}.assign(io_leader_state,
-                                                                                               reports, cs, ctx);
-  }
-  auto moves = plan_hand_over_moves(cfg.hand_over_moves, std::move(res), reports, cs, ctx,
-                                    cfg.scheduled_rebalance_max_delay_ms,
-                                    cfg.hand_over_moves ? status_store->all_tasks() : std::map<ConnectorTaskId, StatusValue>{});
-  res = std::move(moves.result);
-  io_leader_state = res.state;
-  auto marks = std::move(moves.marks);
+  job.ctx.now_ms = mono_ms();
+  auto moves = plan_leader_round(cfg.hand_over_moves, job.state, reports, cs, job.ctx,
+                                 cfg.scheduled_rebalance_max_delay_ms,
+                                 cfg.hand_over_moves ? status_store->all_tasks()
+                                                     : std::map<ConnectorTaskId, StatusValue>{});
   if (!moves.moved.empty())
     spdlog::info("leader: revoked tasks {} go to their new owners in this round (hand-over: {})",
                  ids_to_string(moves.moved), to_string(moves));
   spdlog::info("leader assigned generation {} over {} members (protocol {}, config offset {}{}{})",
-               round.generation, reports.size(), connect::protocol_name(round.protocol), cs.offset,
-               res.config_mismatch ? ", CONFIG_MISMATCH" : "",
-               marks.empty() ? "" : ", " + std::to_string(marks.size()) + " revoked tasks handed over");
-  std::vector<std::pair<std::string, Assignment>> out;
-  for (auto& ma : res.assignments) out.emplace_back(ma.member_id, std::move(ma.assignment));
-  if (marks.empty()) return ready(std::move(out));
+               job.round.generation, reports.size(), connect::protocol_name(job.round.protocol), cs.offset,
+               moves.result.config_mismatch ? ", CONFIG_MISMATCH" : "",
+               moves.marks.empty() ? "" : ", " + std::to_string(moves.marks.size()) + " revoked tasks handed over");
   // The marks must be in the status topic before any member sees the
   // assignment: the old owner's stop (UNASSIGNED) then follows them.
-  asio::post(pool, [w = weak_from_this(), marks = std::move(marks), out = std::move(out),
-                    ready = std::move(ready)]() mutable {
-    auto s = w.lock();
-    if (!s) return;
-    s->write_hand_over_marks(marks);
-    asio::post(s->io, [out = std::move(out), ready = std::move(ready)]() mutable { ready(std::move(out)); });
-  });
+  if (!moves.marks.empty()) write_hand_over_marks(moves.marks);
+  return moves;
+}
+
+void DistributedHerder::Impl::io_assigned(uint64_t seq, int32_t generation, assignor::AssignmentResult res,
+                                          coordinator::AssignmentsReady ready) {
+  if (seq != io_leader_round) {
+    // A newer JoinGroup began: the coordinator has moved past this round
+    // too (it drops a late assignment), and its state must not become the
+    // next round's input.
+    spdlog::info("leader: the assignment of generation {} came after a newer round began; dropped", generation);
+    return;
+  }
+  io_leader_state = std::move(res.state);
+  std::vector<std::pair<std::string, Assignment>> out;
+  out.reserve(res.assignments.size());
+  for (auto& ma : res.assignments) out.emplace_back(std::move(ma.member_id), std::move(ma.assignment));
+  ready(std::move(out));
 }
 
 void DistributedHerder::Impl::record_history(const coordinator::AssignedEvent& ev) {

@@ -123,73 +123,43 @@ std::string to_string(const DrainHandOverPlan& p) {
 
 // ------------------------------------------------------------------ hand-over moves
 
-HandOverMoves plan_hand_over_moves(bool enabled, assignor::AssignmentResult res,
+HandOverMoves plan_hand_over_moves(assignor::AssignmentResult res,
                                    const std::vector<assignor::MemberReport>& reports,
-                                   const assignor::ConfigSnapshot& cs, const assignor::RoundContext& ctx,
-                                   int32_t scheduled_rebalance_max_delay_ms,
                                    const std::map<ConnectorTaskId, StatusValue>& task_statuses) {
   HandOverMoves out;
   out.result = std::move(res);
   auto& r = out.result;
-  if (!enabled || ctx.protocol == connect::ConnectProtocol::Eager || r.config_mismatch) return out;
-  std::map<ConnectorTaskId, size_t> revoked_from;  // task -> index of the member that stops it
-  for (size_t i = 0; i < r.assignments.size(); ++i)
-    for (const auto& t : r.assignments[i].assignment.revoked_tasks) revoked_from[t] = i;
-  if (revoked_from.empty() || r.state.delay_ms > 0 || r.state.scheduled_rebalance_ms != 0) return out;
-  // The follow-up round's reports: what each member owns once this round applied.
-  std::vector<assignor::MemberReport> next = reports;
-  for (size_t i = 0; i < next.size() && i < r.assignments.size(); ++i) {
-    const auto& a = r.assignments[i].assignment;
-    auto& owned = next[i].owned;
-    const std::set<std::string> gone_c(a.revoked_connectors.begin(), a.revoked_connectors.end());
-    const std::set<ConnectorTaskId> gone_t(a.revoked_tasks.begin(), a.revoked_tasks.end());
-    std::erase_if(owned.connectors, [&](const auto& c) { return gone_c.count(c) > 0; });
-    std::erase_if(owned.tasks, [&](const auto& t) { return gone_t.count(t) > 0; });
-    add_sorted(owned.connectors, a.connectors);
-    add_sorted(owned.tasks, a.tasks);
+  if (r.config_mismatch || r.moved.empty()) return out;
+  auto index_of = [&](const std::string& id) {
+    return static_cast<size_t>(std::find_if(r.assignments.begin(), r.assignments.end(),
+                                            [&](const auto& x) { return x.member_id == id; }) -
+                               r.assignments.begin());
+  };
+  std::vector<std::vector<ConnectorTaskId>> taken(r.assignments.size());  // per new owner, sorted
+  for (const auto& mv : r.moved) {
+    const size_t to = index_of(mv.to), from = index_of(mv.from);
+    if (to >= r.assignments.size() || from >= reports.size()) continue;
+    auto st = task_statuses.find(mv.task);
+    if (st == task_statuses.end() || !running_or_paused(st->second.state) ||
+        reports[from].url.find("//" + st->second.worker_id + "/") == std::string::npos)
+      continue;  // old owner's status unknown: the follow-up round places it
+    taken[to].push_back(mv.task);
   }
-  assignor::RoundContext next_ctx = ctx;
-  next_ctx.generation = ctx.generation + 1;
-  next_ctx.last_completed_generation = ctx.generation;
-  const auto follow_up =
-      assignor::IncrementalCooperativeAssignor{scheduled_rebalance_max_delay_ms}.assign(r.state, next, cs, next_ctx);
-  if (follow_up.config_mismatch || follow_up.state.delay_ms > 0) return out;
-  for (const auto& ma : follow_up.assignments)
-    if (!ma.assignment.revoked_tasks.empty() || !ma.assignment.revoked_connectors.empty()) return out;
-  std::vector<TaskMark> marks;
-  std::vector<ConnectorTaskId> moved;
-  std::vector<std::pair<size_t, std::vector<ConnectorTaskId>>> taken_by;  // new owner index -> tasks
-  for (const auto& ma : follow_up.assignments) {
-    auto to = std::find_if(r.assignments.begin(), r.assignments.end(),
-                           [&](const auto& x) { return x.member_id == ma.member_id; });
-    if (to == r.assignments.end()) continue;
-    std::vector<ConnectorTaskId> taken;
-    for (const auto& t : ma.assignment.tasks) {
-      auto from = revoked_from.find(t);
-      if (from == revoked_from.end() || r.assignments[from->second].member_id == ma.member_id) continue;
-      auto st = task_statuses.find(t);
-      const std::string& old_url = reports[from->second].url;
-      if (st == task_statuses.end() || !running_or_paused(st->second.state) ||
-          old_url.find("//" + st->second.worker_id + "/") == std::string::npos)
-        continue;  // old owner's status unknown: the follow-up round places it
-      marks.emplace_back(t, StatusValue{st->second.state, std::string(storage::kHandOverTrace),
-                                        st->second.worker_id, st->second.generation});
-      taken.push_back(t);
+  for (size_t i = 0; i < taken.size(); ++i) {
+    for (const auto& t : taken[i]) {
+      const auto& st = task_statuses.at(t);
+      out.marks.emplace_back(t, StatusValue{st.state, std::string(storage::kHandOverTrace), st.worker_id,
+                                            st.generation});
     }
-    taken_by.emplace_back(static_cast<size_t>(to - r.assignments.begin()), std::move(taken));
+    add_sorted(r.assignments[i].assignment.tasks, taken[i]);
+    out.moved.insert(out.moved.end(), taken[i].begin(), taken[i].end());
   }
-  for (const auto& [i, taken] : taken_by) {
-    add_sorted(r.assignments[i].assignment.tasks, taken);
-    moved.insert(moved.end(), taken.begin(), taken.end());
-  }
-  if (moved.empty()) return out;
+  if (out.moved.empty()) return out;
   // The leader's memory: this round's, plus the tasks placed at once.
-  add_sorted(r.state.previous_assignment.tasks, moved);
-  const std::set<ConnectorTaskId> moved_set(moved.begin(), moved.end());
+  add_sorted(r.state.previous_assignment.tasks, out.moved);
+  const std::set<ConnectorTaskId> moved_set(out.moved.begin(), out.moved.end());
   std::erase_if(r.state.previous_revocation.tasks, [&](const auto& t) { return moved_set.count(t) > 0; });
-  std::sort(moved.begin(), moved.end());
-  out.marks = std::move(marks);
-  out.moved = std::move(moved);
+  std::sort(out.moved.begin(), out.moved.end());
   return out;
 }
 
@@ -204,6 +174,33 @@ std::string to_string(const HandOverMoves& m) {
     s += (s.empty() ? "move " : "; move ") + ids_to_string(got) + " -> " + ma.member_id;
   }
   return s;
+}
+
+// ------------------------------------------------------------------ the leader's round
+
+assignor::ConfigSnapshot assignor_snapshot(const ClusterConfigState& snap) {
+  assignor::ConfigSnapshot cs;
+  cs.offset = snap.offset;
+  for (const auto& name : snap.connectors()) {
+    auto tc = snap.task_counts.find(name);
+    cs.connectors[name] = (tc == snap.task_counts.end() || snap.inconsistent.count(name)) ? 0 : tc->second;
+  }
+  return cs;
+}
+
+HandOverMoves plan_leader_round(bool hand_over_enabled, const assignor::LeaderState& state,
+                                const std::vector<assignor::MemberReport>& reports,
+                                const assignor::ConfigSnapshot& cs, const assignor::RoundContext& ctx,
+                                int32_t scheduled_rebalance_max_delay_ms,
+                                const std::map<ConnectorTaskId, StatusValue>& task_statuses) {
+  if (ctx.protocol == connect::ConnectProtocol::Eager)
+    return plan_hand_over_moves(assignor::EagerAssignor{}.assign(state, reports, cs, ctx), reports, task_statuses);
+  assignor::RoundContext with_placement = ctx;
+  with_placement.hand_over_placement = hand_over_enabled;
+  return plan_hand_over_moves(
+      assignor::IncrementalCooperativeAssignor{scheduled_rebalance_max_delay_ms}.assign(state, reports, cs,
+                                                                                       with_placement),
+      reports, task_statuses);
 }
 
 // ------------------------------------------------------------------ task configs (leader)

@@ -163,30 +163,48 @@ std::string to_string(const DrainHandOverPlan& p);
 /// The leader's hand-over moves of one round (rebalance.hand.over.enable,
 /// cooperative protocols): the tasks the assignor revokes from live members
 /// for balance are placed in the same round where the assignor's follow-up
-/// round would place them. `result` is the round's result with the moved
-/// tasks added to their new owners' assignments and to the leader state's
-/// previous assignment (and out of its previous revocation); `marks` are the
-/// hand-over marks to write before the assignment goes out; `moved` the
-/// tasks, sorted.
+/// round would place them (the assignor reports those as
+/// AssignmentResult::moved, RoundContext::hand_over_placement). `result` is
+/// the round's result with the moved tasks added to their new owners'
+/// assignments and to the leader state's previous assignment (and out of its
+/// previous revocation); `marks` are the hand-over marks to write before the
+/// assignment goes out; `moved` the tasks, sorted.
 struct HandOverMoves {
   assignor::AssignmentResult result;
   std::vector<TaskMark> marks;
   std::vector<ConnectorTaskId> moved;
 };
 
-/// Moves only tasks whose old owner's RUNNING or PAUSED status is known
-/// (its worker id is in the old owner's URL); none at all while a delay or
-/// scheduled rebalance runs, when the follow-up round would revoke or delay,
-/// on CONFIG_MISMATCH, under the eager protocol, or when `enabled` is false.
-/// Runs the incremental assignor (pure) once more for the follow-up round.
-HandOverMoves plan_hand_over_moves(bool enabled, assignor::AssignmentResult res,
+/// Carries out the assignor's moves of tasks whose old owner's RUNNING or
+/// PAUSED status is known (its worker id is in the old owner's URL, from
+/// `reports`, one per assignment in the same order); the others keep the
+/// two rounds. None on CONFIG_MISMATCH. Pure: no assignor run.
+HandOverMoves plan_hand_over_moves(assignor::AssignmentResult res,
                                    const std::vector<assignor::MemberReport>& reports,
-                                   const assignor::ConfigSnapshot& cs, const assignor::RoundContext& ctx,
-                                   int32_t scheduled_rebalance_max_delay_ms,
                                    const std::map<ConnectorTaskId, StatusValue>& task_statuses);
 
 /// "move [c-1 -> m2]" per new owner, or "no moves".
 std::string to_string(const HandOverMoves& m);
+
+// ------------------------------------------------------------------ the leader's round
+
+/// The assignor's view of a config snapshot: every connector with the count
+/// of its committed task configs (0 when none are committed or they are
+/// inconsistent), at the snapshot's offset.
+assignor::ConfigSnapshot assignor_snapshot(const ClusterConfigState& snap);
+
+/// The leader's whole round (Connect's performAssignment) as one pure step:
+/// the assignor of `ctx.protocol` (EagerAssignor for eager, else the
+/// IncrementalCooperativeAssignor with `scheduled_rebalance_max_delay_ms`,
+/// with its hand-over placement when `hand_over_enabled`) from `state`, run
+/// once, then plan_hand_over_moves. The herder runs it on its pool,
+/// never on the io thread (it can take tens of ms at 1k workers); the
+/// result's state is what the leader keeps for its next round.
+HandOverMoves plan_leader_round(bool hand_over_enabled, const assignor::LeaderState& state,
+                                const std::vector<assignor::MemberReport>& reports,
+                                const assignor::ConfigSnapshot& cs, const assignor::RoundContext& ctx,
+                                int32_t scheduled_rebalance_max_delay_ms,
+                                const std::map<ConnectorTaskId, StatusValue>& task_statuses);
 
 // ------------------------------------------------------------------ task configs (leader)
 

@@ -33,6 +33,7 @@ struct Group {
   int32_t last_completed = -1;
   int64_t now = 1000;
   std::vector<std::string> draining;  // member ids that drain
+  bool placement = false;             // RoundContext::hand_over_placement
   AssignmentResult last;
 
   explicit Group(int32_t delay = D) : assignor(delay) {}
@@ -54,6 +55,7 @@ struct Group {
     ctx.last_completed_generation = last_completed;
     ctx.now_ms = now;
     ctx.draining_members = draining;
+    ctx.hand_over_placement = placement;
     last = assignor.assign(state, reports(), config, ctx);
     state = last.state;
     if (deliver) {
@@ -486,6 +488,42 @@ TEST_CASE("a draining worker revokes all its work in one round and the others ta
   CHECK(g.of("w1").tasks.empty());
   CHECK(g.of("w2").tasks.empty());
   check_each_task_once(g);
+}
+
+TEST_CASE("hand-over placement lists a draining worker's tasks with their next owners, and changes nothing else",
+          "[assignor][drain]") {
+  Group g;
+  g.connector("a", 6);
+  g.connector("b", 3);
+  g.running["w1"] = g.running["w2"] = g.running["w3"] = {};
+  g.round();
+  g.round();
+  auto w3_work = g.running["w3"];
+  std::sort(w3_work.tasks.begin(), w3_work.tasks.end());
+  REQUIRE_FALSE(w3_work.tasks.empty());
+  g.draining = {"w3"};
+  Group without = g;
+  const auto plain = without.round(false);
+  g.placement = true;
+  const auto with = g.round(false);
+  // The round itself is Connect's round (plus the drain), unchanged.
+  CHECK(with.state == plain.state);
+  for (size_t i = 0; i < plain.assignments.size(); ++i)
+    CHECK(with.assignments[i].assignment == plain.assignments[i].assignment);
+  CHECK(plain.moved.empty());
+  // Every task w3 stops is listed, going to w1 or w2, none back to w3.
+  REQUIRE(with.moved.size() == w3_work.tasks.size());
+  std::map<std::string, size_t> to;
+  for (size_t i = 0; i < with.moved.size(); ++i) {
+    CHECK(with.moved[i].task == w3_work.tasks[i]);
+    CHECK(with.moved[i].from == "w3");
+    ++to[with.moved[i].to];
+  }
+  CHECK(to.count("w3") == 0);
+  // Balanced over the two that stay: 9 tasks, w1 and w2 end with 4 or 5.
+  CHECK(g.tasks("w1") + to["w1"] >= 4);
+  CHECK(g.tasks("w2") + to["w2"] >= 4);
+  CHECK(g.tasks("w1") + to["w1"] + g.tasks("w2") + to["w2"] == 9);
 }
 
 TEST_CASE("a draining worker that stopped its work before joining has it placed on the others in that round",

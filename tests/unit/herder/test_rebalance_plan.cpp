@@ -6,7 +6,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <functional>
+#include <random>
 
 #include "worker/herder/rebalance_plan.h"
 
@@ -221,9 +223,10 @@ Round join_round() {
   return r;
 }
 
-as::AssignmentResult assign(const Round& r) {
-  auto state = r.state;
-  return as::IncrementalCooperativeAssignor{300000}.assign(state, r.reports, r.cs, r.ctx);
+as::AssignmentResult assign(const Round& r, bool placement = false, int32_t max_delay_ms = 300000) {
+  auto ctx = r.ctx;
+  ctx.hand_over_placement = placement;
+  return as::IncrementalCooperativeAssignor{max_delay_ms}.assign(r.state, r.reports, r.cs, ctx);
 }
 
 std::map<ConnectorTaskId, StatusValue> running_on_w1() {
@@ -232,23 +235,111 @@ std::map<ConnectorTaskId, StatusValue> running_on_w1() {
   return out;
 }
 
+/// The hand-over moves as the herder computed them before the assignor
+/// placed revoked tasks itself: the round's result, then a second assignor
+/// run on the follow-up round (this round applied). The oracle of the
+/// one-run computation.
+HandOverMoves two_run_hand_over_moves(as::AssignmentResult res, const Round& in, int32_t max_delay_ms,
+                                      const std::map<ConnectorTaskId, StatusValue>& task_statuses) {
+  HandOverMoves out;
+  out.result = std::move(res);
+  auto& r = out.result;
+  if (in.ctx.protocol == ConnectProtocol::Eager || r.config_mismatch) return out;
+  std::map<ConnectorTaskId, size_t> revoked_from;
+  for (size_t i = 0; i < r.assignments.size(); ++i)
+    for (const auto& t : r.assignments[i].assignment.revoked_tasks) revoked_from[t] = i;
+  if (revoked_from.empty() || r.state.delay_ms > 0 || r.state.scheduled_rebalance_ms != 0) return out;
+  std::vector<as::MemberReport> next = in.reports;
+  for (size_t i = 0; i < next.size() && i < r.assignments.size(); ++i) {
+    const auto& a = r.assignments[i].assignment;
+    auto& owned = next[i].owned;
+    std::erase_if(owned.connectors, [&](const auto& c) {
+      return std::count(a.revoked_connectors.begin(), a.revoked_connectors.end(), c) > 0;
+    });
+    std::erase_if(owned.tasks,
+                  [&](const auto& t) { return std::count(a.revoked_tasks.begin(), a.revoked_tasks.end(), t) > 0; });
+    owned.connectors.insert(owned.connectors.end(), a.connectors.begin(), a.connectors.end());
+    std::sort(owned.connectors.begin(), owned.connectors.end());
+    owned.connectors.erase(std::unique(owned.connectors.begin(), owned.connectors.end()), owned.connectors.end());
+    owned.tasks.insert(owned.tasks.end(), a.tasks.begin(), a.tasks.end());
+    std::sort(owned.tasks.begin(), owned.tasks.end());
+    owned.tasks.erase(std::unique(owned.tasks.begin(), owned.tasks.end()), owned.tasks.end());
+  }
+  auto next_ctx = in.ctx;
+  next_ctx.generation = in.ctx.generation + 1;
+  next_ctx.last_completed_generation = in.ctx.generation;
+  const auto follow_up = as::IncrementalCooperativeAssignor{max_delay_ms}.assign(r.state, next, in.cs, next_ctx);
+  if (follow_up.config_mismatch || follow_up.state.delay_ms > 0) return out;
+  for (const auto& ma : follow_up.assignments)
+    if (!ma.assignment.revoked_tasks.empty() || !ma.assignment.revoked_connectors.empty()) return out;
+  std::vector<std::pair<size_t, std::vector<ConnectorTaskId>>> taken_by;
+  for (const auto& ma : follow_up.assignments) {
+    auto to = std::find_if(r.assignments.begin(), r.assignments.end(),
+                           [&](const auto& x) { return x.member_id == ma.member_id; });
+    std::vector<ConnectorTaskId> taken;
+    for (const auto& t : ma.assignment.tasks) {
+      auto from = revoked_from.find(t);
+      if (from == revoked_from.end() || r.assignments[from->second].member_id == ma.member_id) continue;
+      auto st = task_statuses.find(t);
+      const std::string& old_url = in.reports[from->second].url;
+      if (st == task_statuses.end() ||
+          (st->second.state != StatusState::Running && st->second.state != StatusState::Paused) ||
+          old_url.find("//" + st->second.worker_id + "/") == std::string::npos)
+        continue;
+      out.marks.emplace_back(t, StatusValue{st->second.state, std::string(kHandOverTrace), st->second.worker_id,
+                                            st->second.generation});
+      taken.push_back(t);
+    }
+    taken_by.emplace_back(static_cast<size_t>(to - r.assignments.begin()), std::move(taken));
+  }
+  for (const auto& [i, taken] : taken_by) {
+    auto& tasks = r.assignments[i].assignment.tasks;
+    tasks.insert(tasks.end(), taken.begin(), taken.end());
+    std::sort(tasks.begin(), tasks.end());
+    out.moved.insert(out.moved.end(), taken.begin(), taken.end());
+  }
+  if (out.moved.empty()) return out;
+  auto& prev = r.state.previous_assignment.tasks;
+  prev.insert(prev.end(), out.moved.begin(), out.moved.end());
+  std::sort(prev.begin(), prev.end());
+  std::erase_if(r.state.previous_revocation.tasks,
+                [&](const auto& t) { return std::count(out.moved.begin(), out.moved.end(), t) > 0; });
+  std::sort(out.moved.begin(), out.moved.end());
+  return out;
+}
+
+/// Both computations agree on everything the leader sends and keeps.
+void check_same(const HandOverMoves& one_run, const HandOverMoves& oracle) {
+  CHECK(to_string(one_run) == to_string(oracle));
+  CHECK(one_run.moved == oracle.moved);
+  CHECK(one_run.marks == oracle.marks);
+  CHECK(one_run.result.state == oracle.result.state);
+  CHECK(one_run.result.config_mismatch == oracle.result.config_mismatch);
+  REQUIRE(one_run.result.assignments.size() == oracle.result.assignments.size());
+  for (size_t i = 0; i < oracle.result.assignments.size(); ++i) {
+    INFO(oracle.result.assignments[i].member_id);
+    CHECK(one_run.result.assignments[i].member_id == oracle.result.assignments[i].member_id);
+    CHECK(one_run.result.assignments[i].assignment == oracle.result.assignments[i].assignment);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("reconcile plan: hand-over moves", "[herder][reconciler]") {
-  const Round round = join_round();
-  const auto res = assign(round);
+  const Round base = join_round();
+  const auto plain = assign(base);
   // The assignor revokes two of m1's tasks for balance, placed next round.
   std::vector<ConnectorTaskId> revoked;
-  for (const auto& ma : res.assignments) revoked.insert(revoked.end(), ma.assignment.revoked_tasks.begin(),
-                                                        ma.assignment.revoked_tasks.end());
+  for (const auto& ma : plain.assignments) revoked.insert(revoked.end(), ma.assignment.revoked_tasks.begin(),
+                                                          ma.assignment.revoked_tasks.end());
   REQUIRE(revoked.size() == 2);
+  CHECK(plain.moved.empty());  // hand-over placement off: Connect's round
   const std::string moved_text = "move [" + revoked[0].to_string() + "," + revoked[1].to_string() + "] -> m2";
 
   struct Row {
     std::string name;
     bool enabled = true;
-    ConnectProtocol protocol = ConnectProtocol::Sessioned;
-    std::function<void(as::AssignmentResult&)> tweak;
+    std::function<void(Round&)> setup;
     std::map<ConnectorTaskId, StatusValue> statuses;
     std::string expected;
   };
@@ -259,42 +350,45 @@ TEST_CASE("reconcile plan: hand-over moves", "[herder][reconciler]") {
   auto failed = running_on_w1();
   for (auto& [t, v] : failed) v.state = StatusState::Failed;
   const std::vector<Row> rows = {
-      {"revoked tasks go to their next owner in this round", true, ConnectProtocol::Sessioned, {}, running_on_w1(),
-       moved_text},
-      {"paused tasks move too", true, ConnectProtocol::Sessioned, {}, paused, moved_text},
-      {"disabled: no moves", false, ConnectProtocol::Sessioned, {}, running_on_w1(), "no moves"},
-      {"eager protocol: no moves", true, ConnectProtocol::Eager, {}, running_on_w1(), "no moves"},
-      {"CONFIG_MISMATCH: no moves", true, ConnectProtocol::Sessioned,
-       [](as::AssignmentResult& r) { r.config_mismatch = true; }, running_on_w1(), "no moves"},
-      {"a delay runs: no moves", true, ConnectProtocol::Sessioned,
-       [](as::AssignmentResult& r) { r.state.delay_ms = 1000; }, running_on_w1(), "no moves"},
-      {"a scheduled rebalance is pending: no moves", true, ConnectProtocol::Sessioned,
-       [](as::AssignmentResult& r) { r.state.scheduled_rebalance_ms = 5000; }, running_on_w1(), "no moves"},
-      {"old owner's status unknown: the follow-up round places them", true, ConnectProtocol::Sessioned, {}, {},
+      {"revoked tasks go to their next owner in this round", true, {}, running_on_w1(), moved_text},
+      {"paused tasks move too", true, {}, paused, moved_text},
+      {"disabled: no moves", false, {}, running_on_w1(), "no moves"},
+      {"eager protocol: no moves", true, [](Round& r) { r.ctx.protocol = ConnectProtocol::Eager; }, running_on_w1(),
        "no moves"},
-      {"status of another worker (stale): not moved", true, ConnectProtocol::Sessioned, {}, stale, "no moves"},
-      {"FAILED on the old owner: not moved", true, ConnectProtocol::Sessioned, {}, failed, "no moves"},
-      {"nothing revoked (connector deleted mid-rebalance): no moves", true, ConnectProtocol::Sessioned,
-       [](as::AssignmentResult& r) {
-         for (auto& ma : r.assignments) ma.assignment.revoked_tasks.clear();
+      {"CONFIG_MISMATCH: no moves", true, [](Round& r) { r.cs.offset = 5; }, running_on_w1(), "no moves"},
+      {"lost work held for the delay: no moves", true,
+       [](Round& r) {
+         r.cs.connectors["d"] = 2;
+         r.state.previous_assignment.tasks.push_back({"d", 0});
+         r.state.previous_assignment.tasks.push_back({"d", 1});
+         r.state.previous_members = {"m1", "m3"};
+       },
+       running_on_w1(), "no moves"},
+      {"successive revoking round (backoff delay): no moves", true,
+       [](Round& r) { r.state.revoked_in_previous = true; }, running_on_w1(), "no moves"},
+      {"old owner's status unknown: the follow-up round places them", true, {}, {}, "no moves"},
+      {"status of another worker (stale): not moved", true, {}, stale, "no moves"},
+      {"FAILED on the old owner: not moved", true, {}, failed, "no moves"},
+      {"balanced already: nothing revoked, no moves", true,
+       [](Round& r) {
+         r.reports[0].owned.tasks = {{"c", 0}, {"c", 1}};
+         r.reports[1].owned.tasks = {{"c", 2}, {"c", 3}};
+         r.state.previous_assignment.tasks = {{"c", 0}, {"c", 1}, {"c", 2}, {"c", 3}};
+         r.state.previous_members = {"m1", "m2"};
        },
        running_on_w1(), "no moves"},
   };
   for (const auto& r : rows) {
     SECTION(r.name) {
-      auto in = res;
-      if (r.tweak) r.tweak(in);
-      auto ctx = round.ctx;
-      ctx.protocol = r.protocol;
-      const auto m = plan_hand_over_moves(r.enabled, in, round.reports, round.cs, ctx, 300000, r.statuses);
+      Round in = base;
+      if (r.setup) r.setup(in);
+      const auto m = plan_leader_round(r.enabled, in.state, in.reports, in.cs, in.ctx, 300000, r.statuses);
       CHECK(to_string(m) == r.expected);
+      // The oracle (two assignor runs) agrees on every enabled row.
+      if (r.enabled && in.ctx.protocol != ConnectProtocol::Eager)
+        check_same(m, two_run_hand_over_moves(assign(in), in, 300000, r.statuses));
       if (m.moved.empty()) {
-        // Nothing moved: the round's result is handed back as it came.
         CHECK(m.marks.empty());
-        CHECK(m.result.assignments.size() == in.assignments.size());
-        for (size_t i = 0; i < in.assignments.size(); ++i)
-          CHECK(m.result.assignments[i].assignment == in.assignments[i].assignment);
-        CHECK(m.result.state.previous_assignment == in.state.previous_assignment);
         continue;
       }
       // One mark per moved task, the old owner's state, for the old owner.
@@ -315,11 +409,23 @@ TEST_CASE("reconcile plan: hand-over moves", "[herder][reconciler]") {
     }
   }
 
+  SECTION("the assignor reports its moves beside an unchanged result") {
+    const auto with = assign(base, true);
+    REQUIRE(with.moved.size() == 2);
+    for (const auto& mv : with.moved) {
+      CHECK(mv.from == "m1");
+      CHECK(mv.to == "m2");
+    }
+    CHECK(with.state == plain.state);
+    for (size_t i = 0; i < plain.assignments.size(); ++i)
+      CHECK(with.assignments[i].assignment == plain.assignments[i].assignment);
+  }
+
   SECTION("idempotent: the follow-up round of the moved result changes nothing") {
-    const auto m = plan_hand_over_moves(true, res, round.reports, round.cs, round.ctx, 300000, running_on_w1());
+    const auto m = plan_leader_round(true, base.state, base.reports, base.cs, base.ctx, 300000, running_on_w1());
     REQUIRE(m.moved.size() == 2);
     // Each member reports what it owns once this round applied.
-    auto next = round.reports;
+    auto next = base.reports;
     for (size_t i = 0; i < next.size(); ++i) {
       const auto& a = m.result.assignments[i].assignment;
       auto& owned = next[i].owned;
@@ -330,19 +436,164 @@ TEST_CASE("reconcile plan: hand-over moves", "[herder][reconciler]") {
       std::sort(owned.tasks.begin(), owned.tasks.end());
       owned.connectors.insert(owned.connectors.end(), a.connectors.begin(), a.connectors.end());
     }
-    auto ctx = round.ctx;
+    auto ctx = base.ctx;
     ctx.generation = 3;
     ctx.last_completed_generation = 2;
-    auto state = m.result.state;
-    const auto follow = as::IncrementalCooperativeAssignor{300000}.assign(state, next, round.cs, ctx);
-    for (const auto& ma : follow.assignments) {
+    const auto follow = plan_leader_round(true, m.result.state, next, base.cs, ctx, 300000, running_on_w1());
+    for (const auto& ma : follow.result.assignments) {
       INFO(ma.member_id);
       CHECK(ma.assignment.tasks.empty());
       CHECK(ma.assignment.connectors.empty());
       CHECK(ma.assignment.revoked_tasks.empty());
       CHECK(ma.assignment.revoked_connectors.empty());
     }
-    CHECK(to_string(plan_hand_over_moves(true, follow, next, round.cs, ctx, 300000, running_on_w1())) == "no moves");
+    CHECK(to_string(follow) == "no moves");
+  }
+}
+
+TEST_CASE("reconcile plan: hand-over moves in one assignor run equal the two-run oracle", "[herder][reconciler]") {
+  // Random groups evolved over rounds (fixed seeds): members join and leave,
+  // connectors change their task counts, members may report duplicates and
+  // deleted tasks; delays expire as time goes on. Every round, the one-run
+  // computation must equal the old two-run one exactly.
+  int64_t rounds = 0, rounds_with_moves = 0, tasks_moved = 0, drain_rounds_with_moves = 0;
+  for (uint32_t seed = 1; seed <= 300; ++seed) {
+    std::mt19937 rng(seed);
+    auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
+    const int32_t max_delay = std::array<int32_t, 3>{0, 300000, 250}[static_cast<size_t>(pick(3))];
+    Round r;
+    r.cs.offset = 10;
+    const int n_conns = 1 + pick(4);
+    for (int c = 0; c < n_conns; ++c) r.cs.connectors["c" + std::to_string(c)] = pick(10);
+    std::vector<int> present = {1};
+    for (int i = 2; i <= 6; ++i)
+      if (pick(2)) present.push_back(i);
+    auto report_of = [](int i) {
+      return as::MemberReport{"m" + std::to_string(i), "http://w" + std::to_string(i) + ":8083/", 10, {}};
+    };
+    for (int i : present) r.reports.push_back(report_of(i));
+    auto any_member = [&]() -> as::MemberReport& {
+      return r.reports[static_cast<size_t>(pick(static_cast<int>(r.reports.size())))];
+    };
+    for (const auto& [c, n] : r.cs.connectors) {
+      if (pick(4)) any_member().owned.connectors.push_back(c);
+      for (int32_t t = 0; t < n + pick(2); ++t) {  // sometimes one above the count: deleted
+        const int k = pick(10);
+        if (k < 2) continue;
+        any_member().owned.tasks.push_back({c, t});
+        if (k == 9) any_member().owned.tasks.push_back({c, t});  // maybe a duplicate
+      }
+    }
+    for (auto& m : r.reports) {
+      std::sort(m.owned.tasks.begin(), m.owned.tasks.end());
+      m.owned.tasks.erase(std::unique(m.owned.tasks.begin(), m.owned.tasks.end()), m.owned.tasks.end());
+    }
+    r.ctx.leader_id = "m1";
+    r.ctx.generation = 1;
+    r.ctx.last_completed_generation = -1;
+    r.ctx.protocol = ConnectProtocol::Sessioned;
+    for (int step = 0; step < 6; ++step) {
+      r.ctx.now_ms = 1000 + int64_t{step} * 200;
+      std::map<ConnectorTaskId, StatusValue> statuses;
+      for (const auto& m : r.reports) {
+        const std::string worker = m.url.substr(7, m.url.size() - 8);  // "http://w3:8083/" -> "w3:8083"
+        for (const auto& t : m.owned.tasks) {
+          const int k = pick(10);
+          if (k == 0) continue;  // status not read yet
+          statuses[t] = status(k == 1 ? StatusState::Paused : StatusState::Running, worker, r.ctx.generation - 1);
+        }
+      }
+      INFO("seed " << seed << " step " << step);
+      const auto one_run = plan_leader_round(true, r.state, r.reports, r.cs, r.ctx, max_delay, statuses);
+      const auto oracle = two_run_hand_over_moves(assign(r, false, max_delay), r, max_delay, statuses);
+      check_same(one_run, oracle);
+      ++rounds;
+      rounds_with_moves += oracle.moved.empty() ? 0 : 1;
+      drain_rounds_with_moves += !oracle.moved.empty() && !r.ctx.draining_members.empty() ? 1 : 0;
+      tasks_moved += static_cast<int64_t>(oracle.moved.size());
+      // Apply the round: each member runs what it keeps and what it got.
+      for (size_t i = 0; i < r.reports.size(); ++i) {
+        const auto& a = oracle.result.assignments[i].assignment;
+        auto& owned = r.reports[i].owned;
+        std::erase_if(owned.connectors, [&](const auto& c) {
+          return std::count(a.revoked_connectors.begin(), a.revoked_connectors.end(), c) > 0;
+        });
+        std::erase_if(owned.tasks,
+                      [&](const auto& t) { return std::count(a.revoked_tasks.begin(), a.revoked_tasks.end(), t) > 0; });
+        owned.connectors.insert(owned.connectors.end(), a.connectors.begin(), a.connectors.end());
+        owned.tasks.insert(owned.tasks.end(), a.tasks.begin(), a.tasks.end());
+        std::sort(owned.tasks.begin(), owned.tasks.end());
+      }
+      r.state = oracle.result.state;
+      r.ctx.last_completed_generation = r.ctx.generation++;
+      // Change the group: a member leaves or joins, a connector resizes, a
+      // member starts draining (the leader's drain set) or the drain ends.
+      const int change = pick(8);
+      if (change == 0 && r.reports.size() > 1) {
+        const auto gone = r.reports.begin() + 1 + pick(static_cast<int>(r.reports.size()) - 1);
+        std::erase(r.ctx.draining_members, gone->member_id);
+        r.reports.erase(gone);
+      } else if (change == 6) {
+        r.ctx.draining_members = {any_member().member_id};
+      } else if (change == 7) {
+        r.ctx.draining_members.clear();
+      } else if (change == 1) {
+        for (int i = 2; i <= 6; ++i)
+          if (std::none_of(r.reports.begin(), r.reports.end(),
+                           [&](const auto& m) { return m.member_id == "m" + std::to_string(i); })) {
+            r.reports.push_back(report_of(i));
+            break;
+          }
+      } else if (change == 2) {
+        r.cs.connectors["c" + std::to_string(pick(n_conns))] = pick(10);
+      }
+    }
+  }
+  // The scenarios do exercise the moves.
+  CHECK(rounds == 1800);
+  CHECK(rounds_with_moves > 50);
+  CHECK(tasks_moved > 100);
+  CHECK(drain_rounds_with_moves > 10);
+  WARN("equivalence: " << rounds << " rounds, " << rounds_with_moves << " with moves (" << drain_rounds_with_moves
+                       << " while a member drains), " << tasks_moved << " tasks moved");
+}
+
+// ------------------------------------------------------------------ the leader's round
+
+TEST_CASE("reconcile plan: the leader's round", "[herder][reconciler]") {
+  SECTION("assignor snapshot: committed task counts, 0 for none or inconsistent") {
+    ClusterConfigState snap;
+    snap.offset = 42;
+    snap.connector_configs = {{"a", {}}, {"b", {}}, {"c", {}}};
+    snap.task_counts = {{"a", 3}, {"c", 5}, {"gone", 2}};
+    snap.inconsistent = {"c"};
+    const auto cs = assignor_snapshot(snap);
+    CHECK(cs.offset == 42);
+    CHECK(cs.connectors == std::map<std::string, int32_t>{{"a", 3}, {"b", 0}, {"c", 0}});
+  }
+  const Round round = join_round();
+  SECTION("cooperative: the assignor's round plus the hand-over moves, in one step") {
+    const auto m = plan_leader_round(true, round.state, round.reports, round.cs, round.ctx, 300000, running_on_w1());
+    const auto two_steps = two_run_hand_over_moves(assign(round), round, 300000, running_on_w1());
+    REQUIRE(m.moved.size() == 2);
+    CHECK(m.moved == two_steps.moved);
+    CHECK(m.marks == two_steps.marks);
+    CHECK(m.result.state == two_steps.result.state);
+    for (size_t i = 0; i < m.result.assignments.size(); ++i)
+      CHECK(m.result.assignments[i].assignment == two_steps.result.assignments[i].assignment);
+  }
+  SECTION("eager: the full set dealt round robin, no moves, the state kept") {
+    auto ctx = round.ctx;
+    ctx.protocol = ConnectProtocol::Eager;
+    const auto m = plan_leader_round(true, round.state, round.reports, round.cs, ctx, 300000, running_on_w1());
+    CHECK(m.moved.empty());
+    CHECK(m.marks.empty());
+    CHECK(m.result.state == round.state);
+    REQUIRE(m.result.assignments.size() == 2);
+    CHECK(m.result.assignments[0].assignment.version == 0);
+    CHECK(m.result.assignments[0].assignment.tasks == std::vector<ConnectorTaskId>{{"c", 1}, {"c", 3}});
+    CHECK(m.result.assignments[1].assignment.tasks == std::vector<ConnectorTaskId>{{"c", 0}, {"c", 2}});
+    CHECK(m.result.assignments[0].assignment.revoked_tasks.empty());
   }
 }
 
