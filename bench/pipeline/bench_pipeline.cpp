@@ -13,8 +13,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "worker/data/converters.h"
-#include "worker/data/json_converter.h"
+#include "worker/converters/converters.h"
+#include "worker/converters/json_converter.h"
 #include "worker/data/record.h"
 #include "worker/transforms/chain.h"
 
@@ -69,8 +69,9 @@ data::Value order_value() {
   return data::Value(std::move(s));
 }
 
-std::unique_ptr<data::Converter> json_converter(bool schemas) {
-  return must(data::make_converter(data::kJsonConverterClass, {{"schemas.enable", schemas ? "true" : "false"}}, false),
+std::unique_ptr<converters::Converter> json_converter(bool schemas) {
+  return must(converters::make_converter(converters::kJsonConverterClass,
+                                         {{"schemas.enable", schemas ? "true" : "false"}}, false),
               "JsonConverter");
 }
 

@@ -4,14 +4,14 @@
 // the notation of ../shared/testdata/PIPELINE-VECTORS.md) or {"topic",
 // "bytes_hex"} (to-connect); each non-blank line gives exactly one stdout
 // line with the other side, or {"error": {"stage", "message"}}. The
-// per-line logic is kc::transforms::ConvertDryRun.
+// per-line logic is kc::converters::ConvertDryRun.
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "cmd/kconnectd/commands.h"
 #include "cmd/kconnectd/dry_run_io.h"
-#include "worker/transforms/dry_run.h"
+#include "worker/converters/dry_run.h"
 
 namespace kc::cmd {
 
@@ -19,8 +19,8 @@ namespace {
 
 /// Parses the `--config k=v` options into a converter config (later
 /// duplicates win). Error: an option without '=' or with an empty key.
-Result<data::ConverterConfig> parse_converter_config(const std::vector<std::string>& pairs) {
-  data::ConverterConfig config;
+Result<converters::ConverterConfig> parse_converter_config(const std::vector<std::string>& pairs) {
+  converters::ConverterConfig config;
   for (const auto& p : pairs) {
     auto eq = p.find('=');
     if (eq == std::string::npos || eq == 0) return Error{"--config", "expected KEY=VALUE, got '" + p + "'"};
@@ -39,14 +39,14 @@ int run_convert(const std::string& cls, const std::string& direction, const std:
     err << "kconnectd convert: " << config.error().to_string() << "\n";
     return 1;
   }
-  auto dir = direction == "from-connect" ? transforms::ConvertDryRun::Direction::kFromConnect
-                                         : transforms::ConvertDryRun::Direction::kToConnect;
-  auto dry = transforms::ConvertDryRun::create(cls, dir, *config, is_key);
+  auto dir = direction == "from-connect" ? converters::ConvertDryRun::Direction::kFromConnect
+                                         : converters::ConvertDryRun::Direction::kToConnect;
+  auto dry = converters::ConvertDryRun::create(cls, dir, *config, is_key);
   if (!dry) {
     err << "kconnectd convert: cannot create converter " << cls << ": " << dry.error().to_string() << "\n";
     return 1;
   }
-  for_each_json_line(in, out, [&](const transforms::Json& line) { return dry->process(line); });
+  for_each_json_line(in, out, [&](const converters::Json& line) { return dry->process(line); });
   return 0;
 }
 

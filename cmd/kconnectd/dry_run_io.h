@@ -8,7 +8,7 @@
 #include <string>
 
 #include "common/json_bounds.h"
-#include "worker/transforms/dry_run.h"
+#include "worker/data/notation.h"
 
 namespace kc::cmd {
 
@@ -24,22 +24,22 @@ void for_each_json_line(std::istream& in, std::ostream& out, Process&& process) 
   std::string line;
   while (std::getline(in, line)) {
     if (line.find_first_not_of(" \t\r\n") == std::string::npos) continue;
-    transforms::Json result;
+    data::notation::Json result;
     auto fail = [&result](const std::string& why) {
-      result = transforms::Json::object();
+      result = data::notation::Json::object();
       result["error"] = {{"stage", "input"}, {"message", "invalid input line: " + why}};
     };
-    auto parsed = kc::parse_json_bounded<transforms::Json>(line);
+    auto parsed = kc::parse_json_bounded<data::notation::Json>(line);
     if (!parsed) {
       fail(parsed.error->message);
     } else {
       try {
         result = process(std::move(parsed.value));
-      } catch (const transforms::Json::exception& e) {
+      } catch (const data::notation::Json::exception& e) {
         fail(e.what());
       }
     }
-    out << result.dump(-1, ' ', false, transforms::Json::error_handler_t::replace) << '\n' << std::flush;
+    out << result.dump(-1, ' ', false, data::notation::Json::error_handler_t::replace) << '\n' << std::flush;
   }
 }
 

@@ -4,7 +4,7 @@
 #include "common/strings.h"
 #include "config/env_overrides.h"
 #include "config/properties.h"
-#include "worker/data/converters.h"
+#include "worker/converters/converters.h"
 #include "worker/providers/config_provider.h"
 
 namespace kc::cmd {
@@ -14,8 +14,8 @@ std::vector<std::string> converter_errors(const config::Properties& props) {
   for (const char* key : {"key.converter", "value.converter", "header.converter"}) {
     const std::string k(key);
     std::string known;  // SimpleHeaderConverter converts headers only
-    for (auto name : data::converter_class_names())
-      if (k == "header.converter" || name != data::kSimpleHeaderConverterClass)
+    for (auto name : converters::converter_class_names())
+      if (k == "header.converter" || name != converters::kSimpleHeaderConverterClass)
         known += (known.empty() ? "" : ", ") + std::string(name);
     auto it = props.find(k);
     const std::string cls = it != props.end() ? trim(it->second) : config::find_option(k)->default_value;
@@ -24,15 +24,15 @@ std::vector<std::string> converter_errors(const config::Properties& props) {
       if (pk.size() > k.size() + 1 && pk.starts_with(k + ".")) sub[pk.substr(k.size() + 1)] = pv;
     Error e;
     if (k == "header.converter") {
-      auto made = data::make_header_converter(cls, sub);
+      auto made = converters::make_header_converter(cls, sub);
       if (made) continue;
       e = made.error();
     } else {
-      auto made = data::make_converter(cls, sub, k == "key.converter");
+      auto made = converters::make_converter(cls, sub, k == "key.converter");
       if (made) continue;
       e = made.error();
     }
-    if (!data::resolve_converter_class(cls) || e.field.empty()) {
+    if (!converters::resolve_converter_class(cls) || e.field.empty()) {
       out.push_back(k + ": '" + cls + "' is not a converter: " + e.message + " (expected one of " + known + ")");
     } else {
       out.push_back(k + "." + e.field + ": " + e.message);  // the converter refused one of its settings

@@ -612,29 +612,44 @@ struct ConfigKey {
 
 /// Connect's ConfigDef: `ConfigDef().define("topic", KC_CONFIG_STRING,
 /// KC_IMPORTANCE_HIGH, "The topic").non_empty()`; setters after define()
-/// apply to the key just defined.
+/// apply to the key just defined. Groups (UI hints) are set once for a run
+/// of keys, as Kafka's configs write them with a running orderInGroup:
+/// `ConfigDef().begin_group("Mirror").define("a", ...).define("b", ...)`
+/// puts "a" and "b" in group "Mirror" with orders 1 and 2.
 class ConfigDef {
  public:
   /// A required key (no default).
   ConfigDef& define(const std::string& name, kc_config_type type, kc_importance imp, const std::string& doc) {
-    keys_.push_back(ConfigKey{name, type, true, std::nullopt, imp, doc, {}, {}, {}, false, {}, {}, -1});
-    return *this;
+    return add(ConfigKey{name, type, true, std::nullopt, imp, doc, {}, {}, {}, false, {}, {}, -1});
   }
   /// A key with a default.
   ConfigDef& define(const std::string& name, kc_config_type type, const std::string& def, kc_importance imp,
                     const std::string& doc) {
-    keys_.push_back(ConfigKey{name, type, false, def, imp, doc, {}, {}, {}, false, {}, {}, -1});
+    return add(ConfigKey{name, type, false, def, imp, doc, {}, {}, {}, false, {}, {}, -1});
+  }
+  /// Starts group `g` (a UI hint): every key defined after it, until the
+  /// next begin_group() or end_group(), is in `g`, numbered 1, 2, ... in
+  /// definition order (its orderInGroup). group() and order() on one key
+  /// still override. An empty `g` is end_group().
+  ConfigDef& begin_group(const std::string& g) {
+    current_group_ = g;
+    next_order_ = 1;
     return *this;
   }
+  /// Ends the current group: keys defined after it have no group and no
+  /// order (unless set per key).
+  ConfigDef& end_group() { return begin_group(""); }
   ConfigDef& at_least(double v) { return keys_.back().min = v, *this; }
   ConfigDef& at_most(double v) { return keys_.back().max = v, *this; }
   ConfigDef& one_of(std::vector<std::string> v) { return keys_.back().one_of = std::move(v), *this; }
   ConfigDef& non_empty() { return keys_.back().non_empty = true, *this; }
   /// The display name (UI hint); default the key's name.
   ConfigDef& display(const std::string& d) { return keys_.back().display_name = d, *this; }
-  /// The group the key is shown in (UI hint); default none.
+  /// The group the key just defined is shown in (UI hint); default the
+  /// begin_group() in force, else none.
   ConfigDef& group(const std::string& g) { return keys_.back().group = g, *this; }
-  /// Its place within the group (ConfigDef's orderInGroup; UI hint).
+  /// Its place within the group (ConfigDef's orderInGroup; UI hint);
+  /// default its place after begin_group(), else none (-1).
   ConfigDef& order(int32_t n) { return keys_.back().order = n, *this; }
   /// Makes the key just defined optional with a null default (ConfigDef's
   /// `define(name, type, null, importance, doc)`): absent is fine.
@@ -646,7 +661,17 @@ class ConfigDef {
   const std::vector<ConfigKey>& keys() const { return keys_; }
 
  private:
+  ConfigDef& add(ConfigKey k) {
+    if (!current_group_.empty()) {
+      k.group = current_group_;
+      k.order = next_order_++;
+    }
+    keys_.push_back(std::move(k));
+    return *this;
+  }
   std::vector<ConfigKey> keys_;
+  std::string current_group_;  ///< set by begin_group(); "" = none
+  int32_t next_order_ = 1;     ///< the order the next key of the group gets
 };
 
 // ---------------------------------------------------------------- registration

@@ -1,4 +1,4 @@
-// libFuzzer target: JsonConverter.toConnectData (worker/data/json_converter.h)
+// libFuzzer target: JsonConverter.toConnectData (worker/converters/json_converter.h)
 // on record bytes, with and without schemas. The first byte's bits pick
 // schemas.enable, decimal.format, replace.null.with.default and key/value;
 // the rest is the record. Beyond "never crash": what fromConnectData writes
@@ -9,11 +9,11 @@
 #include <string>
 
 #include "tests/fuzz/fuzz_input.h"
-#include "worker/data/json_converter.h"
+#include "worker/converters/json_converter.h"
 
 namespace {
 
-using kc::data::JsonConverter;
+using kc::converters::JsonConverter;
 
 /// One converter per configuration (8 combinations), as a worker keeps one
 /// per connector: its schema caches then see many inputs, as in production.
@@ -22,7 +22,7 @@ JsonConverter& converter(uint8_t bits) {
   auto& c = all[bits & 15];
   if (!c) {
     c = std::make_unique<JsonConverter>();
-    kc::data::ConverterConfig cfg{
+    kc::converters::ConverterConfig cfg{
         {"schemas.enable", (bits & 1) ? "true" : "false"},
         {"decimal.format", (bits & 2) ? "NUMERIC" : "BASE64"},
         {"replace.null.with.default", (bits & 4) ? "true" : "false"},

@@ -19,8 +19,8 @@
 #include <kconnectd/plugin.h>
 
 #include "tests/fuzz/fuzz_input.h"
+#include "worker/converters/json_converter.h"
 #include "worker/plugins/plugin_host.h"
-#include "worker/data/json_converter.h"
 #include "worker/storage/records.h"
 
 namespace {
@@ -385,9 +385,9 @@ connectors::PluginRegistry& registry() {
   return *reg;
 }
 
-data::JsonConverter& converter() {
+converters::JsonConverter& converter() {
   static auto* c = [] {
-    auto* conv = new data::JsonConverter();
+    auto* conv = new converters::JsonConverter();
     KC_FUZZ_CHECK(conv->configure({{"schemas.enable", "true"}}, false).ok());
     return conv;
   }();

@@ -12,7 +12,7 @@
 #include "config/properties.h"
 #include "tests/fuzz/fuzz_input.h"
 #include "worker/connectors/transform_config.h"
-#include "worker/data/json_converter.h"
+#include "worker/converters/json_converter.h"
 #include "worker/transforms/chain.h"
 
 namespace {
@@ -21,7 +21,7 @@ using namespace kc;
 
 /// A value read by JsonConverter from `json` (schemas.enable as given).
 data::SchemaAndValue read(const std::string& json, bool schemas) {
-  data::JsonConverter c;
+  converters::JsonConverter c;
   KC_FUZZ_CHECK(c.configure({{"schemas.enable", schemas ? "true" : "false"}}, false).ok());
   auto r = c.to_connect("t", &json);
   KC_FUZZ_CHECK(r.ok());

@@ -1,7 +1,7 @@
 #include "worker/connectors/config_def.h"
 
 #include "common/strings.h"
-#include "worker/data/converters.h"
+#include "worker/converters/converters.h"
 
 #include <algorithm>
 #include <cctype>
@@ -284,14 +284,14 @@ void converter_rule(const std::map<std::string, std::string>& config, ConfigErro
   for (const char* role : {"key.converter", "value.converter", "header.converter"}) {
     auto it = config.find(role);
     if (it == config.end() || !errors[role].empty()) continue;
-    const data::ConverterConfig sub = with_prefix(config, std::string(role) + ".");
+    const converters::ConverterConfig sub = with_prefix(config, std::string(role) + ".");
     const std::string cls = trim(it->second);
     Status made = ok_status();
     if (std::string_view(role) == "header.converter") {
-      auto h = data::make_header_converter(cls, sub);
+      auto h = converters::make_header_converter(cls, sub);
       if (!h) made = h.error();
     } else {
-      auto c = data::make_converter(cls, sub, std::string_view(role) == "key.converter");
+      auto c = converters::make_converter(cls, sub, std::string_view(role) == "key.converter");
       if (!c) made = c.error();
     }
     if (!made) {

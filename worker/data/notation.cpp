@@ -395,4 +395,14 @@ Json record_to_json(const AnyRecord& r) {
   return j;
 }
 
+Json error_line(const std::string& stage, const std::string& message, const std::string& transform) {
+  Json e = Json::object();
+  e["stage"] = stage;
+  if (!transform.empty()) e["transform"] = transform;
+  e["message"] = message;
+  Json out = Json::object();
+  out["error"] = std::move(e);
+  return out;
+}
+
 }  // namespace kc::data::notation

@@ -46,4 +46,9 @@ struct AnyRecord {
 Result<AnyRecord> record_from_json(const Json& j);
 Json record_to_json(const AnyRecord& r);
 
+/// The line a dry-run CLI writes for a record it could not process:
+/// {"error": {"stage", "transform"?, "message"}}; `transform` (the alias of
+/// the failing transform) is left out when empty.
+Json error_line(const std::string& stage, const std::string& message, const std::string& transform = "");
+
 }  // namespace kc::data::notation

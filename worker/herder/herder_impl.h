@@ -12,7 +12,7 @@
 //   * `mu` guards `pub` and `history`, read by other threads.
 #include "worker/herder/distributed_herder.h"
 
-#include "worker/data/converters.h"
+#include "worker/converters/converters.h"
 
 #include "common/json_bounds.h"
 #include "common/strings.h"

@@ -269,8 +269,8 @@ void DistributedHerder::connector_plugins(bool connectors_only, rest::Callback<s
     // implements: ours are all HeaderConverters too; SimpleHeaderConverter
     // is only one.
     const std::string version = connectors::kBuiltinPluginVersion;
-    for (auto cls : data::converter_class_names()) {
-      if (cls != data::kSimpleHeaderConverterClass)
+    for (auto cls : converters::converter_class_names()) {
+      if (cls != converters::kSimpleHeaderConverterClass)
         out.push_back(rest::PluginInfo{std::string(cls), rest::PluginType::Converter, version});
       out.push_back(rest::PluginInfo{std::string(cls), rest::PluginType::HeaderConverter, version});
     }

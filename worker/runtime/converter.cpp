@@ -56,9 +56,9 @@ Result<Data> Converter::to_connect_owned(std::string_view topic, std::optional<s
   return to_connect(topic, bytes);
 }
 
-Result<std::unique_ptr<Converter>> make_converter(const std::string& class_name,
+Result<std::unique_ptr<Converter>> make_converter(std::string_view class_name,
                                                   const std::map<std::string, std::string>& config, bool is_key) {
-  auto made = data::make_converter(class_name, config, is_key);
+  auto made = converters::make_converter(class_name, config, is_key);
   if (!made) {
     Error e = made.error();
     if (e.field.empty()) e.field = "converter";
@@ -66,9 +66,9 @@ Result<std::unique_ptr<Converter>> make_converter(const std::string& class_name,
   }
   auto c = std::unique_ptr<Converter>(new Converter());
   c->converter_ = std::move(made).value();
-  if (const auto* s = dynamic_cast<const data::StringConverter*>(c->converter_.get()); s && s->encoding() == "UTF-8")
+  if (const auto* s = dynamic_cast<const converters::StringConverter*>(c->converter_.get()); s && s->encoding() == "UTF-8")
     c->identity_ = Converter::Identity::Utf8String;
-  else if (dynamic_cast<const data::ByteArrayConverter*>(c->converter_.get()))
+  else if (dynamic_cast<const converters::ByteArrayConverter*>(c->converter_.get()))
     c->identity_ = Converter::Identity::ByteArray;
   return c;
 }

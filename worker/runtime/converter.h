@@ -1,6 +1,6 @@
 #pragma once
 // The converters a task uses between Connect data (connectors::Data, the
-// data model of worker/data) and record bytes: one of worker/data's
+// data model of worker/data) and record bytes: one of worker/converters'
 // converters by Kafka Connect class name or alias, plus the data plane's
 // fast paths that hand over bytes without a copy where the conversion is the
 // identity (a UTF-8 StringConverter on a String, ByteArrayConverter on a
@@ -14,7 +14,7 @@
 
 #include "common/result.h"
 #include "worker/connectors/connector.h"
-#include "worker/data/converters.h"
+#include "worker/converters/converters.h"
 
 namespace kc::runtime {
 
@@ -44,29 +44,24 @@ class Converter {
   /// copy where the Connect value is the bytes themselves.
   Result<connectors::Data> to_connect_owned(std::string_view topic, std::optional<std::string>&& bytes) const;
 
-  /// The underlying converter of worker/data.
-  const data::Converter& converter() const { return *converter_; }
+  /// The underlying converter of worker/converters.
+  const converters::Converter& converter() const { return *converter_; }
 
  private:
-  friend Result<std::unique_ptr<Converter>> make_converter(const std::string&,
+  friend Result<std::unique_ptr<Converter>> make_converter(std::string_view,
                                                            const std::map<std::string, std::string>&, bool);
   enum class Identity { None, Utf8String, ByteArray };
-  std::unique_ptr<data::Converter> converter_;
+  std::unique_ptr<converters::Converter> converter_;
   Identity identity_ = Identity::None;
 };
 
-/// Full class names (make_converter also takes the simple names and the
-/// aliases without "Converter", as Connect's plugin aliases do).
-inline constexpr const char* kStringConverterClass = "org.apache.kafka.connect.storage.StringConverter";
-inline constexpr const char* kByteArrayConverterClass = "org.apache.kafka.connect.converters.ByteArrayConverter";
-inline constexpr const char* kJsonConverterClass = "org.apache.kafka.connect.json.JsonConverter";
-
 /// Creates and configures a key (`is_key`) or value converter by class name
-/// or alias. `config` holds its settings with the `key.converter.` /
+/// (converters::kJsonConverterClass, ...) or alias (the simple name, or it
+/// without "Converter", as Connect's plugin aliases allow). `config` holds its settings with the `key.converter.` /
 /// `value.converter.` prefix stripped (e.g. {"schemas.enable":"false"}).
 /// Errors: "Class X could not be found." (field "converter") or the
 /// converter's configure() error, with the config key in Error::field.
-Result<std::unique_ptr<Converter>> make_converter(const std::string& class_name,
+Result<std::unique_ptr<Converter>> make_converter(std::string_view class_name,
                                                   const std::map<std::string, std::string>& config, bool is_key);
 
 }  // namespace kc::runtime

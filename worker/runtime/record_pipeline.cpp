@@ -159,10 +159,10 @@ Result<std::unique_ptr<RecordPipeline>> make_record_pipeline(
   if (!kc) return named("key.converter", kc.error());
   auto vc = make_converter(vcls, vcfg, false);
   if (!vc) return named("value.converter", vc.error());
-  auto hc = data::make_header_converter(hcls, hcfg);
+  auto hc = converters::make_header_converter(hcls, hcfg);
   if (!hc) return named("header.converter", hc.error());
   auto resolved = [](const std::string& cls) {
-    auto full = data::resolve_converter_class(cls);
+    auto full = converters::resolve_converter_class(cls);
     return full ? std::string(*full) : cls;
   };
   parts.key_converter = std::move(kc).value();

@@ -21,7 +21,7 @@
 
 #include "common/result.h"
 #include "worker/connectors/connector.h"
-#include "worker/data/converters.h"
+#include "worker/converters/converters.h"
 #include "worker/runtime/connector_config.h"
 #include "worker/runtime/converter.h"
 #include "worker/runtime/error_handling.h"
@@ -46,7 +46,7 @@ class RecordTransforms {
 struct RecordPipelineParts {
   std::unique_ptr<Converter> key_converter;
   std::unique_ptr<Converter> value_converter;
-  std::unique_ptr<data::HeaderConverter> header_converter;
+  std::unique_ptr<converters::HeaderConverter> header_converter;
   std::string key_converter_class, value_converter_class, header_converter_class;
   std::unique_ptr<RecordTransforms> transforms;  ///< null = none
   std::unique_ptr<ErrorHandler> errors;

@@ -82,7 +82,7 @@ ConnectorConfig Worker::parse_connector_config(const std::string& name, const Co
   in.tasks_max_limit = options_.tasks_max_limit;
   in.key_converter = {options_.key_converter, options_.key_converter_config};
   in.value_converter = {options_.value_converter, options_.value_converter_config};
-  in.header_converter = {options_.header_converter.empty() ? std::string(data::kSimpleHeaderConverterClass)
+  in.header_converter = {options_.header_converter.empty() ? std::string(converters::kSimpleHeaderConverterClass)
                                                            : options_.header_converter,
                          options_.header_converter_config};
   in.client_override_policy = options_.client_override_policy;

@@ -3,7 +3,7 @@
 #include <cctype>
 
 #include "common/json_bounds.h"
-#include "worker/data/converters.h"
+#include "worker/data/values.h"
 #include "worker/transforms/date_format.h"
 
 namespace kc::transforms::detail {

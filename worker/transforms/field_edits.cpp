@@ -3,7 +3,7 @@
 #include <map>
 #include <set>
 
-#include "worker/data/converters.h"
+#include "worker/data/values.h"
 #include "worker/transforms/builtin_util.h"
 #include "worker/transforms/config_def.h"
 

@@ -207,6 +207,18 @@ TEST_CASE("mirror: registered under its MM2 class name and aliases") {
   }
 }
 
+TEST_CASE("mirror: every key is in group Mirror, ordered as defined") {
+  auto d = PluginRegistry::builtin().find(std::string(kMirrorSourceClass));
+  REQUIRE(d.has_value());
+  REQUIRE(d->config_defs.size() >= 12);
+  for (size_t i = 0; i < d->config_defs.size(); ++i) {
+    INFO(d->config_defs[i].name);
+    CHECK(d->config_defs[i].group == "Mirror");
+    CHECK(d->config_defs[i].order_in_group == static_cast<int32_t>(i + 1));
+  }
+  CHECK(d->config_defs.front().name == "source.cluster.alias");
+}
+
 TEST_CASE("mirror: connector lists and splits source partitions, task mirrors records byte for byte") {
   auto mock = kc::storage::MockCluster::start(1);
   REQUIRE(mock);

@@ -387,6 +387,16 @@ KCONNECTD_BUILTIN_PLUGIN(abi12_plugins, reg) {
                                      .define("second", KC_CONFIG_STRING, "", KC_IMPORTANCE_LOW, "second"));
 }
 
+KCONNECTD_BUILTIN_PLUGIN(grouped_plugins, reg) {
+  reg.sink<SinkConn, SchemaSink>("t.GroupedSink", "1.2",
+                                 kd::ConfigDef()
+                                     .begin_group("G")
+                                     .define("first", KC_CONFIG_STRING, "", KC_IMPORTANCE_LOW, "first")
+                                     .define("second", KC_CONFIG_STRING, "", KC_IMPORTANCE_LOW, "second")
+                                     .end_group()
+                                     .define("third", KC_CONFIG_STRING, "", KC_IMPORTANCE_LOW, "third"));
+}
+
 /// A class table as a 1.1 plugin builds it: struct_size ends before
 /// config_key_orders, so whatever follows must be ignored.
 kc_status abi11_table(const kc_host_api* h, kc_registrar* r) {
@@ -432,6 +442,40 @@ TEST_CASE("plugin ABI 1.2: config key orders reach the registry, a 1.1 class tab
   REQUIRE(old);
   REQUIRE(old->config_defs.size() == 1);
   CHECK(old->config_defs[0].order_in_group == -1);
+}
+
+TEST_CASE("plugin ConfigDef: begin_group sets the group and a running order for the defines after it") {
+  const auto def = kd::ConfigDef()
+                       .define("before", KC_CONFIG_STRING, "", KC_IMPORTANCE_LOW, "no group")
+                       .begin_group("Source")
+                       .define("a", KC_CONFIG_STRING, KC_IMPORTANCE_HIGH, "a")
+                       .define("b", KC_CONFIG_INT, "1", KC_IMPORTANCE_LOW, "b")
+                       .at_least(0)
+                       .define("c", KC_CONFIG_STRING, "", KC_IMPORTANCE_LOW, "c")
+                       .group("Other")  // a per-key setter still wins
+                       .order(9)
+                       .begin_group("Target")
+                       .define("d", KC_CONFIG_STRING, "", KC_IMPORTANCE_LOW, "d")
+                       .end_group()
+                       .define("after", KC_CONFIG_STRING, "", KC_IMPORTANCE_LOW, "no group");
+  std::vector<std::string> seen;
+  for (const auto& k : def.keys()) seen.push_back(k.name + " " + k.group + " " + std::to_string(k.order));
+  CHECK(seen == std::vector<std::string>{"before  -1", "a Source 1", "b Source 2", "c Other 9", "d Target 1",
+                                         "after  -1"});
+  CHECK(def.keys()[2].min == 0);  // setters after a grouped define still apply to that key
+
+  // Through the C ABI into the registry, as /validate reads them.
+  cx::PluginRegistry reg;
+  REQUIRE(cx::register_plugin(&grouped_plugins, "grouped", reg));
+  auto d = reg.find("t.GroupedSink");
+  REQUIRE(d);
+  REQUIRE(d->config_defs.size() == 3);
+  CHECK(d->config_defs[0].group == "G");
+  CHECK(d->config_defs[0].order_in_group == 1);
+  CHECK(d->config_defs[1].group == "G");
+  CHECK(d->config_defs[1].order_in_group == 2);
+  CHECK(d->config_defs[2].group.empty());
+  CHECK(d->config_defs[2].order_in_group == -1);
 }
 
 TEST_CASE("plugin ABI 1.2: a sink reads schema defaults and compares schemas by value") {

@@ -1,4 +1,4 @@
-// The task converters (worker/data's converters with the data plane's fast
+// The task converters (worker/converters' converters with the data plane's fast
 // paths) and the plugin registry.
 #include <catch2/catch.hpp>
 
@@ -9,9 +9,10 @@
 using namespace kc::runtime;
 using kc::connectors::Data;
 namespace data = kc::data;
+namespace converters = kc::converters;
 
 TEST_CASE("StringConverter", "[worker][converter]") {
-  auto c = make_converter(kStringConverterClass, {}, false);
+  auto c = make_converter(converters::kStringConverterClass, {}, false);
   REQUIRE(c);
   CHECK(*(*c)->from_connect("t", Data::string("hello")).value() == "hello");
   CHECK_FALSE((*c)->from_connect("t", Data::null()).value().has_value());
@@ -36,9 +37,9 @@ TEST_CASE("ByteArrayConverter", "[worker][converter]") {
 }
 
 TEST_CASE("the data plane's fast paths give what from_connect / to_connect give", "[worker][converter]") {
-  auto str = make_converter(kStringConverterClass, {}, false);
-  auto bin = make_converter(kByteArrayConverterClass, {}, false);
-  auto json = make_converter(kJsonConverterClass, {}, false);
+  auto str = make_converter(converters::kStringConverterClass, {}, false);
+  auto bin = make_converter(converters::kByteArrayConverterClass, {}, false);
+  auto json = make_converter(converters::kJsonConverterClass, {}, false);
   REQUIRE(str);
   REQUIRE(bin);
   REQUIRE(json);
@@ -64,7 +65,7 @@ TEST_CASE("the data plane's fast paths give what from_connect / to_connect give"
   CHECK_FALSE((*str)->from_connect_view(schemaless_map, view));          // Map.toString: from_connect's work
   CHECK_FALSE((*bin)->from_connect_view(Data::string("s"), view));       // its error: from_connect's
   CHECK_FALSE((*json)->from_connect_view(Data::string("hello"), view));  // envelope: never a view
-  auto latin = make_converter(kStringConverterClass, {{"converter.encoding", "ISO-8859-1"}}, false);
+  auto latin = make_converter(converters::kStringConverterClass, {{"converter.encoding", "ISO-8859-1"}}, false);
   REQUIRE(latin);
   CHECK_FALSE((*latin)->from_connect_view(hello, view));  // not the identity
   // to_connect_owned takes the bytes over and builds the same data.
@@ -81,7 +82,7 @@ TEST_CASE("the data plane's fast paths give what from_connect / to_connect give"
 }
 
 TEST_CASE("JsonConverter with and without schemas", "[worker][converter]") {
-  auto with = make_converter(kJsonConverterClass, {}, false);
+  auto with = make_converter(converters::kJsonConverterClass, {}, false);
   REQUIRE(with);
   CHECK(*(*with)->from_connect("t", Data::string("hi")).value() ==
         R"({"schema":{"type":"string","optional":false},"payload":"hi"})");

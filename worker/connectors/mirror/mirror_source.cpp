@@ -422,49 +422,38 @@ class MirrorSourceTask : public kp::SourceTask {
 
 kp::ConfigDef mirror_defs() {
   kp::ConfigDef d;
-  d.define("source.cluster.alias", KC_CONFIG_STRING, KC_IMPORTANCE_HIGH,
-           "Name of the source cluster; prefixes remote topics and names the source partitions of offsets.")
+  d.begin_group("Mirror")
+      .define("source.cluster.alias", KC_CONFIG_STRING, KC_IMPORTANCE_HIGH,
+              "Name of the source cluster; prefixes remote topics and names the source partitions of offsets.")
       .non_empty()
-      .group("Mirror")
       .define("source.cluster.bootstrap.servers", KC_CONFIG_STRING, KC_IMPORTANCE_HIGH,
               "host:port list of the source cluster. Other source.cluster.* keys are librdkafka settings of its "
               "clients.")
       .non_empty()
-      .group("Mirror")
       .define("target.cluster.alias", KC_CONFIG_STRING, KC_IMPORTANCE_MEDIUM,
               "Name of the target cluster; topics that came from it are not mirrored back (cycle check).")
       .optional()
-      .group("Mirror")
       .define("target.cluster.bootstrap.servers", KC_CONFIG_STRING, KC_IMPORTANCE_MEDIUM,
               "host:port list of the target cluster, used to create and grow remote topics; unset = the topics "
               "must exist.")
       .optional()
-      .group("Mirror")
       .define("topics", KC_CONFIG_LIST, kDefaultTopics, KC_IMPORTANCE_HIGH,
               "Comma list of regexes of source topics to mirror.")
-      .group("Mirror")
       .define("topics.exclude", KC_CONFIG_LIST, kDefaultTopicsExclude, KC_IMPORTANCE_HIGH,
               "Comma list of regexes of source topics never mirrored.")
-      .group("Mirror")
       .define("replication.policy.class", KC_CONFIG_CLASS, kDefaultPolicyClass, KC_IMPORTANCE_LOW,
               "DefaultReplicationPolicy (<alias><separator><topic>) or IdentityReplicationPolicy (same name).")
-      .group("Mirror")
       .define("replication.policy.separator", KC_CONFIG_STRING, ".", KC_IMPORTANCE_LOW,
               "Separator of DefaultReplicationPolicy.")
-      .group("Mirror")
       .define("refresh.topics.enabled", KC_CONFIG_BOOLEAN, "true", KC_IMPORTANCE_LOW,
               "Whether new source topics and partitions are followed.")
-      .group("Mirror")
       .define("refresh.topics.interval.ms", KC_CONFIG_LONG, std::to_string(kDefaultRefreshMs), KC_IMPORTANCE_LOW,
               "How often (ms) new source topics and partitions are looked for.")
       .at_least(1)
-      .group("Mirror")
       .define("replication.factor", KC_CONFIG_INT, "-1", KC_IMPORTANCE_LOW,
               "Replication factor of created remote topics (-1 = the broker's default).")
-      .group("Mirror")
       .define("mirror.poll.max.records", KC_CONFIG_INT, "1000", KC_IMPORTANCE_LOW,
-              "Most records a task returns from one poll.")
-      .group("Mirror");
+              "Most records a task returns from one poll.");
   return d;
 }
 

@@ -1,5 +1,5 @@
 // JsonConverter vectors: every case of connect-json-vectors.json (and of the
-// files in KC_JSON_VECTORS, separated by ',' or ':') through kc::data's
+// files in KC_JSON_VECTORS, separated by ',' or ':') through kc::converters'
 // JsonConverter, compared as PIPELINE-VECTORS.md says: fromConnectData bytes
 // exactly, toConnectData schema (Connect equality plus parameter order) and
 // value (Java equality, maps unordered), errors by stage and top-level
@@ -13,10 +13,11 @@
 #include <set>
 #include <sstream>
 
-#include "worker/data/json_converter.h"
+#include "worker/converters/json_converter.h"
 #include "worker/data/notation.h"
 
 using namespace kc::data;
+using namespace kc::converters;
 using notation::Json;
 
 namespace {

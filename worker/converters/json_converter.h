@@ -19,9 +19,9 @@
 #include <string>
 #include <unordered_map>
 
-#include "worker/data/converters.h"
+#include "worker/converters/converters.h"
 
-namespace kc::data {
+namespace kc::converters {
 
 /// Deepest nesting of arrays and objects JsonConverter reads in a record
 /// (key, value or header bytes, the schema envelope included): 1000, the
@@ -30,7 +30,7 @@ namespace kc::data {
 /// topics keep the tighter kc::kMaxJsonDepth (64).
 inline constexpr std::size_t kMaxRecordJsonDepth = 1000;
 
-class JsonConverter final : public Converter, public HeaderConverter {
+class JsonConverter final : public HeaderConvertingConverter {
  public:
   enum class DecimalFormat { BASE64, NUMERIC };
 
@@ -38,7 +38,6 @@ class JsonConverter final : public Converter, public HeaderConverter {
   /// STRING for configuration decimal.format: String must be one of (case
   /// insensitive): NUMERIC, BASE64".
   Status configure(const ConverterConfig& config, bool is_key) override;
-  Status configure(const ConverterConfig& config) override { return configure(config, false); }
 
   /// fromConnectData. A null schema with a null value gives nullopt (a
   /// tombstone) even with schemas.enable=true. Errors: "Conversion error:
@@ -46,27 +45,18 @@ class JsonConverter final : public Converter, public HeaderConverter {
   /// "Mismatching schema.", "Invalid type for INT32: class
   /// java.lang.String", "Java class class java.util.Date does not have
   /// corresponding schema type.", Decimal scale mismatch (BASE64 only).
-  Result<std::optional<std::string>> from_connect(std::string_view topic, const SchemaPtr& schema,
-                                                  const Value& value) const override;
+  Result<std::optional<std::string>> from_connect(std::string_view topic, const data::SchemaPtr& schema,
+                                                  const data::Value& value) const override;
   /// toConnectData. nullptr bytes give (null, null). Errors: malformed JSON
   /// ("Converting byte[] to Kafka Connect data failed due to serialization
   /// error: " followed by the parser's message), the envelope check with
   /// schemas.enable, schema errors ("Unknown schema type: int128", ...) and
   /// payload errors ("Invalid null value for required INT32 field", ...).
-  Result<SchemaAndValue> to_connect(std::string_view topic, const std::string* bytes) const override;
+  Result<data::SchemaAndValue> to_connect(std::string_view topic, const std::string* bytes) const override;
   using Converter::to_connect;
 
-  Result<std::optional<std::string>> from_connect_header(std::string_view topic, std::string_view,
-                                                         const SchemaPtr& schema, const Value& value) const override {
-    return from_connect(topic, schema, value);
-  }
-  Result<SchemaAndValue> to_connect_header(std::string_view topic, std::string_view,
-                                           const std::string* bytes) const override {
-    return to_connect(topic, bytes);
-  }
-
   /// JsonConverter.asJsonSchema as compact JSON text ("null" for no schema).
-  Result<std::string> as_json_schema(const SchemaPtr& schema) const;
+  Result<std::string> as_json_schema(const data::SchemaPtr& schema) const;
 
   bool schemas_enabled() const { return schemas_enable_; }
   DecimalFormat decimal_format() const { return decimal_format_; }
@@ -83,16 +73,16 @@ class JsonConverter final : public Converter, public HeaderConverter {
 
   // fromConnect cache: schema identity -> envelope schema text.
   struct FromEntry {
-    SchemaPtr schema;  // keeps the key alive
+    data::SchemaPtr schema;  // keeps the key alive
     std::string json;
   };
   mutable std::mutex from_mu_;
-  mutable std::list<std::pair<const Schema*, FromEntry>> from_lru_;
-  mutable std::unordered_map<const Schema*, decltype(from_lru_)::iterator> from_index_;
+  mutable std::list<std::pair<const data::Schema*, FromEntry>> from_lru_;
+  mutable std::unordered_map<const data::Schema*, decltype(from_lru_)::iterator> from_index_;
   // toConnect cache: compact schema JSON text -> schema.
   mutable std::mutex to_mu_;
-  mutable std::list<std::pair<std::string, SchemaPtr>> to_lru_;
+  mutable std::list<std::pair<std::string, data::SchemaPtr>> to_lru_;
   mutable std::unordered_map<std::string, decltype(to_lru_)::iterator> to_index_;
 };
 
-}  // namespace kc::data
+}  // namespace kc::converters

@@ -6,9 +6,11 @@
 
 #include <cmath>
 
-#include "worker/data/json_converter.h"
+#include "worker/converters/json_converter.h"
+#include "worker/data/values.h"
 
 using namespace kc::data;
+using namespace kc::converters;
 
 namespace {
 std::unique_ptr<Converter> make(std::string_view cls, ConverterConfig config = {}, bool is_key = false) {

@@ -1,4 +1,4 @@
-#include "worker/data/json_converter.h"
+#include "worker/converters/json_converter.h"
 
 #include <algorithm>
 #include <array>
@@ -12,7 +12,9 @@
 #include "common/json_text.h"
 #include "worker/data/base64.h"
 
-namespace kc::data {
+namespace kc::converters {
+
+using namespace data;
 
 namespace {
 
@@ -415,7 +417,7 @@ void write_string(std::string& out, std::string_view s) {
 // Double.toString / Float.toString layout of a finite non-zero number,
 // appended without temporaries. `sci` is std::to_chars' shortest
 // scientific form ("-1.2345e+07"). Same result as java_float_layout in
-// value.cpp (checked by tests/unit/data_vectors through the vectors):
+// value.cpp (checked by tests/unit/converter_vectors through the vectors):
 // plain notation for 1e-3 <= |x| < 1e7, else d.dddE[-]n.
 void append_java_layout(std::string& out, std::string_view sci) {
   char buf[64];
@@ -1223,4 +1225,4 @@ Result<SchemaAndValue> JsonConverter::to_connect(std::string_view, const std::st
   return SchemaAndValue{std::move(schema), std::move(*v)};
 }
 
-}  // namespace kc::data
+}  // namespace kc::converters

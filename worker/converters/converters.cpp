@@ -1,4 +1,4 @@
-#include "worker/data/converters.h"
+#include "worker/converters/converters.h"
 #include "common/strings.h"
 
 #include <iconv.h>
@@ -10,10 +10,12 @@
 #include <cmath>
 #include <cstring>
 
-#include "worker/data/base64.h"
-#include "worker/data/json_converter.h"
+#include "worker/converters/json_converter.h"
+#include "worker/data/values.h"
 
-namespace kc::data {
+namespace kc::converters {
+
+using namespace data;
 
 namespace {
 
@@ -99,111 +101,6 @@ std::string iconv_convert(const std::string& from, const std::string& to, std::s
   return out;
 }
 
-// ---- Values.convertToString / parseString (the SimpleHeaderConverter subset) ----
-
-int64_t floor_div(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
-// Values.dateFormatFor: the pattern follows the value (UTC, proleptic
-// Gregorian): before one day (negative included) a time, a whole day a
-// date, otherwise a timestamp.
-std::string values_date_text(JavaDate d) {
-  int64_t ms = d.epoch_ms;
-  int64_t days = floor_div(ms, kMillisPerDay);
-  int64_t in_day = ms - days * kMillisPerDay;
-  char buf[64];
-  auto time_of_day = [&](char* p, size_t n) {
-    std::snprintf(p, n, "%02d:%02d:%02d.%03dZ", static_cast<int>(in_day / 3600000), static_cast<int>(in_day / 60000 % 60),
-                  static_cast<int>(in_day / 1000 % 60), static_cast<int>(in_day % 1000));
-  };
-  if (ms < kMillisPerDay) {
-    time_of_day(buf, sizeof buf);
-    return buf;
-  }
-  // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-  int64_t z = days + 719468;
-  int64_t era = floor_div(z, 146097);
-  int64_t doe = z - era * 146097;
-  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  int64_t y = yoe + era * 400;
-  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  int64_t mp = (5 * doy + 2) / 153;
-  int64_t dd = doy - (153 * mp + 2) / 5 + 1;
-  int64_t mm = mp < 10 ? mp + 3 : mp - 9;
-  if (mm <= 2) ++y;
-  int n = std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lld", static_cast<long long>(y), static_cast<long long>(mm),
-                        static_cast<long long>(dd));
-  if (in_day == 0) return buf;
-  buf[n] = 'T';
-  time_of_day(buf + n + 1, sizeof buf - static_cast<size_t>(n) - 1);
-  return buf;
-}
-
-void append_value_text(std::string& out, const Value& v, bool embedded) {
-  if (v.is_null()) {
-    out += "null";
-    return;
-  }
-  if (const auto* s = v.get_if<std::string>()) {
-    if (embedded) {
-      out.push_back('"');
-      for (char c : *s) {
-        if (c == '"' || c == '\\') out.push_back('\\');
-        out.push_back(c);
-      }
-      out.push_back('"');
-    } else {
-      out += *s;
-    }
-    return;
-  }
-  if (const auto* b = v.get_if<Bytes>()) {
-    out += base64_encode(b->data);
-    return;
-  }
-  if (const auto* a = v.get_if<Array>()) {
-    out.push_back('[');
-    for (size_t i = 0; i < a->size(); ++i) {
-      if (i) out.push_back(',');
-      append_value_text(out, (*a)[i], true);
-    }
-    out.push_back(']');
-    return;
-  }
-  if (const auto* m = v.get_if<Map>()) {
-    out.push_back('{');
-    for (size_t i = 0; i < m->size(); ++i) {
-      if (i) out.push_back(',');
-      append_value_text(out, (*m)[i].first, true);
-      out.push_back(':');
-      append_value_text(out, (*m)[i].second, true);
-    }
-    out.push_back('}');
-    return;
-  }
-  if (const auto* st = v.get_if<Struct>()) {
-    out.push_back('{');
-    bool first = true;
-    for (const auto& f : st->schema()->fields()) {
-      if (!first) out.push_back(',');
-      first = false;
-      append_value_text(out, Value(f.name), true);
-      out.push_back(':');
-      append_value_text(out, st->at(static_cast<size_t>(f.index)), true);
-    }
-    out.push_back('}');
-    return;
-  }
-  if (const auto* d = v.get_if<JavaDate>()) {
-    out += values_date_text(*d);
-    return;
-  }
-  out += java_to_string(v);
-}
-
 template <typename T>
 void put_be(std::string& out, T v) {
   using U = std::make_unsigned_t<T>;
@@ -256,7 +153,7 @@ const std::vector<ClassEntry>& class_table() {
   return t;
 }
 
-std::unique_ptr<Converter> new_converter(std::string_view full) {
+std::unique_ptr<HeaderConvertingConverter> new_converter(std::string_view full) {
   if (full == kJsonConverterClass) return std::make_unique<JsonConverter>();
   if (full == kStringConverterClass) return std::make_unique<StringConverter>();
   if (full == kByteArrayConverterClass) return std::make_unique<ByteArrayConverter>();
@@ -267,25 +164,6 @@ std::unique_ptr<Converter> new_converter(std::string_view full) {
   if (full == kDoubleConverterClass) return std::make_unique<NumberConverter>(Type::FLOAT64);
   return nullptr;
 }
-
-// A Converter used as a HeaderConverter: the header value is converted as
-// record data (Connect's converters implement both interfaces this way).
-class ConverterAsHeaderConverter final : public HeaderConverter {
- public:
-  explicit ConverterAsHeaderConverter(std::unique_ptr<Converter> c) : c_(std::move(c)) {}
-  Status configure(const ConverterConfig& config) override { return c_->configure(config, false); }
-  Result<std::optional<std::string>> from_connect_header(std::string_view topic, std::string_view,
-                                                         const SchemaPtr& schema, const Value& value) const override {
-    return c_->from_connect(topic, schema, value);
-  }
-  Result<SchemaAndValue> to_connect_header(std::string_view topic, std::string_view,
-                                           const std::string* bytes) const override {
-    return c_->to_connect(topic, bytes);
-  }
-
- private:
-  std::unique_ptr<Converter> c_;
-};
 
 }  // namespace
 
@@ -340,7 +218,7 @@ Result<std::unique_ptr<Converter>> make_converter(std::string_view class_name, c
   if (!c) return Error{"", std::string(*full) + " is not a Converter"};
   auto st = c->configure(config, is_key);
   if (!st) return st.error();
-  return c;
+  return std::unique_ptr<Converter>(std::move(c));
 }
 
 Result<std::unique_ptr<HeaderConverter>> make_header_converter(std::string_view class_name,
@@ -350,12 +228,8 @@ Result<std::unique_ptr<HeaderConverter>> make_header_converter(std::string_view 
   std::unique_ptr<HeaderConverter> h;
   if (*full == kSimpleHeaderConverterClass)
     h = std::make_unique<SimpleHeaderConverter>();
-  else if (*full == kJsonConverterClass)
-    h = std::make_unique<JsonConverter>();
-  else if (*full == kStringConverterClass)
-    h = std::make_unique<StringConverter>();
   else
-    h = std::make_unique<ConverterAsHeaderConverter>(new_converter(*full));
+    h = new_converter(*full);
   auto st = h->configure(config);
   if (!st) return st.error();
   return h;
@@ -475,55 +349,6 @@ Result<SchemaAndValue> NumberConverter::to_connect(std::string_view, const std::
 
 // ------------------------------------------------------------------ SimpleHeaderConverter
 
-std::string values_convert_to_string(const SchemaPtr&, const Value& value) {
-  std::string out;
-  append_value_text(out, value, false);
-  return out;
-}
-
-SchemaAndValue values_parse_string(std::string_view raw) {
-  if (raw.empty()) return SchemaAndValue{STRING_SCHEMA(), Value(std::string())};
-  std::string text = trim(raw);
-  if (text == "null") return SchemaAndValue{nullptr, Value()};
-  if (text == "true") return SchemaAndValue{BOOLEAN_SCHEMA(), Value(true)};
-  if (text == "false") return SchemaAndValue{BOOLEAN_SCHEMA(), Value(false)};
-  // A number: Values.parseString reads it as a BigDecimal, then picks the
-  // smallest integer type for an integral value ("1e3" -> INT16), else
-  // FLOAT32 / FLOAT64 when finite, else a Decimal.
-  if (text.find_first_not_of("+-0123456789.eE") == std::string::npos) {
-    if (auto d = BigDecimal::parse(text)) {
-      std::string digits = d->unscaled_decimal();
-      bool neg = digits[0] == '-';
-      if (neg) digits.erase(0, 1);
-      bool integral = true;
-      if (d->scale > 0) {
-        auto s = static_cast<size_t>(d->scale);
-        std::string frac = digits.size() > s ? digits.substr(digits.size() - s) : digits;
-        integral = frac.find_first_not_of('0') == std::string::npos;
-        digits = digits.size() > s ? digits.substr(0, digits.size() - s) : "0";
-      } else if (d->scale < 0 && digits != "0") {
-        if (-static_cast<int64_t>(d->scale) > 20) integral = false;  // beyond int64 anyway
-        else digits.append(static_cast<size_t>(-d->scale), '0');
-      }
-      int64_t v = 0;
-      std::string signed_digits = (neg ? "-" : "") + digits;
-      auto [p, ec] = std::from_chars(signed_digits.data(), signed_digits.data() + signed_digits.size(), v);
-      if (integral && ec == std::errc() && p == signed_digits.data() + signed_digits.size()) {
-        if (v >= INT8_MIN && v <= INT8_MAX) return SchemaAndValue{INT8_SCHEMA(), Value(static_cast<int8_t>(v))};
-        if (v >= INT16_MIN && v <= INT16_MAX) return SchemaAndValue{INT16_SCHEMA(), Value(static_cast<int16_t>(v))};
-        if (v >= INT32_MIN && v <= INT32_MAX) return SchemaAndValue{INT32_SCHEMA(), Value(static_cast<int32_t>(v))};
-        return SchemaAndValue{INT64_SCHEMA(), Value(v)};
-      }
-      float f = std::strtof(text.c_str(), nullptr);
-      if (std::isfinite(f) && d->scale != 0) return SchemaAndValue{FLOAT32_SCHEMA(), Value(f)};
-      double dv = std::strtod(text.c_str(), nullptr);
-      if (std::isfinite(dv) && d->scale != 0) return SchemaAndValue{FLOAT64_SCHEMA(), Value(dv)};
-      return SchemaAndValue{decimal_builder(d->scale).build().value(), Value(*d)};
-    }
-  }
-  return SchemaAndValue{STRING_SCHEMA(), Value(std::string(raw))};
-}
-
 Result<std::optional<std::string>> SimpleHeaderConverter::from_connect_header(std::string_view, std::string_view,
                                                                               const SchemaPtr& schema,
                                                                               const Value& value) const {
@@ -537,4 +362,4 @@ Result<SchemaAndValue> SimpleHeaderConverter::to_connect_header(std::string_view
   return values_parse_string(*bytes);
 }
 
-}  // namespace kc::data
+}  // namespace kc::converters

@@ -3,17 +3,17 @@
 // {"error": {"stage", "message"}}.
 #include <catch2/catch.hpp>
 
-#include "worker/transforms/dry_run.h"
+#include "worker/converters/dry_run.h"
 
 using namespace kc;
-using namespace kc::transforms;
+using namespace kc::converters;
 namespace nt = kc::data::notation;
 
 namespace {
 
 using Dir = ConvertDryRun::Direction;
 
-ConvertDryRun make(const std::string& cls, Dir dir, const data::ConverterConfig& config = {}, bool is_key = false) {
+ConvertDryRun make(const std::string& cls, Dir dir, const ConverterConfig& config = {}, bool is_key = false) {
   auto d = ConvertDryRun::create(cls, dir, config, is_key);
   INFO((d ? std::string() : d.error().to_string()));
   REQUIRE(d);

@@ -23,7 +23,7 @@
 #include "common/result.h"
 #include "worker/data/value.h"
 
-namespace kc::data {
+namespace kc::converters {
 
 /// Converter settings with the `key.converter.` / `value.converter.` /
 /// `header.converter.` prefix already stripped.
@@ -39,13 +39,13 @@ class Converter {
   virtual Status configure(const ConverterConfig& config, bool is_key) = 0;
   /// Converter.fromConnectData: (schema, value) -> record bytes; nullopt is
   /// a Java null (a tombstone).
-  virtual Result<std::optional<std::string>> from_connect(std::string_view topic, const SchemaPtr& schema,
-                                                          const Value& value) const = 0;
+  virtual Result<std::optional<std::string>> from_connect(std::string_view topic, const data::SchemaPtr& schema,
+                                                          const data::Value& value) const = 0;
   /// Converter.toConnectData: record bytes (nullptr = Java null) -> schema
   /// and value.
-  virtual Result<SchemaAndValue> to_connect(std::string_view topic, const std::string* bytes) const = 0;
+  virtual Result<data::SchemaAndValue> to_connect(std::string_view topic, const std::string* bytes) const = 0;
   /// Convenience overload for an optional.
-  Result<SchemaAndValue> to_connect(std::string_view topic, const std::optional<std::string>& bytes) const {
+  Result<data::SchemaAndValue> to_connect(std::string_view topic, const std::optional<std::string>& bytes) const {
     return to_connect(topic, bytes ? &*bytes : nullptr);
   }
 };
@@ -58,11 +58,30 @@ class HeaderConverter {
   virtual Status configure(const ConverterConfig& config) = 0;
   /// HeaderConverter.fromConnectHeader: nullopt = Java null bytes.
   virtual Result<std::optional<std::string>> from_connect_header(std::string_view topic, std::string_view header_key,
-                                                                 const SchemaPtr& schema,
-                                                                 const Value& value) const = 0;
+                                                                 const data::SchemaPtr& schema,
+                                                                 const data::Value& value) const = 0;
   /// HeaderConverter.toConnectHeader (nullptr bytes = Java null).
-  virtual Result<SchemaAndValue> to_connect_header(std::string_view topic, std::string_view header_key,
+  virtual Result<data::SchemaAndValue> to_connect_header(std::string_view topic, std::string_view header_key,
                                                    const std::string* bytes) const = 0;
+};
+
+/// A Converter that is also a HeaderConverter, converting a header value as
+/// record data, as all of Connect's record converters (JsonConverter,
+/// StringConverter, ByteArrayConverter, the number converters) do: the
+/// header configure(config) is configure(config, false).
+class HeaderConvertingConverter : public Converter, public HeaderConverter {
+ public:
+  using Converter::configure;
+  Status configure(const ConverterConfig& config) final { return configure(config, false); }
+  Result<std::optional<std::string>> from_connect_header(std::string_view topic, std::string_view,
+                                                         const data::SchemaPtr& schema,
+                                                         const data::Value& value) const final {
+    return from_connect(topic, schema, value);
+  }
+  Result<data::SchemaAndValue> to_connect_header(std::string_view topic, std::string_view,
+                                                 const std::string* bytes) const final {
+    return to_connect(topic, bytes);
+  }
 };
 
 inline constexpr std::string_view kJsonConverterClass = "org.apache.kafka.connect.json.JsonConverter";
@@ -86,8 +105,8 @@ std::optional<std::string_view> resolve_converter_class(std::string_view name_or
 Result<std::unique_ptr<Converter>> make_converter(std::string_view class_name, const ConverterConfig& config,
                                                   bool is_key);
 /// Creates and configures a header converter. Every converter class works
-/// (Connect's converters are also HeaderConverters, with the header value
-/// converted as record data); SimpleHeaderConverter is the default.
+/// (each is a HeaderConvertingConverter); SimpleHeaderConverter is the
+/// default.
 Result<std::unique_ptr<HeaderConverter>> make_header_converter(std::string_view class_name,
                                                                const ConverterConfig& config);
 
@@ -98,22 +117,13 @@ Result<std::unique_ptr<HeaderConverter>> make_header_converter(std::string_view 
 /// OPTIONAL_STRING. Encodings come from iconv (UTF-8, UTF-16 with a BOM as
 /// Java writes it, UTF-16BE/LE, ISO-8859-1, US-ASCII, ...). Unmappable
 /// characters become '?' and malformed input U+FFFD, as Java's coders do.
-class StringConverter final : public Converter, public HeaderConverter {
+class StringConverter final : public HeaderConvertingConverter {
  public:
   Status configure(const ConverterConfig& config, bool is_key) override;
-  Status configure(const ConverterConfig& config) override { return configure(config, false); }
-  Result<std::optional<std::string>> from_connect(std::string_view topic, const SchemaPtr& schema,
-                                                  const Value& value) const override;
-  Result<SchemaAndValue> to_connect(std::string_view topic, const std::string* bytes) const override;
+  Result<std::optional<std::string>> from_connect(std::string_view topic, const data::SchemaPtr& schema,
+                                                  const data::Value& value) const override;
+  Result<data::SchemaAndValue> to_connect(std::string_view topic, const std::string* bytes) const override;
   using Converter::to_connect;
-  Result<std::optional<std::string>> from_connect_header(std::string_view topic, std::string_view,
-                                                         const SchemaPtr& schema, const Value& value) const override {
-    return from_connect(topic, schema, value);
-  }
-  Result<SchemaAndValue> to_connect_header(std::string_view topic, std::string_view,
-                                           const std::string* bytes) const override {
-    return to_connect(topic, bytes);
-  }
   /// The configured Java charset name, e.g. "UTF-8".
   const std::string& encoding() const { return encoding_; }
 
@@ -126,12 +136,12 @@ class StringConverter final : public Converter, public HeaderConverter {
 /// schema or none ("Invalid schema type for ByteArrayConverter: STRING") and
 /// a byte[] value ("ByteArrayConverter is not compatible with objects of
 /// type class ..."); to_connect gives OPTIONAL_BYTES.
-class ByteArrayConverter final : public Converter {
+class ByteArrayConverter final : public HeaderConvertingConverter {
  public:
   Status configure(const ConverterConfig&, bool) override { return ok_status(); }
-  Result<std::optional<std::string>> from_connect(std::string_view topic, const SchemaPtr& schema,
-                                                  const Value& value) const override;
-  Result<SchemaAndValue> to_connect(std::string_view topic, const std::string* bytes) const override;
+  Result<std::optional<std::string>> from_connect(std::string_view topic, const data::SchemaPtr& schema,
+                                                  const data::Value& value) const override;
+  Result<data::SchemaAndValue> to_connect(std::string_view topic, const std::string* bytes) const override;
   using Converter::to_connect;
 };
 
@@ -141,42 +151,33 @@ class ByteArrayConverter final : public Converter {
 /// java.lang.Integer): "); to_connect checks the size ("Failed to
 /// deserialize short: " + "Size of data received by ShortDeserializer is not
 /// 2") and gives the OPTIONAL schema of the type.
-class NumberConverter final : public Converter {
+class NumberConverter final : public HeaderConvertingConverter {
  public:
   /// `type` is INT16, INT32, INT64, FLOAT32 or FLOAT64.
-  explicit NumberConverter(Type type) : type_(type) {}
+  explicit NumberConverter(data::Type type) : type_(type) {}
   Status configure(const ConverterConfig&, bool) override { return ok_status(); }
-  Result<std::optional<std::string>> from_connect(std::string_view topic, const SchemaPtr& schema,
-                                                  const Value& value) const override;
-  Result<SchemaAndValue> to_connect(std::string_view topic, const std::string* bytes) const override;
+  Result<std::optional<std::string>> from_connect(std::string_view topic, const data::SchemaPtr& schema,
+                                                  const data::Value& value) const override;
+  Result<data::SchemaAndValue> to_connect(std::string_view topic, const std::string* bytes) const override;
   using Converter::to_connect;
 
  private:
-  Type type_;
+  data::Type type_;
 };
 
 /// SimpleHeaderConverter: headers as text. from_connect_header writes
-/// Values.convertToString (strings as-is, numbers and booleans as Java
-/// prints them, byte[] as base64, lists/maps/structs in Connect's "[..]",
-/// "{k:v}" form). to_connect_header parses the text as Values.parseString
-/// does for the common cases: empty -> "" (STRING), `null`, `true`/`false`,
-/// numbers (integral values as the smallest of INT8..INT64, so "1e3" is an
-/// INT16; others FLOAT32 when finite as a float, else FLOAT64, else a
-/// Decimal) and anything else as a STRING. Not yet: quoted strings, arrays,
-/// maps and ISO dates/times, which stay STRINGs.
+/// Values.convertToString and to_connect_header reads Values.parseString,
+/// both from the data model (worker/data/values.h, which says the subset);
+/// a null value is null bytes and back.
 class SimpleHeaderConverter final : public HeaderConverter {
  public:
   Status configure(const ConverterConfig&) override { return ok_status(); }
   Result<std::optional<std::string>> from_connect_header(std::string_view topic, std::string_view header_key,
-                                                         const SchemaPtr& schema, const Value& value) const override;
-  Result<SchemaAndValue> to_connect_header(std::string_view topic, std::string_view header_key,
+                                                         const data::SchemaPtr& schema,
+                                                         const data::Value& value) const override;
+  Result<data::SchemaAndValue> to_connect_header(std::string_view topic, std::string_view header_key,
                                            const std::string* bytes) const override;
 };
-
-/// Values.convertToString as SimpleHeaderConverter uses it (see above).
-std::string values_convert_to_string(const SchemaPtr& schema, const Value& value);
-/// The subset of Values.parseString described at SimpleHeaderConverter.
-SchemaAndValue values_parse_string(std::string_view text);
 
 // ---- config parsing shared by the converters (ConfigDef's rules) ----
 
@@ -187,4 +188,4 @@ Result<bool> config_bool(const ConverterConfig& config, const std::string& key, 
 /// number of type INT".
 Result<int32_t> config_int(const ConverterConfig& config, const std::string& key, int32_t dflt);
 
-}  // namespace kc::data
+}  // namespace kc::converters
