@@ -317,8 +317,13 @@ def scenario(kc, work, cluster):
                            input="commit-repair\t" + json.dumps({"tasks": 2147483647}) + "\n", text=True,
                            capture_output=True, timeout=30)
         check(p.returncode == 0, f"{how}: bad commit record written with kcat: {p.stderr[-300:]}")
-        ok = wait_for(lambda: connector_failed(ws, "repair", "taskConfigs fails while fail.while.file exists"), 40)
-        check(ok, f"{how}: the commit-time repair failed (taskConfigs fails): {json.dumps(status(ws, 'repair'))[:500]}")
+        # Every worker must have read the failure before the marker goes:
+        # a follower that still shows the state before the bad commit would
+        # otherwise look "repaired" although nothing repaired it.
+        ok = wait_for(lambda: all(connector_failed([w], "repair", "taskConfigs fails while fail.while.file exists")
+                                  for w in ws), 40)
+        check(ok, f"{how}: the commit-time repair failed (taskConfigs fails), on every worker: "
+                  f"{json.dumps([status([w], 'repair') for w in ws])[:700]}")
         os.remove(marker)
         time.sleep(0.5)
         check(not any(repaired(w) for w in ws), f"{how}: repair is not repaired by itself")
