@@ -60,6 +60,20 @@ bool DistributedHerder::Impl::io_owns_connector(const std::string& c) const {
                               io_assignment->connectors.end();
 }
 
+void DistributedHerder::Impl::io_read_connector_config(const std::string& c) {
+  // On the pool: providers read files. The config read is the newest in the
+  // snapshot by then (a newer record replaces it the same way).
+  asio::post(pool, [w = weak_from_this(), c] {
+    auto s = w.lock();
+    if (!s || s->stopping) return;
+    const auto snap = s->config_store->snapshot();
+    auto it = snap.connector_configs.find(c);
+    if (it == snap.connector_configs.end()) return;  // removed meanwhile
+    if (auto parsed = s->config_cache.get(c, it->second); !parsed)
+      spdlog::debug("config of connector {} not read: {}", c, parsed.error().to_string());
+  });
+}
+
 void DistributedHerder::Impl::on_config_update(const storage::ConfigUpdate& u) {
   if (!io_accept_updates || stopping) return;
   using K = storage::ConfigUpdate::Kind;
@@ -70,9 +84,11 @@ void DistributedHerder::Impl::on_config_update(const storage::ConfigUpdate& u) {
         io_request_rejoin("connector " + u.connector + " added");
       }
       io_generate(GenerationTrigger::ConnectorConfigRecord, u.connector);
+      io_read_connector_config(u.connector);
       break;
     }
     case K::ConnectorRemoved:
+      config_cache.drop(u.connector);
       if (io_known_connectors.erase(u.connector)) {
         rebalance_pending = true;
         io_request_rejoin("connector " + u.connector + " removed");

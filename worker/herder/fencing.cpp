@@ -14,9 +14,11 @@ bool DistributedHerder::Impl::is_source(const ConfigMap& conf) const {
 }
 
 runtime::ExactlyOnceTaskChecks DistributedHerder::Impl::exactly_once_checks(
-    const ConnectorTaskId& t, const ConfigMap& conf) {
+    const ConnectorTaskId& t, const runtime::ConnectorConfig& conf) {
   runtime::ExactlyOnceTaskChecks checks;
-  if (!cfg.exactly_once_source || !is_source(conf)) return checks;
+  // The parsed type is Source for an unknown class too; such a task fails
+  // to start before its checks run.
+  if (!cfg.exactly_once_source || conf.type != connectors::ConnectorType::Source) return checks;
   const auto snap = config_store->snapshot();
   const auto g = snap.task_config_generations.find(t.connector);
   const int32_t generation = g == snap.task_config_generations.end() ? 0 : g->second;

@@ -39,6 +39,7 @@
 
 #include "assignor/assignor.h"
 #include "worker/plugins/registry.h"
+#include "worker/herder/connector_config_cache.h"
 #include "worker/herder/internal_client.h"
 #include "worker/herder/lifecycle.h"
 #include "worker/storage/transactional_producer.h"
@@ -177,6 +178,14 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   std::unique_ptr<storage::StatusBackingStore> status_store;
   std::unique_ptr<runtime::StatusStoreListener> status_listener;
   std::unique_ptr<runtime::Worker> worker;
+  /// This worker's parsed connector configs (connector_config_cache.h):
+  /// filled on the pool when a connector-config record is read, dropped on
+  /// removal and before an explicit restart; read by the starts, the
+  /// leader's task-config generation and the offsets API. Its reader uses
+  /// `worker`, which start() creates before any config is read.
+  ConnectorConfigCache config_cache{[this](const std::string& name, const ConfigMap& raw) {
+    return worker->read_connector_config(name, raw);
+  }};
   std::shared_ptr<coordinator::WorkerCoordinator> coord;
 
   std::atomic<bool> started{false};
@@ -347,6 +356,10 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   // removed task, apply a target state to every local instance) is the
   // reconciler's job, on every worker alike.
   void on_config_update(const storage::ConfigUpdate& u);
+  /// Where a connector config enters this worker: reads connector `c`'s
+  /// config from the snapshot into config_cache, on the pool (never here:
+  /// providers read files). io thread.
+  void io_read_connector_config(const std::string& c);
 
   // ------------------------------------------------------------------ reconciler
   /// Queues one reconcile pass on the apply strand (coalesced). Any thread.
@@ -363,8 +376,12 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   void forget_all();
   StatusValue status_of(StatusState state, int32_t generation, std::optional<std::string> trace = std::nullopt) const;
 
-  /// Starts `c` on this worker; false (and FAILED written) when it cannot.
+  /// Starts `c` on this worker from its config `conf` as written, parsed
+  /// through config_cache (the entry read when the record arrived, unless
+  /// `conf` differs from it); false (and FAILED written) when it cannot.
   bool start_connector_now(const std::string& c, const ConfigMap& conf, TargetState target, int32_t gen);
+  /// Starts task `t` the same way: its connector's parsed config from
+  /// config_cache, its own config `task_conf`. FAILED written when it cannot.
   void start_task_now(const ConnectorTaskId& t, const ConfigMap& connector_conf, const ConfigMap& task_conf,
                       TargetState target, int32_t gen);
 
@@ -557,8 +574,9 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
 
   /// The checks around an exactly-once source task's producer (runtime
   /// ExactlyOnceTaskChecks); none unless exactly.once.source.support=enabled
-  /// and `conf` is a source. Apply strand.
-  runtime::ExactlyOnceTaskChecks exactly_once_checks(const ConnectorTaskId& t, const ConfigMap& conf);
+  /// and the task's connector (its parsed config's type) is a source.
+  /// Apply strand.
+  runtime::ExactlyOnceTaskChecks exactly_once_checks(const ConnectorTaskId& t, const runtime::ConnectorConfig& conf);
 
   /// Task thread: fences (leader) or asks the leader to fence (follower) the
   /// older generations of `t`'s connector, and waits for the answer. A
@@ -707,11 +725,11 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   // the broker): pool threads only.
 
   // Connector `name`'s snapshot config `raw` typed as its connector and
-  // tasks see it (Worker::read_connector_config: ${provider:...}
-  // placeholders resolved, so a group.id override may come from a
-  // provider). A config whose provider fails is read as written, as the
-  // offsets API always did: the request then fails on the broker, if at all.
-  runtime::ConnectorConfig offsets_config(const std::string& name, const ConfigMap& raw) const;
+  // tasks see it (from config_cache: ${provider:...} placeholders
+  // resolved, so a group.id override may come from a provider). A config
+  // whose provider fails is read as written, as the offsets API always did:
+  // the request then fails on the broker, if at all.
+  runtime::ConnectorConfigPtr offsets_config(const std::string& name, const ConfigMap& raw);
 
   // ---- sink connector offsets: the connector's consumer group.
 

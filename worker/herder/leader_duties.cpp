@@ -295,19 +295,17 @@ void DistributedHerder::Impl::job_reconfigure(const std::string& c, std::functio
     case TaskConfigSource::Plugin: break;
   }
   auto it = snap.connector_configs.find(c);
-  providers::ResolvedConfig resolved{it->second, {}};
-  if (cfg.config_transformer) {
-    auto r = cfg.config_transformer->transform(it->second);
-    if (!r) {
-      // The connector's own worker reports it FAILED with this reason.
-      spdlog::warn("leader cannot generate task configs of {}: {}", c, r.error().to_string());
-      return finish(true);
-    }
-    resolved = std::move(r).value();
+  // The config as this worker read it where it entered (config_cache): the
+  // one read of tasks.max, and the resolved values the plugin gets.
+  auto read = config_cache.get(c, it->second);
+  if (!read) {
+    // The connector's own worker reports it FAILED with this reason.
+    spdlog::warn("leader cannot generate task configs of {}: {}", c, read.error().to_string());
+    return finish(true);
   }
-  const ConfigMap& conf = resolved.config;
+  const runtime::ConnectorConfig& parsed = **read;
+  const ConfigMap& conf = parsed.values;
   if (!conf.count("connector.class")) return finish(true);
-  const auto parsed = worker->parse_connector_config(c, it->second, resolved);  // the one read of tasks.max
   auto plugin = registry->create(parsed.connector_class);
   if (!plugin) {
     spdlog::warn("leader cannot create connector {}: {}", c, plugin.error().to_string());
@@ -321,7 +319,7 @@ void DistributedHerder::Impl::job_reconfigure(const std::string& c, std::functio
   }
   const ConfigMap raw = it->second;
   generate_async(c, std::move(plugin).value(), conf, parsed.tasks,
-                 [w = weak_from_this(), c, raw, resolved, finish](Result<std::vector<ConfigMap>> generated) {
+                 [w = weak_from_this(), c, raw, parsed = *read, finish](Result<std::vector<ConfigMap>> generated) {
                    auto s = w.lock();
                    if (!s) return;
                    if (!generated) {
@@ -330,7 +328,7 @@ void DistributedHerder::Impl::job_reconfigure(const std::string& c, std::functio
                      return finish(true);
                    }
                    auto configs = std::move(generated).value();
-                   providers::restore_placeholders(raw, resolved, configs);
+                   providers::restore_placeholders(raw, {parsed->values, parsed->resolved_keys}, configs);
                    finish(s->write_task_configs(c, configs));
                  });
 }

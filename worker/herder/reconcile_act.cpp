@@ -80,7 +80,9 @@ StatusValue DistributedHerder::Impl::status_of(
 
 bool DistributedHerder::Impl::start_connector_now(
     const std::string& c, const ConfigMap& conf, TargetState target, int32_t gen) {
-  auto st = worker->start_connector(c, conf, target);
+  auto parsed = config_cache.get(c, conf);
+  auto st = parsed ? worker->start_connector(*parsed, target)
+                   : worker->refuse_start(runtime::Worker::StartKind::Connector, parsed.error());
   strand_connectors[c] = RunningConnector{conf, target};
   if (st) {
     strand_failed_c.erase(c);
@@ -95,7 +97,9 @@ bool DistributedHerder::Impl::start_connector_now(
 void DistributedHerder::Impl::start_task_now(
     const ConnectorTaskId& t, const ConfigMap& connector_conf, const ConfigMap& task_conf,
     TargetState target, int32_t gen) {
-  auto st = worker->start_task(t, connector_conf, task_conf, target, exactly_once_checks(t, connector_conf));
+  auto parsed = config_cache.get(t.connector, connector_conf);
+  auto st = parsed ? worker->start_task(t, *parsed, task_conf, target, exactly_once_checks(t, **parsed))
+                   : worker->refuse_start(runtime::Worker::StartKind::Task, parsed.error());
   strand_tasks[t] = RunningTask{task_conf, target};
   if (st) {
     strand_failed_t.erase(t);
@@ -129,6 +133,13 @@ void DistributedHerder::Impl::execute(const std::vector<Action>& actions, const 
   }
   std::set<std::string> targets_applied;
   bool hand_over_wait = false;
+  // An operator's restart (plain REST or KIP-745) reads its connector's
+  // config again, so a rotated secret is resolved anew: once per connector
+  // in a pass, so its restarted tasks share the connector's new read.
+  std::set<std::string> reread;
+  auto reread_on_restart = [&](const Action& a) {
+    if ((a.restarting || a.plain_restart) && reread.insert(a.connector).second) config_cache.drop(a.connector);
+  };
   for (const auto& a : actions) {
     const auto* dc = d.connectors.count(a.connector) ? &d.connectors.at(a.connector) : nullptr;
     switch (a.kind) {
@@ -151,6 +162,7 @@ void DistributedHerder::Impl::execute(const std::vector<Action>& actions, const 
         if (a.kind == K::RestartConnector) {
           (void)worker->stop_connector(a.connector);
           forget_connector(a.connector);
+          reread_on_restart(a);
           if (a.restarting) status_store->put_connector(a.connector, status_of(StatusState::Restarting, gen));
         }
         // As Connect's restart: a connector an operator restarted (plain or
@@ -171,6 +183,7 @@ void DistributedHerder::Impl::execute(const std::vector<Action>& actions, const 
         if (a.kind == K::RestartTask) {
           (void)worker->stop_task(*a.task);
           forget_task(*a.task);
+          reread_on_restart(a);
           if (a.restarting) status_store->put_task(*a.task, status_of(StatusState::Restarting, gen));
         } else if (hand_over_pending(*a.task)) {
           hand_over_wait = true;

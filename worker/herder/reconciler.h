@@ -114,7 +114,7 @@ struct Action {
   StatusState status = StatusState::Stopped;  ///< WriteConnectorStatus
   bool remove_status = false;                 ///< Stop*: tombstone afterwards
   bool restarting = false;                    ///< Restart*: from a KIP-745 request
-  bool plain_restart = false;                 ///< RestartConnector: a plain REST restart (no RESTARTING write)
+  bool plain_restart = false;                 ///< Restart*: a plain REST restart (no RESTARTING write)
 
   bool operator==(const Action&) const = default;
 };

@@ -6,6 +6,10 @@ namespace kc::herder {
 
 void DistributedHerder::Impl::io_task_reconfiguration(const std::string& c) {
   if (stopping) return;
+  // The leader generates from the config read again: the request may come
+  // from an operator's restart on its owner, which reads a rotated secret
+  // anew (config_cache, dropped before the restart there).
+  if (io_is_leader) config_cache.drop(c);
   io_generate(GenerationTrigger::ConnectorRequest, c);
 }
 
@@ -147,9 +151,10 @@ std::optional<rest::RestError> DistributedHerder::Impl::offsets_precondition(
   return std::nullopt;
 }
 
-runtime::ConnectorConfig DistributedHerder::Impl::offsets_config(const std::string& name, const ConfigMap& raw) const {
-  if (auto c = worker->read_connector_config(name, raw)) return std::move(c).value();
-  return worker->parse_connector_config(name, raw, providers::ResolvedConfig{raw, {}});
+runtime::ConnectorConfigPtr DistributedHerder::Impl::offsets_config(const std::string& name, const ConfigMap& raw) {
+  if (auto c = config_cache.get(name, raw)) return std::move(c).value();
+  return std::make_shared<const runtime::ConnectorConfig>(
+      worker->parse_connector_config(name, raw, providers::ResolvedConfig{raw, {}}));
 }
 
 storage::ClientProps DistributedHerder::Impl::sink_admin_props(const runtime::ConnectorConfig& conf) const {
@@ -316,7 +321,8 @@ void DistributedHerder::connector_offsets(const std::string& name,
   asio::post(impl_->pool, [impl, name, cb = std::move(cb)] {
     auto snap = impl->config_store->snapshot();
     if (auto e = impl->offsets_precondition(snap, name, false)) return cb(*e);
-    const auto conf = impl->offsets_config(name, snap.connector_configs.at(name));
+    const auto parsed = impl->offsets_config(name, snap.connector_configs.at(name));
+    const runtime::ConnectorConfig& conf = *parsed;
     if (conf.type == connectors::ConnectorType::Sink) return cb(impl->sink_offsets(conf));
     std::unique_ptr<storage::OffsetBackingStore> own;
     auto stores = impl->source_offset_stores(conf, own);
@@ -432,7 +438,8 @@ void DistributedHerder::modify_connector_offsets(const std::string& name,
       std::move(cb), [impl, name, offsets = std::move(offsets)]() -> rest::Reply<std::string> {
         auto snap = impl->config_store->snapshot();
         if (auto e = impl->offsets_precondition(snap, name, true)) return *e;
-        const auto conf = impl->offsets_config(name, snap.connector_configs.at(name));
+        const auto parsed = impl->offsets_config(name, snap.connector_configs.at(name));
+        const runtime::ConnectorConfig& conf = *parsed;
         if (conf.type == connectors::ConnectorType::Sink) return impl->modify_sink_offsets(conf, offsets);
         std::unique_ptr<storage::OffsetBackingStore> own;
         auto stores = impl->source_offset_stores(conf, own);
@@ -529,6 +536,7 @@ void DistributedHerder::restart_task(const rest::TaskId& id, rest::Callback<rest
     }
     Action a{Action::Kind::RestartTask, t.connector, t};
     a.target = snap.target_state(t.connector);
+    a.plain_restart = true;  // execute() reads the connector's config again (a rotated secret)
     impl->restart_local(a, [cb = std::move(cb)] { cb(rest::Done{}); });
   });
 }

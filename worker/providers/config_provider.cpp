@@ -256,6 +256,16 @@ Result<std::shared_ptr<const ConfigTransformer>> ConfigTransformer::from_worker_
   return std::shared_ptr<const ConfigTransformer>(std::move(t));
 }
 
+std::shared_ptr<const ConfigTransformer> ConfigTransformer::from_providers(
+    std::vector<std::pair<std::string, std::unique_ptr<ConfigProvider>>> providers) {
+  auto t = std::make_shared<ConfigTransformer>();
+  for (auto& [name, provider] : providers) {
+    t->names_.push_back(name);
+    t->providers_[name] = std::move(provider);
+  }
+  return t;
+}
+
 std::vector<ConfigTransformer::Unresolved> ConfigTransformer::unresolved(const ConfigMap& config) const {
   using Kind = Unresolved::Kind;
   std::vector<Unresolved> out;

@@ -19,6 +19,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/result.h"
@@ -68,6 +69,12 @@ class ConfigTransformer {
   /// name the key: "config.providers.file.class: unknown config provider
   /// class X" or a provider's configure() error.
   static Result<std::shared_ptr<const ConfigTransformer>> from_worker_config(const ConfigMap& worker_props);
+
+  /// A transformer over `providers` (name, configured provider), in order:
+  /// for providers built outside the worker properties (tests count the
+  /// resolutions through one of their own).
+  static std::shared_ptr<const ConfigTransformer> from_providers(
+      std::vector<std::pair<std::string, std::unique_ptr<ConfigProvider>>> providers);
 
   /// Replaces every `${provider:[path:]key}` whose provider is configured
   /// and whose key exists; others stay as written (as Kafka does). Errors:

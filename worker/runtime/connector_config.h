@@ -1,9 +1,11 @@
 #pragma once
 // A connector's config, typed (STYLE 14; Connect's ConnectorConfig /
-// SinkConnectorConfig): the string map is read once, where the Worker
-// receives it (start_connector, start_task), after its config provider
-// placeholders are resolved; the task loops and the record pipeline then
-// read fields of this value and never look keys up in the map again.
+// SinkConnectorConfig): the string map is read once, where it enters the
+// worker (the herder's ConnectorConfigCache, filled when the config record
+// is read; Worker::read_connector_config), after its config provider
+// placeholders are resolved; the connector, its tasks, the task loops and
+// the record pipeline then read fields of this value and never look keys
+// up in the map again.
 //
 // Parsing never fails as a whole: each part keeps its own error, because
 // each entry point fails on different parts (a connector start fails on
@@ -14,6 +16,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -127,5 +130,10 @@ struct ConnectorConfig {
   std::vector<std::string> task_secret_values(const connectors::ConfigMap& task_config,
                                               const std::set<std::string>& task_resolved_keys) const;
 };
+
+/// A parsed connector config, shared read-only: the herder's cache
+/// (worker/herder/connector_config_cache.h) hands one out to the connector
+/// and every task it starts from the same config.
+using ConnectorConfigPtr = std::shared_ptr<const ConnectorConfig>;
 
 }  // namespace kc::runtime

@@ -121,35 +121,36 @@ struct ConnectorThread {
 
 }  // namespace
 
-Status Worker::start_connector(const std::string& name, const ConfigMap& config_in, TargetState target) {
+Status Worker::start_connector(const std::string& name, const ConfigMap& config, TargetState target) {
+  auto parsed = read_connector_config(name, config);
+  if (!parsed) return refuse_start(StartKind::Connector, parsed.error());
+  return start_connector(std::move(parsed).value(), target);
+}
+
+Status Worker::start_connector(ConnectorConfigPtr parsed, TargetState target) {
   std::shared_ptr<metrics::WorkerMetrics> wm = options_.metrics;
   if (wm) wm->connector_startup_attempt();
   auto early_fail = [&wm](Error e) -> Status {
     if (wm) wm->connector_startup_result(false);
     return e;
   };
-  ConfigMap raw = config_in;
-  raw.emplace("name", name);
-  auto resolved = resolve_config(raw);
-  if (!resolved) return early_fail(resolved.error());
-  ConnectorConfig parsed = parse_connector_config(name, raw, *resolved);
-  const ConfigMap& config = parsed.values;
+  const std::string& name = parsed->name;
+  const ConfigMap& config = parsed->values;
   if (!config.count("connector.class"))
     return early_fail(Error{"connector.class", "missing connector.class for connector " + name});
   // Connect's "ConnectorConfig values" dump, as written (placeholders, not
   // their secrets); PASSWORD keys of the plugin's ConfigDef read [hidden].
-  spdlog::info("{}", secrets::describe_config("connector " + name + " config values", raw, parsed.is_secret));
-  auto created = registry_->create(parsed.connector_class);
+  spdlog::info("{}", secrets::describe_config("connector " + name + " config values", parsed->raw, parsed->is_secret));
+  auto created = registry_->create(parsed->connector_class);
   if (!created) return early_fail(created.error());
   std::shared_ptr<connectors::Connector> connector = std::move(created).value();
   // What a failure text must never quote: the resolved values of its secret
   // keys and of every provider-resolved key.
-  auto hidden = std::make_shared<const std::vector<std::string>>(parsed.secret_values);
+  auto hidden = std::make_shared<const std::vector<std::string>>(parsed->secret_values);
 
   auto runner = std::make_shared<ConnectorRunner>();
   runner->name = name;
-  runner->raw_config = raw;
-  runner->resolved = *resolved;
+  runner->config = parsed;
   std::lock_guard map_lock(mu_);  // held until the thread handle is stored
   if (connectors_.count(name))
     return early_fail(Error{"connector", "connector " + name + " is already running on this worker"});
@@ -158,9 +159,9 @@ Status Worker::start_connector(const std::string& name, const ConfigMap& config_
   // tasks.max outside 1..tasks.max.limit fails the connector before its
   // plugin runs: no task configs are ever generated for it.
   std::optional<std::string> bad_tasks_max;
-  if (parsed.tasks_error) bad_tasks_max = "Connector " + name + " cannot start: " + parsed.tasks_error->message;
+  if (parsed->tasks_error) bad_tasks_max = "Connector " + name + " cannot start: " + parsed->tasks_error->message;
   ConfigMap plugin_config = config;
-  connector_configs_.insert_or_assign(name, std::move(parsed));
+  connector_configs_.insert_or_assign(name, parsed);
   update_running_metrics_locked();
   StatusListener* status = status_;
   auto context = std::make_shared<RunnerContext>(
@@ -185,7 +186,7 @@ Result<std::vector<ConfigMap>> Worker::connector_task_configs(const std::string&
     if (it == connectors_.end()) return Error{"connector", "connector " + name + " is not running on this worker"};
     runner = it->second;
     connector = connector_instances_[name];
-    const ConnectorConfig& config = connector_configs_.at(name);
+    const ConnectorConfig& config = *connector_configs_.at(name);
     if (config.tasks_error) return *config.tasks_error;
     tasks_max = config.tasks;
   }
@@ -198,7 +199,9 @@ Result<std::vector<ConfigMap>> Worker::connector_task_configs(const std::string&
     }
     try {
       auto configs = connectors::generate_task_configs(*connector, runner->name, tasks, limit);
-      if (configs) providers::restore_placeholders(runner->raw_config, runner->resolved, *configs);
+      if (configs)
+        providers::restore_placeholders(runner->config->raw,
+                                        {runner->config->values, runner->config->resolved_keys}, *configs);
       promise->set_value(std::move(configs));
     } catch (const std::exception& e) {
       promise->set_value(Error{"connector", std::string("task_configs failed: ") + e.what()});

@@ -62,23 +62,26 @@ Result<std::unique_ptr<RecordPipeline>> Worker::make_task_pipeline(const Connect
   return make_record_pipeline(config, id, nullptr, std::move(stop), std::move(dlq), make_record_transforms);
 }
 
-Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_config_in,
-                          const ConfigMap& task_config_in, TargetState target, ExactlyOnceTaskChecks eos_checks) {
+Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_config,
+                          const ConfigMap& task_config, TargetState target, ExactlyOnceTaskChecks eos_checks) {
+  auto parsed = read_connector_config(id.connector, connector_config);
+  if (!parsed) return refuse_start(StartKind::Task, parsed.error());
+  return start_task(id, std::move(parsed).value(), task_config, target, std::move(eos_checks));
+}
+
+Status Worker::start_task(const ConnectorTaskId& id, ConnectorConfigPtr config, const ConfigMap& task_config_in,
+                          TargetState target, ExactlyOnceTaskChecks eos_checks) {
   if (options_.metrics) options_.metrics->task_startup_attempt();
   auto early_fail = [this](Error e) -> Status {
     if (options_.metrics) options_.metrics->task_startup_result(false);
     return e;
   };
-  // Placeholders resolve here, on the herder's apply strand (file reads),
-  // for the connector and task configs alike.
-  auto connector_resolved = resolve_config(connector_config_in);
-  if (!connector_resolved) return early_fail(connector_resolved.error());
+  // The task config's placeholders resolve here, on the herder's apply
+  // strand (file reads); its connector's config was read once, where it
+  // entered (the caller's ConnectorConfigPtr): everything below reads its
+  // fields.
   auto task_resolved = resolve_config(task_config_in);
   if (!task_resolved) return early_fail(task_resolved.error());
-  // The one parse of the connector's config for this task: everything
-  // below reads its fields.
-  auto config = std::make_shared<const ConnectorConfig>(
-      parse_connector_config(id.connector, connector_config_in, *connector_resolved));
   const ConfigMap& task_config = task_resolved->config;
   if (!config->values.count("connector.class"))
     return early_fail(Error{"connector.class", "missing connector.class for task " + id.to_string()});

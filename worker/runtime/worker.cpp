@@ -92,10 +92,25 @@ ConnectorConfig Worker::parse_connector_config(const std::string& name, const Co
   return ConnectorConfig::parse(name, raw, resolved.config, resolved.resolved_keys, *registry_, in);
 }
 
-Result<ConnectorConfig> Worker::read_connector_config(const std::string& name, const ConfigMap& raw) const {
+Result<ConnectorConfigPtr> Worker::read_connector_config(const std::string& name, const ConfigMap& raw_in) const {
+  ConfigMap raw = raw_in;
+  raw.emplace("name", name);
   auto resolved = resolve_config(raw);
   if (!resolved) return resolved.error();
-  return parse_connector_config(name, raw, *resolved);
+  return ConnectorConfigPtr(std::make_shared<const ConnectorConfig>(parse_connector_config(name, raw, *resolved)));
+}
+
+Status Worker::refuse_start(StartKind kind, Error why) {
+  if (auto& m = options_.metrics) {
+    if (kind == StartKind::Connector) {
+      m->connector_startup_attempt();
+      m->connector_startup_result(false);
+    } else {
+      m->task_startup_attempt();
+      m->task_startup_result(false);
+    }
+  }
+  return why;
 }
 
 void Worker::update_running_metrics_locked() {

@@ -226,11 +226,29 @@ class Worker {
 
   // ------------------------------------------------------------ connectors
 
-  /// Starts a connector instance on its own thread. `config` must hold
-  /// `connector.class`; `name` is added if missing. Non-blocking: an unknown
-  /// class or a duplicate name is reported at once as an error; a plugin
-  /// start() failure is reported as FAILED through the status listener.
+  /// Starts connector `config->name` on its own thread from its parsed
+  /// config (read_connector_config, or the herder's cache of it; never
+  /// null). Its values must hold `connector.class`. Non-blocking (no
+  /// provider is read here): an unknown class or a duplicate name is
+  /// reported at once as an error; a plugin start() failure is reported as
+  /// FAILED through the status listener.
+  Status start_connector(ConnectorConfigPtr config, TargetState target);
+
+  /// The same from the config as written: read_connector_config (`name`
+  /// added if missing, providers resolved), then the overload above. A
+  /// provider failure is a failed start (refuse_start). Blocking while a
+  /// provider reads.
   Status start_connector(const std::string& name, const ConfigMap& config, TargetState target);
+
+  /// What a refused start was for (its metrics).
+  enum class StartKind { Connector, Task };
+
+  /// A start that cannot begin because its connector's config could not be
+  /// read (read_connector_config failed: a provider failed). Counts the
+  /// startup attempt and its failure in the metrics, as a start that fails
+  /// inside start_connector / start_task does, and returns `why`.
+  /// Non-blocking.
+  Status refuse_start(StartKind kind, Error why);
 
   /// Asks the connector for up to `tasks.max` task configs (Connect's
   /// connectorTaskConfigs), running task_configs() on the connector's
@@ -255,21 +273,24 @@ class Worker {
 
   /// The one parse of a connector's config (STYLE 14): `raw` as written,
   /// `resolved` its provider-resolved form, typed with this worker's
-  /// converter defaults, tasks.max.limit and client settings. start_connector
-  /// and start_task call it; the herder's leader too, for task-config
-  /// generation, so tasks.max is read the same way everywhere. Pure
-  /// (the registry's lookups aside); callable from any thread.
+  /// converter defaults, tasks.max.limit and client settings, so tasks.max
+  /// is read the same way everywhere. read_connector_config calls it; the
+  /// herder's offsets API too, for a config whose provider fails (read as
+  /// written). Pure (the registry's lookups aside); callable from any
+  /// thread.
   ConnectorConfig parse_connector_config(const std::string& name, const ConfigMap& raw,
                                          const providers::ResolvedConfig& resolved) const;
 
-  /// `raw` (connector `name`'s config as written) with its provider
-  /// placeholders resolved (resolve_config), then parsed
-  /// (parse_connector_config): the config its connector and tasks see. The
-  /// herder's offsets API reads its sink group, admin overrides, topics and
-  /// offsets topic from it. Errors: resolve_config's (a provider failed,
-  /// naming the key). Blocking while a provider reads (files, vault);
-  /// callable from any thread.
-  Result<ConnectorConfig> read_connector_config(const std::string& name, const ConfigMap& raw) const;
+  /// `raw` (connector `name`'s config as written; `name` is added when
+  /// missing, as the connector sees it) with its provider placeholders
+  /// resolved (resolve_config), then parsed (parse_connector_config): the
+  /// config its connector and tasks see. The herder reads each config
+  /// through it once, where the config enters (its ConnectorConfigCache),
+  /// and hands the result to start_connector, start_task, the leader's
+  /// task-config generation and the offsets API. Errors: resolve_config's
+  /// (a provider failed, naming the key). Blocking while a provider reads
+  /// (files, vault); callable from any thread.
+  Result<ConnectorConfigPtr> read_connector_config(const std::string& name, const ConfigMap& raw) const;
 
   /// `config` with its provider placeholders resolved (unchanged without
   /// a transformer). Errors: a provider failed, naming the key. Blocking
@@ -278,13 +299,23 @@ class Worker {
 
   // ------------------------------------------------------------ tasks
 
-  /// Starts a task on its own thread. The connector class (and optional
-  /// `key.converter` / `value.converter` overrides) come from
-  /// `connector_config`; the plugin gets `task_config`. Non-blocking: an
-  /// unknown class, a bad converter or a duplicate id is reported at once as
-  /// an error; a plugin failure as FAILED.
+  /// Starts a task on its own thread. The connector class, converters,
+  /// transforms, error handling and client overrides come from its
+  /// connector's parsed config (never null; the one the connector started
+  /// from when it is unchanged: nothing of it is read again here); the
+  /// plugin gets `task_config` (its own placeholders resolved here).
+  /// Non-blocking: an unknown class, a bad converter or a duplicate id is
+  /// reported at once as an error; a plugin failure as FAILED. Resolving
+  /// the task config's placeholders may read files.
   /// With exactly.once.source.support=enabled a source task runs the
   /// exactly-once loop and `eos_checks` bracket its producer's creation.
+  Status start_task(const ConnectorTaskId& id, ConnectorConfigPtr connector_config, const ConfigMap& task_config,
+                    TargetState target, ExactlyOnceTaskChecks eos_checks = {});
+
+  /// The same from the connector's config as written: read_connector_config
+  /// then the overload above (for callers without a parsed config; a
+  /// provider failure is a failed start, refuse_start). Blocking while a
+  /// provider reads.
   Status start_task(const ConnectorTaskId& id, const ConfigMap& connector_config, const ConfigMap& task_config,
                     TargetState target, ExactlyOnceTaskChecks eos_checks = {});
 
@@ -398,7 +429,7 @@ class Worker {
   std::map<ConnectorTaskId, std::shared_ptr<TaskRunner>> tasks_;
   std::map<std::string, std::shared_ptr<ConnectorRunner>> connectors_;
   std::map<std::string, std::shared_ptr<connectors::Connector>> connector_instances_;
-  std::map<std::string, ConnectorConfig> connector_configs_;  ///< parsed at start_connector
+  std::map<std::string, ConnectorConfigPtr> connector_configs_;  ///< what each connector started from
   std::vector<std::shared_ptr<TaskRunner>> cancelled_tasks_;  ///< abandoned (cut off); joined in ~Worker
   std::vector<std::shared_ptr<ConnectorRunner>> cancelled_connectors_;
   std::vector<std::thread> helpers_;                           ///< stop_tasks_async helpers

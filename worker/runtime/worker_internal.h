@@ -175,10 +175,10 @@ struct ConnectorRunner : RunnerThread {
   std::deque<std::function<void()>> jobs;
   bool stop_requested = false;  ///< guarded by mu, as the jobs
   bool failed = false;  ///< start() threw; guarded by mu
-  /// The config as written (placeholders) and its resolution: task configs
-  /// get the placeholders back (providers::restore_placeholders).
-  ConfigMap raw_config;
-  providers::ResolvedConfig resolved;
+  /// The parsed config it started from: its `raw` (placeholders) and
+  /// resolved `values` give task configs their placeholders back
+  /// (providers::restore_placeholders).
+  ConnectorConfigPtr config;
 
   void post(std::function<void()> job) {
     std::lock_guard lk(mu);
