@@ -11,9 +11,10 @@
 //   config.providers.env.class=org.apache.kafka.common.config.provider.EnvVarConfigProvider
 //   config.providers.<name>.param.<key>=...   (allowed.paths, allowlist.pattern)
 //
-// Resolution reads local files: it runs where connectors and tasks start
-// (the herder's apply strand, the leader's task-config job), never on the
-// coordinator's io_context thread.
+// Resolution reads local files: it runs where a connector config enters a
+// worker (the herder's pool), where connectors and tasks start (the apply
+// strand) and in the leader's task-config job, never on the coordinator's
+// io_context thread.
 
 #include <map>
 #include <memory>
