@@ -58,6 +58,9 @@ def scenario(kc, work, cluster):
         kc, work, ["connect-configs:1", "connect-offsets:25", "connect-status:5", f"{TOPIC}:1"])
     overrides = {
         "session.timeout.ms": "6000",
+        # A restarted sink task's consumer rejoins its group: the mock
+        # broker waits for the old member's session (45 s by default).
+        "consumer.session.timeout.ms": "6000",
         "config.providers": "file",
         "config.providers.file.class": "org.apache.kafka.common.config.provider.FileConfigProvider",
     }
