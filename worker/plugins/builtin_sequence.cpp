@@ -54,8 +54,9 @@ class SequenceTask : public kp::SourceTask {
       n = std::min(kMaxBatch, due - emitted_);
       if (n <= 0) {
         // Until the next record is due, at most 100 ms (at least 1: no spin); a stop ends it.
-        const auto wait = std::chrono::ceil<std::chrono::milliseconds>(std::chrono::duration<double>(1.0 / throughput_));
-        context().wait_stopped(std::min(wait, std::chrono::milliseconds(100)));
+        using std::chrono::milliseconds;
+        const auto due_in = std::chrono::ceil<milliseconds>(std::chrono::duration<double>(1.0 / throughput_));
+        context().wait_stopped(std::min(due_in, milliseconds(100)));
         return;
       }
     }

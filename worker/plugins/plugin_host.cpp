@@ -456,8 +456,8 @@ constexpr int64_t kMaxWaitStoppedMs = int64_t{24} * 60 * 60 * 1000;
 template <typename Ctx>
 int wait_stopped(const Ctx& ctx, int64_t timeout_ms) {
   try {
-    return ctx.wait_stopped(std::chrono::milliseconds(std::clamp<int64_t>(timeout_ms, 0, kMaxWaitStoppedMs))) ? 1
-                                                                                                              : 0;
+    const std::chrono::milliseconds timeout(std::clamp<int64_t>(timeout_ms, 0, kMaxWaitStoppedMs));
+    return ctx.wait_stopped(timeout) ? 1 : 0;
   } catch (const std::exception& e) {
     fail(std::string("wait_stopped: ") + e.what());
     return 0;
@@ -466,7 +466,9 @@ int wait_stopped(const Ctx& ctx, int64_t timeout_ms) {
 int h_source_task_wait_stopped(const kc_source_task_context* c, int64_t ms) {
   return c ? wait_stopped(*TX(c), ms) : wait_stopped(kNoStop, ms);
 }
-int h_sink_task_wait_stopped(const kc_sink_task_context* c, int64_t ms) { return wait_stopped(c ? *KX(c) : kNoStop, ms); }
+int h_sink_task_wait_stopped(const kc_sink_task_context* c, int64_t ms) {
+  return wait_stopped(c ? *KX(c) : kNoStop, ms);
+}
 
 const kc_schema* h_schema_predefined(kc_schema_type t, int opt) {
   using namespace data;

@@ -144,7 +144,8 @@ TEST_CASE("a stop during PostgresSink's retry.backoff.ms ends the backoff: the t
   // and backs off 10 minutes. No PostgreSQL server is needed.
   auto counter = std::make_shared<CountingSink>("PostgreSQL write failed (attempt 1 of");
   auto saved = spdlog::default_logger();
-  auto logger = std::make_shared<spdlog::logger>("stop-waits", spdlog::sinks_init_list{saved->sinks().front(), counter});
+  auto logger =
+      std::make_shared<spdlog::logger>("stop-waits", spdlog::sinks_init_list{saved->sinks().front(), counter});
   spdlog::set_default_logger(logger);
   {
     auto m = kc::test::start_mock_cluster(1, {{"connect-offsets", 1}, {"pg-in", 1}});
