@@ -45,6 +45,7 @@ class ConnectorConfigCache {
   /// the cache's lock, from any thread.
   using Reader = std::function<Parsed(const std::string& name, const ConfigMap& raw)>;
 
+  /// An empty cache whose misses call `read`.
   explicit ConnectorConfigCache(Reader read);
 
   /// Connector `name`'s config `raw`, parsed: the stored value when it was
