@@ -15,6 +15,12 @@
 //   (e) from that stable state (on a copy), one worker joins or one leaves:
 //       with the delay expired, the group is complete and balanced as in (c)
 //       within two rounds (the revoking round and the assigning round).
+// The `returns` flavours turn on RoundContext::return_lost_to_owner and add
+// returns by identity: some workers join as static members (instance id),
+// and a new member rejoins with the identity of a worker that left (`join rN
+// as wM`, sometimes with another URL: a dynamic worker is then new, a static
+// one the same), alone or two at once; bounces keep the worker's URL, so
+// they return by identity too. The same properties must hold.
 // A failing sequence is shrunk (commands removed while it still fails) and
 // printed as a scenario file.
 //
@@ -42,6 +48,7 @@ struct Flavour {
   int max_connectors;
   int max_tasks;
   int length;  // random events per sequence
+  bool returns = false;  // return_lost_to_owner on, returns by identity
 };
 
 uint64_t env_u64(const char* name, uint64_t fallback) {
@@ -65,6 +72,7 @@ std::vector<Command> generate(uint64_t seed, const Flavour& f) {
   static const int64_t delays[] = {0, 1, 100, 10000, 300000};
   const int64_t delay = delays[pick(5)];
   out.push_back(cmd(K::SetDelay, {}, delay));
+  if (f.returns) out.push_back(cmd(K::OptionReturnLostToOwner, {}, 1));
   if (pick(2) == 0) {
     Command p = cmd(K::SetProtocol);
     p.protocol = kc::connect::ConnectProtocol::Compatible;
@@ -76,13 +84,37 @@ std::vector<Command> generate(uint64_t seed, const Flavour& f) {
   out.push_back(cmd(K::Rebalance));
   std::vector<std::string> present = {"w1"}, absent;
   for (int i = 2; i <= f.max_workers; ++i) absent.push_back(std::string("w").append(std::to_string(i)));
+  std::vector<std::string> gone;  // workers that left (identities that may return)
+  int returners = 0;
+  // Joins `name` as `who`'s identity (maybe with another URL).
+  auto return_as = [&](const std::string& who) {
+    Command j = cmd(K::Join, "r" + std::to_string(++returners));
+    j.as = who;
+    if (pick(4) == 0) j.url = "http://moved" + std::to_string(returners) + ":8083/";
+    out.push_back(j);
+    present.push_back(j.name);
+  };
   for (int i = 0; i < f.length; ++i) {
-    switch (pick(10)) {
+    const int event = pick(10);
+    if (f.returns && event == 9 && !gone.empty()) {
+      // Return by identity: one, or two at once.
+      const int n = (gone.size() > 1 && pick(3) == 0) ? 2 : 1;
+      for (int k = 0; k < n; ++k) {
+        const int j = pick(static_cast<int>(gone.size()));
+        return_as(gone[static_cast<size_t>(j)]);
+        gone.erase(gone.begin() + j);
+      }
+      out.push_back(cmd(K::Rebalance));
+      continue;
+    }
+    switch (event) {
       case 0:
       case 1:
         if (!absent.empty()) {
           const int j = pick(static_cast<int>(absent.size()));
-          out.push_back(cmd(K::Join, absent[static_cast<size_t>(j)]));
+          Command jn = cmd(K::Join, absent[static_cast<size_t>(j)]);
+          if (f.returns && pick(3) == 0) jn.instance = "i-" + jn.name;  // a static member
+          out.push_back(jn);
           present.push_back(absent[static_cast<size_t>(j)]);
           absent.erase(absent.begin() + j);
         }
@@ -91,7 +123,8 @@ std::vector<Command> generate(uint64_t seed, const Flavour& f) {
         if (!present.empty()) {
           const int j = pick(static_cast<int>(present.size()));
           out.push_back(cmd(K::Leave, present[static_cast<size_t>(j)]));
-          absent.push_back(present[static_cast<size_t>(j)]);
+          if (f.returns) gone.push_back(present[static_cast<size_t>(j)]);
+          if (present[static_cast<size_t>(j)][0] == 'w') absent.push_back(present[static_cast<size_t>(j)]);
           present.erase(present.begin() + j);
         }
         break;
@@ -276,4 +309,15 @@ TEST_CASE("property: many tasks per connector", "[assignor][property]") {
 
 TEST_CASE("property: long sequences", "[assignor][property]") {
   run_property(env_u64("KC_PROPERTY_SEED", 4000000), env_u64("KC_PROPERTY_RUNS", 2500), {6, 5, 6, 24}, "long");
+}
+
+// Return to owner (issue 26): 2 x 2500 more sequences with the switch on.
+TEST_CASE("property: returns by identity, small groups", "[assignor][property]") {
+  run_property(env_u64("KC_PROPERTY_SEED", 5000000), env_u64("KC_PROPERTY_RUNS", 2500), {4, 3, 4, 16, true},
+               "returns-small");
+}
+
+TEST_CASE("property: returns by identity, long sequences", "[assignor][property]") {
+  run_property(env_u64("KC_PROPERTY_SEED", 6000000), env_u64("KC_PROPERTY_RUNS", 2500), {6, 4, 6, 24, true},
+               "returns-long");
 }
