@@ -106,7 +106,10 @@ struct RoundContext {
   /// runs, it is given back exactly those lost connectors and tasks (still
   /// configured, run by nobody) in this round; the delay keeps running for
   /// the lost work of workers that did not return, and ends when none is
-  /// left. Off: the result and the state are exactly Connect's round.
+  /// left. A given-back item that the round's load balancing takes off the
+  /// worker again is placed on another worker in this round (nobody runs
+  /// it), not revoked. Off: the result and the state are exactly Connect's
+  /// round.
   bool return_lost_to_owner = false;
 };
 
@@ -205,7 +208,9 @@ int32_t successive_revocation_backoff_ms(int32_t n, int32_t max_delay_ms);
 /// the least-loaded workers. Work is never revoked and reassigned in the same
 /// round. The deviations from Connect (deterministic choice of what to revoke,
 /// per-connector spreading, revoking running items that are not configured,
-/// lost work at expiry placed like new work) are listed in assignor/README.md.
+/// lost work at expiry placed like new work, and with
+/// RoundContext::return_lost_to_owner lost work given back to its returning
+/// worker) are listed in assignor/README.md.
 class IncrementalCooperativeAssignor {
  public:
   /// `max_delay_ms` is `scheduled.rebalance.max.delay.ms` (default

@@ -77,6 +77,7 @@ AssignmentResult Round::run() {
   revoke_deleted_and_duplicated();
   handle_lost_work();
   revoke_for_balance();
+  if (!returned_conn.empty()) replace_revoked_returns();
   collect_to_assign();
   assign_connectors();
   assign_tasks();
@@ -595,9 +596,43 @@ void Round::revoke_tasks(const BalancePlan& plan) {
   }
 }
 
+// Ours (deviation 8): a given-back item that the load-balancing step revoked
+// runs nowhere (its worker never started it), so it is placed in this round
+// like new work instead: a revocation that nobody carries out would start no
+// follow-up round and leave it unassigned. When the balance step revoked
+// nothing else, the round is not a revoking one for the backoff. Reads:
+// returned_*, revoking_round. Changes: workers' revoked_*,
+// next.revoked_in_previous. Sets: replace_conns, replace_tasks.
+void Round::replace_revoked_returns() {
+  bool other_balance_revocation = false;  // configured, one holder: not step 5-11's
+  for (auto& w : workers) {
+    for (int32_t c : w.revoked_conns) {
+      const auto i = static_cast<size_t>(c);
+      other_balance_revocation |= !returned_conn[i] && conns.configured(i) && conns.holders[i] == 1;
+    }
+    for (Slot s : w.revoked_tasks) {
+      const auto i = static_cast<size_t>(s);
+      other_balance_revocation |= !returned_task[i] && tasks.configured(i) && tasks.holders[i] == 1;
+    }
+    std::erase_if(w.revoked_conns, [&](int32_t c) {
+      if (!returned_conn[static_cast<size_t>(c)]) return false;
+      replace_conns.push_back(c);
+      return true;
+    });
+    std::erase_if(w.revoked_tasks, [&](Slot s) {
+      if (!returned_task[static_cast<size_t>(s)]) return false;
+      replace_tasks.push_back(s);
+      return true;
+    });
+  }
+  if (revoking_round && !other_balance_revocation && (!replace_conns.empty() || !replace_tasks.empty()))
+    next.revoked_in_previous = false;
+}
+
 // 3.3 step 14, toAssign: created, then the lost work step 12 released (each
-// sorted). Reads: created / lost predicates, release_lost. Sets: pool_conns,
-// pool_tasks.
+// sorted), and (deviation 8) given-back items revoked again, all sorted then.
+// Reads: created / lost predicates, release_lost, replace_*. Sets:
+// pool_conns, pool_tasks.
 void Round::collect_to_assign() {
   for (size_t c = 0; c < C; ++c)
     if (conns.created(c)) pool_conns.push_back(static_cast<int32_t>(c));
@@ -609,6 +644,14 @@ void Round::collect_to_assign() {
   if (release_lost)
     for (size_t s = 0; s < S; ++s)
       if (tasks.lost(s)) pool_tasks.push_back(static_cast<Slot>(s));
+  if (!replace_conns.empty()) {
+    pool_conns.insert(pool_conns.end(), replace_conns.begin(), replace_conns.end());
+    std::sort(pool_conns.begin(), pool_conns.end());
+  }
+  if (!replace_tasks.empty()) {
+    pool_tasks.insert(pool_tasks.end(), replace_tasks.begin(), replace_tasks.end());
+    std::sort(pool_tasks.begin(), pool_tasks.end());
+  }
 }
 
 // 3.6 for connectors (Connect's assignConnectors): water-filling over the
@@ -750,10 +793,10 @@ AssignmentResult Round::output() {
 }
 
 // output() with RoundContext::return_lost_to_owner: the member never ran
-// what it was given back, so a given-back item it keeps is assigned, and
-// one this round revokes again (for balance) is neither assigned nor
-// revoked (nobody runs it; the next round places it as new work). Reads:
-// w's sorted lists, returned_*. Changes: a's lists.
+// what it was given back, so a given-back item it keeps is assigned (one
+// revoked again was placed as new work, replace_revoked_returns; the filter
+// of the revoked lists only guards that). Reads: w's sorted lists,
+// returned_*. Changes: a's lists.
 void Round::output_returned(const Worker& w, Assignment& a) const {
   std::vector<int32_t> cs = w.placed_conns;
   for (int32_t c : w.next_conns)
@@ -794,6 +837,10 @@ void Round::assign_tasks() {
 // state (run() has produced `out`). Sets: out.moved.
 void Round::place_revoked_now(AssignmentResult& out) {
   if (W == 0 || delay > 0 || out.state.scheduled_rebalance_ms != 0) return;
+  // In the follow-up, given-back items run on their worker like any other
+  // (revoke_augmented must revoke them, not place them).
+  returned_conn.clear();
+  returned_task.clear();
   // Per slot: its old owner (the last revoking member in input order, -1:
   // none) and whether the follow-up places it.
   std::vector<int32_t> from(S, -1);
@@ -804,9 +851,7 @@ void Round::place_revoked_now(AssignmentResult& out) {
                                   members[static_cast<size_t>(w.input_index)].member_id) != leaving.end();
     for (Slot s : leaves ? w.cur_tasks : w.revoked_tasks)
       if (tasks.configured(static_cast<size_t>(s))) {
-        // A given-back task revoked again has no old owner: nobody runs it.
-        if (returned_task.empty() || !returned_task[static_cast<size_t>(s)])
-          from[static_cast<size_t>(s)] = std::max(from[static_cast<size_t>(s)], w.input_index);
+        from[static_cast<size_t>(s)] = std::max(from[static_cast<size_t>(s)], w.input_index);
         in_pool[static_cast<size_t>(s)] = 1;
       }
     if (leaves) {

@@ -327,6 +327,8 @@ struct Round {
   std::vector<std::string> owner_ids;
   std::vector<int32_t> conn_owner, task_owner;
   std::vector<uint8_t> returned_conn, returned_task;
+  std::vector<int32_t> replace_conns;  // given back, revoked for balance: placed now
+  std::vector<Slot> replace_tasks;
 
   // Holders per connector of the next tasks (see Hold).
   std::vector<int32_t> hold_off;
@@ -360,6 +362,7 @@ struct Round {
   [[nodiscard]] bool backoff_allows_revocation(bool any_revocation);
   void revoke_connectors(const std::vector<int64_t>& conn_excess);
   void revoke_tasks(const BalancePlan& plan);
+  void replace_revoked_returns();
   void collect_to_assign();
   void assign_connectors();
   void assign_tasks();

@@ -693,7 +693,7 @@ TEST_CASE("return to owner: a worker back within the delay gets exactly its lost
   CHECK(off.state.lost_by_identity.empty());
 }
 
-TEST_CASE("return to owner: a static member is known by its instance id; a dynamic one with another URL is new",
+TEST_CASE("return to owner: a static member is known by its instance id, a dynamic one with another URL is new",
           "[assignor][return]") {
   ConfigSnapshot config{3, {{"a", 2}}};
   LeaderState state;
@@ -719,12 +719,14 @@ TEST_CASE("return to owner: a static member is known by its instance id; a dynam
   CHECK(other.state.candidate_workers == std::vector<std::string>{"m3"});
 }
 
-TEST_CASE("return to owner: a given-back task the same round revokes for balance is neither assigned nor revoked",
+TEST_CASE("return to owner: given-back tasks the same round revokes for balance are placed at once, not revoked",
           "[assignor][return]") {
   // w2 ran all 4 tasks of a; while it was away w4 joined (a candidate). Back
   // as m3, it is given a and its 4 tasks, and the round (no delay left)
-  // balances 4 tasks over 3 workers: 2 of the given-back tasks are revoked at
-  // once, so m3 is told to start only the others, and nobody stops anything.
+  // balances 4 tasks over 3 workers: 2 of the given-back tasks are taken off
+  // m3 at once. Nobody runs them, so they go to m4 in this round (a
+  // revocation nobody carries out would start no follow-up round), m3 is
+  // told to start only the others, and nobody stops anything.
   ConfigSnapshot config{3, {{"a", 4}, {"b", 0}}};
   LeaderState state;
   state.previous_assignment = {{"a", "b"}, {tid("a", 0), tid("a", 1), tid("a", 2), tid("a", 3)}};
@@ -748,9 +750,11 @@ TEST_CASE("return to owner: a given-back task the same round revokes for balance
     CHECK(a.tasks.size() == 2);
     CHECK(a.revoked_tasks.empty());
     CHECK(assignment_of(r, "m1").revoked_tasks.empty());
-    CHECK(assignment_of(r, "m4").tasks.empty());
-    // The two not started are unassigned in the state, so the next round places them as new work.
-    CHECK(r.state.previous_assignment.tasks.size() == 2);
+    CHECK(assignment_of(r, "m4").tasks.size() == 1);  // 2/1/1
+    CHECK(assignment_of(r, "m1").tasks.size() == 1);
+    CHECK_FALSE(r.state.revoked_in_previous);  // nothing was revoked: no backoff next round
+    CHECK(r.state.previous_assignment.tasks.size() == 4);
+    CHECK(r.state.previous_revocation.tasks.empty());
     CHECK(r.state.lost_by_identity.empty());
     for (const auto& mv : r.moved) CHECK(mv.from != "m3");
   }

@@ -97,10 +97,11 @@ std::vector<Command> generate(uint64_t seed, const Flavour& f) {
   for (int i = 0; i < f.length; ++i) {
     const int event = pick(10);
     if (f.returns && event == 9 && !gone.empty()) {
-      // Return by identity: one, or two at once.
+      // Return by identity: one, or two at once; mostly the last to go
+      // (most likely still within the delay).
       const int n = (gone.size() > 1 && pick(3) == 0) ? 2 : 1;
       for (int k = 0; k < n; ++k) {
-        const int j = pick(static_cast<int>(gone.size()));
+        const int j = pick(3) != 0 ? static_cast<int>(gone.size()) - 1 : pick(static_cast<int>(gone.size()));
         return_as(gone[static_cast<size_t>(j)]);
         gone.erase(gone.begin() + j);
       }
@@ -172,6 +173,8 @@ struct Stats {
   int64_t spread_above_1 = 0;  // stable states where some connector's tasks differ by > 1
   int64_t probes = 0;          // (e) single join/leave probes
   int64_t probe_rounds[3] = {0, 0, 0};  // probes balanced after 0 / 1 / 2 rounds
+  int64_t joins_as = 0;        // members that joined with another worker's identity
+  int64_t joins_as_started = 0;  // ... and ran work after their first round
 };
 
 // (c) on the current state: "" or what fails.
@@ -222,11 +225,22 @@ std::string probe(const Simulator& stable, uint64_t salt, Stats* stats) {
 // Runs a sequence; returns "" when every property holds, else what failed.
 std::string check(const std::vector<Command>& cmds, Stats* stats) {
   Simulator sim;
+  std::vector<std::string> joined_as;  // since the last round
   for (size_t i = 0; i < cmds.size(); ++i) {
     const Command& c = cmds[i];
+    if (c.kind == K::Join && !c.as.empty() && sim.running(c.name) == nullptr) joined_as.push_back(c.name);
     if (apply_change(sim, c)) continue;
     switch (c.kind) {
-      case K::Rebalance: sim.rebalance(); break;
+      case K::Rebalance:
+        sim.rebalance();
+        for (const auto& name : joined_as) {
+          const auto* run = sim.running(name);
+          if (stats == nullptr || run == nullptr) continue;
+          ++stats->joins_as;
+          if (!run->tasks.empty() || !run->connectors.empty()) ++stats->joins_as_started;
+        }
+        joined_as.clear();
+        break;
       case K::Stabilize: {
         const auto rounds = sim.stabilize();
         const auto& last = rounds.back();
@@ -271,10 +285,17 @@ std::vector<Command> shrink(std::vector<Command> cmds) {
 
 void run_property(uint64_t base_seed, uint64_t runs, const Flavour& f, const char* name) {
   Stats stats;
+  Stats off;  // returns flavours: the same sequences with the switch off (Connect), for comparison
   for (uint64_t i = 0; i < runs; ++i) {
     const uint64_t seed = base_seed + i;
     const auto cmds = generate(seed, f);
-    const std::string failure = check(cmds, &stats);
+    std::string failure = check(cmds, &stats);
+    if (failure.empty() && f.returns) {
+      auto connect = cmds;
+      std::erase_if(connect, [](const Command& c) { return c.kind == K::OptionReturnLostToOwner; });
+      failure = check(connect, &off);
+      if (!failure.empty()) failure = "switch off: " + failure;
+    }
     ++stats.sequences;
     if (!failure.empty()) {
       const auto small = shrink(cmds);
@@ -285,8 +306,11 @@ void run_property(uint64_t base_seed, uint64_t runs, const Flavour& f, const cha
   std::cout << "[property " << name << "] base_seed=" << base_seed << " sequences=" << stats.sequences
             << " rounds=" << stats.rounds << " stable_checks=" << stats.stable_checks
             << " per_connector_spread_above_1=" << stats.spread_above_1 << " probes=" << stats.probes
-            << " balanced_after_1_round=" << stats.probe_rounds[1] << " after_2_rounds=" << stats.probe_rounds[2]
-            << '\n';
+            << " balanced_after_1_round=" << stats.probe_rounds[1] << " after_2_rounds=" << stats.probe_rounds[2];
+  if (f.returns)
+    std::cout << " joins_as=" << stats.joins_as << " running_after_first_round=" << stats.joins_as_started
+              << " (switch off: " << off.joins_as_started << ")";
+  std::cout << '\n';
   CHECK(stats.sequences == static_cast<int64_t>(runs));
   CHECK(stats.spread_above_1 == 0);
 }
