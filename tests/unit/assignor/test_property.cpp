@@ -19,8 +19,9 @@
 // returns by identity: some workers join as static members (instance id),
 // and a new member rejoins with the identity of a worker that left (`join rN
 // as wM`, sometimes with another URL: a dynamic worker is then new, a static
-// one the same), alone or two at once; bounces keep the worker's URL, so
-// they return by identity too. The same properties must hold.
+// one the same), alone or two at once, or right after it left (killed and
+// restarted under a new member id); bounces keep the worker's URL, so they
+// return by identity too. The same properties must hold.
 // A failing sequence is shrunk (commands removed while it still fails) and
 // printed as a scenario file.
 //
@@ -134,6 +135,15 @@ std::vector<Command> generate(uint64_t seed, const Flavour& f) {
           const auto& w = present[static_cast<size_t>(pick(static_cast<int>(present.size())))];
           out.push_back(cmd(K::Leave, w));
           if (pick(2) == 0) out.push_back(cmd(K::Rebalance));
+          if (f.returns && pick(2) == 0) {
+            // Killed and restarted: a new member with the same identity.
+            const std::string who = w;
+            std::erase(present, who);
+            if (who[0] == 'w') absent.push_back(who);
+            return_as(who);
+            out.push_back(cmd(K::Rebalance));
+            break;
+          }
           out.push_back(cmd(K::Join, w));
         }
         break;
