@@ -31,7 +31,7 @@ int32_t successive_revocation_backoff_ms(int32_t n, int32_t max_delay_ms) {
 }
 
 std::string worker_identity(const MemberReport& m) {
-  if (!m.group_instance_id.empty()) return "instance:" + m.group_instance_id;
+  if (!m.group_instance_id.empty()) return std::string(kStaticIdentityPrefix) + m.group_instance_id;
   if (!m.url.empty()) return "url:" + m.url;
   return {};
 }

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/worker_defaults.h"
@@ -51,7 +52,8 @@ struct MemberReport {
   ConnectorsAndTasks owned;     ///< V1+: the member's current assignment
   /// `group.instance.id` (KIP-345 static membership) from the JoinGroup
   /// response; empty for a dynamic member. Only read with
-  /// RoundContext::return_lost_to_owner (see worker_identity()).
+  /// RoundContext::return_lost_to_owner or no_delay_for_expired_static (see
+  /// worker_identity()).
   std::string group_instance_id;
 };
 
@@ -61,6 +63,9 @@ struct MemberReport {
 /// the advertised host:port, which the URL contains), else "" (no identity: its
 /// lost work is never given back early).
 std::string worker_identity(const MemberReport& m);
+
+/// How worker_identity() starts for a static member (group.instance.id).
+inline constexpr std::string_view kStaticIdentityPrefix = "instance:";
 
 /// The leader's view of the config topic (Connect's ClusterConfigState, reduced
 /// to what the assignor needs).
@@ -111,6 +116,20 @@ struct RoundContext {
   /// it), not revoked. Off: the result and the state are exactly Connect's
   /// round.
   bool return_lost_to_owner = false;
+  /// No scheduled delay for an expired static member (kconnectd's
+  /// `scheduled.rebalance.static.expiry.immediate`, not in Connect;
+  /// incremental assignor only): lost connectors and tasks whose last owner
+  /// was a static member (KIP-345, non-empty MemberReport::group_instance_id)
+  /// are placed in this round like new work. The broker keeps a static member
+  /// through `session.timeout.ms`, so by the time its work is lost that grace
+  /// period has been waited once. Lost work of dynamic members, and lost work
+  /// whose owner this leader does not know (it became leader after the loss),
+  /// still waits the delay. Uses the owner bookkeeping of LeaderState
+  /// (owners_by_identity, lost_by_identity), kept whenever this or
+  /// return_lost_to_owner is on; with both on a static owner that is back
+  /// gets its own work first. Off: the result and the state are exactly
+  /// Connect's round (or return_lost_to_owner's).
+  bool no_delay_for_expired_static = false;
 };
 
 /// What the incremental assignor remembers between rounds while its worker is
@@ -139,11 +158,12 @@ struct LeaderState {
   std::vector<std::string> members_before_delay;
   bool revoked_in_previous = false;          ///< the last round revoked for load balancing
   int32_t num_successive_revoking_rebalances = 0;  ///< n for the successive-revocation backoff
-  /// Only with RoundContext::return_lost_to_owner (else empty). Per
-  /// worker_identity() of the last round's members: what it runs or was
+  /// Only with RoundContext::return_lost_to_owner or
+  /// no_delay_for_expired_static (else empty). Per worker_identity() of the last round's members: what it runs or was
   /// given after that round (revoked items left out).
   std::map<std::string, ConnectorsAndTasks> owners_by_identity;
-  /// Only with RoundContext::return_lost_to_owner (else empty). The lost
+  /// Only with RoundContext::return_lost_to_owner or
+  /// no_delay_for_expired_static (else empty). The lost
   /// work held for the pending delay, per worker_identity() of the worker
   /// that ran it (lost work whose owner is unknown is not listed and waits
   /// the delay).

@@ -74,6 +74,7 @@ AssignmentResult Round::run() {
   apply_generation_guard();
   check_failed_revocation();
   return_lost_to_owners();
+  place_expired_static_now();
   revoke_deleted_and_duplicated();
   handle_lost_work();
   revoke_for_balance();
@@ -201,7 +202,8 @@ void Round::check_failed_revocation() {
 }
 
 // Ours, after 3.3 step 4 (RoundContext::return_lost_to_owner; nothing when
-// off): lost work whose worker is back is given back to it in this round.
+// off, except the owner bookkeeping that no_delay_for_expired_static also
+// needs): lost work whose worker is back is given back to it in this round.
 // The owner of each item comes from the state (lost_by_identity for work lost
 // earlier in the delay, owners_by_identity for work the last round gave
 // out); a member of this round with that worker_identity() takes it, unless
@@ -213,7 +215,7 @@ void Round::check_failed_revocation() {
 // conn_owner / task_owner, returned_conn / returned_task. Changes: holder
 // counts and the receiving workers' cur_conns / cur_tasks.
 void Round::return_lost_to_owners() {
-  if (!ctx.return_lost_to_owner) return;
+  if (!tracks_owners()) return;
   conn_owner.assign(C, -1);
   task_owner.assign(S, -1);
   returned_conn.assign(C, 0);
@@ -229,7 +231,7 @@ void Round::return_lost_to_owners() {
     }
   // Identity -> worker index in this round; -1 when two members share it.
   std::map<std::string, int32_t, std::less<>> back;
-  for (size_t wi = 0; wi < W; ++wi) {
+  for (size_t wi = 0; wi < W && ctx.return_lost_to_owner; ++wi) {
     const auto& m = members[static_cast<size_t>(by_id[wi])];
     if (std::find(leaving.begin(), leaving.end(), m.member_id) != leaving.end()) continue;
     std::string id = worker_identity(m);
@@ -256,6 +258,25 @@ void Round::return_lost_to_owners() {
     tasks.stamp[sl] = wi;
     workers[static_cast<size_t>(wi)].cur_tasks.push_back(static_cast<Slot>(sl));
   }
+}
+
+// Ours (RoundContext::no_delay_for_expired_static; nothing when off): lost
+// work whose last owner was a static member (a worker_identity() from
+// group.instance.id) is new work in this round, so step 12 holds no delay
+// for it and step 14 places it. The broker keeps a static member through
+// session.timeout.ms, so its work is lost only once that grace has run out.
+// Runs after the give-back, so a static owner that is back keeps its own.
+// Reads: owner_ids, conn_owner / task_owner, the lost predicate. Changes:
+// kPrevious flags of those items.
+void Round::place_expired_static_now() {
+  if (!ctx.no_delay_for_expired_static || owner_ids.empty()) return;
+  std::vector<uint8_t> is_static(owner_ids.size(), 0);
+  for (size_t k = 0; k < owner_ids.size(); ++k) is_static[k] = owner_ids[k].starts_with(kStaticIdentityPrefix);
+  const auto owned_by_static = [&](int32_t k) { return k >= 0 && is_static[static_cast<size_t>(k)]; };
+  for (size_t c = 0; c < C; ++c)
+    if (conns.lost(c) && owned_by_static(conn_owner[c])) conns.flags[c] &= static_cast<uint8_t>(~kPrevious);
+  for (size_t sl = 0; sl < S; ++sl)
+    if (tasks.lost(sl) && owned_by_static(task_owner[sl])) tasks.flags[sl] &= static_cast<uint8_t>(~kPrevious);
 }
 
 // 3.3 steps 5-11: deleted, duplicated, lost and created are the flag
@@ -720,13 +741,13 @@ void Round::update_leader_state() {
   record_owners();
 }
 
-// Ours, part of the leader state with RoundContext::return_lost_to_owner
-// (nothing when off): who runs what after this round, per worker_identity(),
+// Ours, part of the leader state with RoundContext::return_lost_to_owner or
+// no_delay_for_expired_static (nothing when both are off): who runs what after this round, per worker_identity(),
 // and the lost work still held for the delay, per identity that ran it (none
 // when it was released). Reads: workers' next_* and placed_*, the lost
 // predicate, conn_owner / task_owner, release_lost. Changes: next.
 void Round::record_owners() {
-  if (!ctx.return_lost_to_owner) return;
+  if (!tracks_owners()) return;
   std::vector<int32_t> cs;
   std::vector<Slot> ts;
   for (const auto& w : workers) {

@@ -347,6 +347,9 @@ struct Round {
   void apply_generation_guard();
   void check_failed_revocation();
   void return_lost_to_owners();
+  void place_expired_static_now();
+  // Owner bookkeeping (owner_ids, *_owner, record_owners) is kept for either switch.
+  [[nodiscard]] bool tracks_owners() const { return ctx.return_lost_to_owner || ctx.no_delay_for_expired_static; }
   void record_owners();
   void revoke_deleted_and_duplicated();
   void handle_lost_work();

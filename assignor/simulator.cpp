@@ -89,6 +89,7 @@ AssignmentResult Simulator::run_assignor(Member& leader, bool eager) {
   ctx.now_ms = now_ms_;
   ctx.protocol = protocol_;
   ctx.return_lost_to_owner = return_lost_to_owner_;
+  ctx.no_delay_for_expired_static = no_delay_for_expired_static_;
   AssignmentResult result = eager ? EagerAssignor{}.assign(leader.state, reports, snapshot, ctx)
                                   : IncrementalCooperativeAssignor{max_delay_ms_}.assign(leader.state, reports,
                                                                                          snapshot, ctx);
@@ -417,11 +418,12 @@ ParsedScenario parse_scenario(std::string_view text) {
         continue;
       }
     } else if (op == "option") {
-      if (w.size() != 3 || w[1] != "return-lost-to-owner" || (w[2] != "on" && w[2] != "off")) {
-        fail("option return-lost-to-owner on|off");
+      const bool known = w.size() == 3 && (w[1] == "return-lost-to-owner" || w[1] == "no-delay-for-expired-static");
+      if (!known || (w[2] != "on" && w[2] != "off")) {
+        fail("option return-lost-to-owner|no-delay-for-expired-static on|off");
         continue;
       }
-      c.kind = K::OptionReturnLostToOwner;
+      c.kind = w[1] == "return-lost-to-owner" ? K::OptionReturnLostToOwner : K::OptionNoDelayForExpiredStatic;
       c.a = w[2] == "on" ? 1 : 0;
     } else if (op == "delete" || op == "join" || op == "leave" || op == "leader") {
       if (w.size() != 2) {
@@ -491,6 +493,9 @@ std::string to_scenario_text(const std::vector<Command>& commands) {
         if (!c.instance.empty()) o << " instance=" << c.instance;
         break;
       case K::OptionReturnLostToOwner: o << "option return-lost-to-owner " << (c.a != 0 ? "on" : "off"); break;
+      case K::OptionNoDelayForExpiredStatic:
+        o << "option no-delay-for-expired-static " << (c.a != 0 ? "on" : "off");
+        break;
       case K::Leave: o << "leave " << c.name; break;
       case K::Leader: o << "leader " << c.name; break;
       case K::Advance: o << "advance " << c.a; break;
@@ -517,6 +522,7 @@ bool apply_change(Simulator& sim, const Command& c) {
     case K::Delete: sim.remove(c.name); return true;
     case K::Join: sim.join(c.name, c.as, c.url, c.instance); return true;
     case K::OptionReturnLostToOwner: sim.set_return_lost_to_owner(c.a != 0); return true;
+    case K::OptionNoDelayForExpiredStatic: sim.set_no_delay_for_expired_static(c.a != 0); return true;
     case K::Leave: sim.leave(c.name); return true;
     case K::Leader: sim.set_leader(c.name); return true;
     case K::Advance: sim.advance(c.a); return true;

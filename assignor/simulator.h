@@ -78,6 +78,9 @@ class Simulator {
   /// RoundContext::return_lost_to_owner for the following rounds (default off,
   /// Connect's behaviour).
   void set_return_lost_to_owner(bool on) { return_lost_to_owner_ = on; }
+  /// RoundContext::no_delay_for_expired_static for the following rounds
+  /// (default off, Connect's behaviour).
+  void set_no_delay_for_expired_static(bool on) { no_delay_for_expired_static_ = on; }
   /// Worker `name` is gone; what it ran stops and is lost.
   void leave(const std::string& name);
   /// `name` is the leader from now on while it is a member.
@@ -144,6 +147,7 @@ class Simulator {
   std::vector<Member> members_;  // in join order
   std::string leader_override_;
   bool return_lost_to_owner_ = false;
+  bool no_delay_for_expired_static_ = false;
   std::map<std::string, Identity> identities_;  // every worker's last join
   int64_t now_ms_ = 0;
   int32_t generation_ = 0;
@@ -165,7 +169,8 @@ void print_summary(std::ostream& out, const Summary& s);
 struct Command {
   enum class Kind {
     SetDelay, SetProtocol, Connector, Delete, Join, Leave, Leader, Advance, Rebalance, LoseSync, Stabilize,
-    ExpectBalanced, ExpectConnectorSpread, ExpectComplete, ExpectWorker, ExpectDelay, OptionReturnLostToOwner
+    ExpectBalanced, ExpectConnectorSpread, ExpectComplete, ExpectWorker, ExpectDelay, OptionReturnLostToOwner,
+    OptionNoDelayForExpiredStatic
   };
   Kind kind = Kind::Rebalance;
   int line = 0;             ///< 1-based line in the file (0 when generated)
