@@ -72,6 +72,12 @@ const std::array kOptions = {
              "advertised URL), the leader gives it back exactly that lost work in the same rebalance instead of at the "
              "end of the delay; lost work of workers that do not return still waits the delay. false = Connect's "
              "behaviour (ours)."),
+    opt_bool("scheduled.rebalance.static.expiry.immediate", "true",
+             "Cooperative protocols, members with group.instance.id only: when the broker expires a static worker "
+             "after session.timeout.ms, the leader places that worker's lost connectors and tasks in the same "
+             "rebalance like new work instead of holding them for scheduled.rebalance.max.delay.ms (the session "
+             "timeout already was its grace period); lost work of dynamic workers still waits the delay. false = "
+             "Connect's behaviour (ours)."),
     opt_string("group.instance.id", nullptr,
                "Static membership (KIP-345, ours for workers): this worker's stable identity in the group, e.g. the "
                "pod name of a StatefulSet. A worker restarted with the same id within session.timeout.ms gets its "

@@ -119,6 +119,7 @@ void DistributedHerder::Impl::on_leader(const coordinator::LeaderRound& round, c
   job.ctx.protocol = round.protocol;
   job.ctx.draining_members.assign(io_drain_members.begin(), io_drain_members.end());
   job.ctx.return_lost_to_owner = cfg.return_lost_to_owner;
+  job.ctx.no_delay_for_expired_static = cfg.no_delay_for_expired_static;
   job.round = round;
   asio::post(pool, [w = weak_from_this(), job = std::move(job), ready = std::move(ready)]() mutable {
     auto s = w.lock();
