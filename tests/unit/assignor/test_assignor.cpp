@@ -759,3 +759,48 @@ TEST_CASE("return to owner: given-back tasks the same round revokes for balance 
     for (const auto& mv : r.moved) CHECK(mv.from != "m3");
   }
 }
+
+// ------------------------------------------------------------------ expired static member (deviation 9)
+
+TEST_CASE("expired static member: its lost work is placed in that round, a dynamic member's waits the delay",
+          "[assignor][static]") {
+  ConfigSnapshot config{3, {{"a", 6}}};
+  LeaderState state;
+  state.previous_assignment = {{"a"}, {tid("a", 0), tid("a", 1), tid("a", 2), tid("a", 3), tid("a", 4), tid("a", 5)}};
+  state.previous_generation = 5;
+  state.previous_members = {"m1", "m2", "m3"};
+  state.owners_by_identity = {{"url:http://w1:8083/", {{"a"}, {tid("a", 0), tid("a", 1)}}},
+                              {"url:http://w2:8083/", {{}, {tid("a", 2), tid("a", 3)}}},
+                              {"instance:pod-3", {{}, {tid("a", 4), tid("a", 5)}}}};
+  // m2 (dynamic) and m3 (static, expired by the broker) are both gone.
+  const std::vector<MemberReport> members = {{"m1", "http://w1:8083/", 3, {{"a"}, {tid("a", 0), tid("a", 1)}}}};
+  RoundContext ctx;
+  ctx.leader_id = "m1";
+  ctx.generation = 6;
+  ctx.last_completed_generation = 5;
+  ctx.now_ms = 100000;
+  ctx.no_delay_for_expired_static = true;
+  const auto on = IncrementalCooperativeAssignor{D}.assign(state, members, config, ctx);
+  CHECK(assignment_of(on, "m1").tasks == std::vector<ConnectorTaskId>{tid("a", 4), tid("a", 5)});
+  CHECK(assignment_of(on, "m1").delay_ms == D);  // for m2's work
+  CHECK(on.state.lost_by_identity.size() == 1);
+  CHECK(on.state.lost_by_identity.at("url:http://w2:8083/").tasks == std::vector<ConnectorTaskId>{tid("a", 2), tid("a", 3)});
+
+  // Only the static member lost: no delay at all.
+  state.owners_by_identity.erase("url:http://w2:8083/");
+  state.owners_by_identity["url:http://w1:8083/"].tasks.insert(
+      state.owners_by_identity["url:http://w1:8083/"].tasks.end(), {tid("a", 2), tid("a", 3)});
+  std::vector<MemberReport> with_w1_all = members;
+  with_w1_all[0].owned.tasks = {tid("a", 0), tid("a", 1), tid("a", 2), tid("a", 3)};
+  const auto only_static = IncrementalCooperativeAssignor{D}.assign(state, with_w1_all, config, ctx);
+  CHECK(assignment_of(only_static, "m1").tasks == std::vector<ConnectorTaskId>{tid("a", 4), tid("a", 5)});
+  CHECK(assignment_of(only_static, "m1").delay_ms == 0);
+  CHECK(only_static.state.scheduled_rebalance_ms == 0);
+  CHECK(only_static.state.lost_by_identity.empty());
+
+  // Off: Connect's round, the static member's work waits the delay too.
+  ctx.no_delay_for_expired_static = false;
+  const auto off = IncrementalCooperativeAssignor{D}.assign(state, with_w1_all, config, ctx);
+  CHECK(assignment_of(off, "m1").tasks.empty());
+  CHECK(assignment_of(off, "m1").delay_ms == D);
+}

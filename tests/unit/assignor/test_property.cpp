@@ -22,6 +22,10 @@
 // one the same), alone or two at once, or right after it left (killed and
 // restarted under a new member id); bounces keep the worker's URL, so they
 // return by identity too. The same properties must hold.
+// The `static-expiry` flavours also turn on
+// RoundContext::no_delay_for_expired_static (one with return_lost_to_owner,
+// the worker's defaults, one without): an expired static member's lost work
+// is placed at once. The same properties must hold.
 // A failing sequence is shrunk (commands removed while it still fails) and
 // printed as a scenario file.
 //
@@ -50,6 +54,7 @@ struct Flavour {
   int max_tasks;
   int length;  // random events per sequence
   bool returns = false;  // return_lost_to_owner on, returns by identity
+  bool static_expiry = false;  // no_delay_for_expired_static on (and static members join)
 };
 
 uint64_t env_u64(const char* name, uint64_t fallback) {
@@ -74,6 +79,7 @@ std::vector<Command> generate(uint64_t seed, const Flavour& f) {
   const int64_t delay = delays[pick(5)];
   out.push_back(cmd(K::SetDelay, {}, delay));
   if (f.returns) out.push_back(cmd(K::OptionReturnLostToOwner, {}, 1));
+  if (f.static_expiry) out.push_back(cmd(K::OptionNoDelayForExpiredStatic, {}, 1));
   if (pick(2) == 0) {
     Command p = cmd(K::SetProtocol);
     p.protocol = kc::connect::ConnectProtocol::Compatible;
@@ -115,7 +121,7 @@ std::vector<Command> generate(uint64_t seed, const Flavour& f) {
         if (!absent.empty()) {
           const int j = pick(static_cast<int>(absent.size()));
           Command jn = cmd(K::Join, absent[static_cast<size_t>(j)]);
-          if (f.returns && pick(3) == 0) jn.instance = "i-" + jn.name;  // a static member
+          if ((f.returns || f.static_expiry) && pick(3) == 0) jn.instance = "i-" + jn.name;  // a static member
           out.push_back(jn);
           present.push_back(absent[static_cast<size_t>(j)]);
           absent.erase(absent.begin() + j);
@@ -300,9 +306,11 @@ void run_property(uint64_t base_seed, uint64_t runs, const Flavour& f, const cha
     const uint64_t seed = base_seed + i;
     const auto cmds = generate(seed, f);
     std::string failure = check(cmds, &stats);
-    if (failure.empty() && f.returns) {
+    if (failure.empty() && (f.returns || f.static_expiry)) {
       auto connect = cmds;
-      std::erase_if(connect, [](const Command& c) { return c.kind == K::OptionReturnLostToOwner; });
+      std::erase_if(connect, [](const Command& c) {
+        return c.kind == K::OptionReturnLostToOwner || c.kind == K::OptionNoDelayForExpiredStatic;
+      });
       failure = check(connect, &off);
       if (!failure.empty()) failure = "switch off: " + failure;
     }
@@ -354,4 +362,16 @@ TEST_CASE("property: returns by identity, small groups", "[assignor][property]")
 TEST_CASE("property: returns by identity, long sequences", "[assignor][property]") {
   run_property(env_u64("KC_PROPERTY_SEED", 6000000), env_u64("KC_PROPERTY_RUNS", 2500), {6, 4, 6, 24, true},
                "returns-long");
+}
+
+// No delay for an expired static member (issue 26 item 3): 2 x 2500 more
+// sequences, with and without return to owner.
+TEST_CASE("property: static expiry placed at once, with returns", "[assignor][property]") {
+  run_property(env_u64("KC_PROPERTY_SEED", 7000000), env_u64("KC_PROPERTY_RUNS", 2500), {4, 3, 4, 16, true, true},
+               "static-expiry-returns");
+}
+
+TEST_CASE("property: static expiry placed at once, alone", "[assignor][property]") {
+  run_property(env_u64("KC_PROPERTY_SEED", 8000000), env_u64("KC_PROPERTY_RUNS", 2500), {5, 3, 6, 20, false, true},
+               "static-expiry");
 }
