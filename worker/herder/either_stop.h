@@ -16,7 +16,8 @@ namespace kc::herder {
 /// wakes a wait on token() at once.
 class EitherStop {
  public:
-  EitherStop(const std::stop_token& a, const std::stop_token& b) : on_a_(a, Request{&source_}), on_b_(b, Request{&source_}) {}
+  EitherStop(const std::stop_token& a, const std::stop_token& b)
+      : on_a_(a, Request{&source_}), on_b_(b, Request{&source_}) {}
   EitherStop(const EitherStop&) = delete;
   EitherStop& operator=(const EitherStop&) = delete;
 

@@ -373,7 +373,9 @@ TaskConfigRetryPlan plan_task_config_retry(bool written, int backoff_ms) {
   return {true, backoff_ms, std::min(backoff_ms * 2, kTaskConfigRetryMaxMs)};
 }
 
-bool task_config_retry_due(bool cancelled, bool stopping, bool is_leader) { return !cancelled && !stopping && is_leader; }
+bool task_config_retry_due(bool cancelled, bool stopping, bool is_leader) {
+  return !cancelled && !stopping && is_leader;
+}
 
 std::string to_string(const FailureStatusPlan& p) {
   return "forget " + names_to_string(p.forget) + " write " +

@@ -803,7 +803,8 @@ TEST_CASE("reconcile plan: revoke everything (eager round, generation reset, coo
   const std::vector<Row> rows = {
       {"every connector and task stops, sorted", {"b", "a"}, {{"b", 1}, {"a", 0}, {"b", 0}},
        "stop connectors [a,b] tasks [a-0,b-0,b-1]"},
-      {"tasks without their connector (it runs elsewhere) stop too", {}, ids({2, 0}), "stop connectors [] tasks [c-0,c-2]"},
+      {"tasks without their connector (it runs elsewhere) stop too", {}, ids({2, 0}),
+       "stop connectors [] tasks [c-0,c-2]"},
       {"a failed start is in the actual state: it is stopped (a no-op) and forgotten", {"failed"}, {},
        "stop connectors [failed] tasks []"},
       {"nothing known: nothing to stop (the sweep and the flush still run)", {}, {}, "nothing to stop"},
