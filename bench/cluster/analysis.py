@@ -44,12 +44,14 @@ def record_downtime(tasks, keys, lo, hi, threshold, period, open_end=True):
     minus one record period (what a running task takes between records).
 
     Returns a dict: stopped (tasks with a gap), task_s (sum of gap costs),
-    to_all_running (latest gap end - lo; None if a task wrote nothing after
+    longest_s (the largest one task's summed gap costs: the worst outage an
+    operator sees on a single task), to_all_running (latest gap end - lo; None if a task wrote nothing after
     its silence), unrecovered (those tasks),
     replayed (records whose sequence number is not above the previous one:
     a restart from committed offsets), lost (sequence numbers skipped)."""
     stopped = 0
     task_s = 0.0
+    longest_s = 0.0
     latest_end = lo
     unrecovered = []
     replayed = lost = 0
@@ -59,13 +61,16 @@ def record_downtime(tasks, keys, lo, hi, threshold, period, open_end=True):
         g = gaps(times, lo, hi, threshold, open_end)
         if g:
             stopped += 1
+        own_s = 0.0
         for start, end, recovered in g:
             start = max(start, lo - threshold)  # silent since before the window: a previous event's
-            task_s += max(0.0, end - start - period)
+            own_s += max(0.0, end - start - period)
             if recovered:
                 latest_end = max(latest_end, end)
             else:
                 unrecovered.append(k)
+        task_s += own_s
+        longest_s = max(longest_s, own_s)
         prev = None
         for ts, seq in recs:
             if lo - threshold < ts <= hi and prev is not None:
@@ -74,7 +79,7 @@ def record_downtime(tasks, keys, lo, hi, threshold, period, open_end=True):
                 elif seq > prev + 1:
                     lost += seq - prev - 1
             prev = seq
-    return {"stopped": stopped, "task_s": task_s,
+    return {"stopped": stopped, "task_s": task_s, "longest_s": longest_s,
             "to_all_running": None if unrecovered else latest_end - lo,
             "unrecovered": sorted(unrecovered), "replayed": replayed, "lost": lost}
 
@@ -165,11 +170,12 @@ def fmt_num(x, unit="", digits=1):
 
 
 def cell(r):
-    """`stopped / task-s down (records) [(events)] / to all running / generations`, or n/a."""
+    """`stopped / task-s down (records) [(events)] / longest task outage / to all running / generations`,
+    or n/a."""
     if r is None or r.get("skipped"):
         return "n/a"
     rec, ev = r["records"], r["events"]
-    return (f"{rec['stopped']} / {rec['task_s']:.1f} ({ev['task_s']:.1f}) / "
+    return (f"{rec['stopped']} / {rec['task_s']:.1f} ({ev['task_s']:.1f}) / {rec.get('longest_s', 0.0):.1f} s / "
             f"{fmt_num(rec['to_all_running'], ' s')} / {r['generations']}")
 
 
@@ -183,8 +189,8 @@ def ratio(results, event):
 
 def table(results, events, titles):
     """The disruption table. `results[protocol][event]` is run_event's dict."""
-    lines = ["| event | eager: tasks stopped / task-s down / time to all running / generations "
-             "| sessioned: tasks stopped / task-s down / time to all running / generations "
+    lines = ["| event | eager: tasks stopped / task-s down / longest task outage / time to all running / generations "
+             "| sessioned: tasks stopped / task-s down / longest task outage / time to all running / generations "
              "| sessioned/eager downtime |",
              "|---|---|---|---:|"]
     for ev in events:
@@ -215,7 +221,8 @@ def detail_table(results, events, titles):
     return "\n".join(lines)
 
 
-_CELL = re.compile(r"^(\d+) / (\d+(?:\.\d+)?) \((\d+(?:\.\d+)?)\) / (\d+(?:\.\d+)? s|timeout) / (-?\d+)$")
+_CELL = re.compile(r"^(\d+) / (\d+(?:\.\d+)?) \((\d+(?:\.\d+)?)\) / (\d+(?:\.\d+)?) s / "
+                   r"(\d+(?:\.\d+)? s|timeout) / (-?\d+)$")
 
 
 def parse_table(text):
@@ -244,9 +251,10 @@ def parse_table(text):
             m = _CELL.match(c)
             if not m:
                 raise ValueError(f"cell does not parse: {c!r}")
-            t = m.group(4)
+            t = m.group(5)
             row[p] = {"stopped": int(m.group(1)), "task_s": float(m.group(2)), "events_task_s": float(m.group(3)),
-                      "to_all_running": None if t == "timeout" else float(t[:-2]), "generations": int(m.group(5))}
+                      "longest_s": float(m.group(4)),
+                      "to_all_running": None if t == "timeout" else float(t[:-2]), "generations": int(m.group(6))}
         row["ratio"] = None if rat == "n/a" else float(rat)
         rows[title] = row
     return rows

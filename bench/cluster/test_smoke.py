@@ -36,6 +36,7 @@ def arithmetic():
     r = analysis.record_downtime(tasks, keys, 9.5, 12.9, threshold=0.5, period=0.1)
     check(r["stopped"] == 2, f"two tasks stopped ({r['stopped']})")
     check(abs(r["task_s"] - (1.9 + 1.8)) < 1e-6, f"task-seconds 1.9 + 1.8 ({r['task_s']:.3f})")
+    check(abs(r["longest_s"] - 1.9) < 1e-6, f"longest single-task outage 1.9 s ({r['longest_s']:.3f})")
     check(r["to_all_running"] is None and r["unrecovered"] == ["x-2"], "x-2 not back: no time to all running")
     r = analysis.record_downtime(tasks, keys[:2], 9.5, 12.9, threshold=0.5, period=0.1)
     check(abs(r["to_all_running"] - 2.5) < 1e-6, f"all running 2.5 s after the event ({r['to_all_running']})")
@@ -75,6 +76,8 @@ def smoke(kc):
             check(eager["to_all_running"] is not None and sess["to_all_running"] is not None,
                   "both protocols got every task running again")
             check(eager["generations"] >= 1 and sess["generations"] >= 1, "each join made a new generation")
+            check(eager["longest_s"] <= eager["task_s"] + 1e-6 and eager["longest_s"] > 0,
+                  f"eager's longest task outage is within its total ({eager['longest_s']} of {eager['task_s']})")
     for name in ("table.md", "results.json"):
         check(os.path.getsize(os.path.join(out, name)) > 0, f"{name} written")
     png = os.path.join(out, "cluster.png")

@@ -8,7 +8,6 @@
 
 #include <chrono>
 #include <string>
-#include <thread>
 
 #include <kconnectd/plugin.hpp>
 
@@ -44,7 +43,8 @@ class CounterTask : public SourceTask {
           .source_partition(partition_);
       r.source_offset().set("count", next_ + 1);
     }
-    if (n == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));  // nothing more to emit
+    // Nothing more to emit: nap, but end at once when the worker stops the task.
+    if (n == 0) context().wait_stopped(std::chrono::milliseconds(100));
   }
 
   void stop() override {}

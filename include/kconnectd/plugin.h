@@ -43,7 +43,7 @@ extern "C" {
 
 /* ABI version of this header: MAJOR changes break plugins, MINOR ones add. */
 #define KC_PLUGIN_ABI_VERSION_MAJOR 1
-#define KC_PLUGIN_ABI_VERSION_MINOR 2
+#define KC_PLUGIN_ABI_VERSION_MINOR 3
 /* Packed as (MAJOR << 16) | MINOR. */
 #define KC_PLUGIN_ABI_VERSION \
   ((uint32_t)(((uint32_t)KC_PLUGIN_ABI_VERSION_MAJOR << 16) | (uint32_t)KC_PLUGIN_ABI_VERSION_MINOR))
@@ -142,6 +142,7 @@ typedef struct kc_task_configs kc_task_configs;     /* task configs being built 
 typedef struct kc_config_errors kc_config_errors;   /* validation errors being built */
 typedef struct kc_connector_context kc_connector_context;
 typedef struct kc_source_task_context kc_source_task_context;
+typedef struct kc_sink_task_context kc_sink_task_context; /* ABI 1.3 */
 typedef struct kc_schema kc_schema;                 /* a Connect schema (immutable) */
 typedef struct kc_schema_builder kc_schema_builder; /* Connect's SchemaBuilder */
 typedef struct kc_value kc_value;                   /* a Connect value (Java object or null) */
@@ -187,7 +188,8 @@ typedef struct kc_record_metadata {
 typedef struct kc_source_task_class {
   size_t struct_size; /* sizeof(kc_source_task_class) */
   kc_status (*create)(void* class_data, void** self);
-  /* Starts with the task config (from the connector's task_configs). */
+  /* Starts with the task config (from the connector's task_configs). `ctx`
+   * stays valid until destroy (poll may use it, e.g. to wait). */
   kc_status (*start)(void* self, const kc_config* config, const kc_source_task_context* ctx);
   /* Appends the next records to `out` (host->source_records_add); none when
    * none are ready. Must return within about 1 s so a stop is noticed. */
@@ -218,6 +220,11 @@ typedef struct kc_sink_task_class {
   kc_status (*close)(void* self, const kc_partitions* partitions);
   kc_status (*stop)(void* self);
   void (*destroy)(void* self);
+  /* ABI 1.3, optional (SinkTask.initialize): called once, after create and
+   * before start, with the task's context; `ctx` stays valid until destroy.
+   * A 1.2 worker never calls it: check the host's struct_size (or just
+   * that `ctx` was given) before using sink_task_wait_stopped. */
+  kc_status (*initialize)(void* self, const kc_sink_task_context* ctx);
 } kc_sink_task_class;
 
 /* A connector class: its names, type, version, config definition, and the
@@ -459,6 +466,23 @@ typedef struct kc_host_api {
   /* Schema.equals: 1 when both are NULL or equal by value (type, optional,
    * name, version, doc, parameters, fields, default), else 0. */
   int (*schema_equals)(const kc_schema* a, const kc_schema* b);
+
+  /* ---- ABI 1.3 (check struct_size before use: a 1.2 worker lacks them) */
+  /* A nap the task's stop ends: blocks the calling thread for up to
+   * `timeout_ms` milliseconds and returns 1 as soon as the task's stop has
+   * been requested (at once when it already was), 0 when the time passed
+   * without one. Use it instead of sleep() for backoffs and idle waits in
+   * poll() / put(): the worker asks a task to stop from another thread
+   * (Connect's WorkerTask.stop) and then waits at most
+   * task.shutdown.graceful.timeout.ms for the call to return, so a plain
+   * sleep longer than that leaves the task abandoned with its thread still
+   * asleep. After 1, return from the call promptly (a sink's put() may
+   * return KC_RETRIABLE: records handed back at a stop are consumed again
+   * by the next owner). timeout_ms < 0 counts as 0; a wait is at most one
+   * day (86,400,000 ms), longer values wait that long and return 0. A NULL
+   * `ctx` has no stop to see: a plain sleep, then 0. */
+  int (*source_task_wait_stopped)(const kc_source_task_context* ctx, int64_t timeout_ms);
+  int (*sink_task_wait_stopped)(const kc_sink_task_context* ctx, int64_t timeout_ms);
 } kc_host_api;
 
 /* The entry point every plugin exports as KC_PLUGIN_ENTRY_POINT. `host`

@@ -9,6 +9,7 @@
 #ifndef KCONNECTD_PLUGIN_HPP
 #define KCONNECTD_PLUGIN_HPP
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -17,6 +18,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -482,9 +484,19 @@ class SinkRecords {
 
 // ---------------------------------------------------------------- contexts
 
+namespace detail {
+/// The nap of a context with no stop to see (a worker older than ABI 1.3).
+inline bool sleep_unstoppable(std::chrono::milliseconds timeout) {
+  std::this_thread::sleep_for(timeout);
+  return false;
+}
+}  // namespace detail
+
 /// Connect's SourceTaskContext (with its OffsetStorageReader).
 class SourceTaskContext {
  public:
+  /// No handle yet (SourceTask::context() before start()).
+  SourceTaskContext() = default;
   explicit SourceTaskContext(const kc_source_task_context* c) : c_(c) {}
   /// The committed offset of `partition`, or nullopt.
   std::optional<Json> offset(const Json& partition) const {
@@ -494,9 +506,38 @@ class SourceTaskContext {
   }
   std::string connector_name() const { return host().task_connector_name(c_); }
   int32_t task_number() const { return host().task_number(c_); }
+  /// Waits up to `timeout` for this task's stop (ABI 1.3's
+  /// source_task_wait_stopped): true as soon as the worker asked the task
+  /// to stop (at once when it already had), false when the time passed.
+  /// For backoffs and idle waits in poll(), which then returns at once on
+  /// true. A worker older than 1.3 has no such call: it sleeps the whole
+  /// timeout and answers false.
+  bool wait_stopped(std::chrono::milliseconds timeout) const {
+    if (!c_ || !KCONNECTD_HOST_HAS(source_task_wait_stopped)) return detail::sleep_unstoppable(timeout);
+    return host().source_task_wait_stopped(c_, timeout.count()) != 0;
+  }
 
  private:
-  const kc_source_task_context* c_;
+  const kc_source_task_context* c_ = nullptr;
+};
+
+/// Connect's SinkTaskContext (ABI 1.3; only the stop-aware nap so far).
+class SinkTaskContext {
+ public:
+  /// No handle: a worker older than 1.3 (it never initializes the task).
+  SinkTaskContext() = default;
+  explicit SinkTaskContext(const kc_sink_task_context* c) : c_(c) {}
+  /// As SourceTaskContext::wait_stopped, for backoffs in put() (a put()
+  /// that gives up on true may throw RetriableError: the records are not
+  /// committed). Without a handle or a 1.3 worker it sleeps the whole
+  /// timeout and answers false.
+  bool wait_stopped(std::chrono::milliseconds timeout) const {
+    if (!c_ || !KCONNECTD_HOST_HAS(sink_task_wait_stopped)) return detail::sleep_unstoppable(timeout);
+    return host().sink_task_wait_stopped(c_, timeout.count()) != 0;
+  }
+
+ private:
+  const kc_sink_task_context* c_ = nullptr;
 };
 
 /// Connect's ConnectorContext.
@@ -559,6 +600,9 @@ class SinkConnector : public Connector {};
 class SourceTask {
  public:
   virtual ~SourceTask() = default;
+  /// The task's context (also handed to start()), valid from start() on:
+  /// `context().wait_stopped(100ms)` naps in poll().
+  const SourceTaskContext& context() const { return ctx_; }
   virtual void start(const Config& config, const SourceTaskContext& ctx) = 0;
   /// Appends the next records (none when nothing is ready; return within ~1 s).
   virtual void poll(SourceRecords& out) = 0;
@@ -572,12 +616,21 @@ class SourceTask {
     (void)md;
   }
   virtual void stop() = 0;
+
+ private:
+  template <typename, typename>
+  friend struct Tables;
+  SourceTaskContext ctx_;
 };
 
 /// Connect's SinkTask.
 class SinkTask {
  public:
   virtual ~SinkTask() = default;
+  /// The task's context (SinkTask.initialize), valid from start() on:
+  /// `context().wait_stopped(backoff)` in put(). A worker older than ABI
+  /// 1.3 gives none: its naps are plain sleeps.
+  const SinkTaskContext& context() const { return ctx_; }
   virtual void start(const Config& config) = 0;
   virtual void put(const SinkRecords& records) = 0;
   /// Makes everything put so far durable.
@@ -590,6 +643,11 @@ class SinkTask {
   virtual void open(const TopicPartitions& partitions) { (void)partitions; }
   virtual void close(const TopicPartitions& partitions) { (void)partitions; }
   virtual void stop() = 0;
+
+ private:
+  template <typename, typename>
+  friend struct Tables;
+  SinkTaskContext ctx_;
 };
 
 // ---------------------------------------------------------------- config definition
@@ -727,7 +785,11 @@ struct Tables {
   }
   // Source tasks.
   static kc_status src_start(void* self, const kc_config* cfg, const kc_source_task_context* ctx) {
-    return detail::guard([&] { static_cast<T*>(self)->start(detail::to_config(cfg), SourceTaskContext(ctx)); });
+    return detail::guard([&] {
+      T* t = static_cast<T*>(self);
+      t->SourceTask::ctx_ = SourceTaskContext(ctx);
+      t->start(detail::to_config(cfg), t->SourceTask::ctx_);
+    });
   }
   static kc_status src_poll(void* self, kc_source_records* out) {
     return detail::guard([&] {
@@ -742,6 +804,9 @@ struct Tables {
     return detail::guard([&] { static_cast<T*>(self)->commit_record(SourceRecordView(r), *md); });
   }
   // Sink tasks.
+  static kc_status sink_initialize(void* self, const kc_sink_task_context* ctx) {
+    return detail::guard([&] { static_cast<T*>(self)->SinkTask::ctx_ = SinkTaskContext(ctx); });
+  }
   static kc_status sink_start(void* self, const kc_config* cfg) {
     return detail::guard([&] { static_cast<T*>(self)->start(detail::to_config(cfg)); });
   }
@@ -814,7 +879,7 @@ class Registrar {
     using X = Tables<C, T>;
     kc_sink_task_class t{sizeof(kc_sink_task_class), &X::task_create, &X::sink_start, &X::sink_put,
                          &X::sink_flush, &X::sink_pre_commit, &X::sink_open, &X::sink_close,
-                         &X::task_stop, &X::task_destroy};
+                         &X::task_stop, &X::task_destroy, &X::sink_initialize};
     add<C, T>(class_name, version, def, aliases, KC_SINK, nullptr, &t);
   }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -31,6 +32,17 @@ bool operator==(const Data& a, const Data& b) {
   const bool same_schema = a.schema == b.schema || (a.schema && b.schema && *a.schema == *b.schema);
   return same_schema && a.value == b.value;
 }
+
+namespace {
+/// A context's nap with no stop signal behind it.
+bool sleep_unstoppable(std::chrono::milliseconds timeout) {
+  std::this_thread::sleep_for(timeout);
+  return false;
+}
+}  // namespace
+
+bool SourceTaskContext::wait_stopped(std::chrono::milliseconds timeout) const { return sleep_unstoppable(timeout); }
+bool SinkTaskContext::wait_stopped(std::chrono::milliseconds timeout) const { return sleep_unstoppable(timeout); }
 
 const char* connector_type_name(ConnectorType t) {
   switch (t) {

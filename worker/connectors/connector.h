@@ -7,6 +7,7 @@
 // std::exception). The runtime catches them at this boundary and marks the
 // connector or task FAILED with the message as its trace.
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -138,6 +139,24 @@ class SourceTaskContext {
   virtual const std::string& connector_name() const = 0;
   /// The task number.
   virtual int32_t task_number() const = 0;
+  /// A nap the task's stop ends (plugin ABI 1.3's source_task_wait_stopped):
+  /// waits up to `timeout` and returns true as soon as the task's stop is
+  /// requested (at once when it already was), false when the time passed.
+  /// The runtime's context ends it on the task's stop token; this default,
+  /// for contexts with no stop to see (tests, tools), sleeps the whole
+  /// timeout and returns false.
+  virtual bool wait_stopped(std::chrono::milliseconds timeout) const;
+};
+
+/// What the runtime offers a sink task (Connect's SinkTaskContext; only
+/// the stop-aware nap so far).
+class SinkTaskContext {
+ public:
+  virtual ~SinkTaskContext() = default;
+  /// As SourceTaskContext::wait_stopped (plugin ABI 1.3's
+  /// sink_task_wait_stopped); this default sleeps the whole timeout and
+  /// returns false.
+  virtual bool wait_stopped(std::chrono::milliseconds timeout) const;
 };
 
 /// A source task. All methods run on the task's own thread.
@@ -170,6 +189,10 @@ class SourceTask {
 class SinkTask {
  public:
   virtual ~SinkTask() = default;
+  /// SinkTask.initialize: called once before start() with a context that
+  /// outlives the task. Default: nothing (a task never initialized naps
+  /// with no stop to see).
+  virtual void initialize(SinkTaskContext& ctx) { (void)ctx; }
   /// Starts with the task config.
   virtual void start(const ConfigMap& config) = 0;
   /// Writes (or buffers) records.

@@ -112,6 +112,7 @@ void DistributedHerder::Impl::on_leader(const coordinator::LeaderRound& round, c
   job.ctx.last_completed_generation = round.last_completed_generation;
   job.ctx.protocol = round.protocol;
   job.ctx.draining_members.assign(io_drain_members.begin(), io_drain_members.end());
+  job.ctx.return_lost_to_owner = cfg.return_lost_to_owner;
   job.round = round;
   asio::post(pool, [w = weak_from_this(), job = std::move(job), ready = std::move(ready)]() mutable {
     auto s = w.lock();
@@ -134,6 +135,7 @@ HandOverMoves DistributedHerder::Impl::job_assign(LeaderJob& job) {
     rep.member_id = m.member_id;
     rep.url = m.metadata.url;
     rep.config_offset = m.metadata.config_offset;
+    rep.group_instance_id = m.group_instance_id;
     if (m.metadata.allocation) {
       rep.owned.connectors = m.metadata.allocation->connectors;
       rep.owned.tasks = m.metadata.allocation->tasks;

@@ -13,7 +13,6 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 #include <kconnectd/plugin.hpp>
 
@@ -56,8 +55,7 @@ class FileSourceTask : public kp::SourceTask {
       if (!fp_ || std::fseek(fp_, static_cast<long>(position_), SEEK_SET) != 0) {
         if (fp_) std::fclose(fp_);
         fp_ = nullptr;
-        // Stays a short nap: stop() runs on this thread after poll() returns (README "Waits").
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        context().wait_stopped(std::chrono::milliseconds(200));  // a stop ends it (README "Waits")
         return;
       }
     }
@@ -76,8 +74,8 @@ class FileSourceTask : public kp::SourceTask {
       }
       emitted = take_lines(out, emitted);
     }
-    // Stays a short nap: no file-growth event is watched, and stop() cannot interrupt poll() (README "Waits").
-    if (emitted == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    // No file-growth event is watched: a nap, which a stop ends (README "Waits").
+    if (emitted == 0) context().wait_stopped(std::chrono::milliseconds(50));
   }
 
   void stop() override {

@@ -7,7 +7,6 @@
 #include <chrono>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 #include <kconnectd/plugin.hpp>
 
@@ -45,8 +44,7 @@ class SequenceTask : public kp::SourceTask {
   void poll(kp::SourceRecords& out) override {
     constexpr int64_t kMaxBatch = 1000;
     if (max_records_ >= 0 && next_ >= max_records_) {  // all emitted: idle, quietly
-      // Stays a short nap: stop() runs on this thread after poll() returns (README "Waits").
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      context().wait_stopped(std::chrono::milliseconds(100));  // a stop ends it (README "Waits")
       return;
     }
     int64_t n = kMaxBatch;
@@ -55,9 +53,10 @@ class SequenceTask : public kp::SourceTask {
       auto due = static_cast<int64_t>(secs * throughput_) + 1;
       n = std::min(kMaxBatch, due - emitted_);
       if (n <= 0) {
-        auto wait = std::chrono::duration<double>(1.0 / throughput_);
-        // Stays a short nap (at most 100 ms): nothing can end it early (README "Waits").
-        std::this_thread::sleep_for(std::min<std::chrono::duration<double>>(wait, std::chrono::milliseconds(100)));
+        // Until the next record is due, at most 100 ms (at least 1: no spin); a stop ends it.
+        using std::chrono::milliseconds;
+        const auto due_in = std::chrono::ceil<milliseconds>(std::chrono::duration<double>(1.0 / throughput_));
+        context().wait_stopped(std::min(due_in, milliseconds(100)));
         return;
       }
     }

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -42,6 +43,10 @@ const TopicPartitions* P(const kc_partitions* p) { return reinterpret_cast<const
 
 // The message attached to the current plugin call or failed host call.
 thread_local std::string t_error;
+
+/// The context of a task with no stop to see (a sink task the runtime did
+/// not initialize, a NULL handle): its naps are plain sleeps.
+const SinkTaskContext kNoStop{};
 
 void fail(std::string msg) { t_error = std::move(msg); }
 std::string str(const char* s) { return s ? std::string(s) : std::string(); }
@@ -176,6 +181,7 @@ class PluginSourceTask : public SourceTask, public SourceTaskContext {
   std::optional<OrderedJson> offset(const OrderedJson& p) const override { return ctx_->offset(p); }
   const std::string& connector_name() const override { return ctx_->connector_name(); }
   int32_t task_number() const override { return ctx_->task_number(); }
+  bool wait_stopped(std::chrono::milliseconds timeout) const override { return ctx_->wait_stopped(timeout); }
 
  private:
   ClassPtr cls_;
@@ -190,10 +196,16 @@ class PluginSinkTask : public SinkTask {
   ~PluginSinkTask() override {
     if (self_ && cls_->sink.destroy) cls_->sink.destroy(self_);
   }
+  void initialize(SinkTaskContext& ctx) override { ctx_ = &ctx; }
+  /// create, then (ABI 1.3 classes) initialize with the context's handle,
+  /// then start. A task the runtime never initialized gets kNoStop.
   void start(const ConfigMap& config) override {
     Fresh fresh;
     t_error.clear();
     check(cls_->sink.create(cls_->table.class_data, &self_), *cls_, "task create");
+    if (cls_->sink.initialize)
+      check(cls_->sink.initialize(self_, reinterpret_cast<const kc_sink_task_context*>(ctx_ ? ctx_ : &kNoStop)),
+            *cls_, "task initialize");
     check(cls_->sink.start(self_, H(&config)), *cls_, "task start");
   }
   void put(const std::vector<SinkRecord>& records) override {
@@ -233,6 +245,7 @@ class PluginSinkTask : public SinkTask {
  private:
   ClassPtr cls_;
   void* self_ = nullptr;
+  const SinkTaskContext* ctx_ = nullptr;  ///< the runtime's, set by initialize()
 };
 
 class PluginConnector : public Connector {
@@ -304,6 +317,7 @@ PluginConnector* CX(const kc_connector_context* c) {
   return const_cast<PluginConnector*>(reinterpret_cast<const PluginConnector*>(c));
 }
 const SourceTaskContext* TX(const kc_source_task_context* c) { return reinterpret_cast<const SourceTaskContext*>(c); }
+const SinkTaskContext* KX(const kc_sink_task_context* c) { return reinterpret_cast<const SinkTaskContext*>(c); }
 
 /// The plugin's Connector.validate as a ConfigRule: a transient instance.
 ConfigRule validate_rule(const ClassPtr& cls) {
@@ -431,6 +445,29 @@ int h_source_offset(const kc_source_task_context* c, const kc_json* p, kc_json* 
   if (!off) return 0;
   *J(out) = std::move(*off);
   return 1;
+}
+
+// The longest nap one wait_stopped call takes (plugin.h): bounds what a
+// plugin asks for, and keeps steady_clock's now() + timeout from overflowing.
+constexpr int64_t kMaxWaitStoppedMs = int64_t{24} * 60 * 60 * 1000;
+
+/// One wait_stopped call: the timeout bounded to [0, kMaxWaitStoppedMs],
+/// 1 on a stop request. Nothing escapes to the plugin.
+template <typename Ctx>
+int wait_stopped(const Ctx& ctx, int64_t timeout_ms) {
+  try {
+    const std::chrono::milliseconds timeout(std::clamp<int64_t>(timeout_ms, 0, kMaxWaitStoppedMs));
+    return ctx.wait_stopped(timeout) ? 1 : 0;
+  } catch (const std::exception& e) {
+    fail(std::string("wait_stopped: ") + e.what());
+    return 0;
+  }
+}
+int h_source_task_wait_stopped(const kc_source_task_context* c, int64_t ms) {
+  return c ? wait_stopped(*TX(c), ms) : wait_stopped(kNoStop, ms);
+}
+int h_sink_task_wait_stopped(const kc_sink_task_context* c, int64_t ms) {
+  return wait_stopped(c ? *KX(c) : kNoStop, ms);
 }
 
 const kc_schema* h_schema_predefined(kc_schema_type t, int opt) {
@@ -908,6 +945,8 @@ kc_host_api make_host_api() {
   h.partitions_at = h_partitions_at;
   h.schema_default_value = h_schema_default_value;
   h.schema_equals = h_schema_equals;
+  h.source_task_wait_stopped = h_source_task_wait_stopped;
+  h.sink_task_wait_stopped = h_sink_task_wait_stopped;
   return h;
 }
 

@@ -259,7 +259,8 @@ void ExactlyOnceSourceLoop::start() {
   offsets_rkt_ = txp_->producer().topic(offsets ? offsets->topic() : std::string("connect-offsets"));
   offsets_store_ = offsets;
   read_offsets(offsets);
-  ctx_ = std::make_unique<SourceContext>(offsets, id_, connector_offsets_ ? env_.offsets : nullptr);
+  ctx_ = std::make_unique<SourceContext>(offsets, id_, r_.stop.get_token(),
+                                         connector_offsets_ ? env_.offsets : nullptr);
   task_->start(env_.task_config, *ctx_);
   started();
 }

@@ -156,6 +156,7 @@ class SinkTaskLoop final : public TaskLoop {
  public:
   SinkTaskLoop(TaskEnv env, std::unique_ptr<connectors::SinkTask> task, TaskRunner& r)
       : TaskLoop(std::move(env), r, "sink task " + r.id.to_string()),
+        ctx_(r.stop.get_token()),
         task_(std::move(task)),
         config_(*env_.connector_config) {
     reapply_pause_ = true;
@@ -200,6 +201,7 @@ class SinkTaskLoop final : public TaskLoop {
   /// RetriableError. false: stopped or cut off before it was taken.
   bool put_batch();
 
+  SinkContext ctx_;  ///< before task_: outlives it
   std::unique_ptr<connectors::SinkTask> task_;
   const ConnectorConfig& config_;  ///< the connector's typed config (env_ owns it)
   SinkState state_;
@@ -278,6 +280,7 @@ void SinkTaskLoop::subscribe() {
 
 void SinkTaskLoop::start() {
   open_consumer();
+  task_->initialize(ctx_);
   task_->start(env_.task_config);
   started_ = true;
   started();

@@ -175,7 +175,7 @@ class AtLeastOnceSourceLoop final : public SourceTaskLoop {
       : SourceTaskLoop(std::move(env), std::move(task), r),
         shared_(env_.shared_producer != nullptr || env_.shared_producer_error.has_value()),
         commit_records_(task_->wants_commit_record()),  // commitRecord only for tasks that override it
-        ctx_(env_.offsets, id_) {}
+        ctx_(env_.offsets, id_, r_.stop.get_token()) {}
 
  private:
   void start() override;

@@ -231,14 +231,16 @@ struct TaskEnv {
   CallWatchdog* watchdog = nullptr;
 };
 
+/// A source task's context: committed offsets, and naps that end on the
+/// task's stop token (TaskRunner::stop).
 class SourceContext : public connectors::SourceTaskContext {
  public:
   /// `primary` (may be null) is read first, then `fallback`: a connector
   /// with its own offsets.storage.topic falls back to the worker's topic,
   /// as Connect's ConnectorOffsetBackingStore does.
-  SourceContext(storage::OffsetBackingStore* primary, ConnectorTaskId id,
+  SourceContext(storage::OffsetBackingStore* primary, ConnectorTaskId id, std::stop_token stop,
                 storage::OffsetBackingStore* fallback = nullptr)
-      : primary_(primary), fallback_(fallback), id_(std::move(id)) {}
+      : primary_(primary), fallback_(fallback), id_(std::move(id)), stop_(std::move(stop)) {}
   std::optional<connectors::OrderedJson> offset(const connectors::OrderedJson& partition) const override {
     for (auto* store : {primary_, fallback_})
       if (store)
@@ -247,11 +249,24 @@ class SourceContext : public connectors::SourceTaskContext {
   }
   const std::string& connector_name() const override { return id_.connector; }
   int32_t task_number() const override { return id_.task; }
+  bool wait_stopped(std::chrono::milliseconds timeout) const override { return wait_for_stop(stop_, timeout); }
 
  private:
   storage::OffsetBackingStore* primary_;
   storage::OffsetBackingStore* fallback_;
   ConnectorTaskId id_;
+  std::stop_token stop_;
+};
+
+/// A sink task's context: naps that end on the task's stop token
+/// (TaskRunner::stop).
+class SinkContext : public connectors::SinkTaskContext {
+ public:
+  explicit SinkContext(std::stop_token stop) : stop_(std::move(stop)) {}
+  bool wait_stopped(std::chrono::milliseconds timeout) const override { return wait_for_stop(stop_, timeout); }
+
+ private:
+  std::stop_token stop_;
 };
 
 /// Reports task state `s` (and `trace`) to the status listener and the

@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "tests/support/vector_file.h"
 #include "worker/converters/json_converter.h"
 #include "worker/data/notation.h"
 
@@ -42,11 +43,6 @@ std::string unhex(const std::string& h) {
   for (size_t i = 0; i + 1 < h.size(); i += 2) out.push_back(static_cast<char>(std::stoi(h.substr(i, 2), nullptr, 16)));
   return out;
 }
-
-struct Outcome {
-  int total = 0, passed = 0, skipped = 0;
-  std::vector<std::string> failures;
-};
 
 // Empty string = agreement; otherwise what differs.
 std::string run_case(const Json& c) {
@@ -116,61 +112,26 @@ std::string run_case(const Json& c) {
   return "";
 }
 
-Outcome run_file(const std::string& path) {
-  Outcome o;
-  std::ifstream in(path);
-  REQUIRE(in.good());
-  Json cases = Json::parse(in);
-  for (const auto& c : cases) {
-    ++o.total;
-    std::string name = c.value("name", std::string("?"));
-    if (c.value("java_only", false) || kSkip.count(name)) {
-      ++o.skipped;
-      continue;
-    }
-    std::string why;
-    try {
-      why = run_case(c);
-    } catch (const std::exception& e) {
-      why = std::string("exception: ") + e.what();
-    }
-    if (why.empty())
-      ++o.passed;
-    else
-      o.failures.push_back(name + ": " + why);
-  }
-  std::cout << path << ": " << o.passed << " of " << o.total << " agree, " << o.skipped << " skipped, "
-            << o.failures.size() << " differ\n";
-  for (const auto& f : o.failures) std::cout << "  DIFF " << f << "\n";
-  return o;
+kc::test::VectorOutcome run_file(const std::string& path) {
+  return kc::test::run_vector_file(path, run_case, [](const Json& c) {
+    return c.value("java_only", false) || kSkip.count(c.value("name", std::string("?"))) > 0;
+  });
 }
 
 }  // namespace
 
 TEST_CASE("JsonConverter vectors: connect-json-vectors.json", "[pipeline][vector]") {
-  Outcome o = run_file(std::string(KC_SHARED_DIR) + "/testdata/connect-json-vectors.json");
+  auto o = run_file(std::string(KC_SHARED_DIR) + "/testdata/connect-json-vectors.json");
   CHECK(o.total >= 91);
   CHECK(o.failures.empty());
   for (const auto& f : o.failures) UNSCOPED_INFO(f);
 }
 
 TEST_CASE("JsonConverter vectors: extra files from KC_JSON_VECTORS", "[pipeline][vector]") {
-  const char* env = std::getenv("KC_JSON_VECTORS");
-  if (!env || !*env) {
-    SUCCEED("KC_JSON_VECTORS not set");
-    return;
-  }
-  std::string list = env;
-  std::stringstream ss(list);
-  std::string path;
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t end = list.find_first_of(",:", start);
-    if (end == std::string::npos) end = list.size();
-    path = list.substr(start, end - start);
-    start = end + 1;
-    if (path.empty()) continue;
-    Outcome o = run_file(path);
+  const auto paths = kc::test::vector_files_from_env("KC_JSON_VECTORS");
+  if (paths.empty()) SUCCEED("KC_JSON_VECTORS not set");
+  for (const auto& path : paths) {
+    auto o = run_file(path);
     CHECK(o.failures.empty());
     for (const auto& f : o.failures) UNSCOPED_INFO(f);
   }

@@ -459,9 +459,11 @@ TEST_CASE("reconcile plan: hand-over moves in one assignor run equal the two-run
   // Random groups evolved over rounds (fixed seeds): members join and leave,
   // connectors change their task counts, members may report duplicates and
   // deleted tasks; delays expire as time goes on. Every round, the one-run
-  // computation must equal the old two-run one exactly.
+  // computation must equal the old two-run one exactly. Seeds above 300 run
+  // with return_lost_to_owner (a member that left and joins again has its
+  // URL, so it gets its lost work back).
   int64_t rounds = 0, rounds_with_moves = 0, tasks_moved = 0, drain_rounds_with_moves = 0;
-  for (uint32_t seed = 1; seed <= 300; ++seed) {
+  for (uint32_t seed = 1; seed <= 600; ++seed) {
     std::mt19937 rng(seed);
     auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
     const int32_t max_delay = std::array<int32_t, 3>{0, 300000, 250}[static_cast<size_t>(pick(3))];
@@ -496,6 +498,7 @@ TEST_CASE("reconcile plan: hand-over moves in one assignor run equal the two-run
     r.ctx.generation = 1;
     r.ctx.last_completed_generation = -1;
     r.ctx.protocol = ConnectProtocol::Sessioned;
+    r.ctx.return_lost_to_owner = seed > 300;
     for (int step = 0; step < 6; ++step) {
       r.ctx.now_ms = 1000 + int64_t{step} * 200;
       std::map<ConnectorTaskId, StatusValue> statuses;
@@ -554,7 +557,7 @@ TEST_CASE("reconcile plan: hand-over moves in one assignor run equal the two-run
     }
   }
   // The scenarios do exercise the moves.
-  CHECK(rounds == 1800);
+  CHECK(rounds == 3600);
   CHECK(rounds_with_moves > 50);
   CHECK(tasks_moved > 100);
   CHECK(drain_rounds_with_moves > 10);

@@ -1,16 +1,23 @@
 // The host side of include/kconnectd/plugin.h: registration, config
 // definitions and validators, records through the handles (no copies of
 // the source partition), connector context, sink open/close/pre_commit,
-// and errors and exceptions turned into ConnectError / RetriableError.
+// errors and exceptions turned into ConnectError / RetriableError, and the
+// minor versions meeting (1.2 / 1.3 plugins and workers).
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <chrono>
+#include <climits>
 #include <cstddef>
 #include <cstdio>
-#include <utility>
 #include <fstream>
+#include <stop_token>
+#include <thread>
+#include <utility>
 
 #include <kconnectd/plugin.hpp>
 
+#include "common/stop_wait.h"
 #include "worker/plugins/plugin_host.h"
 
 namespace cx = kc::connectors;
@@ -518,3 +525,245 @@ TEST_CASE("plugin ABI 1.2: a sink reads schema defaults and compares schemas by 
   CHECK(schema_seen == std::vector<std::string>{"none", "none other", "none other", "none other"});
   task->stop();
 }
+
+// ---------------------------------------------------------------- ABI 1.3
+
+namespace {
+
+/// What the napping tasks saw: the answer of their last wait_stopped, and
+/// whether one is under way (so the test requests the stop during it).
+std::atomic<int> nap_result{-1};
+std::atomic<bool> napping{false};
+
+/// Naps `nap.ms` in every poll through context().wait_stopped.
+class NapSource : public kd::SourceTask {
+ public:
+  void start(const kd::Config& c, const kd::SourceTaskContext&) override { nap_ = kd::int_setting(c, "nap.ms", 0); }
+  void poll(kd::SourceRecords&) override {
+    napping = true;
+    nap_result = context().wait_stopped(std::chrono::milliseconds(nap_)) ? 1 : 0;
+    napping = false;
+  }
+  void stop() override {}
+
+ private:
+  int64_t nap_ = 0;
+};
+
+/// Naps `nap.ms` in every put, as a sink backing off before a retry.
+class NapSink : public kd::SinkTask {
+ public:
+  void start(const kd::Config& c) override { nap_ = kd::int_setting(c, "nap.ms", 0); }
+  void put(const kd::SinkRecords&) override {
+    napping = true;
+    nap_result = context().wait_stopped(std::chrono::milliseconds(nap_)) ? 1 : 0;
+    napping = false;
+    if (nap_result == 1) throw kd::RetriableError("stopped during the backoff");
+  }
+  void stop() override {}
+
+ private:
+  int64_t nap_ = 0;
+};
+
+KCONNECTD_BUILTIN_PLUGIN(abi13_plugins, reg) {
+  reg.source<SrcConn, NapSource>("t.NapSource", "1.3");
+  reg.sink<SinkConn, NapSink>("t.NapSink", "1.3");
+}
+
+/// A task context whose stop is a std::stop_source, as the runtime's
+/// (worker/runtime SourceContext / SinkContext end their naps on the
+/// task's stop token the same way).
+struct StoppableSourceCtx : TaskCtx {
+  std::stop_source stop;
+  bool wait_stopped(std::chrono::milliseconds t) const override { return kc::wait_for_stop(stop.get_token(), t); }
+};
+struct StoppableSinkCtx : cx::SinkTaskContext {
+  std::stop_source stop;
+  bool wait_stopped(std::chrono::milliseconds t) const override { return kc::wait_for_stop(stop.get_token(), t); }
+};
+
+cx::PluginRegistry& abi13_registry() {
+  static cx::PluginRegistry* r = [] {
+    auto* reg = new cx::PluginRegistry();
+    auto st = cx::register_plugin(&abi13_plugins, "abi13", *reg);
+    if (!st) FAIL(st.error().message);
+    return reg;
+  }();
+  return *r;
+}
+
+/// Runs `call` on its own thread, requests `stop` once the call naps, and
+/// joins it: the nap of 60 s must end on the stop for the join to return.
+template <typename Call>
+void stop_during_nap(std::stop_source& stop, Call call) {
+  nap_result = -1;
+  napping = false;
+  std::thread t(call);
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!napping && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+  CHECK(napping);  // the stop came during the nap, not before it
+  stop.request_stop();
+  t.join();
+}
+
+std::unique_ptr<cx::SourceTask> nap_source(StoppableSourceCtx& ctx, const std::string& nap_ms) {
+  auto c = abi13_registry().create("t.NapSource");
+  REQUIRE(c);
+  auto task = (*c)->create_source_task();
+  task->start({{"nap.ms", nap_ms}}, ctx);
+  return task;
+}
+
+}  // namespace
+
+TEST_CASE("plugin ABI 1.3: a source task's wait_stopped ends with 1 when its stop is requested, 0 on timeout") {
+  StoppableSourceCtx ctx;
+  SECTION("a 60 s nap ends on the stop: the call answers 1 and its thread joins") {
+    auto task = nap_source(ctx, "60000");
+    stop_during_nap(ctx.stop, [&] { task->poll(); });
+    CHECK(nap_result == 1);
+  }
+  SECTION("no stop: the nap runs out and answers 0") {
+    auto task = nap_source(ctx, "20");
+    task->poll();
+    CHECK(nap_result == 0);
+  }
+  SECTION("a stop requested before the nap: 1 at once") {
+    ctx.stop.request_stop();
+    auto task = nap_source(ctx, "60000");
+    task->poll();
+    CHECK(nap_result == 1);
+  }
+}
+
+TEST_CASE("plugin ABI 1.3: a sink task gets its context through initialize, and a stop ends a put() backoff") {
+  StoppableSinkCtx ctx;
+  auto c = abi13_registry().create("t.NapSink");
+  REQUIRE(c);
+  auto task = (*c)->create_sink_task();
+  task->initialize(ctx);
+  task->start({{"nap.ms", "60000"}});
+  std::vector<cx::SinkRecord> batch(1);
+  bool retriable = false;
+  stop_during_nap(ctx.stop, [&] {
+    try {
+      task->put(batch);
+    } catch (const cx::RetriableError&) {
+      retriable = true;
+    }
+  });
+  CHECK(nap_result == 1);
+  CHECK(retriable);  // the put gave its records back
+  task->stop();
+
+  // A sink task the runtime never initialized naps with no stop to see.
+  auto plain = (*c)->create_sink_task();
+  plain->start({{"nap.ms", "20"}});
+  plain->put(batch);
+  CHECK(nap_result == 0);
+}
+
+TEST_CASE("plugin ABI 1.3: the host call bounds its input: NULL context, negative and huge timeouts") {
+  const kc_host_api& h = cx::plugin_host_api();
+  REQUIRE(h.struct_size >= offsetof(kc_host_api, sink_task_wait_stopped) + sizeof h.sink_task_wait_stopped);
+  CHECK(h.abi_version == ((1u << 16) | 3u));
+  CHECK(h.source_task_wait_stopped(nullptr, 1) == 0);  // nothing to stop it: a plain nap
+  CHECK(h.sink_task_wait_stopped(nullptr, -5) == 0);   // negative = 0: returns at once
+  StoppableSinkCtx stopped;
+  stopped.stop.request_stop();
+  // INT64_MAX ms would overflow steady_clock's now() + timeout; bounded, a
+  // stop already requested answers 1 at once.
+  CHECK(h.sink_task_wait_stopped(reinterpret_cast<const kc_sink_task_context*>(
+                                     static_cast<const cx::SinkTaskContext*>(&stopped)),
+                                 INT64_MAX) == 1);
+  StoppableSourceCtx idle;
+  CHECK(h.source_task_wait_stopped(
+            reinterpret_cast<const kc_source_task_context*>(static_cast<const cx::SourceTaskContext*>(&idle)),
+            -1) == 0);
+}
+
+TEST_CASE("plugin ABI 1.3: against a 1.2 worker plugin.hpp's wait_stopped is a plain sleep answering 0") {
+  StoppableSourceCtx ctx;
+  ctx.stop.request_stop();
+  auto task = nap_source(ctx, "20");
+  kc_host_api old = *kd::detail::g_host;
+  old.struct_size = offsetof(kc_host_api, source_task_wait_stopped);  // a 1.2 host table
+  old.source_task_wait_stopped = nullptr;
+  old.sink_task_wait_stopped = nullptr;
+  const kc_host_api* saved = std::exchange(kd::detail::g_host, &old);
+  task->poll();
+  kd::detail::g_host = saved;
+  CHECK(nap_result == 0);  // slept the 20 ms: a 1.2 worker has no stop to see
+  task->poll();
+  CHECK(nap_result == 1);
+}
+
+namespace {
+
+std::atomic<int> abi12_puts{0};
+
+/// A sink class table as a 1.2 plugin builds it: struct_size ends before
+/// initialize, so whatever follows must be ignored (a 1.3 worker must not
+/// call it).
+kc_status abi12_sink_table(const kc_host_api* h, kc_registrar* r) {
+  static const kc_sink_task_class task = [] {
+    kc_sink_task_class t{};
+    t.struct_size = offsetof(kc_sink_task_class, initialize);
+    t.create = [](void*, void** self) { return *self = nullptr, KC_OK; };
+    t.start = [](void*, const kc_config*) { return KC_OK; };
+    t.put = [](void*, const kc_sink_records*) { return ++abi12_puts, KC_OK; };
+    t.stop = [](void*) { return KC_OK; };
+    // Past struct_size: not the plugin's. Called, it would fail the task.
+    t.initialize = [](void*, const kc_sink_task_context*) { return KC_ERROR; };
+    return t;
+  }();
+  kc_connector_class c{};
+  c.struct_size = sizeof c;
+  c.class_name = "t.Abi12Sink";
+  c.type = KC_SINK;
+  c.create = [](void*, const kc_connector_context*, void** self) { return *self = nullptr, KC_OK; };
+  c.start = [](void*, const kc_config*) { return KC_OK; };
+  c.task_configs = [](void*, int32_t, kc_task_configs*) { return KC_OK; };
+  c.stop = [](void*) { return KC_OK; };
+  c.sink_task = &task;
+  return h->register_connector(r, &c);
+}
+
+}  // namespace
+
+TEST_CASE("plugin ABI 1.3: a 1.2 plugin's sink table runs on this worker without initialize") {
+  cx::PluginRegistry reg;
+  REQUIRE(cx::register_plugin(&abi12_sink_table, "abi12.so", reg));
+  auto c = reg.create("t.Abi12Sink");
+  REQUIRE(c);
+  auto task = (*c)->create_sink_task();
+  StoppableSinkCtx ctx;
+  task->initialize(ctx);
+  REQUIRE_NOTHROW(task->start({}));  // the garbage initialize past struct_size was not called
+  abi12_puts = 0;
+  task->put(std::vector<cx::SinkRecord>(1));
+  CHECK(abi12_puts == 1);
+  task->stop();
+}
+
+#ifdef KC_TEST_ABI12_PLUGIN
+TEST_CASE("plugin ABI 1.3: a .so built for ABI 1.2 loads, and its sink task runs") {
+  cx::PluginRegistry reg;
+  auto res = cx::load_plugin_file(KC_TEST_ABI12_PLUGIN, reg);
+  INFO(res.error);
+  REQUIRE(res.error.empty());
+  REQUIRE(res.classes == std::vector<std::string>{"test.Abi12SinkConnector"});
+  auto c = reg.create("test.Abi12SinkConnector");
+  REQUIRE(c);
+  (*c)->start({});
+  auto task = (*c)->create_sink_task();
+  StoppableSinkCtx ctx;
+  task->initialize(ctx);
+  REQUIRE_NOTHROW(task->start({}));
+  std::vector<cx::SinkRecord> batch(2);
+  REQUIRE_NOTHROW(task->put(batch));
+  CHECK_THROWS_WITH(task->flush({}), "abi12 sink flushed 2 records");  // its put ran, over the 1.2 table
+  task->stop();
+}
+#endif

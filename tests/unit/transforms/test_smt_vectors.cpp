@@ -13,6 +13,7 @@
 #include <iostream>
 #include <map>
 
+#include "tests/support/vector_file.h"
 #include "worker/transforms/dry_run.h"
 
 using namespace kc;
@@ -106,65 +107,24 @@ std::string run_case(const Json& c) {
   return compare_records(out, c["output"]);
 }
 
-struct FileOutcome {
-  int total = 0, passed = 0, skipped = 0;
-  std::vector<std::string> failures;
-};
-
 // Runs the cases of `path` whose names start with `prefix` (all when empty).
-FileOutcome run_file(const std::string& path, const std::string& prefix = "") {
-  FileOutcome o;
-  std::ifstream in(path);
-  REQUIRE(in.good());
-  Json cases = Json::parse(in);
-  for (const auto& c : cases) {
-    std::string name = c.value("name", std::string("?"));
-    if (name.rfind(prefix, 0) != 0) continue;
-    ++o.total;
-    if (kSkip.count(name)) {
-      ++o.skipped;
-      continue;
-    }
-    std::string why;
-    try {
-      why = run_case(c);
-    } catch (const std::exception& e) {
-      why = std::string("exception: ") + e.what();
-    }
-    if (why.empty()) ++o.passed;
-    else o.failures.push_back(name + ": " + why);
-  }
-  std::cout << path << ": " << o.passed << " of " << o.total << " agree, " << o.skipped << " skipped, "
-            << o.failures.size() << " differ\n";
-  for (const auto& f : o.failures) std::cout << "  DIFF " << f << "\n";
-  return o;
+kc::test::VectorOutcome run_file(const std::string& path, const std::string& prefix = "") {
+  return kc::test::run_vector_file(
+      path, run_case, [](const Json& c) { return kSkip.count(c.value("name", std::string("?"))) > 0; }, prefix);
 }
 
 }  // namespace
 
 TEST_CASE("SMT vectors: smt-vectors.json", "[pipeline][vector]") {
-  FileOutcome o = run_file(std::string(KC_SHARED_DIR) + "/testdata/smt-vectors.json");
+  auto o = run_file(std::string(KC_SHARED_DIR) + "/testdata/smt-vectors.json");
   CHECK(o.total >= 183);
   CHECK(o.failures.empty());
 }
 
 TEST_CASE("SMT vectors: extra files from KC_SMT_VECTORS", "[pipeline][vector]") {
-  const char* env = std::getenv("KC_SMT_VECTORS");
-  if (!env || !*env) {
-    SUCCEED("KC_SMT_VECTORS not set");
-    return;
-  }
-  std::string list = env;
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t end = list.find_first_of(",:", start);
-    if (end == std::string::npos) end = list.size();
-    std::string path = list.substr(start, end - start);
-    start = end + 1;
-    if (path.empty()) continue;
-    FileOutcome o = run_file(path);
-    CHECK(o.failures.empty());
-  }
+  const auto paths = kc::test::vector_files_from_env("KC_SMT_VECTORS");
+  if (paths.empty()) SUCCEED("KC_SMT_VECTORS not set");
+  for (const auto& path : paths) CHECK(run_file(path).failures.empty());
 }
 
 namespace {
@@ -172,20 +132,20 @@ const std::string kDeviations = std::string(KC_SOURCE_DIR) + "/tests/unit/transf
 }  // namespace
 
 TEST_CASE("Kafka deviations: SetSchemaMetadata passes a schemaless null key or value through", "[pipeline][vector]") {
-  FileOutcome o = run_file(kDeviations, "SetSchemaMetadata");
+  auto o = run_file(kDeviations, "SetSchemaMetadata");
   CHECK(o.total == 2);
   CHECK(o.failures.empty());
 }
 
 TEST_CASE("Kafka deviations: ExtractField V2 paths refuse an incomplete backtick pair and read escaped backticks",
           "[pipeline][vector]") {
-  FileOutcome o = run_file(kDeviations, "ExtractField");
+  auto o = run_file(kDeviations, "ExtractField");
   CHECK(o.total == 5);
   CHECK(o.failures.empty());
 }
 
 TEST_CASE("Kafka deviations: Cast config errors use Kafka's texts", "[pipeline][vector]") {
-  FileOutcome o = run_file(kDeviations, "Cast");
+  auto o = run_file(kDeviations, "Cast");
   CHECK(o.total == 4);
   CHECK(o.failures.empty());
 }

@@ -13,7 +13,6 @@
 #include <memory>
 #include <optional>
 #include <set>
-#include <thread>
 #include <unordered_set>
 
 namespace kc::connectors::postgres {
@@ -681,8 +680,8 @@ class PostgresSinkTask : public kp::SinkTask {
       kp::log(kp::LogLevel::Warn, name_ + ": PostgreSQL write failed (attempt " + std::to_string(retries_) + " of " +
                                       std::to_string(cfg_.max_retries + 1) +
                                       "), the records will be written again: " + e.what());
-      // Stays a sleep: the plugin ABI gives a sink task no stop signal (README "Retries").
-      if (cfg_.retry_backoff_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(cfg_.retry_backoff_ms));
+      // A stop ends the backoff: the records go back uncommitted (README "Retries").
+      if (cfg_.retry_backoff_ms > 0) context().wait_stopped(std::chrono::milliseconds(cfg_.retry_backoff_ms));
       throw RetriableError(e.what());
     } catch (...) {
       abort_transaction();
