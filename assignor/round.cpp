@@ -742,9 +742,9 @@ void Round::update_leader_state() {
 }
 
 // Ours, part of the leader state with RoundContext::return_lost_to_owner or
-// no_delay_for_expired_static (nothing when both are off): who runs what after this round, per worker_identity(),
-// and the lost work still held for the delay, per identity that ran it (none
-// when it was released). Reads: workers' next_* and placed_*, the lost
+// no_delay_for_expired_static (nothing when both are off): who runs what
+// after this round, per worker_identity(), and the lost work still held for
+// the delay, per identity that ran it (none when it was released). Reads: workers' next_* and placed_*, the lost
 // predicate, conn_owner / task_owner, release_lost. Changes: next.
 void Round::record_owners() {
   if (!tracks_owners()) return;
