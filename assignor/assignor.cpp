@@ -30,6 +30,12 @@ int32_t successive_revocation_backoff_ms(int32_t n, int32_t max_delay_ms) {
   return static_cast<int32_t>(value);
 }
 
+std::string worker_identity(const MemberReport& m) {
+  if (!m.group_instance_id.empty()) return std::string(kStaticIdentityPrefix) + m.group_instance_id;
+  if (!m.url.empty()) return "url:" + m.url;
+  return {};
+}
+
 namespace detail {
 
 std::string leader_url_of(const std::vector<MemberReport>& members, const RoundContext& ctx) {

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/worker_defaults.h"
@@ -49,7 +50,22 @@ struct MemberReport {
   std::string url;              ///< advertised REST URL
   int64_t config_offset = -1;   ///< config-topic offset the member has read up to
   ConnectorsAndTasks owned;     ///< V1+: the member's current assignment
+  /// `group.instance.id` (KIP-345 static membership) from the JoinGroup
+  /// response; empty for a dynamic member. Only read with
+  /// RoundContext::return_lost_to_owner or no_delay_for_expired_static (see
+  /// worker_identity()).
+  std::string group_instance_id;
 };
+
+/// The worker a member is, across member ids (kconnectd, not in Connect; used
+/// by RoundContext::return_lost_to_owner): "instance:" + group.instance.id for
+/// a static member, else "url:" + its advertised URL (kconnectd's worker id is
+/// the advertised host:port, which the URL contains), else "" (no identity: its
+/// lost work is never given back early).
+std::string worker_identity(const MemberReport& m);
+
+/// How worker_identity() starts for a static member (group.instance.id).
+inline constexpr std::string_view kStaticIdentityPrefix = "instance:";
 
 /// The leader's view of the config topic (Connect's ClusterConfigState, reduced
 /// to what the assignor needs).
@@ -88,6 +104,32 @@ struct RoundContext {
   /// revokes as the follow-up round would, and report them in
   /// AssignmentResult::moved. Off: the result is exactly Connect's round.
   bool hand_over_placement = false;
+  /// Return lost work to its owner (kconnectd's
+  /// `scheduled.rebalance.return.to.owner.enable`, not in Connect;
+  /// incremental assignor only): when a member with the worker_identity() of
+  /// a worker whose work was lost is in the round while the scheduled delay
+  /// runs, it is given back exactly those lost connectors and tasks (still
+  /// configured, run by nobody) in this round; the delay keeps running for
+  /// the lost work of workers that did not return, and ends when none is
+  /// left. A given-back item that the round's load balancing takes off the
+  /// worker again is placed on another worker in this round (nobody runs
+  /// it), not revoked. Off: the result and the state are exactly Connect's
+  /// round.
+  bool return_lost_to_owner = false;
+  /// No scheduled delay for an expired static member (kconnectd's
+  /// `scheduled.rebalance.static.expiry.immediate`, not in Connect;
+  /// incremental assignor only): lost connectors and tasks whose last owner
+  /// was a static member (KIP-345, non-empty MemberReport::group_instance_id)
+  /// are placed in this round like new work. The broker keeps a static member
+  /// through `session.timeout.ms`, so by the time its work is lost that grace
+  /// period has been waited once. Lost work of dynamic members, and lost work
+  /// whose owner this leader does not know (it became leader after the loss),
+  /// still waits the delay. Uses the owner bookkeeping of LeaderState
+  /// (owners_by_identity, lost_by_identity), kept whenever this or
+  /// return_lost_to_owner is on; with both on a static owner that is back
+  /// gets its own work first. Off: the result and the state are exactly
+  /// Connect's round (or return_lost_to_owner's).
+  bool no_delay_for_expired_static = false;
 };
 
 /// What the incremental assignor remembers between rounds while its worker is
@@ -116,6 +158,16 @@ struct LeaderState {
   std::vector<std::string> members_before_delay;
   bool revoked_in_previous = false;          ///< the last round revoked for load balancing
   int32_t num_successive_revoking_rebalances = 0;  ///< n for the successive-revocation backoff
+  /// Only with RoundContext::return_lost_to_owner or
+  /// no_delay_for_expired_static (else empty). Per worker_identity() of the last round's members: what it runs or was
+  /// given after that round (revoked items left out).
+  std::map<std::string, ConnectorsAndTasks> owners_by_identity;
+  /// Only with RoundContext::return_lost_to_owner or
+  /// no_delay_for_expired_static (else empty). The lost
+  /// work held for the pending delay, per worker_identity() of the worker
+  /// that ran it (lost work whose owner is unknown is not listed and waits
+  /// the delay).
+  std::map<std::string, ConnectorsAndTasks> lost_by_identity;
 
   bool operator==(const LeaderState&) const = default;
 };
@@ -176,7 +228,9 @@ int32_t successive_revocation_backoff_ms(int32_t n, int32_t max_delay_ms);
 /// the least-loaded workers. Work is never revoked and reassigned in the same
 /// round. The deviations from Connect (deterministic choice of what to revoke,
 /// per-connector spreading, revoking running items that are not configured,
-/// lost work at expiry placed like new work) are listed in assignor/README.md.
+/// lost work at expiry placed like new work, and with
+/// RoundContext::return_lost_to_owner lost work given back to its returning
+/// worker) are listed in assignor/README.md.
 class IncrementalCooperativeAssignor {
  public:
   /// `max_delay_ms` is `scheduled.rebalance.max.delay.ms` (default

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
+#include <map>
 #include <numeric>
 #include <tuple>
 
@@ -72,9 +73,12 @@ AssignmentResult Round::run() {
   collect_active();
   apply_generation_guard();
   check_failed_revocation();
+  return_lost_to_owners();
+  place_expired_static_now();
   revoke_deleted_and_duplicated();
   handle_lost_work();
   revoke_for_balance();
+  if (!returned_conn.empty()) replace_revoked_returns();
   collect_to_assign();
   assign_connectors();
   assign_tasks();
@@ -195,6 +199,84 @@ void Round::check_failed_revocation() {
     conns.flags[c] = static_cast<uint8_t>((conns.flags[c] & ~kPrevious) | (conns.active(c) ? kPrevious : 0));
   for (size_t s = 0; s < S; ++s)
     tasks.flags[s] = static_cast<uint8_t>((tasks.flags[s] & ~kPrevious) | (tasks.active(s) ? kPrevious : 0));
+}
+
+// Ours, after 3.3 step 4 (RoundContext::return_lost_to_owner; nothing when
+// off, except the owner bookkeeping that no_delay_for_expired_static also
+// needs): lost work whose worker is back is given back to it in this round.
+// The owner of each item comes from the state (lost_by_identity for work lost
+// earlier in the delay, owners_by_identity for work the last round gave
+// out); a member of this round with that worker_identity() takes it, unless
+// two members share the identity (then nobody can tell which is the worker)
+// or it is leaving. A given-back item counts as run by that member from here
+// on (active, not lost), so every later step treats the round as if the
+// worker had never gone: the delay ends when no other lost work is left.
+// Reads: state, members, the lost predicate, leaving. Sets: owner_ids,
+// conn_owner / task_owner, returned_conn / returned_task. Changes: holder
+// counts and the receiving workers' cur_conns / cur_tasks.
+void Round::return_lost_to_owners() {
+  if (!tracks_owners()) return;
+  conn_owner.assign(C, -1);
+  task_owner.assign(S, -1);
+  returned_conn.assign(C, 0);
+  returned_task.assign(S, 0);
+  for (const auto* by_identity : {&state.lost_by_identity, &state.owners_by_identity})
+    for (const auto& [id, items] : *by_identity) {
+      const auto k = static_cast<int32_t>(owner_ids.size());
+      owner_ids.push_back(id);
+      for (const auto& c : items.connectors)
+        if (const int32_t i = u.conn_or_none(c); i >= 0) conn_owner[static_cast<size_t>(i)] = k;
+      for (const auto& t : items.tasks)
+        if (const Slot sl = u.slot_or_none(t); sl >= 0) task_owner[static_cast<size_t>(sl)] = k;
+    }
+  // Identity -> worker index in this round; -1 when two members share it.
+  std::map<std::string, int32_t, std::less<>> back;
+  for (size_t wi = 0; wi < W && ctx.return_lost_to_owner; ++wi) {
+    const auto& m = members[static_cast<size_t>(by_id[wi])];
+    if (std::find(leaving.begin(), leaving.end(), m.member_id) != leaving.end()) continue;
+    std::string id = worker_identity(m);
+    if (id.empty()) continue;
+    auto [it, fresh] = back.emplace(std::move(id), static_cast<int32_t>(wi));
+    if (!fresh) it->second = -1;
+  }
+  std::vector<int32_t> to(owner_ids.size(), -1);
+  for (size_t k = 0; k < owner_ids.size(); ++k)
+    if (auto it = back.find(owner_ids[k]); it != back.end()) to[k] = it->second;
+  for (size_t c = 0; c < C; ++c) {
+    if (!conns.lost(c) || conn_owner[c] < 0 || to[static_cast<size_t>(conn_owner[c])] < 0) continue;
+    const int32_t wi = to[static_cast<size_t>(conn_owner[c])];
+    returned_conn[c] = 1;
+    conns.holders[c] = 1;
+    conns.stamp[c] = wi;
+    workers[static_cast<size_t>(wi)].cur_conns.push_back(static_cast<int32_t>(c));
+  }
+  for (size_t sl = 0; sl < S; ++sl) {
+    if (!tasks.lost(sl) || task_owner[sl] < 0 || to[static_cast<size_t>(task_owner[sl])] < 0) continue;
+    const int32_t wi = to[static_cast<size_t>(task_owner[sl])];
+    returned_task[sl] = 1;
+    tasks.holders[sl] = 1;
+    tasks.stamp[sl] = wi;
+    workers[static_cast<size_t>(wi)].cur_tasks.push_back(static_cast<Slot>(sl));
+  }
+}
+
+// Ours (RoundContext::no_delay_for_expired_static; nothing when off): lost
+// work whose last owner was a static member (a worker_identity() from
+// group.instance.id) is new work in this round, so step 12 holds no delay
+// for it and step 14 places it. The broker keeps a static member through
+// session.timeout.ms, so its work is lost only once that grace has run out.
+// Runs after the give-back, so a static owner that is back keeps its own.
+// Reads: owner_ids, conn_owner / task_owner, the lost predicate. Changes:
+// kPrevious flags of those items.
+void Round::place_expired_static_now() {
+  if (!ctx.no_delay_for_expired_static || owner_ids.empty()) return;
+  std::vector<uint8_t> is_static(owner_ids.size(), 0);
+  for (size_t k = 0; k < owner_ids.size(); ++k) is_static[k] = owner_ids[k].starts_with(kStaticIdentityPrefix);
+  const auto owned_by_static = [&](int32_t k) { return k >= 0 && is_static[static_cast<size_t>(k)]; };
+  for (size_t c = 0; c < C; ++c)
+    if (conns.lost(c) && owned_by_static(conn_owner[c])) conns.flags[c] &= static_cast<uint8_t>(~kPrevious);
+  for (size_t sl = 0; sl < S; ++sl)
+    if (tasks.lost(sl) && owned_by_static(task_owner[sl])) tasks.flags[sl] &= static_cast<uint8_t>(~kPrevious);
 }
 
 // 3.3 steps 5-11: deleted, duplicated, lost and created are the flag
@@ -535,9 +617,43 @@ void Round::revoke_tasks(const BalancePlan& plan) {
   }
 }
 
+// Ours (deviation 8): a given-back item that the load-balancing step revoked
+// runs nowhere (its worker never started it), so it is placed in this round
+// like new work instead: a revocation that nobody carries out would start no
+// follow-up round and leave it unassigned. When the balance step revoked
+// nothing else, the round is not a revoking one for the backoff. Reads:
+// returned_*, revoking_round. Changes: workers' revoked_*,
+// next.revoked_in_previous. Sets: replace_conns, replace_tasks.
+void Round::replace_revoked_returns() {
+  bool other_balance_revocation = false;  // configured, one holder: not step 5-11's
+  for (auto& w : workers) {
+    for (int32_t c : w.revoked_conns) {
+      const auto i = static_cast<size_t>(c);
+      other_balance_revocation |= !returned_conn[i] && conns.configured(i) && conns.holders[i] == 1;
+    }
+    for (Slot s : w.revoked_tasks) {
+      const auto i = static_cast<size_t>(s);
+      other_balance_revocation |= !returned_task[i] && tasks.configured(i) && tasks.holders[i] == 1;
+    }
+    std::erase_if(w.revoked_conns, [&](int32_t c) {
+      if (!returned_conn[static_cast<size_t>(c)]) return false;
+      replace_conns.push_back(c);
+      return true;
+    });
+    std::erase_if(w.revoked_tasks, [&](Slot s) {
+      if (!returned_task[static_cast<size_t>(s)]) return false;
+      replace_tasks.push_back(s);
+      return true;
+    });
+  }
+  if (revoking_round && !other_balance_revocation && (!replace_conns.empty() || !replace_tasks.empty()))
+    next.revoked_in_previous = false;
+}
+
 // 3.3 step 14, toAssign: created, then the lost work step 12 released (each
-// sorted). Reads: created / lost predicates, release_lost. Sets: pool_conns,
-// pool_tasks.
+// sorted), and (deviation 8) given-back items revoked again, all sorted then.
+// Reads: created / lost predicates, release_lost, replace_*. Sets:
+// pool_conns, pool_tasks.
 void Round::collect_to_assign() {
   for (size_t c = 0; c < C; ++c)
     if (conns.created(c)) pool_conns.push_back(static_cast<int32_t>(c));
@@ -549,6 +665,14 @@ void Round::collect_to_assign() {
   if (release_lost)
     for (size_t s = 0; s < S; ++s)
       if (tasks.lost(s)) pool_tasks.push_back(static_cast<Slot>(s));
+  if (!replace_conns.empty()) {
+    pool_conns.insert(pool_conns.end(), replace_conns.begin(), replace_conns.end());
+    std::sort(pool_conns.begin(), pool_conns.end());
+  }
+  if (!replace_tasks.empty()) {
+    pool_tasks.insert(pool_tasks.end(), replace_tasks.begin(), replace_tasks.end());
+    std::sort(pool_tasks.begin(), pool_tasks.end());
+  }
 }
 
 // 3.6 for connectors (Connect's assignConnectors): water-filling over the
@@ -614,6 +738,44 @@ void Round::update_leader_state() {
   next.previous_generation = ctx.generation;
   next.previous_members = member_ids;
   next.delay_ms = delay;
+  record_owners();
+}
+
+// Ours, part of the leader state with RoundContext::return_lost_to_owner or
+// no_delay_for_expired_static (nothing when both are off): who runs what
+// after this round, per worker_identity(), and the lost work still held for
+// the delay, per identity that ran it (none when it was released). Reads: workers' next_* and placed_*, the lost
+// predicate, conn_owner / task_owner, release_lost. Changes: next.
+void Round::record_owners() {
+  if (!tracks_owners()) return;
+  std::vector<int32_t> cs;
+  std::vector<Slot> ts;
+  for (const auto& w : workers) {
+    const std::string id = worker_identity(members[static_cast<size_t>(w.input_index)]);
+    if (id.empty()) continue;
+    cs.assign(w.next_conns.begin(), w.next_conns.end());
+    cs.insert(cs.end(), w.placed_conns.begin(), w.placed_conns.end());
+    ts.assign(w.next_tasks.begin(), w.next_tasks.end());
+    ts.insert(ts.end(), w.placed_tasks.begin(), w.placed_tasks.end());
+    if (cs.empty() && ts.empty()) continue;
+    auto& o = next.owners_by_identity[id];
+    for (int32_t c : cs) o.connectors.emplace_back(u.name(c));
+    for (Slot sl : ts) o.tasks.push_back(u.task_id(sl));
+    // Sorted, and merged when two members share the identity.
+    std::sort(o.connectors.begin(), o.connectors.end());
+    o.connectors.erase(std::unique(o.connectors.begin(), o.connectors.end()), o.connectors.end());
+    std::sort(o.tasks.begin(), o.tasks.end());
+    o.tasks.erase(std::unique(o.tasks.begin(), o.tasks.end()), o.tasks.end());
+  }
+  if (release_lost) return;
+  for (size_t c = 0; c < C; ++c)
+    if (conns.lost(c) && conn_owner[c] >= 0)
+      next.lost_by_identity[owner_ids[static_cast<size_t>(conn_owner[c])]].connectors.emplace_back(
+          u.name(static_cast<int32_t>(c)));
+  for (size_t sl = 0; sl < S; ++sl)
+    if (tasks.lost(sl) && task_owner[sl] >= 0)
+      next.lost_by_identity[owner_ids[static_cast<size_t>(task_owner[sl])]].tasks.push_back(
+          u.task_id(static_cast<Slot>(sl)));
 }
 
 // 3.3 step 17, the output: per member (input order) its newly assigned and
@@ -637,6 +799,10 @@ AssignmentResult Round::output() {
     std::sort(w.placed_tasks.begin(), w.placed_tasks.end());
     std::sort(w.revoked_conns.begin(), w.revoked_conns.end());
     std::sort(w.revoked_tasks.begin(), w.revoked_tasks.end());
+    if (!returned_conn.empty()) {
+      output_returned(w, a);
+      continue;
+    }
     for (int32_t c : w.placed_conns) a.connectors.emplace_back(u.name(c));
     a.tasks.reserve(w.placed_tasks.size());
     for (Slot s : w.placed_tasks) a.tasks.push_back(u.task_id(s));
@@ -645,6 +811,29 @@ AssignmentResult Round::output() {
   }
   out.state = std::move(next);
   return out;
+}
+
+// output() with RoundContext::return_lost_to_owner: the member never ran
+// what it was given back, so a given-back item it keeps is assigned (one
+// revoked again was placed as new work, replace_revoked_returns; the filter
+// of the revoked lists only guards that). Reads: w's sorted lists,
+// returned_*. Changes: a's lists.
+void Round::output_returned(const Worker& w, Assignment& a) const {
+  std::vector<int32_t> cs = w.placed_conns;
+  for (int32_t c : w.next_conns)
+    if (returned_conn[static_cast<size_t>(c)]) cs.push_back(c);
+  std::sort(cs.begin(), cs.end());
+  std::vector<Slot> ts = w.placed_tasks;
+  for (Slot s : w.next_tasks)
+    if (returned_task[static_cast<size_t>(s)]) ts.push_back(s);
+  std::sort(ts.begin(), ts.end());
+  for (int32_t c : cs) a.connectors.emplace_back(u.name(c));
+  a.tasks.reserve(ts.size());
+  for (Slot s : ts) a.tasks.push_back(u.task_id(s));
+  for (int32_t c : w.revoked_conns)
+    if (!returned_conn[static_cast<size_t>(c)]) a.revoked_connectors.emplace_back(u.name(c));
+  for (Slot s : w.revoked_tasks)
+    if (!returned_task[static_cast<size_t>(s)]) a.revoked_tasks.push_back(u.task_id(s));
 }
 
 // 3.6 for tasks. Augmenting paths in the placement may also revoke running
@@ -669,6 +858,10 @@ void Round::assign_tasks() {
 // state (run() has produced `out`). Sets: out.moved.
 void Round::place_revoked_now(AssignmentResult& out) {
   if (W == 0 || delay > 0 || out.state.scheduled_rebalance_ms != 0) return;
+  // In the follow-up, given-back items run on their worker like any other
+  // (revoke_augmented must revoke them, not place them).
+  returned_conn.clear();
+  returned_task.clear();
   // Per slot: its old owner (the last revoking member in input order, -1:
   // none) and whether the follow-up places it.
   std::vector<int32_t> from(S, -1);

@@ -96,6 +96,17 @@ class Universe {
   int32_t connectors() const { return static_cast<int32_t>(names_.size()); }
   Slot slots() const { return static_cast<Slot>(base_.back()); }
   int32_t conn(std::string_view name) const { return lookup(name); }
+  /// -1 for a name the round did not note (lookup() needs a noted one).
+  int32_t conn_or_none(std::string_view name) const {
+    const Entry* e = const_cast<Universe*>(this)->find(name, false);
+    return e == nullptr ? -1 : e->index;
+  }
+  /// -1 for a task of a connector not noted or beyond its slots.
+  Slot slot_or_none(const ConnectorTaskId& t) const {
+    const int32_t c = conn_or_none(t.connector);
+    if (c < 0 || t.task < 0 || base_[static_cast<size_t>(c)] + t.task >= base_[static_cast<size_t>(c) + 1]) return -1;
+    return static_cast<Slot>(base_[static_cast<size_t>(c)] + t.task);
+  }
   // -1 for a negative task number (never valid).
   Slot slot(const ConnectorTaskId& t) const {
     if (t.task < 0) return -1;
@@ -309,6 +320,16 @@ struct Round {
   // 1 = was there before (an idle worker), 0 = not a candidate.
   std::vector<uint8_t> returning;
 
+  // Return to owner (ctx.return_lost_to_owner; all empty when off). Per
+  // item: the index in owner_ids of the identity that ran it (-1: unknown),
+  // and whether this round gives it back (it is then in that worker's
+  // cur_* and next_*, and output() lists it as assigned).
+  std::vector<std::string> owner_ids;
+  std::vector<int32_t> conn_owner, task_owner;
+  std::vector<uint8_t> returned_conn, returned_task;
+  std::vector<int32_t> replace_conns;  // given back, revoked for balance: placed now
+  std::vector<Slot> replace_tasks;
+
   // Holders per connector of the next tasks (see Hold).
   std::vector<int32_t> hold_off;
   std::vector<Hold> hold;
@@ -325,6 +346,11 @@ struct Round {
   void collect_active();
   void apply_generation_guard();
   void check_failed_revocation();
+  void return_lost_to_owners();
+  void place_expired_static_now();
+  // Owner bookkeeping (owner_ids, *_owner, record_owners) is kept for either switch.
+  [[nodiscard]] bool tracks_owners() const { return ctx.return_lost_to_owner || ctx.no_delay_for_expired_static; }
+  void record_owners();
   void revoke_deleted_and_duplicated();
   void handle_lost_work();
   void reset_delay();
@@ -339,11 +365,13 @@ struct Round {
   [[nodiscard]] bool backoff_allows_revocation(bool any_revocation);
   void revoke_connectors(const std::vector<int64_t>& conn_excess);
   void revoke_tasks(const BalancePlan& plan);
+  void replace_revoked_returns();
   void collect_to_assign();
   void assign_connectors();
   void assign_tasks();
   void update_leader_state();
   [[nodiscard]] AssignmentResult output();
+  void output_returned(const Worker& w, Assignment& a) const;
   void place_revoked_now(AssignmentResult& out);
 };
 

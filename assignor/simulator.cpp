@@ -32,9 +32,18 @@ void Simulator::remove(const std::string& name) {
   if (config_.erase(name) > 0) ++config_offset_;
 }
 
-void Simulator::join(const std::string& name) {
+void Simulator::join(const std::string& name, const std::string& as, const std::string& url,
+                     const std::string& instance) {
   if (find(name) != nullptr) return;
-  members_.push_back(Member{name, {}, -1, {}});
+  auto identity_of = [&](const std::string& w) {
+    auto it = identities_.find(w);
+    return it != identities_.end() ? it->second : Identity{"http://" + w + ":8083/", {}};
+  };
+  Identity id = as.empty() ? Identity{"http://" + name + ":8083/", {}} : identity_of(as);
+  if (!url.empty()) id.url = url;
+  if (!instance.empty()) id.instance = instance;
+  identities_[name] = id;
+  members_.push_back(Member{name, {}, -1, {}, std::move(id)});
 }
 
 void Simulator::leave(const std::string& name) {
@@ -65,7 +74,8 @@ AssignmentResult Simulator::run_assignor(Member& leader, bool eager) {
   for (const auto& m : members_) {
     MemberReport rep;
     rep.member_id = m.name;
-    rep.url = "http://" + m.name + ":8083/";
+    rep.url = m.identity.url;
+    rep.group_instance_id = m.identity.instance;
     rep.config_offset = config_offset_;
     rep.owned.connectors.assign(m.run.connectors.begin(), m.run.connectors.end());
     rep.owned.tasks.assign(m.run.tasks.begin(), m.run.tasks.end());
@@ -78,6 +88,8 @@ AssignmentResult Simulator::run_assignor(Member& leader, bool eager) {
   ctx.last_completed_generation = leader.last_completed_generation;
   ctx.now_ms = now_ms_;
   ctx.protocol = protocol_;
+  ctx.return_lost_to_owner = return_lost_to_owner_;
+  ctx.no_delay_for_expired_static = no_delay_for_expired_static_;
   AssignmentResult result = eager ? EagerAssignor{}.assign(leader.state, reports, snapshot, ctx)
                                   : IncrementalCooperativeAssignor{max_delay_ms_}.assign(leader.state, reports,
                                                                                          snapshot, ctx);
@@ -391,6 +403,28 @@ ParsedScenario parse_scenario(std::string_view text) {
       }
       c.kind = K::Connector;
       c.name = w[1];
+    } else if (op == "join" && w.size() >= 2) {
+      c.kind = K::Join;
+      c.name = w[1];
+      bool ok = true;
+      for (size_t i = 2; i < w.size() && ok; ++i) {
+        if (w[i] == "as" && i + 1 < w.size() && c.as.empty()) c.as = w[++i];
+        else if (w[i].starts_with("url=") && w[i].size() > 4 && c.url.empty()) c.url = w[i].substr(4);
+        else if (w[i].starts_with("instance=") && w[i].size() > 9 && c.instance.empty()) c.instance = w[i].substr(9);
+        else ok = false;
+      }
+      if (!ok) {
+        fail("join NAME [as WORKER] [url=URL] [instance=ID]");
+        continue;
+      }
+    } else if (op == "option") {
+      const bool known = w.size() == 3 && (w[1] == "return-lost-to-owner" || w[1] == "no-delay-for-expired-static");
+      if (!known || (w[2] != "on" && w[2] != "off")) {
+        fail("option return-lost-to-owner|no-delay-for-expired-static on|off");
+        continue;
+      }
+      c.kind = w[1] == "return-lost-to-owner" ? K::OptionReturnLostToOwner : K::OptionNoDelayForExpiredStatic;
+      c.a = w[2] == "on" ? 1 : 0;
     } else if (op == "delete" || op == "join" || op == "leave" || op == "leader") {
       if (w.size() != 2) {
         fail(op + " NAME");
@@ -428,7 +462,8 @@ ParsedScenario parse_scenario(std::string_view text) {
         continue;
       }
     } else {
-      fail("one of set, connector, delete, join, leave, leader, advance, rebalance, lose-sync, stabilize, expect");
+      fail("one of set, option, connector, delete, join, leave, leader, advance, rebalance, lose-sync, stabilize, "
+           "expect");
       continue;
     }
     out.commands.push_back(std::move(c));
@@ -451,7 +486,16 @@ std::string to_scenario_text(const std::vector<Command>& commands) {
         break;
       case K::Connector: o << "connector " << c.name << ' ' << c.a; break;
       case K::Delete: o << "delete " << c.name; break;
-      case K::Join: o << "join " << c.name; break;
+      case K::Join:
+        o << "join " << c.name;
+        if (!c.as.empty()) o << " as " << c.as;
+        if (!c.url.empty()) o << " url=" << c.url;
+        if (!c.instance.empty()) o << " instance=" << c.instance;
+        break;
+      case K::OptionReturnLostToOwner: o << "option return-lost-to-owner " << (c.a != 0 ? "on" : "off"); break;
+      case K::OptionNoDelayForExpiredStatic:
+        o << "option no-delay-for-expired-static " << (c.a != 0 ? "on" : "off");
+        break;
       case K::Leave: o << "leave " << c.name; break;
       case K::Leader: o << "leader " << c.name; break;
       case K::Advance: o << "advance " << c.a; break;
@@ -476,7 +520,9 @@ bool apply_change(Simulator& sim, const Command& c) {
     case K::SetProtocol: sim.set_protocol(c.protocol); return true;
     case K::Connector: sim.connector(c.name, static_cast<int32_t>(c.a)); return true;
     case K::Delete: sim.remove(c.name); return true;
-    case K::Join: sim.join(c.name); return true;
+    case K::Join: sim.join(c.name, c.as, c.url, c.instance); return true;
+    case K::OptionReturnLostToOwner: sim.set_return_lost_to_owner(c.a != 0); return true;
+    case K::OptionNoDelayForExpiredStatic: sim.set_no_delay_for_expired_static(c.a != 0); return true;
     case K::Leave: sim.leave(c.name); return true;
     case K::Leader: sim.set_leader(c.name); return true;
     case K::Advance: sim.advance(c.a); return true;

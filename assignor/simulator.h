@@ -69,7 +69,18 @@ class Simulator {
   /// Deletes connector `name` and its tasks (a config change; no-op if absent).
   void remove(const std::string& name);
   /// Worker `name` joins with nothing running (no-op if it is a member).
-  void join(const std::string& name);
+  /// Its identity (MemberReport::url and group_instance_id, see
+  /// worker_identity()) is, in order: `url` / `instance` when not empty,
+  /// else that of worker `as` (its last join, or `as`'s default URL when it
+  /// never joined) when not empty, else URL `http://NAME:8083/`, dynamic.
+  void join(const std::string& name, const std::string& as = {}, const std::string& url = {},
+            const std::string& instance = {});
+  /// RoundContext::return_lost_to_owner for the following rounds (default off,
+  /// Connect's behaviour).
+  void set_return_lost_to_owner(bool on) { return_lost_to_owner_ = on; }
+  /// RoundContext::no_delay_for_expired_static for the following rounds
+  /// (default off, Connect's behaviour).
+  void set_no_delay_for_expired_static(bool on) { no_delay_for_expired_static_ = on; }
   /// Worker `name` is gone; what it ran stops and is lost.
   void leave(const std::string& name);
   /// `name` is the leader from now on while it is a member.
@@ -104,11 +115,16 @@ class Simulator {
   [[nodiscard]] const std::map<std::string, int32_t>& config() const { return config_; }
 
  private:
+  struct Identity {
+    std::string url;       // MemberReport::url
+    std::string instance;  // MemberReport::group_instance_id ("" = dynamic)
+  };
   struct Member {
     std::string name;
     Running run;
     int32_t last_completed_generation = -1;
     LeaderState state;  // this worker's assignor state (used while it leads)
+    Identity identity;
   };
   Member* find(const std::string& name);
   Member* pick_leader();
@@ -130,6 +146,9 @@ class Simulator {
   int64_t config_offset_ = 0;
   std::vector<Member> members_;  // in join order
   std::string leader_override_;
+  bool return_lost_to_owner_ = false;
+  bool no_delay_for_expired_static_ = false;
+  std::map<std::string, Identity> identities_;  // every worker's last join
   int64_t now_ms_ = 0;
   int32_t generation_ = 0;
   int32_t rounds_ = 0;
@@ -150,7 +169,8 @@ void print_summary(std::ostream& out, const Summary& s);
 struct Command {
   enum class Kind {
     SetDelay, SetProtocol, Connector, Delete, Join, Leave, Leader, Advance, Rebalance, LoseSync, Stabilize,
-    ExpectBalanced, ExpectConnectorSpread, ExpectComplete, ExpectWorker, ExpectDelay
+    ExpectBalanced, ExpectConnectorSpread, ExpectComplete, ExpectWorker, ExpectDelay, OptionReturnLostToOwner,
+    OptionNoDelayForExpiredStatic
   };
   Kind kind = Kind::Rebalance;
   int line = 0;             ///< 1-based line in the file (0 when generated)
@@ -158,6 +178,9 @@ struct Command {
   int64_t a = 0;            ///< first number (ms, tasks, N, connectors=N)
   int64_t b = 0;            ///< second number (tasks=M)
   connect::ConnectProtocol protocol = connect::ConnectProtocol::Sessioned;  ///< for SetProtocol
+  std::string as;        ///< Join: `as V`, take worker V's identity ("" = own)
+  std::string url;       ///< Join: `url=U` ("" = not given)
+  std::string instance;  ///< Join: `instance=ID`, a static member ("" = not given)
 };
 
 /// A malformed line: where and what was expected.
@@ -187,7 +210,7 @@ struct RunOutcome {
 };
 
 /// Applies a command that changes the simulated group, configs or clock
-/// (delay, protocol, connector, delete, join, leave, leader, advance,
+/// (delay, protocol, option, connector, delete, join, leave, leader, advance,
 /// lose-sync). Returns false, doing nothing, for the commands that run
 /// rounds or check expectations: the caller handles those.
 bool apply_change(Simulator& sim, const Command& c);

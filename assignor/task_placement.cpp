@@ -417,14 +417,24 @@ void TaskPlacement::shift_along_path(PoolGroup& g, int32_t end, const std::vecto
 }
 
 // Running tasks that augmenting paths revoked: they count as this round's
-// load-balancing revocations (for the backoff). Changes: workers'
-// revoked_tasks / next_tasks, next.revoked_in_previous.
+// load-balancing revocations (for the backoff). A given-back task
+// (deviation 8) runs nowhere yet, so it goes to the worker the path planned
+// it for in this round instead. Changes: workers' revoked_tasks /
+// next_tasks / placed_tasks, next.revoked_in_previous.
 void TaskPlacement::revoke_augmented() {
   if (extra_revoked.empty()) return;
-  next.revoked_in_previous = true;
   std::vector<uint8_t> gone(S, 0);
   for (const auto& [wi, sl] : extra_revoked) {
     gone[static_cast<size_t>(sl)] = 1;
+    if (!round.returned_task.empty() && round.returned_task[static_cast<size_t>(sl)]) {
+      for (size_t to = 0; to < W; ++to)
+        if (std::any_of(recv[to].begin(), recv[to].end(), [&](const auto& r) { return r.second == sl; })) {
+          workers[to].placed_tasks.push_back(sl);
+          break;
+        }
+      continue;
+    }
+    next.revoked_in_previous = true;
     workers[wi].revoked_tasks.push_back(sl);
   }
   for (auto& w : workers)

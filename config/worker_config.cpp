@@ -66,6 +66,18 @@ const std::array kOptions = {
              "Rebalance protocol: eager (V0), compatible (V1, KIP-415) or sessioned (V2, KIP-507)."),
     opt_int("scheduled.rebalance.max.delay.ms", decimal_text<kScheduledRebalanceMaxDelayMsDefault>, 0, kIntMax, "ms",
             "How long lost connectors/tasks wait for their worker to return; 0 disables the delay."),
+    opt_bool("scheduled.rebalance.return.to.owner.enable", "true",
+             "Cooperative protocols: when a worker whose connectors and tasks were lost rejoins while "
+             "scheduled.rebalance.max.delay.ms runs (same group.instance.id, or for a dynamic worker the same "
+             "advertised URL), the leader gives it back exactly that lost work in the same rebalance instead of at the "
+             "end of the delay; lost work of workers that do not return still waits the delay. false = Connect's "
+             "behaviour (ours)."),
+    opt_bool("scheduled.rebalance.static.expiry.immediate", "true",
+             "Cooperative protocols, members with group.instance.id only: when the broker expires a static worker "
+             "after session.timeout.ms, the leader places that worker's lost connectors and tasks in the same "
+             "rebalance like new work instead of holding them for scheduled.rebalance.max.delay.ms (the session "
+             "timeout already was its grace period); lost work of dynamic workers still waits the delay. false = "
+             "Connect's behaviour (ours)."),
     opt_string("group.instance.id", nullptr,
                "Static membership (KIP-345, ours for workers): this worker's stable identity in the group, e.g. the "
                "pod name of a StatefulSet. A worker restarted with the same id within session.timeout.ms gets its "

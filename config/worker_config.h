@@ -164,6 +164,21 @@ class WorkerConfig {
   /// kc::connect::protocol_from_config).
   [[nodiscard]] const std::string& connect_protocol() const { return get_string("connect.protocol"); }
   [[nodiscard]] int32_t scheduled_rebalance_max_delay_ms() const { return get_int("scheduled.rebalance.max.delay.ms"); }
+  /// scheduled.rebalance.return.to.owner.enable (ours, default true): the
+  /// leader gives lost work back to its worker (same group.instance.id, or
+  /// same advertised URL for a dynamic one) in the round it rejoins within
+  /// the scheduled delay (assignor::RoundContext::return_lost_to_owner).
+  [[nodiscard]] bool scheduled_rebalance_return_to_owner_enable() const {
+    return get_bool("scheduled.rebalance.return.to.owner.enable");
+  }
+  /// scheduled.rebalance.static.expiry.immediate (ours, default true):
+  /// lost work of a static member (group.instance.id) the broker expired
+  /// after session.timeout.ms is placed in that round, with no scheduled
+  /// delay; dynamic members' lost work still waits it
+  /// (assignor::RoundContext::no_delay_for_expired_static).
+  [[nodiscard]] bool scheduled_rebalance_static_expiry_immediate() const {
+    return get_bool("scheduled.rebalance.static.expiry.immediate");
+  }
   [[nodiscard]] int32_t worker_sync_timeout_ms() const { return get_int("worker.sync.timeout.ms"); }
   [[nodiscard]] int32_t worker_unsync_backoff_ms() const { return get_int("worker.unsync.backoff.ms"); }
   [[nodiscard]] const std::string& config_storage_topic() const { return get_string("config.storage.topic"); }

@@ -256,7 +256,7 @@ void WorkerCoordinator::on_assign(const kafka::LeaderAssignmentInput& in, kafka:
                    md.error().to_string());
       continue;
     }
-    round.members.push_back(MemberMetadata{m.member_id, std::move(md.value())});
+    round.members.push_back(MemberMetadata{m.member_id, std::move(md.value()), m.group_instance_id.value_or("")});
   }
   const int16_t version = connect::protocol_version(*proto);
   auto done = [ready = std::move(ready), version, url = config_.url](

@@ -87,6 +87,7 @@ struct WorkerCoordinatorConfig {
 struct MemberMetadata {
   std::string member_id;    ///< group member id
   WorkerMetadata metadata;  ///< url, config offset, (V1+) what it runs now
+  std::string group_instance_id;  ///< its group.instance.id from JoinGroup (KIP-345); "" = dynamic
 };
 
 /// Handed to the leader's owner after JoinGroup (Connect's onLeaderElected +

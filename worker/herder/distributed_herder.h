@@ -149,6 +149,14 @@ struct HerderConfig {
   /// status topic so that its new owner starts it only once the old owner's
   /// stop is read. Off: KIP-415's two rounds (revoke, then place).
   bool hand_over_moves = true;
+  /// scheduled.rebalance.return.to.owner.enable (ours): as leader, give a
+  /// worker that rejoins within the scheduled delay its lost work back in
+  /// that round (assignor::RoundContext::return_lost_to_owner).
+  bool return_lost_to_owner = true;
+  /// scheduled.rebalance.static.expiry.immediate (ours): as leader, place
+  /// the lost work of an expired static member at once, with no scheduled
+  /// delay (assignor::RoundContext::no_delay_for_expired_static).
+  bool no_delay_for_expired_static = true;
   /// producer.shared (ours): one producer for all this worker's
   /// at-least-once source tasks (runtime::WorkerOptions::producer_shared).
   bool producer_shared = false;

@@ -123,6 +123,7 @@ void DistributedHerder::Impl::wait_strand_idle() {
 
 void DistributedHerder::Impl::shutdown(bool leave) {
   if (!started || stopping.exchange(true)) return;
+  herder_stop.request_stop();  // ends the herder's waits on task threads (await_fencing)
   lifecycle.set(leave ? WorkerState::Leaving : WorkerState::Stopped, leave ? "stop" : "crash");
   admitting = false;
   {

@@ -3,6 +3,7 @@
 #include "worker/herder/herder_impl.h"
 
 #include "common/stop_wait.h"
+#include "worker/herder/either_stop.h"
 
 namespace kc::herder {
 
@@ -51,14 +52,15 @@ runtime::ExactlyOnceTaskChecks DistributedHerder::Impl::exactly_once_checks(
 Status DistributedHerder::Impl::await_fencing(const ConnectorTaskId& t, std::stop_token stop) {
   const int64_t start = mono_ms();
   std::string last;
-  // The waits below end on the task's stop. A herder stop sets `stopping`
-  // and then stops every task (shutdown: worker->stop_all), so it ends
-  // them too; `stopping` is checked after each wait.
-  const auto stopped = [&] { return stopping || stop.stop_requested(); };
+  // The waits below end on the task's stop or the herder's (shutdown()
+  // requests herder_stop before it stops the tasks).
+  const EitherStop either(stop, herder_stop.get_token());
+  const std::stop_token any_stop = either.token();
+  const auto stopped = [&] { return stopping || any_stop.stop_requested(); };
   const Error stopping_error{"fence", "the task or the worker is stopping"};
   for (int attempt = 0; mono_ms() - start < 60000; ++attempt) {
     const int backoff_ms = attempt > 0 ? std::min(250 << std::min(attempt, 4), 4000) : 0;
-    if (stopped() || wait_for_stop(stop, std::chrono::milliseconds(backoff_ms)) || stopped()) return stopping_error;
+    if (stopped() || wait_for_stop(any_stop, std::chrono::milliseconds(backoff_ms)) || stopped()) return stopping_error;
     /// The io thread's answer: local (leader) or whom to forward to (status 0).
     struct Answer {
       std::mutex mu;
@@ -89,7 +91,7 @@ Status DistributedHerder::Impl::await_fencing(const ConnectorTaskId& t, std::sto
     // per older task); the answer or a stop ends the wait.
     const auto no_answer_after = std::chrono::milliseconds(cfg.worker_sync_timeout_ms * 3 + 65000);
     std::unique_lock lk(a->mu);
-    if (!a->cv.wait_for(lk, stop, no_answer_after, [&] { return a->done.has_value(); }))
+    if (!a->cv.wait_for(lk, any_stop, no_answer_after, [&] { return a->done.has_value(); }))
       return stopped() ? stopping_error : Error{"fence", "no answer from the herder"};
     auto [status, why] = *a->done;
     lk.unlock();

@@ -114,6 +114,8 @@ HerderConfig herder_config_from(const config::WorkerConfig& wc, const std::strin
   }
   h.topic_tracking_enable = wc.topic_tracking_enable();
   h.hand_over_moves = wc.rebalance_hand_over_enable();
+  h.return_lost_to_owner = wc.scheduled_rebalance_return_to_owner_enable();
+  h.no_delay_for_expired_static = wc.scheduled_rebalance_static_expiry_immediate();
   h.topic_tracking_allow_reset = wc.topic_tracking_allow_reset();
   h.producer_shared = wc.producer_shared();
   h.exactly_once_source = wc.get_string("exactly.once.source.support") == "enabled";

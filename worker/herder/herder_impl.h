@@ -25,6 +25,7 @@
 #include <future>
 #include <mutex>
 #include <set>
+#include <stop_token>
 #include <string_view>
 #include <thread>
 #include <utility>
@@ -190,6 +191,9 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
 
   std::atomic<bool> started{false};
   std::atomic<bool> stopping{false};
+  /// Requested by shutdown() right after `stopping` is set: waits that run on
+  /// other threads (a task's await_fencing) end on it as on their own stop.
+  std::stop_source herder_stop;
   std::atomic<bool> admitting{false};
   std::atomic<bool> rebalance_pending{false};  // a config change waits for a rebalance
   std::atomic<runtime::TaskObserver*> observer{nullptr};
@@ -373,7 +377,6 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   ActualState actual_state();
   void forget_connector(const std::string& c);
   void forget_task(const ConnectorTaskId& t);
-  void forget_all();
   StatusValue status_of(StatusState state, int32_t generation, std::optional<std::string> trace = std::nullopt) const;
 
   /// Starts `c` on this worker from its config `conf` as written, parsed
@@ -387,6 +390,13 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
 
   /// Carries out the reconciler's actions in order. Apply strand only.
   void execute(const std::vector<Action>& actions, const DesiredState& d, int32_t gen);
+
+  /// The one executor of stop plans (the reconciler's stops, revoke-all,
+  /// the drain's connector stops): `stops`' connectors (on a StopPool
+  /// thread) and tasks in parallel under one graceful deadline, then each
+  /// is forgotten. Idempotent: an instance no longer running is a no-op.
+  /// Blocking; apply strand only.
+  void carry_out_stops(const RevocationPlan& stops);
 
   /// One reconcile pass (DESIGN "The herder as a reconciler"). Apply strand only.
   void job_reconcile();
@@ -410,7 +420,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   /// writers of one connector's task configs would interleave their task
   /// records and commits), or, on a follower, the forwarded request.
   void io_generate(GenerationTrigger trigger, const std::string& c);
-  void leader_reconfigure(const std::string& c, int backoff_ms = 250);
+  void leader_reconfigure(const std::string& c, int backoff_ms = kTaskConfigRetryFirstMs);
 
   /// After a generation of `c`: the next one if asked meanwhile, or a retry
   /// of a failed write after `backoff_ms`. io thread.
@@ -583,7 +593,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   /// follower retries refused or failed forwards (a new leader, a key not
   /// read yet or rotated: Connect's isPossibleExpiredKeyException) with
   /// backoff for up to a minute. Blocking; a stop requested on `stop` (the
-  /// task's) ends its waits at once.
+  /// task's) or on herder_stop (shutdown) ends its waits at once.
   Status await_fencing(const ConnectorTaskId& t, std::stop_token stop);
 
   /// Leader side: fences `c` unless already done for its latest task
@@ -698,10 +708,11 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   /// Re-runs the reconciler shortly, while a hand-over is pending. Any thread.
   void retry_reconcile_soon();
 
-  /// Stops every connector and task here (tasks past the graceful timeout
-  /// are cut off from Kafka by the runtime), forgets them and flushes the
-  /// status store. Apply strand only.
-  void job_stop_everything();
+  /// Carries out plan_revoke_all over the reconciler's actual state
+  /// (carry_out_stops), then Worker::stop_all as an idempotent sweep (it
+  /// ends the cut-off of tasks abandoned earlier), and flushes the status
+  /// store. Apply strand only.
+  void job_revoke_all();
 
   // ------------------------------------------------------------------ shutdown
   void wait_strand_idle();

@@ -51,21 +51,22 @@ void DistributedHerder::Impl::io_reconfigured(
     const std::weak_ptr<Impl>& w, const std::string& c, int backoff_ms, bool done) {
   auto s2 = w.lock();
   if (!s2) return;
-  if (done) {
+  const auto plan = plan_task_config_retry(done, backoff_ms);
+  if (!plan.retry) {
     s2->io_reconfiguring.erase(c);
     if (!s2->stopping) s2->io_generate(GenerationTrigger::GenerationFinished, c);
     s2->io_reconfigure_again.erase(c);
     return;
   }
-  auto timer = std::make_shared<asio::steady_timer>(s2->io, std::chrono::milliseconds(backoff_ms));
-  timer->async_wait([w, c, backoff_ms, timer](const boost::system::error_code& ec) {
+  auto timer = std::make_shared<asio::steady_timer>(s2->io, std::chrono::milliseconds(plan.delay_ms));
+  timer->async_wait([w, c, next = plan.next_backoff_ms, timer](const boost::system::error_code& ec) {
     auto s3 = w.lock();
     if (!s3) return;
-    if (ec || s3->stopping || !s3->io_is_leader) {
+    if (!task_config_retry_due(static_cast<bool>(ec), s3->stopping, s3->io_is_leader)) {
       s3->io_reconfiguring.erase(c);
       return;
     }
-    s3->leader_reconfigure(c, std::min(backoff_ms * 2, 10000));
+    s3->leader_reconfigure(c, next);
   });
 }
 

@@ -69,33 +69,63 @@ bool refused_while_sticky(WorkerState from, WorkerState to) {
 
 }  // namespace
 
+// set() and set_from() log under mu_ (only this object's), so that the
+// lines of moves made on different threads come out in the order made.
 bool WorkerLifecycle::set(WorkerState to, std::string_view why) {
   std::lock_guard lk(mu_);
-  return set_locked(to, why);
+  const LifecycleMove m = move_locked(to, why);
+  log(m);
+  return m.made();
 }
 
 bool WorkerLifecycle::set_from(WorkerState from, WorkerState to, std::string_view why) {
   std::lock_guard lk(mu_);
-  return state_ == from && set_locked(to, why);
+  if (state_ != from) return false;
+  const LifecycleMove m = move_locked(to, why);
+  log(m);
+  return m.made();
 }
 
-bool WorkerLifecycle::set_locked(WorkerState to, std::string_view why) {
-  const WorkerState from = state_;
-  if (from == to) return false;
-  if (refused_while_sticky(from, to)) {
-    spdlog::debug("worker lifecycle: {} while {}, ignored: {}", worker_state_name(to), worker_state_name(from), why);
-    return false;
+LifecycleMove WorkerLifecycle::move_from(WorkerState from, WorkerState to, std::string_view why) {
+  std::lock_guard lk(mu_);
+  if (state_ != from) return {};
+  return move_locked(to, why);
+}
+
+LifecycleMove WorkerLifecycle::move_locked(WorkerState to, std::string_view why) {
+  LifecycleMove m;
+  m.from = state_;
+  m.to = to;
+  m.why = std::string(why);
+  if (m.from == to) return m;
+  if (refused_while_sticky(m.from, to)) {
+    m.kind = LifecycleMove::Kind::Refused;
+    return m;
   }
-  if (!worker_transition_allowed(from, to))
-    spdlog::error("worker lifecycle: illegal transition from {} to {} ({})", worker_state_name(from),
-                  worker_state_name(to), why);
   const auto now = std::chrono::steady_clock::now();
-  const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(now - since_).count();
-  spdlog::info("worker lifecycle: from {} to {} (after {} ms): {}", worker_state_name(from), worker_state_name(to),
-               spent, why);
+  m.kind = LifecycleMove::Kind::Made;
+  m.allowed = worker_transition_allowed(m.from, to);
+  m.after_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - since_).count();
   state_ = to;
   since_ = now;
-  return true;
+  return m;
+}
+
+void WorkerLifecycle::log(const LifecycleMove& m) {
+  switch (m.kind) {
+    case LifecycleMove::Kind::None: return;
+    case LifecycleMove::Kind::Refused:
+      spdlog::debug("worker lifecycle: {} while {}, ignored: {}", worker_state_name(m.to), worker_state_name(m.from),
+                    m.why);
+      return;
+    case LifecycleMove::Kind::Made:
+      if (!m.allowed)
+        spdlog::error("worker lifecycle: illegal transition from {} to {} ({})", worker_state_name(m.from),
+                      worker_state_name(m.to), m.why);
+      spdlog::info("worker lifecycle: from {} to {} (after {} ms): {}", worker_state_name(m.from),
+                   worker_state_name(m.to), m.after_ms, m.why);
+      return;
+  }
 }
 
 WorkerState WorkerLifecycle::get() const {

@@ -1,8 +1,9 @@
 #pragma once
 // The worker's membership lifecycle as the herder sees it: one state, moved
-// only through WorkerLifecycle::set(), which checks the transition against
-// worker_transition_allowed() and logs "from X to Y (after N ms)", in the
-// style of the coordinator's GroupMember (worker/coordinator/group_member.h).
+// only through WorkerLifecycle::set() (or move_from() then log()), which
+// checks the transition against worker_transition_allowed() and logs "from X
+// to Y (after N ms)", in the style of the coordinator's GroupMember
+// (worker/coordinator/group_member.h).
 
 #include <chrono>
 #include <cstdint>
@@ -32,6 +33,24 @@ const char* worker_state_name(WorkerState s);
 /// the same state is not a transition). Pure; exposed for tests.
 bool worker_transition_allowed(WorkerState from, WorkerState to);
 
+/// One move asked of WorkerLifecycle, as made (or refused) under its lock,
+/// to be logged by WorkerLifecycle::log() once the caller holds no lock.
+struct LifecycleMove {
+  enum class Kind {
+    None,     ///< already in that state, or not in the `from` of set_from/move_from
+    Refused,  ///< a sticky state refused it (debug line)
+    Made,     ///< the state changed (info line; an error line first when the table does not allow it)
+  };
+  Kind kind = Kind::None;
+  WorkerState from = WorkerState::Starting;
+  WorkerState to = WorkerState::Starting;
+  int64_t after_ms = 0;  ///< time spent in `from`
+  bool allowed = true;   ///< worker_transition_allowed(from, to)
+  std::string why;
+
+  [[nodiscard]] bool made() const { return kind == Kind::Made; }
+};
+
 /// The current WorkerState of one herder, safe to move and read from any
 /// thread (the io thread, the apply strand, stop()'s caller).
 class WorkerLifecycle {
@@ -52,11 +71,19 @@ class WorkerLifecycle {
   /// set(to, why) only when the current state is `from`; false otherwise.
   bool set_from(WorkerState from, WorkerState to, std::string_view why);
 
+  /// set_from() without its log line: the move is made now (e.g. under
+  /// the herder's `mu`, beside the flags /health reads with the state), and
+  /// the caller passes the result to log() once it released its lock.
+  LifecycleMove move_from(WorkerState from, WorkerState to, std::string_view why);
+
+  /// The log line(s) of a move (nothing for Kind::None).
+  static void log(const LifecycleMove& m);
+
   /// The current state.
   WorkerState get() const;
 
  private:
-  bool set_locked(WorkerState to, std::string_view why);
+  LifecycleMove move_locked(WorkerState to, std::string_view why);
 
   mutable std::mutex mu_;
   WorkerState state_ = WorkerState::Starting;

@@ -38,60 +38,54 @@ void DistributedHerder::Impl::on_before_join(const coordinator::BeforeJoin& bj, 
     pub.applied = false;
     pub.in_group = false;
   }
-  if (bj.revoke_all) {
+  const auto plan = plan_before_join(bj.revoke_all, bj.hand_over, io_pending_stops);
+  if (plan.give_up_assignment) {
     // What an eager round stops: GET /rebalances lists it as revoked.
     if (io_assignment) {
       io_revoked_before_join.connectors = io_assignment->connectors;
       io_revoked_before_join.tasks = io_assignment->tasks;
     }
     io_assignment.reset();
-    {
-      std::lock_guard lk(mu);
-      pub.assigned_connectors.clear();
-      pub.assigned_tasks.clear();
-    }
-    lifecycle.set(WorkerState::Revoking, "eager rebalance or generation reset: everything stops before JoinGroup");
-    asio::post(apply_strand, [w = weak_from_this(), proceed = std::move(proceed)] {
-      if (auto s = w.lock()) {
-        spdlog::info("revoking everything before JoinGroup (eager rebalance or generation reset)");
-        s->job_stop_everything();
-        s->lifecycle.set(WorkerState::Joining, "everything stopped; JoinGroup");
-      }
-      proceed();
-    });
-    return;
+    std::lock_guard lk(mu);
+    pub.assigned_connectors.clear();
+    pub.assigned_tasks.clear();
   }
-  if (bj.hand_over) {
+  if (plan.give_up_connectors) {
     // Drain: our connectors stop now; our tasks run on until the
     // assignment without them arrives (job_apply stops them then).
     if (io_assignment) io_assignment->connectors.clear();
-    {
-      std::lock_guard lk(mu);
-      pub.assigned_connectors.clear();
-    }
-    io_stop_begin();
-    lifecycle.set(WorkerState::Revoking, "drain: this worker's connectors stop before JoinGroup");
-    asio::post(apply_strand, [w = weak_from_this(), tasks = bj.tasks, proceed = std::move(proceed)] {
-      if (auto s = w.lock()) {
-        s->job_hand_over(tasks);
-        s->post_stop_end();
-        s->lifecycle.set(WorkerState::Joining, "connectors handed over; JoinGroup");
-      }
-      proceed();
-    });
-    return;
+    std::lock_guard lk(mu);
+    pub.assigned_connectors.clear();
   }
-  // Pending revocations finish before JoinGroup.
-  if (io_pending_stops == 0) {
-    lifecycle.set(WorkerState::Joining, "JoinGroup");
+  if (plan.holds_join_gate) io_stop_begin();
+  lifecycle.set(plan.state, plan.why);
+  // The move right before the JoinGroup goes out, once the step is done.
+  auto join = [w = weak_from_this(), plan, proceed = std::move(proceed)] {
+    if (auto s = w.lock(); s && plan.then) s->lifecycle.set(*plan.then, plan.then_why);
     proceed();
-    return;
+  };
+  switch (plan.step) {
+    case BeforeJoinStep::Join: return join();
+    case BeforeJoinStep::AwaitStops: io_join_waiters.push_back(std::move(join)); return;
+    case BeforeJoinStep::RevokeAll:
+      asio::post(apply_strand, [w = weak_from_this(), join = std::move(join)] {
+        if (auto s = w.lock()) {
+          spdlog::info("revoking everything before JoinGroup (eager rebalance or generation reset)");
+          s->job_revoke_all();
+        }
+        join();
+      });
+      return;
+    case BeforeJoinStep::HandOver:
+      asio::post(apply_strand, [w = weak_from_this(), tasks = bj.tasks, join = std::move(join)] {
+        if (auto s = w.lock()) {
+          s->job_hand_over(tasks);
+          s->post_stop_end();
+        }
+        join();
+      });
+      return;
   }
-  lifecycle.set(WorkerState::Revoking, "revocations still stopping; JoinGroup waits");
-  io_join_waiters.push_back([w = weak_from_this(), proceed = std::move(proceed)] {
-    if (auto s = w.lock()) s->lifecycle.set(WorkerState::Joining, "revocations stopped; JoinGroup");
-    proceed();
-  });
 }
 
 // The leader's round (Connect's performAssignment), off the io thread:
@@ -118,6 +112,8 @@ void DistributedHerder::Impl::on_leader(const coordinator::LeaderRound& round, c
   job.ctx.last_completed_generation = round.last_completed_generation;
   job.ctx.protocol = round.protocol;
   job.ctx.draining_members.assign(io_drain_members.begin(), io_drain_members.end());
+  job.ctx.return_lost_to_owner = cfg.return_lost_to_owner;
+  job.ctx.no_delay_for_expired_static = cfg.no_delay_for_expired_static;
   job.round = round;
   asio::post(pool, [w = weak_from_this(), job = std::move(job), ready = std::move(ready)]() mutable {
     auto s = w.lock();
@@ -140,6 +136,7 @@ HandOverMoves DistributedHerder::Impl::job_assign(LeaderJob& job) {
     rep.member_id = m.member_id;
     rep.url = m.metadata.url;
     rep.config_offset = m.metadata.config_offset;
+    rep.group_instance_id = m.group_instance_id;
     if (m.metadata.allocation) {
       rep.owned.connectors = m.metadata.allocation->connectors;
       rep.owned.tasks = m.metadata.allocation->tasks;
@@ -166,7 +163,7 @@ HandOverMoves DistributedHerder::Impl::job_assign(LeaderJob& job) {
 
 void DistributedHerder::Impl::io_assigned(uint64_t seq, int32_t generation, assignor::AssignmentResult res,
                                           coordinator::AssignmentsReady ready) {
-  if (seq != io_leader_round) {
+  if (!leader_round_is_current(seq, io_leader_round)) {
     // A newer JoinGroup began: the coordinator has moved past this round
     // too (it drops a late assignment), and its state must not become the
     // next round's input.

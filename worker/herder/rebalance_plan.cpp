@@ -1,6 +1,7 @@
 #include "worker/herder/rebalance_plan.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "worker/herder/id_lists.h"
 
@@ -33,6 +34,74 @@ std::string to_string(const RevocationPlan& p) {
   if (p.empty()) return "nothing to stop";
   return "stop connectors " + names_to_string(p.stop_connectors) + " tasks " + ids_to_string(p.stop_tasks);
 }
+
+RevocationPlan plan_revoke_all(const std::set<std::string>& known_c, const std::set<ConnectorTaskId>& known_t) {
+  return plan_revocation({}, {}, known_c, known_t);  // an empty assignment: nothing is kept
+}
+
+// ------------------------------------------------------------------ before JoinGroup
+
+BeforeJoinPlan plan_before_join(bool revoke_all, bool hand_over, int pending_stops) {
+  using S = WorkerState;
+  BeforeJoinPlan p;
+  if (revoke_all) {
+    p.step = BeforeJoinStep::RevokeAll;
+    p.give_up_assignment = true;
+    p.state = S::Revoking;
+    p.why = "eager rebalance or generation reset: everything stops before JoinGroup";
+    p.then = S::Joining;
+    p.then_why = "everything stopped; JoinGroup";
+  } else if (hand_over) {
+    p.step = BeforeJoinStep::HandOver;
+    p.give_up_connectors = true;
+    p.holds_join_gate = true;
+    p.state = S::Revoking;
+    p.why = "drain: this worker's connectors stop before JoinGroup";
+    p.then = S::Joining;
+    p.then_why = "connectors handed over; JoinGroup";
+  } else if (pending_stops > 0) {
+    p.step = BeforeJoinStep::AwaitStops;
+    p.state = S::Revoking;
+    p.why = "revocations still stopping; JoinGroup waits";
+    p.then = S::Joining;
+    p.then_why = "revocations stopped; JoinGroup";
+  } else {
+    p.why = "JoinGroup";
+  }
+  return p;
+}
+
+const char* to_string(BeforeJoinStep s) {
+  switch (s) {
+    case BeforeJoinStep::RevokeAll: return "revoke all";
+    case BeforeJoinStep::HandOver: return "hand over";
+    case BeforeJoinStep::AwaitStops: return "await stops";
+    case BeforeJoinStep::Join: return "join";
+  }
+  return "?";
+}
+
+std::string to_string(const BeforeJoinPlan& p) {
+  std::string s = std::string(to_string(p.step)) + ": " + worker_state_name(p.state);
+  if (p.then) s += std::string(", then ") + worker_state_name(*p.then);
+  return s;
+}
+
+// ------------------------------------------------------------------ config catch-up
+
+ConfigCatchUpPlan plan_config_catch_up(int64_t snapshot_offset, int64_t assignment_offset, int retry_backoff_ms) {
+  if (snapshot_offset == assignment_offset) return {};
+  ConfigCatchUpPlan p;
+  p.apply = false;
+  p.lagging = snapshot_offset < assignment_offset;
+  p.delay_ms = p.lagging ? static_cast<int>(std::min<int64_t>(int64_t{retry_backoff_ms} * 10, INT32_MAX)) : 0;
+  p.reason = p.lagging ? "config topic lagging" : "config offset overshoots the assignment";
+  return p;
+}
+
+// ------------------------------------------------------------------ the leader's round result
+
+bool leader_round_is_current(uint64_t round_seq, uint64_t current_round) { return round_seq == current_round; }
 
 // ------------------------------------------------------------------ hand-over hold
 
@@ -297,6 +366,15 @@ FailureStatusPlan plan_generation_failure_statuses(const std::map<std::string, G
                                          st ? st->generation : -1});
   }
   return p;
+}
+
+TaskConfigRetryPlan plan_task_config_retry(bool written, int backoff_ms) {
+  if (written) return {};
+  return {true, backoff_ms, std::min(backoff_ms * 2, kTaskConfigRetryMaxMs)};
+}
+
+bool task_config_retry_due(bool cancelled, bool stopping, bool is_leader) {
+  return !cancelled && !stopping && is_leader;
 }
 
 std::string to_string(const FailureStatusPlan& p) {

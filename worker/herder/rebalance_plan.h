@@ -6,6 +6,11 @@
 // clock read) and returns a plan; the DistributedHerder only carries plans
 // out. No I/O, no threads. Tested by tables (tests/unit/herder).
 //
+// The before-join gate (eager revoke-all, drain hand-over, pending stops),
+// the coordinator-lost revoke-all, the config catch-up of an assignment, the
+// leader's task-config write retries and stale leader rounds are decided
+// here too; the herder's executors (reconcile_act.cpp) only carry them out.
+//
 // kconnectd's drain and hand-over are not in Connect: a draining worker, or
 // the leader moving a revoked task in the same round, writes a hand-over mark
 // (the task's RUNNING/PAUSED status with storage::kHandOverTrace), and the
@@ -22,6 +27,7 @@
 
 #include "assignor/assignor.h"
 #include "protocol/connect/types.h"
+#include "worker/herder/lifecycle.h"
 #include "worker/storage/config_store.h"
 #include "worker/storage/records.h"
 
@@ -58,6 +64,84 @@ RevocationPlan plan_revocation(const std::set<std::string>& owned_c, const std::
 
 /// "stop connectors [a] tasks [a-0]" or "nothing to stop".
 std::string to_string(const RevocationPlan& p);
+
+/// Everything stops: an eager round or a generation reset (before the
+/// JoinGroup, BeforeJoinStep::RevokeAll), or the coordinator was lost (out
+/// of the group: before the next JoinGroup). `known_c`/`known_t`: every
+/// instance the reconciler's actual state holds, running or whose start
+/// failed (so that a failed start is tried again once assigned again). The
+/// plan stops and forgets each of them; the executor then cuts off tasks
+/// abandoned earlier and flushes the statuses (Worker::stop_all's promise:
+/// nothing runs here any more that could produce or commit). Sorted; the
+/// statuses of the stopped instances are kept (the runtime writes
+/// UNASSIGNED), unlike a deleted connector's.
+RevocationPlan plan_revoke_all(const std::set<std::string>& known_c, const std::set<ConnectorTaskId>& known_t);
+
+// ------------------------------------------------------------------ before JoinGroup
+
+/// What this worker does at the coordinator's before-join gate
+/// (WorkerCoordinator's BeforeJoin, Connect's onRevoked before a JoinGroup).
+enum class BeforeJoinStep {
+  RevokeAll,   ///< eager round or generation reset: everything stops (plan_revoke_all), then JoinGroup
+  HandOver,    ///< kconnectd's drain: connectors stop, tasks are marked (plan_drain_hand_over), then JoinGroup
+  AwaitStops,  ///< revocation stops of earlier assignments still run: JoinGroup waits until the last ends
+  Join,        ///< nothing to stop: JoinGroup now
+};
+
+/// The gate's plan. `state`/`why`: the lifecycle move when the gate opens
+/// (Revoking while something must stop first, else Joining); `then` /
+/// `then_why`: the move once the step is done, right before JoinGroup
+/// (none for Join).
+struct BeforeJoinPlan {
+  BeforeJoinStep step = BeforeJoinStep::Join;
+  bool give_up_assignment = false;  ///< RevokeAll: the whole assignment goes (listed as revoked in GET /rebalances)
+  bool give_up_connectors = false;  ///< HandOver: the connectors go; the tasks run on until the next assignment
+  bool holds_join_gate = false;     ///< HandOver: counts as a pending stop until its step is done
+  WorkerState state = WorkerState::Joining;
+  std::string why;
+  std::optional<WorkerState> then;
+  std::string then_why;
+
+  bool operator==(const BeforeJoinPlan&) const = default;
+};
+
+/// From the coordinator's BeforeJoin (`revoke_all`, `hand_over`) and the
+/// revocation stops still queued or running (`pending_stops`): revoke-all
+/// wins over a hand-over (a drainer whose generation was reset stops
+/// everything), which wins over waiting for pending stops.
+BeforeJoinPlan plan_before_join(bool revoke_all, bool hand_over, int pending_stops);
+
+/// "revoke all: Revoking, then Joining", "join: Joining", ...
+std::string to_string(const BeforeJoinPlan& p);
+
+// ------------------------------------------------------------------ config catch-up
+
+/// Step 2 of applying an assignment: the config topic read up to the
+/// assignment's offset. `apply`: it ends exactly there, go on. Otherwise
+/// start nothing and rejoin, after `delay_ms` (0: at once) with `reason`:
+/// a lagging read (`lagging`) after 10 × retry.backoff.ms (Connect leaves
+/// the group and backs off; we only delay the rejoin), an overshooting one
+/// at once.
+struct ConfigCatchUpPlan {
+  bool apply = true;
+  bool lagging = false;
+  int delay_ms = 0;
+  std::string reason;
+
+  bool operator==(const ConfigCatchUpPlan&) const = default;
+};
+
+ConfigCatchUpPlan plan_config_catch_up(int64_t snapshot_offset, int64_t assignment_offset, int retry_backoff_ms);
+
+// ------------------------------------------------------------------ the leader's round result
+
+/// Whether the assignment the leader computed for round `round_seq` (on
+/// its pool) still goes out when it comes back to the io thread, where
+/// `current_round` counts the rounds and JoinGroups begun since: only when
+/// no newer one began. A stale one is dropped with its leader state (the
+/// coordinator has moved past that round too and drops a late assignment;
+/// its state must not become the next round's input).
+bool leader_round_is_current(uint64_t round_seq, uint64_t current_round);
 
 // ------------------------------------------------------------------ hand-over hold
 
@@ -294,11 +378,37 @@ FailureStatusPlan plan_generation_failure_statuses(const std::map<std::string, G
                                                    const std::map<std::string, StatusValue>& connector_statuses,
                                                    const std::string& worker_id);
 
+/// The leader's task-config write retries (Connect's
+/// reconfigureConnectorTasksWithRetry): the first after 250 ms, each next
+/// one after twice the last, at most 10 s.
+inline constexpr int kTaskConfigRetryFirstMs = 250;
+inline constexpr int kTaskConfigRetryMaxMs = 10000;
+
+/// After a generation of a connector's task configs ended: `written` (the
+/// configs were written, needed no write, or cannot be retried) ends it;
+/// otherwise (a failed write) retry after `delay_ms`, the one after that
+/// with `next_backoff_ms`. `backoff_ms`: this generation's back-off
+/// (kTaskConfigRetryFirstMs for the first).
+struct TaskConfigRetryPlan {
+  bool retry = false;
+  int delay_ms = 0;
+  int next_backoff_ms = 0;
+
+  bool operator==(const TaskConfigRetryPlan&) const = default;
+};
+
+TaskConfigRetryPlan plan_task_config_retry(bool written, int backoff_ms);
+
+/// Whether a retry whose back-off ended still runs: not when its timer was
+/// cancelled, the worker is stopping, or it is no longer the leader.
+bool task_config_retry_due(bool cancelled, bool stopping, bool is_leader);
+
 /// Text of the enums and plans, for logs and test failures.
 const char* to_string(HoldVerdict v);
 const char* to_string(DrainProgress p);
 const char* to_string(GenerationVerdict v);
 const char* to_string(TaskConfigSource s);
+const char* to_string(BeforeJoinStep s);
 std::string to_string(const FailureStatusPlan& p);
 
 }  // namespace kc::herder

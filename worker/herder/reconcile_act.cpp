@@ -66,13 +66,6 @@ void DistributedHerder::Impl::forget_task(const ConnectorTaskId& t) {
   strand_failed_t.erase(t);
 }
 
-void DistributedHerder::Impl::forget_all() {
-  strand_connectors.clear();
-  strand_failed_c.clear();
-  strand_tasks.clear();
-  strand_failed_t.clear();
-}
-
 StatusValue DistributedHerder::Impl::status_of(
     StatusState state, int32_t generation, std::optional<std::string> trace) const {
   return StatusValue{state, std::move(trace), cfg.worker_id, generation};
@@ -117,20 +110,12 @@ void DistributedHerder::Impl::execute(const std::vector<Action>& actions, const 
   for (const auto& a : actions) text += (text.empty() ? "" : ", ") + to_string(a);
   spdlog::info("reconcile: {}", text);
   // Stops first, all in parallel against one graceful deadline.
-  std::vector<std::string> stop_c;
-  std::vector<ConnectorTaskId> stop_t;
+  RevocationPlan stops;
   for (const auto& a : actions) {
-    if (a.kind == K::StopConnector) stop_c.push_back(a.connector);
-    if (a.kind == K::StopTask) stop_t.push_back(*a.task);
+    if (a.kind == K::StopConnector) stops.stop_connectors.push_back(a.connector);
+    if (a.kind == K::StopTask) stops.stop_tasks.push_back(*a.task);
   }
-  if (!stop_c.empty() || !stop_t.empty()) {
-    StopPool pool(1);  // the connectors' stop, beside the tasks' on this thread
-    pool.submit([&] { (void)worker->stop_connectors(stop_c); });
-    (void)worker->stop_tasks(stop_t);
-    pool.wait();
-    for (const auto& c : stop_c) forget_connector(c);
-    for (const auto& t : stop_t) forget_task(t);
-  }
+  carry_out_stops(stops);
   std::set<std::string> targets_applied;
   bool hand_over_wait = false;
   // An operator's restart (plain REST or KIP-745) reads its connector's
@@ -203,6 +188,16 @@ void DistributedHerder::Impl::execute(const std::vector<Action>& actions, const 
     }
   }
   if (hand_over_wait) retry_reconcile_soon();
+}
+
+void DistributedHerder::Impl::carry_out_stops(const RevocationPlan& stops) {
+  if (stops.empty()) return;
+  StopPool pool(1);  // the connectors' stop, beside the tasks' on this thread
+  pool.submit([&] { (void)worker->stop_connectors(stops.stop_connectors); });
+  (void)worker->stop_tasks(stops.stop_tasks);
+  pool.wait();
+  for (const auto& c : stops.stop_connectors) forget_connector(c);
+  for (const auto& t : stops.stop_tasks) forget_task(t);
 }
 
 void DistributedHerder::Impl::job_reconcile() {
@@ -334,29 +329,20 @@ bool DistributedHerder::Impl::catch_up_configs(int64_t config_offset) {
     if (r) snap = r.value();
     else spdlog::warn("config catch-up failed: {}", r.error().to_string());
   }
-  if (snap.offset != config_offset) {
-    const bool lagging = snap.offset < config_offset;
-    spdlog::warn("config offset {} {} assignment offset {}; rejoining without starting anything",
-                 snap.offset, lagging ? "below" : "above", config_offset);
-    auto w = weak_from_this();
-    // A lagging read is retried after a short back-off (Connect leaves the
-    // group and backs off; we only delay the rejoin).
-    const int delay = lagging ? cfg.retry_backoff_ms * 10 : 0;
-    asio::post(io, [w, delay, lagging] {
-      auto s = w.lock();
-      if (!s) return;
-      if (delay == 0) {
-        s->io_request_rejoin(lagging ? "config topic lagging" : "config offset overshoots the assignment");
-        return;
-      }
-      s->retry_timer.expires_after(std::chrono::milliseconds(delay));
-      s->retry_timer.async_wait([w](const boost::system::error_code& ec) {
-        if (auto s2 = w.lock(); s2 && !ec) s2->io_request_rejoin("config topic lagging");
-      });
+  const auto plan = plan_config_catch_up(snap.offset, config_offset, cfg.retry_backoff_ms);
+  if (plan.apply) return true;
+  spdlog::warn("config offset {} {} assignment offset {}; rejoining without starting anything", snap.offset,
+               plan.lagging ? "below" : "above", config_offset);
+  asio::post(io, [w = weak_from_this(), plan] {
+    auto s = w.lock();
+    if (!s) return;
+    if (plan.delay_ms == 0) return s->io_request_rejoin(plan.reason);
+    s->retry_timer.expires_after(std::chrono::milliseconds(plan.delay_ms));
+    s->retry_timer.async_wait([w, reason = plan.reason](const boost::system::error_code& ec) {
+      if (auto s2 = w.lock(); s2 && !ec) s2->io_request_rejoin(reason);
     });
-    return false;
-  }
-  return true;
+  });
+  return false;
 }
 
 void DistributedHerder::Impl::post_applied(uint64_t seq, bool had_revocations, bool became_leader) {
@@ -364,14 +350,18 @@ void DistributedHerder::Impl::post_applied(uint64_t seq, bool had_revocations, b
     auto s = w.lock();
     if (!s) return;
     if (seq == s->io_apply_seq) {
-      std::lock_guard lk(s->mu);  // health() reads the state and pub.applied together
-      s->lifecycle.set_from(WorkerState::Applying, WorkerState::Running, "assignment applied");
-      s->pub.applied = true;
-      if (!s->history.empty()) {
-        auto& rec = s->history.back();
-        rec.applied_ms = wall_ms();
-        s->cfg.metrics->rebalance_completed(static_cast<double>(rec.applied_ms - rec.assigned_ms));
+      LifecycleMove moved;
+      {
+        std::lock_guard lk(s->mu);  // health() reads the state and pub.applied together
+        moved = s->lifecycle.move_from(WorkerState::Applying, WorkerState::Running, "assignment applied");
+        s->pub.applied = true;
+        if (!s->history.empty()) {
+          auto& rec = s->history.back();
+          rec.applied_ms = wall_ms();
+          s->cfg.metrics->rebalance_completed(static_cast<double>(rec.applied_ms - rec.assigned_ms));
+        }
       }
+      WorkerLifecycle::log(moved);  // not under mu
     }
     if (became_leader && s->io_is_leader) {
       for (const auto& c : s->config_store->snapshot().connectors()) s->io_generate(GenerationTrigger::BecameLeader, c);
@@ -402,7 +392,7 @@ void DistributedHerder::Impl::on_revoke_all(std::vector<std::string> connectors,
     if (auto s = w.lock()) {
       spdlog::warn("coordinator lost: stopping connectors {} and tasks {}",
                    names_to_string(connectors), ids_to_string(tasks));
-      s->job_stop_everything();
+      s->job_revoke_all();
       s->post_stop_end();
     }
   });
@@ -416,8 +406,7 @@ void DistributedHerder::Impl::job_hand_over(const std::vector<ConnectorTaskId>& 
   }
   const auto plan = plan_drain_hand_over(worker->connector_names(), worker->task_ids(), tasks,
                                          status_store->all_tasks(), cfg.worker_id, gen);
-  (void)worker->stop_connectors(plan.stop_connectors);
-  for (const auto& c : plan.stop_connectors) forget_connector(c);
+  carry_out_stops(RevocationPlan{plan.stop_connectors, {}});
   write_hand_over_marks(plan.marks);
   spdlog::info("drain: {}; {} connectors stopped, {} tasks run on until their new owners take them",
                to_string(plan), plan.stop_connectors.size(), plan.marks.size());
@@ -465,9 +454,17 @@ void DistributedHerder::Impl::retry_reconcile_soon() {
   });
 }
 
-void DistributedHerder::Impl::job_stop_everything() {
+void DistributedHerder::Impl::job_revoke_all() {
+  const auto actual = actual_state();
+  std::set<std::string> known_c;
+  std::set<ConnectorTaskId> known_t;
+  for (const auto& [c, run] : actual.connectors) known_c.insert(c);
+  for (const auto& [t, run] : actual.tasks) known_t.insert(t);
+  carry_out_stops(plan_revoke_all(known_c, known_t));
+  // Idempotent sweep once nothing runs: ends the cut-off of tasks abandoned
+  // earlier (a stop past its graceful timeout), so nothing here produces or
+  // commits any more when the JoinGroup goes out.
   worker->stop_all();
-  forget_all();
   (void)status_store->flush(cfg.worker_sync_timeout_ms);
 }
 

@@ -332,14 +332,9 @@ void DistributedHerder::connector_offsets(const std::string& name,
 }
 
 void DistributedHerder::health(rest::Callback<rest::Health> cb) {
-  // The lifecycle state is read under `mu`, where post_applied moves it to
-  // Running together with pub.applied: "healthy" comes with "Running".
-  std::string state = worker_state_name(impl_->lifecycle.get());
-  auto reply = [&](rest::HealthStatus status, std::string message) {
-    cb(rest::Health{status, std::move(message), state});
-  };
-  if (!impl_->started) return reply(rest::HealthStatus::Starting, "Worker is still starting up.");
-  if (impl_->stopping) return reply(rest::HealthStatus::Unhealthy, "Worker is shutting down.");
+  // One read of everything, under `mu`, where post_applied moves the state
+  // to Running together with pub.applied: "healthy" comes with "Running".
+  std::string state;
   AssignmentState s;
   bool fatal = false;
   bool lost = false;
@@ -354,6 +349,11 @@ void DistributedHerder::health(rest::Callback<rest::Health> cb) {
     lost = impl_->coord_lost;
     config_error = impl_->config_read_error;
   }
+  auto reply = [&](rest::HealthStatus status, std::string message) {
+    cb(rest::Health{status, std::move(message), state});
+  };
+  if (!impl_->started) return reply(rest::HealthStatus::Starting, "Worker is still starting up.");
+  if (impl_->stopping) return reply(rest::HealthStatus::Unhealthy, "Worker is shutting down.");
   if (fatal) return reply(rest::HealthStatus::Unhealthy, "Group membership failed: " + msg);
   if (s.generation < 0) return reply(rest::HealthStatus::Starting, "Worker has not joined the group yet.");
   if (lost)

@@ -173,7 +173,7 @@ static kc_status sink_put(void* self, const kc_sink_records* records) {
 static const kc_source_task_class source_task = {sizeof(kc_source_task_class), t_create, src_start, src_poll,
                                                  NULL, NULL, t_stop, s_destroy};
 static const kc_sink_task_class sink_task = {sizeof(kc_sink_task_class), t_create, sink_start, sink_put, NULL, NULL,
-                                             NULL, NULL, t_stop, s_destroy};
+                                             NULL, NULL, t_stop, s_destroy, NULL};
 
 static kc_status add(kc_registrar* registrar, const char* name, kc_connector_type type,
                      kc_status (*task_configs)(void*, int32_t, kc_task_configs*)) {

@@ -64,10 +64,13 @@ struct TestLeader {
   /// Connectors and tasks per worker URL; every case starts from these.
   std::map<std::string, std::pair<std::vector<std::string>, std::vector<ConnectorTaskId>>> share = {
       {kUrlA, {{"c-a"}, {kA0}}}, {kUrlB, {{"c-b"}, {kB0}}}};
+  /// Per worker URL: the group.instance.id its last round reported ("" = dynamic).
+  std::map<std::string, std::string> instance_of;
 
   void assign(const kc::coordinator::LeaderRound& round, kc::coordinator::AssignmentsReady ready) {
     std::vector<std::pair<std::string, Assignment>> out;
     for (const auto& m : round.members) {
+      instance_of[m.metadata.url] = m.group_instance_id;
       Assignment a;
       a.leader = round.leader_id;
       a.leader_url = round.leader_url;
@@ -387,4 +390,19 @@ TEST_CASE("static member: worker properties reach the herder and LeaveGroup on s
   CHECK_FALSE(st.leave_group_on_shutdown);
   props["static.membership.leave.on.shutdown"] = "true";
   CHECK(kc::herder::herder_config_from(kc::config::WorkerConfig::from_properties(props)).leave_group_on_shutdown);
+}
+
+TEST_CASE("static member: the leader's round carries each member's group.instance.id, empty for a dynamic one",
+          "[static][coordinator]") {
+  // The assignor gives lost work back by this identity
+  // (scheduled.rebalance.return.to.owner.enable, assignor/README deviation 8).
+  StaticBroker b;
+  TestLeader leader;
+  TestWorker a(b, leader, kUrlA, "w-a", "");
+  REQUIRE(run_until(b.io, [&] { return a.owns({"c-a"}, {kA0}); }, milliseconds(5000)));
+  TestWorker w(b, leader, kUrlB, std::nullopt, "");
+  REQUIRE(run_until(b.io, [&] { return w.owns({"c-b"}, {kB0}) && leader.instance_of.count(kUrlB) == 1; },
+                    milliseconds(5000)));
+  CHECK(leader.instance_of.at(kUrlA) == "w-a");
+  CHECK(leader.instance_of.at(kUrlB).empty());
 }

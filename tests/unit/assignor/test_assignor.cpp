@@ -632,3 +632,175 @@ TEST_CASE("eager: draining members get nothing and the others get everything in 
   CHECK(r.assignments[1].assignment.leader == "m1");
   CHECK(r.assignments[1].assignment.config_offset == 3);
 }
+
+// ------------------------------------------------------------------ return to owner (deviation 8)
+
+namespace {
+
+ConnectorTaskId tid(const std::string& c, int32_t t) { return ConnectorTaskId{c, t}; }
+
+// One round over `members` with `state`, generation 6 after a completed 5.
+AssignmentResult return_round(const LeaderState& state, const std::vector<MemberReport>& members,
+                              const ConfigSnapshot& config, bool on, bool placement = false) {
+  RoundContext ctx;
+  ctx.leader_id = members.front().member_id;
+  ctx.generation = 6;
+  ctx.last_completed_generation = 5;
+  ctx.now_ms = 100000;
+  ctx.return_lost_to_owner = on;
+  ctx.hand_over_placement = placement;
+  return IncrementalCooperativeAssignor{D}.assign(state, members, config, ctx);
+}
+
+const kc::connect::Assignment& assignment_of(const AssignmentResult& r, const std::string& id) {
+  for (const auto& ma : r.assignments)
+    if (ma.member_id == id) return ma.assignment;
+  FAIL("no assignment for " << id);
+  return r.assignments.front().assignment;
+}
+
+}  // namespace
+
+TEST_CASE("return to owner: a worker back within the delay gets exactly its lost work in that round",
+          "[assignor][return]") {
+  ConfigSnapshot config{3, {{"a", 4}}};
+  LeaderState state;
+  state.previous_assignment = {{"a"}, {tid("a", 0), tid("a", 1), tid("a", 2), tid("a", 3)}};
+  state.previous_generation = 5;
+  state.previous_members = {"m1", "m2"};
+  state.owners_by_identity = {{"url:http://w1:8083/", {{"a"}, {tid("a", 0), tid("a", 1)}}},
+                              {"url:http://w2:8083/", {{}, {tid("a", 2), tid("a", 3)}}}};
+  // m2 was killed; m3 is the same worker (same URL) restarted, running nothing.
+  const std::vector<MemberReport> members = {
+      {"m1", "http://w1:8083/", 3, {{"a"}, {tid("a", 0), tid("a", 1)}}},
+      {"m3", "http://w2:8083/", 3, {}},
+  };
+  const auto on = return_round(state, members, config, true);
+  CHECK(assignment_of(on, "m3").tasks == std::vector<ConnectorTaskId>{tid("a", 2), tid("a", 3)});
+  CHECK(assignment_of(on, "m3").delay_ms == 0);
+  CHECK(assignment_of(on, "m1").tasks.empty());
+  CHECK(assignment_of(on, "m1").revoked_tasks.empty());
+  CHECK(on.state.scheduled_rebalance_ms == 0);
+  CHECK(on.state.lost_by_identity.empty());
+  CHECK(on.state.owners_by_identity.at("url:http://w2:8083/").tasks ==
+        std::vector<ConnectorTaskId>{tid("a", 2), tid("a", 3)});
+
+  // Off: Connect's round, which the identity fields do not change.
+  const auto off = return_round(state, members, config, false);
+  CHECK(assignment_of(off, "m3").tasks.empty());
+  CHECK(assignment_of(off, "m3").delay_ms == D);
+  CHECK(off.state.owners_by_identity.empty());  // off keeps no identity bookkeeping
+  CHECK(off.state.lost_by_identity.empty());
+}
+
+TEST_CASE("return to owner: a static member is known by its instance id, a dynamic one with another URL is new",
+          "[assignor][return]") {
+  ConfigSnapshot config{3, {{"a", 2}}};
+  LeaderState state;
+  state.previous_assignment = {{"a"}, {tid("a", 0), tid("a", 1)}};
+  state.previous_generation = 5;
+  state.previous_members = {"m1", "m2"};
+  state.owners_by_identity = {{"url:http://w1:8083/", {{"a"}, {tid("a", 0)}}},
+                              {"instance:pod-2", {{}, {tid("a", 1)}}}};
+  std::vector<MemberReport> members = {
+      {"m1", "http://w1:8083/", 3, {{"a"}, {tid("a", 0)}}},
+      {"m3", "http://elsewhere:8083/", 3, {}},
+  };
+  members[1].group_instance_id = "pod-2";
+  const auto same = return_round(state, members, config, true);
+  CHECK(assignment_of(same, "m3").tasks == std::vector<ConnectorTaskId>{tid("a", 1)});
+  CHECK(same.state.scheduled_rebalance_ms == 0);
+
+  members[1].group_instance_id.clear();  // dynamic, another URL: a new worker
+  const auto other = return_round(state, members, config, true);
+  CHECK(assignment_of(other, "m3").tasks.empty());
+  CHECK(assignment_of(other, "m3").delay_ms == D);
+  CHECK(other.state.lost_by_identity.at("instance:pod-2").tasks == std::vector<ConnectorTaskId>{tid("a", 1)});
+  CHECK(other.state.candidate_workers == std::vector<std::string>{"m3"});
+}
+
+TEST_CASE("return to owner: given-back tasks the same round revokes for balance are placed at once, not revoked",
+          "[assignor][return]") {
+  // w2 ran all 4 tasks of a; while it was away w4 joined (a candidate). Back
+  // as m3, it is given a and its 4 tasks, and the round (no delay left)
+  // balances 4 tasks over 3 workers: 2 of the given-back tasks are taken off
+  // m3 at once. Nobody runs them, so they go to m4 in this round (a
+  // revocation nobody carries out would start no follow-up round), m3 is
+  // told to start only the others, and nobody stops anything.
+  ConfigSnapshot config{3, {{"a", 4}, {"b", 0}}};
+  LeaderState state;
+  state.previous_assignment = {{"a", "b"}, {tid("a", 0), tid("a", 1), tid("a", 2), tid("a", 3)}};
+  state.previous_generation = 5;
+  state.previous_members = {"m1", "m4"};
+  state.scheduled_rebalance_ms = 300000;
+  state.delay_ms = 200000;
+  state.candidate_workers = {"m4"};
+  state.members_before_delay = {"m1"};
+  state.owners_by_identity = {{"url:http://w1:8083/", {{"b"}, {}}}};
+  state.lost_by_identity = {{"url:http://w2:8083/", {{"a"}, {tid("a", 0), tid("a", 1), tid("a", 2), tid("a", 3)}}}};
+  const std::vector<MemberReport> members = {
+      {"m1", "http://w1:8083/", 3, {{"b"}, {}}},
+      {"m3", "http://w2:8083/", 3, {}},
+      {"m4", "http://w4:8083/", 3, {}},
+  };
+  for (bool placement : {false, true}) {
+    const auto r = return_round(state, members, config, true, placement);
+    const auto& a = assignment_of(r, "m3");
+    CHECK(a.connectors == std::vector<std::string>{"a"});
+    CHECK(a.tasks.size() == 2);
+    CHECK(a.revoked_tasks.empty());
+    CHECK(assignment_of(r, "m1").revoked_tasks.empty());
+    CHECK(assignment_of(r, "m4").tasks.size() == 1);  // 2/1/1
+    CHECK(assignment_of(r, "m1").tasks.size() == 1);
+    CHECK_FALSE(r.state.revoked_in_previous);  // nothing was revoked: no backoff next round
+    CHECK(r.state.previous_assignment.tasks.size() == 4);
+    CHECK(r.state.previous_revocation.tasks.empty());
+    CHECK(r.state.lost_by_identity.empty());
+    for (const auto& mv : r.moved) CHECK(mv.from != "m3");
+  }
+}
+
+// ------------------------------------------------------------------ expired static member (deviation 9)
+
+TEST_CASE("expired static member: its lost work is placed in that round, a dynamic member's waits the delay",
+          "[assignor][static]") {
+  ConfigSnapshot config{3, {{"a", 6}}};
+  LeaderState state;
+  state.previous_assignment = {{"a"}, {tid("a", 0), tid("a", 1), tid("a", 2), tid("a", 3), tid("a", 4), tid("a", 5)}};
+  state.previous_generation = 5;
+  state.previous_members = {"m1", "m2", "m3"};
+  state.owners_by_identity = {{"url:http://w1:8083/", {{"a"}, {tid("a", 0), tid("a", 1)}}},
+                              {"url:http://w2:8083/", {{}, {tid("a", 2), tid("a", 3)}}},
+                              {"instance:pod-3", {{}, {tid("a", 4), tid("a", 5)}}}};
+  // m2 (dynamic) and m3 (static, expired by the broker) are both gone.
+  const std::vector<MemberReport> members = {{"m1", "http://w1:8083/", 3, {{"a"}, {tid("a", 0), tid("a", 1)}}}};
+  RoundContext ctx;
+  ctx.leader_id = "m1";
+  ctx.generation = 6;
+  ctx.last_completed_generation = 5;
+  ctx.now_ms = 100000;
+  ctx.no_delay_for_expired_static = true;
+  const auto on = IncrementalCooperativeAssignor{D}.assign(state, members, config, ctx);
+  CHECK(assignment_of(on, "m1").tasks == std::vector<ConnectorTaskId>{tid("a", 4), tid("a", 5)});
+  CHECK(assignment_of(on, "m1").delay_ms == D);  // for m2's work
+  CHECK(on.state.lost_by_identity.size() == 1);
+  CHECK(on.state.lost_by_identity.at("url:http://w2:8083/").tasks == std::vector<ConnectorTaskId>{tid("a", 2), tid("a", 3)});
+
+  // Only the static member lost: no delay at all.
+  state.owners_by_identity.erase("url:http://w2:8083/");
+  state.owners_by_identity["url:http://w1:8083/"].tasks.insert(
+      state.owners_by_identity["url:http://w1:8083/"].tasks.end(), {tid("a", 2), tid("a", 3)});
+  std::vector<MemberReport> with_w1_all = members;
+  with_w1_all[0].owned.tasks = {tid("a", 0), tid("a", 1), tid("a", 2), tid("a", 3)};
+  const auto only_static = IncrementalCooperativeAssignor{D}.assign(state, with_w1_all, config, ctx);
+  CHECK(assignment_of(only_static, "m1").tasks == std::vector<ConnectorTaskId>{tid("a", 4), tid("a", 5)});
+  CHECK(assignment_of(only_static, "m1").delay_ms == 0);
+  CHECK(only_static.state.scheduled_rebalance_ms == 0);
+  CHECK(only_static.state.lost_by_identity.empty());
+
+  // Off: Connect's round, the static member's work waits the delay too.
+  ctx.no_delay_for_expired_static = false;
+  const auto off = IncrementalCooperativeAssignor{D}.assign(state, with_w1_all, config, ctx);
+  CHECK(assignment_of(off, "m1").tasks.empty());
+  CHECK(assignment_of(off, "m1").delay_ms == D);
+}

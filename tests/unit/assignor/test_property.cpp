@@ -15,6 +15,17 @@
 //   (e) from that stable state (on a copy), one worker joins or one leaves:
 //       with the delay expired, the group is complete and balanced as in (c)
 //       within two rounds (the revoking round and the assigning round).
+// The `returns` flavours turn on RoundContext::return_lost_to_owner and add
+// returns by identity: some workers join as static members (instance id),
+// and a new member rejoins with the identity of a worker that left (`join rN
+// as wM`, sometimes with another URL: a dynamic worker is then new, a static
+// one the same), alone or two at once, or right after it left (killed and
+// restarted under a new member id); bounces keep the worker's URL, so they
+// return by identity too. The same properties must hold.
+// The `static-expiry` flavours also turn on
+// RoundContext::no_delay_for_expired_static (one with return_lost_to_owner,
+// the worker's defaults, one without): an expired static member's lost work
+// is placed at once. The same properties must hold.
 // A failing sequence is shrunk (commands removed while it still fails) and
 // printed as a scenario file.
 //
@@ -42,6 +53,8 @@ struct Flavour {
   int max_connectors;
   int max_tasks;
   int length;  // random events per sequence
+  bool returns = false;  // return_lost_to_owner on, returns by identity
+  bool static_expiry = false;  // no_delay_for_expired_static on (and static members join)
 };
 
 uint64_t env_u64(const char* name, uint64_t fallback) {
@@ -65,6 +78,8 @@ std::vector<Command> generate(uint64_t seed, const Flavour& f) {
   static const int64_t delays[] = {0, 1, 100, 10000, 300000};
   const int64_t delay = delays[pick(5)];
   out.push_back(cmd(K::SetDelay, {}, delay));
+  if (f.returns) out.push_back(cmd(K::OptionReturnLostToOwner, {}, 1));
+  if (f.static_expiry) out.push_back(cmd(K::OptionNoDelayForExpiredStatic, {}, 1));
   if (pick(2) == 0) {
     Command p = cmd(K::SetProtocol);
     p.protocol = kc::connect::ConnectProtocol::Compatible;
@@ -76,13 +91,38 @@ std::vector<Command> generate(uint64_t seed, const Flavour& f) {
   out.push_back(cmd(K::Rebalance));
   std::vector<std::string> present = {"w1"}, absent;
   for (int i = 2; i <= f.max_workers; ++i) absent.push_back(std::string("w").append(std::to_string(i)));
+  std::vector<std::string> gone;  // workers that left (identities that may return)
+  int returners = 0;
+  // Joins `name` as `who`'s identity (maybe with another URL).
+  auto return_as = [&](const std::string& who) {
+    Command j = cmd(K::Join, "r" + std::to_string(++returners));
+    j.as = who;
+    if (pick(4) == 0) j.url = "http://moved" + std::to_string(returners) + ":8083/";
+    out.push_back(j);
+    present.push_back(j.name);
+  };
   for (int i = 0; i < f.length; ++i) {
-    switch (pick(10)) {
+    const int event = pick(10);
+    if (f.returns && event == 9 && !gone.empty()) {
+      // Return by identity: one, or two at once; mostly the last to go
+      // (most likely still within the delay).
+      const int n = (gone.size() > 1 && pick(3) == 0) ? 2 : 1;
+      for (int k = 0; k < n; ++k) {
+        const int j = pick(3) != 0 ? static_cast<int>(gone.size()) - 1 : pick(static_cast<int>(gone.size()));
+        return_as(gone[static_cast<size_t>(j)]);
+        gone.erase(gone.begin() + j);
+      }
+      out.push_back(cmd(K::Rebalance));
+      continue;
+    }
+    switch (event) {
       case 0:
       case 1:
         if (!absent.empty()) {
           const int j = pick(static_cast<int>(absent.size()));
-          out.push_back(cmd(K::Join, absent[static_cast<size_t>(j)]));
+          Command jn = cmd(K::Join, absent[static_cast<size_t>(j)]);
+          if ((f.returns || f.static_expiry) && pick(3) == 0) jn.instance = "i-" + jn.name;  // a static member
+          out.push_back(jn);
           present.push_back(absent[static_cast<size_t>(j)]);
           absent.erase(absent.begin() + j);
         }
@@ -91,7 +131,8 @@ std::vector<Command> generate(uint64_t seed, const Flavour& f) {
         if (!present.empty()) {
           const int j = pick(static_cast<int>(present.size()));
           out.push_back(cmd(K::Leave, present[static_cast<size_t>(j)]));
-          absent.push_back(present[static_cast<size_t>(j)]);
+          if (f.returns) gone.push_back(present[static_cast<size_t>(j)]);
+          if (present[static_cast<size_t>(j)][0] == 'w') absent.push_back(present[static_cast<size_t>(j)]);
           present.erase(present.begin() + j);
         }
         break;
@@ -100,6 +141,15 @@ std::vector<Command> generate(uint64_t seed, const Flavour& f) {
           const auto& w = present[static_cast<size_t>(pick(static_cast<int>(present.size())))];
           out.push_back(cmd(K::Leave, w));
           if (pick(2) == 0) out.push_back(cmd(K::Rebalance));
+          if (f.returns && pick(2) == 0) {
+            // Killed and restarted: a new member with the same identity.
+            const std::string who = w;
+            std::erase(present, who);
+            if (who[0] == 'w') absent.push_back(who);
+            return_as(who);
+            out.push_back(cmd(K::Rebalance));
+            break;
+          }
           out.push_back(cmd(K::Join, w));
         }
         break;
@@ -139,6 +189,8 @@ struct Stats {
   int64_t spread_above_1 = 0;  // stable states where some connector's tasks differ by > 1
   int64_t probes = 0;          // (e) single join/leave probes
   int64_t probe_rounds[3] = {0, 0, 0};  // probes balanced after 0 / 1 / 2 rounds
+  int64_t joins_as = 0;        // members that joined with another worker's identity
+  int64_t joins_as_started = 0;  // ... and ran work after their first round
 };
 
 // (c) on the current state: "" or what fails.
@@ -189,11 +241,22 @@ std::string probe(const Simulator& stable, uint64_t salt, Stats* stats) {
 // Runs a sequence; returns "" when every property holds, else what failed.
 std::string check(const std::vector<Command>& cmds, Stats* stats) {
   Simulator sim;
+  std::vector<std::string> joined_as;  // since the last round
   for (size_t i = 0; i < cmds.size(); ++i) {
     const Command& c = cmds[i];
+    if (c.kind == K::Join && !c.as.empty() && sim.running(c.name) == nullptr) joined_as.push_back(c.name);
     if (apply_change(sim, c)) continue;
     switch (c.kind) {
-      case K::Rebalance: sim.rebalance(); break;
+      case K::Rebalance:
+        sim.rebalance();
+        for (const auto& name : joined_as) {
+          const auto* run = sim.running(name);
+          if (stats == nullptr || run == nullptr) continue;
+          ++stats->joins_as;
+          if (!run->tasks.empty() || !run->connectors.empty()) ++stats->joins_as_started;
+        }
+        joined_as.clear();
+        break;
       case K::Stabilize: {
         const auto rounds = sim.stabilize();
         const auto& last = rounds.back();
@@ -238,10 +301,19 @@ std::vector<Command> shrink(std::vector<Command> cmds) {
 
 void run_property(uint64_t base_seed, uint64_t runs, const Flavour& f, const char* name) {
   Stats stats;
+  Stats off;  // returns flavours: the same sequences with the switch off (Connect), for comparison
   for (uint64_t i = 0; i < runs; ++i) {
     const uint64_t seed = base_seed + i;
     const auto cmds = generate(seed, f);
-    const std::string failure = check(cmds, &stats);
+    std::string failure = check(cmds, &stats);
+    if (failure.empty() && (f.returns || f.static_expiry)) {
+      auto connect = cmds;
+      std::erase_if(connect, [](const Command& c) {
+        return c.kind == K::OptionReturnLostToOwner || c.kind == K::OptionNoDelayForExpiredStatic;
+      });
+      failure = check(connect, &off);
+      if (!failure.empty()) failure = "switch off: " + failure;
+    }
     ++stats.sequences;
     if (!failure.empty()) {
       const auto small = shrink(cmds);
@@ -252,8 +324,11 @@ void run_property(uint64_t base_seed, uint64_t runs, const Flavour& f, const cha
   std::cout << "[property " << name << "] base_seed=" << base_seed << " sequences=" << stats.sequences
             << " rounds=" << stats.rounds << " stable_checks=" << stats.stable_checks
             << " per_connector_spread_above_1=" << stats.spread_above_1 << " probes=" << stats.probes
-            << " balanced_after_1_round=" << stats.probe_rounds[1] << " after_2_rounds=" << stats.probe_rounds[2]
-            << '\n';
+            << " balanced_after_1_round=" << stats.probe_rounds[1] << " after_2_rounds=" << stats.probe_rounds[2];
+  if (f.returns)
+    std::cout << " joins_as=" << stats.joins_as << " running_after_first_round=" << stats.joins_as_started
+              << " (switch off: " << off.joins_as_started << ")";
+  std::cout << '\n';
   CHECK(stats.sequences == static_cast<int64_t>(runs));
   CHECK(stats.spread_above_1 == 0);
 }
@@ -276,4 +351,27 @@ TEST_CASE("property: many tasks per connector", "[assignor][property]") {
 
 TEST_CASE("property: long sequences", "[assignor][property]") {
   run_property(env_u64("KC_PROPERTY_SEED", 4000000), env_u64("KC_PROPERTY_RUNS", 2500), {6, 5, 6, 24}, "long");
+}
+
+// Return to owner (issue 26): 2 x 2500 more sequences with the switch on.
+TEST_CASE("property: returns by identity, small groups", "[assignor][property]") {
+  run_property(env_u64("KC_PROPERTY_SEED", 5000000), env_u64("KC_PROPERTY_RUNS", 2500), {4, 3, 4, 16, true},
+               "returns-small");
+}
+
+TEST_CASE("property: returns by identity, long sequences", "[assignor][property]") {
+  run_property(env_u64("KC_PROPERTY_SEED", 6000000), env_u64("KC_PROPERTY_RUNS", 2500), {6, 4, 6, 24, true},
+               "returns-long");
+}
+
+// No delay for an expired static member (issue 26 item 3): 2 x 2500 more
+// sequences, with and without return to owner.
+TEST_CASE("property: static expiry placed at once, with returns", "[assignor][property]") {
+  run_property(env_u64("KC_PROPERTY_SEED", 7000000), env_u64("KC_PROPERTY_RUNS", 2500), {4, 3, 4, 16, true, true},
+               "static-expiry-returns");
+}
+
+TEST_CASE("property: static expiry placed at once, alone", "[assignor][property]") {
+  run_property(env_u64("KC_PROPERTY_SEED", 8000000), env_u64("KC_PROPERTY_RUNS", 2500), {5, 3, 6, 20, false, true},
+               "static-expiry");
 }

@@ -270,6 +270,15 @@ TEST_CASE("worker config: topic tracking keys (Connect's WorkerConfig)", "[confi
         "topic.tracking.allow.reset: '' is not a boolean (expected boolean, true|false)");
 }
 
+TEST_CASE("worker config: scheduled.rebalance.static.expiry.immediate (ours) is on by default", "[config]") {
+  CHECK(WorkerConfig::from_properties(base()).scheduled_rebalance_static_expiry_immediate());
+  auto p = base();
+  p["scheduled.rebalance.static.expiry.immediate"] = "false";
+  CHECK_FALSE(WorkerConfig::from_properties(p).scheduled_rebalance_static_expiry_immediate());
+  CHECK(error_with("scheduled.rebalance.static.expiry.immediate", "yes") ==
+        "scheduled.rebalance.static.expiry.immediate: 'yes' is not a boolean (expected boolean, true|false)");
+}
+
 TEST_CASE("worker config: producer.shared (ours) is a worker option, not a producer setting", "[config]") {
   auto c = WorkerConfig::from_properties(base());
   CHECK_FALSE(c.producer_shared());

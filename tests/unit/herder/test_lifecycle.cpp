@@ -119,3 +119,28 @@ TEST_CASE("WorkerLifecycle: a fenced worker only stops") {
   CHECK(l.set(WorkerState::Stopped, "crash"));
   CHECK(l.get() == WorkerState::Stopped);
 }
+
+TEST_CASE("WorkerLifecycle: move_from makes the move now and leaves its log line to the caller") {
+  using kc::herder::LifecycleMove;
+  WorkerLifecycle l;
+  CHECK(l.set(WorkerState::Joining, "JoinGroup"));
+  CHECK(l.set(WorkerState::Applying, "assignment"));
+  // As post_applied: moved under the herder's lock, logged after it.
+  const LifecycleMove m = l.move_from(WorkerState::Applying, WorkerState::Running, "assignment applied");
+  CHECK(m.made());
+  CHECK(m.from == WorkerState::Applying);
+  CHECK(m.to == WorkerState::Running);
+  CHECK(m.allowed);
+  CHECK(m.why == "assignment applied");
+  CHECK(l.get() == WorkerState::Running);  // before log() runs
+  WorkerLifecycle::log(m);
+  // Not in `from` (a stale apply after a rejoin): nothing moves, nothing to log.
+  CHECK(l.set(WorkerState::Joining, "rejoin"));
+  const LifecycleMove stale = l.move_from(WorkerState::Applying, WorkerState::Running, "stale");
+  CHECK(stale.kind == LifecycleMove::Kind::None);
+  CHECK(l.get() == WorkerState::Joining);
+  // A sticky state refuses it (a debug line only).
+  CHECK(l.set(WorkerState::Draining, "drain"));
+  CHECK(l.move_from(WorkerState::Draining, WorkerState::Running, "applied").kind == LifecycleMove::Kind::Refused);
+  CHECK(l.get() == WorkerState::Draining);
+}

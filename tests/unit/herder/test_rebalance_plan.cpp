@@ -1,12 +1,16 @@
 // Table tests of the herder's pure rebalance and leader decisions
-// (worker/herder/rebalance_plan.h): revocation stops, hand-over holds, drain,
-// hand-over moves, the leader's task-config generation, and the statuses of
-// failed generations. Every row has a name; rows that must yield nothing are
-// there too, and each plan applied as the new actual state yields no more.
+// (worker/herder/rebalance_plan.h): revocation stops, revoke-all, the
+// before-join gate, hand-over holds, drain, hand-over moves, the config
+// catch-up of an assignment, stale leader rounds, the leader's task-config
+// generation and its write retries, and the statuses of failed
+// generations. Every row has a name; rows that must yield nothing are there
+// too, and each plan applied as the new actual state yields no more.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <array>
+#include <climits>
+#include <cstdint>
 #include <functional>
 #include <random>
 
@@ -455,9 +459,11 @@ TEST_CASE("reconcile plan: hand-over moves in one assignor run equal the two-run
   // Random groups evolved over rounds (fixed seeds): members join and leave,
   // connectors change their task counts, members may report duplicates and
   // deleted tasks; delays expire as time goes on. Every round, the one-run
-  // computation must equal the old two-run one exactly.
+  // computation must equal the old two-run one exactly. Seeds above 300 run
+  // with return_lost_to_owner (a member that left and joins again has its
+  // URL, so it gets its lost work back).
   int64_t rounds = 0, rounds_with_moves = 0, tasks_moved = 0, drain_rounds_with_moves = 0;
-  for (uint32_t seed = 1; seed <= 300; ++seed) {
+  for (uint32_t seed = 1; seed <= 600; ++seed) {
     std::mt19937 rng(seed);
     auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
     const int32_t max_delay = std::array<int32_t, 3>{0, 300000, 250}[static_cast<size_t>(pick(3))];
@@ -492,6 +498,7 @@ TEST_CASE("reconcile plan: hand-over moves in one assignor run equal the two-run
     r.ctx.generation = 1;
     r.ctx.last_completed_generation = -1;
     r.ctx.protocol = ConnectProtocol::Sessioned;
+    r.ctx.return_lost_to_owner = seed > 300;
     for (int step = 0; step < 6; ++step) {
       r.ctx.now_ms = 1000 + int64_t{step} * 200;
       std::map<ConnectorTaskId, StatusValue> statuses;
@@ -550,7 +557,7 @@ TEST_CASE("reconcile plan: hand-over moves in one assignor run equal the two-run
     }
   }
   // The scenarios do exercise the moves.
-  CHECK(rounds == 1800);
+  CHECK(rounds == 3600);
   CHECK(rounds_with_moves > 50);
   CHECK(tasks_moved > 100);
   CHECK(drain_rounds_with_moves > 10);
@@ -782,6 +789,175 @@ TEST_CASE("reconcile plan: statuses of failed generations", "[herder][reconciler
       auto statuses = r.statuses;
       for (const auto& [c, v] : p.writes) statuses[c] = v;
       CHECK(to_string(plan_generation_failure_statuses(failures, snap, statuses, kMe)) == "forget [] write []");
+    }
+  }
+}
+
+// ------------------------------------------------------------------ revoke everything
+
+TEST_CASE("reconcile plan: revoke everything (eager round, generation reset, coordinator lost)",
+          "[herder][reconciler]") {
+  struct Row {
+    std::string name;
+    std::set<std::string> known_c;
+    std::set<ConnectorTaskId> known_t;
+    std::string expected;
+  };
+  const std::vector<Row> rows = {
+      {"every connector and task stops, sorted", {"b", "a"}, {{"b", 1}, {"a", 0}, {"b", 0}},
+       "stop connectors [a,b] tasks [a-0,b-0,b-1]"},
+      {"tasks without their connector (it runs elsewhere) stop too", {}, ids({2, 0}),
+       "stop connectors [] tasks [c-0,c-2]"},
+      {"a failed start is in the actual state: it is stopped (a no-op) and forgotten", {"failed"}, {},
+       "stop connectors [failed] tasks []"},
+      {"nothing known: nothing to stop (the sweep and the flush still run)", {}, {}, "nothing to stop"},
+  };
+  for (const auto& r : rows) {
+    SECTION(r.name) {
+      const auto p = plan_revoke_all(r.known_c, r.known_t);
+      CHECK(to_string(p) == r.expected);
+      // Everything goes: no connector or task is kept.
+      CHECK(p.stop_connectors.size() == r.known_c.size());
+      CHECK(p.stop_tasks.size() == r.known_t.size());
+      // Idempotent: carried out (each stopped and forgotten), a second plan
+      // has nothing left to stop.
+      auto kc = r.known_c;
+      auto kt = r.known_t;
+      for (const auto& c : p.stop_connectors) kc.erase(c);
+      for (const auto& t : p.stop_tasks) kt.erase(t);
+      CHECK(plan_revoke_all(kc, kt).empty());
+    }
+  }
+}
+
+// ------------------------------------------------------------------ before JoinGroup
+
+TEST_CASE("reconcile plan: the before-join gate", "[herder][reconciler]") {
+  struct Row {
+    std::string name;
+    bool revoke_all;
+    bool hand_over;
+    int pending;
+    std::string expected;
+    bool gives_up_assignment;
+    bool gives_up_connectors;
+    bool holds_gate;
+  };
+  const std::vector<Row> rows = {
+      {"nothing to stop: JoinGroup now", false, false, 0, "join: Joining", false, false, false},
+      {"revocations still stopping: JoinGroup waits for them", false, false, 2, "await stops: Revoking, then Joining",
+       false, false, false},
+      {"eager round or generation reset: everything stops first", true, false, 0,
+       "revoke all: Revoking, then Joining", true, false, false},
+      {"revoke-all with stops pending: the strand runs it after them", true, false, 3,
+       "revoke all: Revoking, then Joining", true, false, false},
+      {"drain accepted: connectors stop, tasks are marked; the gate counts it", false, true, 0,
+       "hand over: Revoking, then Joining", false, true, true},
+      {"drain with stops pending: the hand-over is queued behind them", false, true, 1,
+       "hand over: Revoking, then Joining", false, true, true},
+      {"a drainer whose generation was reset stops everything", true, true, 0, "revoke all: Revoking, then Joining",
+       true, false, false},
+  };
+  for (const auto& r : rows) {
+    SECTION(r.name) {
+      const auto p = plan_before_join(r.revoke_all, r.hand_over, r.pending);
+      CHECK(to_string(p) == r.expected);
+      CHECK(p.give_up_assignment == r.gives_up_assignment);
+      CHECK(p.give_up_connectors == r.gives_up_connectors);
+      CHECK(p.holds_join_gate == r.holds_gate);
+      CHECK_FALSE(p.why.empty());
+      CHECK(p.then_why.empty() == !p.then.has_value());
+      // Each path ends in Joining before the JoinGroup goes out.
+      CHECK(p.then.value_or(p.state) == WorkerState::Joining);
+    }
+  }
+  SECTION("the lifecycle texts operators read") {
+    CHECK(plan_before_join(true, false, 0).why ==
+          "eager rebalance or generation reset: everything stops before JoinGroup");
+    CHECK(plan_before_join(false, true, 0).then_why == "connectors handed over; JoinGroup");
+    CHECK(plan_before_join(false, false, 1).then_why == "revocations stopped; JoinGroup");
+  }
+}
+
+// ------------------------------------------------------------------ config catch-up
+
+TEST_CASE("reconcile plan: config catch-up of an assignment", "[herder][reconciler]") {
+  struct Row {
+    std::string name;
+    int64_t snapshot;
+    int64_t assignment;
+    int retry_backoff_ms;
+    ConfigCatchUpPlan expected;
+  };
+  const std::vector<Row> rows = {
+      {"read up to the assignment's offset: apply", 42, 42, 100, {true, false, 0, ""}},
+      {"lagging: rejoin after 10 x retry.backoff.ms", 40, 42, 100, {false, true, 1000, "config topic lagging"}},
+      {"lagging with retry.backoff.ms=0: rejoin at once", 40, 42, 0, {false, true, 0, "config topic lagging"}},
+      {"overshooting (the leader read less): rejoin at once", 44, 42, 100,
+       {false, false, 0, "config offset overshoots the assignment"}},
+      {"a huge retry.backoff.ms does not overflow the delay", 0, 1, 1 << 30,
+       {false, true, INT32_MAX, "config topic lagging"}},
+  };
+  for (const auto& r : rows) {
+    SECTION(r.name) { CHECK(plan_config_catch_up(r.snapshot, r.assignment, r.retry_backoff_ms) == r.expected); }
+  }
+}
+
+// ------------------------------------------------------------------ the leader's round result
+
+TEST_CASE("reconcile plan: a stale leader round is dropped", "[herder][reconciler]") {
+  // io_leader_round counts leader rounds and JoinGroups (on_leader,
+  // on_before_join); the pool's result of round `seq` goes out only while
+  // it is still the newest.
+  struct Row {
+    std::string name;
+    uint64_t seq;
+    uint64_t current;
+    bool sent;
+  };
+  const std::vector<Row> rows = {
+      {"no newer round: the assignment goes out", 7, 7, true},
+      {"a JoinGroup began while the assignor ran: dropped", 7, 8, false},
+      {"several rounds later: dropped", 7, 12, false},
+      {"the first round of a new leader", 1, 1, true},
+  };
+  for (const auto& r : rows) {
+    SECTION(r.name) { CHECK(leader_round_is_current(r.seq, r.current) == r.sent); }
+  }
+}
+
+// ------------------------------------------------------------------ task-config write retries
+
+TEST_CASE("reconcile plan: task-config write retries back off", "[herder][reconciler]") {
+  SECTION("written (or nothing to retry): the generation ends") {
+    CHECK(plan_task_config_retry(true, kTaskConfigRetryFirstMs) == TaskConfigRetryPlan{});
+    CHECK(plan_task_config_retry(true, 8000) == TaskConfigRetryPlan{});
+  }
+  SECTION("failed writes: 250 ms, doubled each time, at most 10 s") {
+    std::vector<int> delays;
+    int backoff = kTaskConfigRetryFirstMs;
+    for (int i = 0; i < 8; ++i) {
+      const auto p = plan_task_config_retry(false, backoff);
+      REQUIRE(p.retry);
+      delays.push_back(p.delay_ms);
+      backoff = p.next_backoff_ms;
+    }
+    CHECK(delays == std::vector<int>{250, 500, 1000, 2000, 4000, 8000, 10000, 10000});
+  }
+  SECTION("a retry whose back-off ended runs only on a leader that is not stopping") {
+    struct Row {
+      std::string name;
+      bool cancelled, stopping, leader, due;
+    };
+    const std::vector<Row> rows = {
+        {"still leader", false, false, true, true},
+        {"no longer leader", false, false, false, false},
+        {"stopping", false, true, true, false},
+        {"timer cancelled", true, false, true, false},
+    };
+    for (const auto& r : rows) {
+      INFO(r.name);
+      CHECK(task_config_retry_due(r.cancelled, r.stopping, r.leader) == r.due);
     }
   }
 }

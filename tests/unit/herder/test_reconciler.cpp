@@ -4,6 +4,9 @@
 
 #include "worker/herder/reconciler.h"
 
+#include <set>
+#include <string>
+
 using namespace kc::herder;
 using kc::storage::StatusState;
 using kc::storage::StatusValue;
@@ -284,4 +287,54 @@ TEST_CASE("reconcile: applying the actions converges (second pass is empty)", "[
     d2.restarts.clear();  // consumed
     CHECK(texts(reconcile(d2, a)).empty());
   }
+}
+
+namespace {
+
+/// The kind of an action, from a switch with no default: a new Action::Kind
+/// does not compile here until the coverage test below names it.
+const char* kind_name(Action::Kind k) {
+  using K = Action::Kind;
+  switch (k) {
+    case K::StopConnector: return "stop-connector";
+    case K::StopTask: return "stop-task";
+    case K::RemoveConnectorStatus: return "remove-connector-status";
+    case K::RemoveTaskStatus: return "remove-task-status";
+    case K::WriteConnectorStatus: return "write-connector-status";
+    case K::RestartConnector: return "restart-connector";
+    case K::RestartTask: return "restart-task";
+    case K::StartConnector: return "start-connector";
+    case K::StartTask: return "start-task";
+    case K::SetConnectorTarget: return "set-connector-target";
+    case K::SetTaskTarget: return "set-task-target";
+  }
+  return "?";
+}
+
+}  // namespace
+
+TEST_CASE("reconcile plan: the reconciler's table yields every action kind", "[herder][reconciler]") {
+  // Issue 25's acceptance: the table covers starts and stops of connectors
+  // and tasks, restarts, target states, status writes and tombstones (the
+  // rebalance decisions are tabled in test_rebalance_plan.cpp).
+  std::set<std::string> seen;
+  std::set<std::string> stops_removing_status;
+  for (const auto& row : rows())
+    for (const auto& a : reconcile(row.desired, row.actual)) {
+      seen.insert(kind_name(a.kind));
+      if (a.remove_status) stops_removing_status.insert(kind_name(a.kind));
+      if (a.restarting) seen.insert(std::string(kind_name(a.kind)) + " (restart request)");
+    }
+  using K = Action::Kind;
+  for (auto k : {K::StopConnector, K::StopTask, K::RemoveConnectorStatus, K::RemoveTaskStatus,
+                 K::WriteConnectorStatus, K::RestartConnector, K::RestartTask, K::StartConnector, K::StartTask,
+                 K::SetConnectorTarget, K::SetTaskTarget}) {
+    INFO(kind_name(k));
+    CHECK(seen.count(kind_name(k)) == 1);
+  }
+  // A stop with its tombstone (deleted connector, removed task id), and a
+  // KIP-745 restart (RESTARTING written first), each have a row too.
+  CHECK(stops_removing_status == std::set<std::string>{"stop-connector", "stop-task"});
+  CHECK(seen.count("restart-connector (restart request)") == 1);
+  CHECK(seen.count("restart-task (restart request)") == 1);
 }
