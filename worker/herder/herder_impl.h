@@ -673,6 +673,11 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   /// what runs here and `owned` does not hold; records each task's stop
   /// time in the history entry of `generation` and flushes the statuses.
   void stop_revoked(const Assignment& owned, int32_t generation);
+  /// Drops the config_cache entry of every connector that starts its
+  /// connector or a task here under `owned` (not in `running_tasks` or
+  /// running now), so the starts read it once more (Connect resolves
+  /// providers at each start).
+  void reread_configs_of_starts(const Assignment& owned, const std::set<ConnectorTaskId>& running_tasks);
   /// io thread, posted: a draining worker that owns nothing has drained;
   /// one that still owns work asks the leader again.
   void post_drain_progress(bool owns_nothing);

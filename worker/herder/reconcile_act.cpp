@@ -252,12 +252,28 @@ void DistributedHerder::Impl::job_apply(
   const auto running_t = worker->task_ids();
   if (std::any_of(owned.tasks.begin(), owned.tasks.end(), [&](const auto& t) { return !running_t.count(t); }))
     (void)status_store->read_to_end(cfg.worker_sync_timeout_ms);
+  // Connect resolves a connector's providers at every start: a connector
+  // that starts instances here under this assignment is read again, once,
+  // and its tasks share that read (a secret rotated since the record
+  // arrived reaches a task that moved here).
+  reread_configs_of_starts(owned, running_t);
   // 4. Start what we own and do not run, apply target states and status
   // rules: one reconcile pass, now allowed to start.
   applied_apply_seq = seq;
   job_reconcile();
   spdlog::info("assignment applied: owns {} connectors, {} tasks", owned.connectors.size(), owned.tasks.size());
   post_applied(seq, had_revocations, became_leader);
+}
+
+void DistributedHerder::Impl::reread_configs_of_starts(const Assignment& owned,
+                                                       const std::set<ConnectorTaskId>& running_tasks) {
+  std::set<std::string> starting;
+  const auto running_c = worker->connector_names();
+  for (const auto& c : owned.connectors)
+    if (!running_c.count(c)) starting.insert(c);
+  for (const auto& t : owned.tasks)
+    if (!running_tasks.count(t)) starting.insert(t.connector);
+  for (const auto& c : starting) config_cache.drop(c);
 }
 
 void DistributedHerder::Impl::stop_revoked(const Assignment& owned, int32_t generation) {
