@@ -806,10 +806,8 @@ void h_partitions_at(const kc_partitions* p, size_t i, const char** t, int32_t* 
   if (part) *part = (*P(p))[i].second;
 }
 
-kc_host_api make_host_api() {
-  kc_host_api h{};
-  h.struct_size = sizeof(kc_host_api);
-  h.abi_version = KC_PLUGIN_ABI_VERSION;
+// Registration, errors, logging, configs and the contexts' calls.
+void set_plugin_calls(kc_host_api& h) {
   h.register_connector = h_register;
   h.set_error = h_set_error;
   h.last_error = h_last_error;
@@ -826,6 +824,12 @@ kc_host_api make_host_api() {
   h.task_connector_name = h_task_connector_name;
   h.task_number = h_task_number;
   h.source_offset = h_source_offset;
+  h.source_task_wait_stopped = h_source_task_wait_stopped;
+  h.sink_task_wait_stopped = h_sink_task_wait_stopped;
+}
+
+// Schemas and SchemaBuilder.
+void set_schema_calls(kc_host_api& h) {
   h.schema_predefined = h_schema_predefined;
   h.schema_type = h_schema_type;
   h.schema_optional = h_schema_optional;
@@ -852,6 +856,12 @@ kc_host_api make_host_api() {
   h.schema_build = h_schema_build;
   h.schema_builder_free = h_sb_free;
   h.schema_release = h_schema_release;
+  h.schema_default_value = h_schema_default_value;
+  h.schema_equals = h_schema_equals;
+}
+
+// Values: read, set, build.
+void set_value_calls(kc_host_api& h) {
   h.value_new = h_value_new;
   h.value_free = h_value_free;
   h.value_kind = h_value_kind;
@@ -895,6 +905,10 @@ kc_host_api make_host_api() {
   h.value_map_put = h_map_put;
   h.value_struct_put = h_struct_put;
   h.value_copy = h_value_copy;
+}
+
+// Source and sink records, headers, offsets, partitions, JSON partitions/offsets.
+void set_record_calls(kc_host_api& h) {
   h.headers_size = h_headers_size;
   h.header_key = h_header_key;
   h.header_schema = h_header_schema;
@@ -943,10 +957,16 @@ kc_host_api make_host_api() {
   h.offsets_remove = h_offsets_remove;
   h.partitions_size = h_partitions_size;
   h.partitions_at = h_partitions_at;
-  h.schema_default_value = h_schema_default_value;
-  h.schema_equals = h_schema_equals;
-  h.source_task_wait_stopped = h_source_task_wait_stopped;
-  h.sink_task_wait_stopped = h_sink_task_wait_stopped;
+}
+
+kc_host_api make_host_api() {
+  kc_host_api h{};
+  h.struct_size = sizeof(kc_host_api);
+  h.abi_version = KC_PLUGIN_ABI_VERSION;
+  set_plugin_calls(h);
+  set_schema_calls(h);
+  set_value_calls(h);
+  set_record_calls(h);
   return h;
 }
 
