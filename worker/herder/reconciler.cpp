@@ -8,23 +8,6 @@ namespace {
 
 using K = Action::Kind;
 
-const char* kind_name(K k) {
-  switch (k) {
-    case K::StopConnector: return "stop-connector";
-    case K::StopTask: return "stop-task";
-    case K::RemoveConnectorStatus: return "remove-connector-status";
-    case K::RemoveTaskStatus: return "remove-task-status";
-    case K::WriteConnectorStatus: return "write-connector-status";
-    case K::RestartConnector: return "restart-connector";
-    case K::RestartTask: return "restart-task";
-    case K::StartConnector: return "start-connector";
-    case K::StartTask: return "start-task";
-    case K::SetConnectorTarget: return "set-connector-target";
-    case K::SetTaskTarget: return "set-task-target";
-  }
-  return "?";
-}
-
 /// Rank of a kind in the execution order.
 int rank(K k) {
   switch (k) {
@@ -77,6 +60,23 @@ Action task_action(K kind, const ConnectorTaskId& t, TargetState target = Target
 }
 
 }  // namespace
+
+const char* kind_name(Action::Kind k) {
+  switch (k) {
+    case K::StopConnector: return "stop-connector";
+    case K::StopTask: return "stop-task";
+    case K::RemoveConnectorStatus: return "remove-connector-status";
+    case K::RemoveTaskStatus: return "remove-task-status";
+    case K::WriteConnectorStatus: return "write-connector-status";
+    case K::RestartConnector: return "restart-connector";
+    case K::RestartTask: return "restart-task";
+    case K::StartConnector: return "start-connector";
+    case K::StartTask: return "start-task";
+    case K::SetConnectorTarget: return "set-connector-target";
+    case K::SetTaskTarget: return "set-task-target";
+  }
+  return "?";
+}
 
 std::string to_string(const Action& a) {
   std::string s = kind_name(a.kind);

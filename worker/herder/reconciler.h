@@ -17,6 +17,7 @@
 //   * the leader removes statuses of connectors and tasks that no longer
 //     exist (Connect's onAssigned tombstones), so every worker's view converges.
 
+#include <array>
 #include <map>
 #include <optional>
 #include <set>
@@ -121,6 +122,19 @@ struct Action {
 
 /// Short text of an action, e.g. "stop-task c-1 (remove status)", for logs and test failures.
 std::string to_string(const Action& a);
+
+/// The short name of an action kind, e.g. "stop-task" (the first word of to_string).
+const char* kind_name(Action::Kind k);
+
+/// Every Action::Kind in declaration order, for tests that must see each
+/// one; the static_assert fails when a kind is added and not listed here.
+inline constexpr std::array<Action::Kind, 11> kAllActionKinds{
+    Action::Kind::StopConnector,   Action::Kind::StopTask,         Action::Kind::RemoveConnectorStatus,
+    Action::Kind::RemoveTaskStatus, Action::Kind::WriteConnectorStatus, Action::Kind::RestartConnector,
+    Action::Kind::RestartTask,     Action::Kind::StartConnector,   Action::Kind::StartTask,
+    Action::Kind::SetConnectorTarget, Action::Kind::SetTaskTarget};
+static_assert(static_cast<size_t>(Action::Kind::SetTaskTarget) + 1 == kAllActionKinds.size(),
+              "a new Action::Kind must be listed in kAllActionKinds");
 
 /// The actions that turn `actual` into `desired`, in execution order:
 /// stops, status tombstones and writes, restarts, starts, target changes.
