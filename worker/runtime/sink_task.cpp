@@ -109,7 +109,8 @@ struct SinkState {
 };
 
 /// librdkafka's rebalance callback of a sink consumer (opaque: its SinkState):
-/// assigns (pausing them for a paused task) and opens the partitions, or
+/// assigns (pausing them for a paused task, resuming them otherwise) and
+/// opens the partitions, or
 /// commits, closes and gives up the revoked ones.
 void sink_rebalance_cb(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts, void* opaque) {
   auto* s = static_cast<SinkState*>(opaque);
@@ -118,7 +119,11 @@ void sink_rebalance_cb(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_p
     if (cooperative) rd_kafka_error_destroy(rd_kafka_incremental_assign(rk, parts));
     else rd_kafka_assign(rk, parts);
     // Eager (range) reassigns every partition on each group rebalance.
+    // librdkafka keeps a partition's pause across unassign and reassign, so
+    // one lost while the task was paused comes back paused: resume it when
+    // the task no longer is (a resume mid-rebalance saw no assignment).
     if (s->paused && s->paused->load()) rd_kafka_pause_partitions(rk, parts);
+    else rd_kafka_resume_partitions(rk, parts);
     if (!s->discarded()) s->call_plugin("open", parts, [&](const auto& tps) { s->task->open(tps); });
     return;
   }
