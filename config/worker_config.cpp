@@ -126,11 +126,15 @@ const std::array kOptions = {
              "Cooperative protocols: a task the leader revokes to balance the load is given to its new owner in the "
              "same round, which starts it once the old owner's stop shows in the status topic, instead of one "
              "rebalance later (ours)."),
-    opt_bool("shutdown.drain.enable", "false",
+    opt_bool("shutdown.drain.enable", "true",
              "On SIGTERM/SIGINT, hand this worker's connectors and tasks to the other workers before leaving the "
-             "group, as POST /admin/drain does (ours)."),
-    opt_int("shutdown.drain.timeout.ms", "60000", 0, kIntMax, "ms",
-            "Longest a drain waits for the hand-over before the worker stops anyway (ours)."),
+             "group, as POST /admin/drain does, so they wait no scheduled.rebalance.max.delay.ms. A static member "
+             "(group.instance.id) drains only when it also leaves (static.membership.leave.on.shutdown); "
+             "false: a plain stop and LeaveGroup, as Connect (ours)."),
+    opt_int("shutdown.drain.timeout.ms", "15000", 0, kIntMax, "ms",
+            "Longest a drain on SIGTERM or POST /admin/drain waits for the hand-over before the worker stops "
+            "anyway. With task.shutdown.graceful.timeout.ms, worker.sync.timeout.ms and 5 s it bounds a stop: "
+            "the defaults (28 s) fit systemd's TimeoutStopSec=30s and compose's stop_grace_period: 30s (ours)."),
     opt_bool("producer.shared", "false",
              "One producer for all of this worker's at-least-once source tasks instead of one per task "
              "(fewer threads and connections; producer.* settings apply to it) (ours)."),

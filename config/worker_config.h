@@ -230,10 +230,11 @@ class WorkerConfig {
   /// protocol a task revoked for balance is placed in the same round and
   /// started once its old owner's stop is read (DistributedHerder).
   [[nodiscard]] bool rebalance_hand_over_enable() const { return get_bool("rebalance.hand.over.enable"); }
-  /// shutdown.drain.enable (ours, default false): SIGTERM/SIGINT drain the
-  /// worker (hand its work to the others) before it leaves the group.
+  /// shutdown.drain.enable (ours, default true): SIGTERM/SIGINT drain the
+  /// worker (hand its work to the others) before it leaves the group; a
+  /// static member that does not leave on shutdown keeps its work instead.
   [[nodiscard]] bool shutdown_drain_enable() const { return get_bool("shutdown.drain.enable"); }
-  /// shutdown.drain.timeout.ms (ours, default 60000): bound of a drain, ms.
+  /// shutdown.drain.timeout.ms (ours, default 15000): bound of a drain, ms.
   [[nodiscard]] int32_t shutdown_drain_timeout_ms() const { return get_int("shutdown.drain.timeout.ms"); }
   /// producer.shared (ours, default false): the worker's at-least-once
   /// source tasks share one producer (issue 10, dense workers); the

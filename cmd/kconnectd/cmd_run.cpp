@@ -17,16 +17,18 @@
 // timeout, and if the shutdown (drain excluded) has not ended within
 // task.shutdown.graceful.timeout.ms + worker.sync.timeout.ms + 5 s (the
 // status flush and LeaveGroup), the process exits with its normal code
-// without joining the stuck threads (kShutdownMarginMs). With
-// shutdown.drain.enable=true, and on POST /admin/drain, the worker first
+// without joining the stuck threads (kShutdownMarginMs). By default
+// (shutdown.drain.enable=true), and on POST /admin/drain, the worker first
 // drains: its connectors and tasks move to the other workers (bounded by
-// shutdown.drain.timeout.ms), then it shuts down as above.
+// shutdown.drain.timeout.ms), then it shuts down as above. A lone worker,
+// or one that owns nothing, finds nothing to hand over and stops at once.
 //
 // Static membership (group.instance.id, KIP-345): SIGTERM sends no
 // LeaveGroup, as Kafka consumers do, so a restart within session.timeout.ms
 // causes no rebalance; `--leave-on-shutdown` (or
-// static.membership.leave.on.shutdown=true) sends it. A drain still hands
-// the work over first and then leaves. FENCED_INSTANCE_ID (another process
+// static.membership.leave.on.shutdown=true) sends it. A static member drains
+// on a signal only when it leaves: one that keeps its identity comes back
+// to its own work, and a drain would move that work twice. FENCED_INSTANCE_ID (another process
 // took the same id) is a fatal group error: tasks stop, exit status 1.
 #include <algorithm>
 #include <atomic>
@@ -245,7 +247,7 @@ int run_worker(const std::string& path, bool leave_on_shutdown) {
           spdlog::warn("second signal {}: exiting now", signo);
           std::_Exit(128 + signo);
         }
-        const bool drain = wc->shutdown_drain_enable();
+        const bool drain = wc->shutdown_drain_enable() && hc.leave_group_on_shutdown;
         // Before the log line operators and tests wait for: no write is
         // admitted once it shows (a drain still needs them while it runs).
         if (!drain) herder->stop_admitting_writes();

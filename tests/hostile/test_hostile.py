@@ -314,10 +314,9 @@ class Suite:
         fast = {"session.timeout.ms": str(SESSION_MS), "consumer.session.timeout.ms": str(SESSION_MS)}
         self.c = cl.Cluster(self.kc, work, n=2, max_workers=3, overrides=fast,
                             topics=(f"{cl.SEQ_TOPIC}:2", f"{cl.PIPE_TOPIC}:1"))
-        # The joiner of every case leaves drained: what it took moves back
-        # at once instead of after scheduled.rebalance.max.delay.ms.
-        with open(self.c.nodes[2].props_path, "a") as f:
-            f.write("shutdown.drain.enable=true\n")
+        # The joiner of every case leaves drained (shutdown.drain.enable is
+        # on by default): what it took moves back at once instead of after
+        # scheduled.rebalance.max.delay.ms.
         self.dog.nodes = list(self.c.nodes)
         self.logs += [w.out_path for w in self.c.nodes]
         self.c.wait_healthy()
@@ -441,7 +440,7 @@ class Suite:
         third = self.c.nodes[2] if self.c else None
         if why is None or third is None or third.proc is None:
             return
-        bound = 60 + cl.GRACEFUL_MS / 1000 + 8  # shutdown.drain.timeout.ms default + graceful + margin
+        bound = 15 + cl.GRACEFUL_MS / 1000 + 8  # shutdown.drain.timeout.ms default + graceful + margin
         try:
             rc = third.proc.wait(timeout=bound)
         except subprocess.TimeoutExpired:

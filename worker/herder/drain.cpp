@@ -33,7 +33,10 @@ void DistributedHerder::Impl::io_drain_finish(bool drained, const std::string& w
   if (io_drain_result) return;
   io_drain_result = {drained, why};
   drain_timer.cancel();
+  // A lone worker (or the last of a cluster going down) has nobody to hand
+  // to: with drain on by default that is an ordinary stop, not a problem.
   if (drained) spdlog::info("drain: done ({})", why);
+  else if (why.find(kNoOtherWorker) != std::string::npos) spdlog::info("drain: {}; a plain stop", why);
   else spdlog::warn("drain: not completed ({}); stopping without it", why);
   auto done = std::move(io_drain_done);
   io_drain_done.clear();

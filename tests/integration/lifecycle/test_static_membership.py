@@ -10,7 +10,8 @@ heartbeat.interval.ms=1000, a SequenceSource with two tasks spread over both.
 
  1. SIGTERM to w2 (static): it exits 0, stops its tasks with their offsets
     committed, logs that it does not send LeaveGroup, and never logs that it
-    left the group. Its assignment file is still there for the restart. w1
+    left the group. It does not drain (shutdown.drain.enable is on by
+    default, but a static member that keeps its identity keeps its work). Its assignment file is still there for the restart. w1
     sees no rebalance for 4 s after w2 exited (with a LeaveGroup the broker
     starts one at once, see step 3): the group is waiting for w2 to return.
  2. w2 restarted with the same instance id: it joins and the two tasks run
@@ -20,9 +21,9 @@ heartbeat.interval.ms=1000, a SequenceSource with two tasks spread over both.
     hands back the identity in the same generation; that path is tested
     against the scripted KIP-345 coordinator in
     tests/integration/static_membership).
- 3. SIGTERM to a static w2 started with `--leave-on-shutdown`: it logs that it
-    left the group, and w1 starts a rebalance within 4 s of its exit (well
-    below session.timeout.ms).
+ 3. SIGTERM to a static w2 started with `--leave-on-shutdown`: it drains first
+    (its tasks go to w1), logs that it left the group, and w1 starts a
+    rebalance within 4 s of its exit (well below session.timeout.ms).
  4. A bad group.instance.id ("pod/2") stops `kconnectd run` at startup with
     exit status 1 and the key, value and rule on stderr.
 
@@ -76,6 +77,7 @@ def scenario(kc, work, cluster):
           "static worker stopped its tasks and committed offsets")
     check(f"static member '{INSTANCE}': not sending LeaveGroup" in log2, "static worker says it sends no LeaveGroup")
     check("left the group" not in log2, "static worker did not leave the group")
+    check("drain:" not in log2, "static worker that keeps its identity does not drain")
     check(os.path.exists(state_file), "the kept assignment survives the shutdown")
     time.sleep(max(0.0, QUIET_S - (time.monotonic() - exited)))
     check(w1.rebalances_started() == before,
@@ -103,6 +105,7 @@ def scenario(kc, work, cluster):
     check(w2c.wait_exit(30) == 0, "--leave-on-shutdown worker exits 0")
     exited = time.monotonic()
     check("left the group" in w2c.log(), "--leave-on-shutdown worker sent LeaveGroup")
+    check("drain: done" in w2c.log(), "--leave-on-shutdown worker drained first (shutdown.drain.enable default)")
     check(wait_for(lambda: w1.rebalances_started() > before, QUIET_S),
           f"w1 starts a rebalance within {QUIET_S} s of the LeaveGroup ({time.monotonic() - exited:.1f} s)")
 

@@ -18,7 +18,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from deploy_common import Checker, duration_seconds, parse_properties, read, skip  # noqa: E402
+from deploy_common import Checker, duration_seconds, graceful_stop_budget_s, parse_properties, read, skip  # noqa: E402
 
 UNIT = "deploy/systemd/kconnectd.service"
 EXEC = "/usr/bin/kconnectd run /etc/kconnectd/worker.properties"
@@ -51,9 +51,10 @@ def main():
     c.check(svc("Restart") == "on-failure", "Restart=on-failure")
     c.check(svc("KillSignal") == "SIGTERM", "KillSignal=SIGTERM")
     props = parse_properties(read(root, "deploy/worker.properties"))
-    graceful = int(props.get("task.shutdown.graceful.timeout.ms", "5000")) / 1000.0
+    budget = graceful_stop_budget_s(props)
     stop = duration_seconds(svc("TimeoutStopSec") or "90s")
-    c.check(stop > graceful, f"TimeoutStopSec ({stop}s) above task.shutdown.graceful.timeout.ms ({graceful}s)")
+    c.check(stop > budget, f"TimeoutStopSec ({stop}s) above the stop budget: drain, task stop and offset flush "
+            f"({budget}s)")
     for key, want in (("ProtectSystem", "strict"), ("NoNewPrivileges", "yes"), ("DynamicUser", "yes"),
                       ("PrivateTmp", "yes"), ("ProtectHome", "yes")):
         c.check(svc(key) == want, f"{key}={want}")

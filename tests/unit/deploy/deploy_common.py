@@ -131,9 +131,12 @@ def duration_seconds(value):
 
 
 def graceful_stop_budget_s(props):
-    """Seconds a worker may need after SIGTERM: one task stop timeout (tasks
-    stop in parallel) plus one offset flush, from the given properties (or
-    the DistributedConfig defaults)."""
+    """Seconds a worker may need after SIGTERM: the drain (on by default,
+    bounded by shutdown.drain.timeout.ms), one task stop timeout (tasks stop
+    in parallel) plus one offset flush, from the given properties (or the
+    defaults: DistributedConfig's, and ours for the drain)."""
     stop_ms = int(props.get("task.shutdown.graceful.timeout.ms", "5000"))
     flush_ms = int(props.get("offset.flush.timeout.ms", "5000"))
-    return (stop_ms + flush_ms) / 1000.0
+    drain_on = props.get("shutdown.drain.enable", "true").strip().lower() == "true"
+    drain_ms = int(props.get("shutdown.drain.timeout.ms", "15000")) if drain_on else 0
+    return (drain_ms + stop_ms + flush_ms) / 1000.0
