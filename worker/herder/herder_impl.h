@@ -279,6 +279,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   // once its stop is read, or after the bound.
   std::map<ConnectorTaskId, int64_t> strand_hand_over_since;
   asio::steady_timer hand_over_retry_timer;  // io thread: re-reconciles while a hand-over is pending
+  std::atomic<bool> hand_over_reading{false};  // a status read for a hand-over re-check is on the pool
   std::atomic<bool> reconcile_queued{false};
   // The apply sequence number whose start step was reached: the reconciler
   // starts nothing new while it lags latest_apply_seq.

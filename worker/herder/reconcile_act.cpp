@@ -460,12 +460,26 @@ bool DistributedHerder::Impl::hand_over_pending(const ConnectorTaskId& t) {
 }
 
 void DistributedHerder::Impl::retry_reconcile_soon() {
+  // The old owner's stop shows in the status topic: read it just before
+  // each re-check rather than wait for the periodic status poll (issue 26
+  // item 5: that poll was the largest part of a moved task's downtime).
+  // One read at a time; a slow broker does not pile reads on the pool.
+  static constexpr int kHandOverRecheckMs = 50;
   asio::post(io, [w = weak_from_this()] {
     auto s = w.lock();
     if (!s || s->stopping) return;
-    s->hand_over_retry_timer.expires_after(std::chrono::milliseconds(100));
+    s->hand_over_retry_timer.expires_after(std::chrono::milliseconds(kHandOverRecheckMs));
     s->hand_over_retry_timer.async_wait([w](const boost::system::error_code& ec) {
-      if (auto s2 = w.lock(); s2 && !ec) s2->request_reconcile();
+      auto s2 = w.lock();
+      if (!s2 || ec) return;
+      if (s2->hand_over_reading.exchange(true)) return s2->request_reconcile();
+      asio::post(s2->pool, [w] {
+        auto s3 = w.lock();
+        if (!s3) return;
+        (void)s3->status_store->read_to_end(std::min(s3->cfg.worker_sync_timeout_ms, 2000));
+        s3->hand_over_reading = false;
+        s3->request_reconcile();
+      });
     });
   });
 }

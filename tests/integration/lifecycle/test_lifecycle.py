@@ -5,7 +5,9 @@ usage: test_lifecycle.py KCONNECTD
 
 Starts `kconnectd mock-broker` and three workers (free REST ports,
 session.timeout.ms=10000, heartbeat.interval.ms=1000, a short
-scheduled.rebalance.max.delay.ms), creates a SequenceSource connector with
+scheduled.rebalance.max.delay.ms, shutdown.drain.enable=false: this is
+Connect's plain stop; the default SIGTERM drain is tested by
+tests/cluster drain_hands_over), creates a SequenceSource connector with
 tasks.max=6 and waits until all six tasks are RUNNING on the three workers.
 Then:
 
@@ -59,7 +61,9 @@ def scenario(kc, work, cluster):
     cluster.broker, bootstrap = start_broker(kc, work, [f"{TOPIC}:6"])
     say(f"mock broker at {bootstrap}")
 
-    workers = cluster.workers = [Worker(n, kc, work, bootstrap, log_file=(n == 1)) for n in (1, 2, 3)]
+    plain_stop = {"shutdown.drain.enable": "false"}
+    workers = cluster.workers = [Worker(n, kc, work, bootstrap, log_file=(n == 1), overrides=plain_stop)
+                                 for n in (1, 2, 3)]
     broker = cluster.broker
     w1, w2, w3 = workers
     wait_healthy(workers)
