@@ -34,6 +34,14 @@ std::vector<ConnectProtocol> offered(ConnectProtocol mode) {
 
 bool cooperative(ConnectProtocol p) { return p != ConnectProtocol::Eager; }
 
+// True when `a` assigns every connector and task of `kept`.
+bool covers(const Assignment& a, const Assignment& kept) {
+  const std::set<std::string> cs(a.connectors.begin(), a.connectors.end());
+  const std::set<ConnectorTaskId> ts(a.tasks.begin(), a.tasks.end());
+  return std::all_of(kept.connectors.begin(), kept.connectors.end(), [&](const auto& c) { return cs.count(c) > 0; }) &&
+         std::all_of(kept.tasks.begin(), kept.tasks.end(), [&](const auto& t) { return ts.count(t) > 0; });
+}
+
 }  // namespace
 
 std::shared_ptr<WorkerCoordinator> WorkerCoordinator::create(asio::io_context& io, WorkerCoordinatorConfig config,
@@ -384,6 +392,20 @@ bool WorkerCoordinator::resume_static_assignment(const kafka::JoinedGroup& joine
                    config_.url);
       return true;
     }
+    return false;
+  }
+  if (kept && ev.received.error == 0 && covers(ev.received, kept->snapshot)) {
+    // Another generation, and its assignment holds everything we kept: a
+    // round that saw our JoinGroup (which reported nothing owned) and gave
+    // our work back (a broker that rebalances on a static rejoin, or a
+    // rebalance under way as we returned). The leader's view is then exactly
+    // this assignment, so no rebalance is needed. (Had the coordinator
+    // instead handed back bytes of a round our old process joined, they
+    // would be an increment on what it reported, the kept snapshot, and
+    // could not hold it unless it was empty.)
+    spdlog::info("worker {}: static member '{}' kept generation {} and joined generation {} with all of it "
+                 "assigned back; no rebalance needed",
+                 config_.url, *config_.group.group_instance_id, kept->generation, joined.generation);
     return false;
   }
   if (kept) {

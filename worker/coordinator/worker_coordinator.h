@@ -35,10 +35,15 @@
 //     when a restarted worker gets its identity back in the same generation
 //     with the same SyncGroup bytes (no rebalance), resumes that whole
 //     snapshot: on_assigned then carries everything it owned, and the herder
-//     starts it at once. When the generation moved on while it was away (or
-//     nothing was kept, and it did not lead the round itself), it takes the
-//     received assignment as it is and requests one rebalance, so the
-//     leader learns what it really runs.
+//     starts it at once. When it joined another generation whose
+//     assignment holds everything it kept (a round that saw its JoinGroup:
+//     a broker that rebalances on a static rejoin, or a rebalance under way
+//     as it returned, and a leader that gave its work back), that
+//     assignment is all it owns and the leader knows it: no rebalance.
+//     Otherwise (the generation moved on and the bytes do not hold what it
+//     kept, or nothing was kept and it did not lead the round itself), it
+//     takes the received assignment as it is and requests one rebalance, so
+//     the leader learns what it really runs.
 //
 // Threading: one io_context, run by one thread (the herder's). Every
 // callback runs on that thread and must not block; the completions handed

@@ -1,6 +1,7 @@
 // DistributedHerder::Impl, group membership: the join gate, rejoins, and the coordinator's
 // callbacks (before-join revocation, the leader's assignment, on_assigned).
 #include "worker/herder/herder_impl.h"
+#include "worker/herder/leader_round.h"
 
 namespace kc::herder {
 
@@ -106,14 +107,8 @@ void DistributedHerder::Impl::on_leader(const coordinator::LeaderRound& round, c
   // The leader state is kept only while this worker stays leader.
   if (!io_was_leader) io_leader_state = assignor::LeaderState{};
   job.state = io_leader_state;
-  job.ctx.leader_id = round.leader_id;
-  job.ctx.leader_url = round.leader_url;
-  job.ctx.generation = round.generation;
-  job.ctx.last_completed_generation = round.last_completed_generation;
-  job.ctx.protocol = round.protocol;
-  job.ctx.draining_members.assign(io_drain_members.begin(), io_drain_members.end());
-  job.ctx.return_lost_to_owner = cfg.return_lost_to_owner;
-  job.ctx.no_delay_for_expired_static = cfg.no_delay_for_expired_static;
+  job.ctx = leader_round_context(round, LeaderRoundOptions{cfg.return_lost_to_owner, cfg.no_delay_for_expired_static},
+                                 std::vector<std::string>(io_drain_members.begin(), io_drain_members.end()));
   job.round = round;
   asio::post(pool, [w = weak_from_this(), job = std::move(job), ready = std::move(ready)]() mutable {
     auto s = w.lock();
@@ -130,19 +125,7 @@ HandOverMoves DistributedHerder::Impl::job_assign(LeaderJob& job) {
   auto r = config_store->read_to_end(cfg.worker_sync_timeout_ms);
   if (!r) spdlog::warn("leader: config read failed: {}", r.error().to_string());
   const auto cs = assignor_snapshot(config_store->snapshot());
-  std::vector<assignor::MemberReport> reports;
-  for (const auto& m : job.round.members) {
-    assignor::MemberReport rep;
-    rep.member_id = m.member_id;
-    rep.url = m.metadata.url;
-    rep.config_offset = m.metadata.config_offset;
-    rep.group_instance_id = m.group_instance_id;
-    if (m.metadata.allocation) {
-      rep.owned.connectors = m.metadata.allocation->connectors;
-      rep.owned.tasks = m.metadata.allocation->tasks;
-    }
-    reports.push_back(std::move(rep));
-  }
+  const std::vector<assignor::MemberReport> reports = leader_round_reports(job.round);
   job.ctx.now_ms = mono_ms();
   auto moves = plan_leader_round(cfg.hand_over_moves, job.state, reports, cs, job.ctx,
                                  cfg.scheduled_rebalance_max_delay_ms,

@@ -26,7 +26,16 @@
 //     list (JoinGroup v9+) or, below v9, the old leader id;
 //   * LeaveGroup removes the member (by member id, or by instance id for a
 //     v3+ entry with an empty member id) and starts a rebalance if others
-//     remain.
+//     remain;
+//   * rebalance_on_static_rejoin (off by default): a broker that does
+//     rebalance when a known static member rejoins a Stable group (brokers
+//     that implement KIP-345 partly, or Kafka when the rejoining member's
+//     metadata forces one): the member is replaced as above, but the group
+//     goes to a join phase that includes its new JoinGroup;
+//   * expire(instance): the session of a static member that never came back
+//     ran out (session.timeout.ms, simulated): it is removed, and a
+//     rebalance starts if others remain (a join phase waiting on it
+//     completes without it).
 
 #include <catch2/catch.hpp>
 
@@ -77,6 +86,9 @@ struct ScriptedStaticGroup {
   std::map<std::string, Held> held_joins;
   std::map<std::string, Held> held_syncs;
   int next_id = 1;
+  /// See the file comment: a known static member's rejoin in Stable starts
+  /// a rebalance instead of getting the current generation.
+  bool rebalance_on_static_rejoin = false;
   // Everything received, in order.
   std::vector<kafka::JoinGroupRequest> joins;
   std::vector<kafka::SyncGroupRequest> syncs;
@@ -93,6 +105,25 @@ struct ScriptedStaticGroup {
     for (const auto& m : members)
       if (m.instance_id == instance) return m.id;
     return "";
+  }
+
+  /// Simulated session expiry of the static member `instance`: it is
+  /// removed (its member id becomes unknown), a rebalance starts if others
+  /// remain, and a join phase that waited on it completes. Returns false
+  /// when no member has that instance id.
+  bool expire(const std::string& instance) {
+    const std::string id = instance_owner(instance);
+    if (id.empty()) return false;
+    std::erase_if(members, [&](const Member& m) { return m.id == id; });
+    held_joins.erase(id);
+    held_syncs.erase(id);
+    if (members.empty()) {
+      phase = Phase::Joining;
+      return true;
+    }
+    start_rebalance();
+    try_complete_join();
+    return true;
   }
 
   void handle(FakeRequest& req) {
@@ -210,7 +241,7 @@ struct ScriptedStaticGroup {
         }
         const bool was_leader = leader == old;
         if (was_leader) leader = id;
-        if (phase == Phase::Stable) {
+        if (phase == Phase::Stable && !rebalance_on_static_rejoin) {
           JoinGroupResponse r;
           r.generation_id = generation;
           r.protocol_type = "connect";
@@ -250,6 +281,7 @@ struct ScriptedStaticGroup {
 
   void try_complete_join() {
     using namespace kc::kafka;
+    if (members.empty()) return;
     for (const auto& m : members)
       if (!held_joins.count(m.id)) return;
     ++generation;
