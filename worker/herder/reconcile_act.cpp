@@ -322,6 +322,14 @@ void DistributedHerder::Impl::stop_revoked(const Assignment& owned, int32_t gene
     for (const auto& t : stop_t) forget_task(t);
     auto fl = status_store->flush(cfg.worker_sync_timeout_ms);
     if (!fl) spdlog::warn("status flush: {}", fl.error().to_string());
+    // When a moved task's new owner can read its stop: one end of the
+    // hand-over's downtime (bench/cluster/README.md, "the join floor").
+    if (!stops.empty()) {
+      std::string took;
+      for (const auto& st : stops)
+        took += (took.empty() ? "" : ", ") + st.id.to_string() + " " + std::to_string(st.stop_ms) + " ms";
+      spdlog::info("revoked tasks stopped ({}), statuses flushed {} ms after the stop began", took, mono_ms() - t0);
+    }
   }
 }
 

@@ -351,7 +351,15 @@ Result<std::unique_ptr<TopicReader>> TopicReader::open(const ClientProps& props,
   ClientProps overrides{{"enable.auto.commit", "false"},
                         {"enable.auto.offset.store", "false"},
                         {"enable.partition.eof", "true"},
-                        {"auto.offset.reset", "earliest"}};
+                        {"auto.offset.reset", "earliest"},
+                        // read_to_end waits on the fetch in flight. The embedded
+                        // mock broker answers an empty fetch only after this
+                        // wait, even if records arrive meanwhile: with the
+                        // default 500 ms a moved task's start (its offsets
+                        // read) took 450-950 ms (bench/cluster/join_floor).
+                        // Kafka answers when data arrives; here it costs up
+                        // to 20 idle fetches a second per internal topic.
+                        {"fetch.wait.max.ms", "50"}};
   // Always our own id: the worker's group.id names the Connect group, which
   // this consumer must never join.
   overrides["group.id"] = "kconnectd-internal-reader";
