@@ -28,23 +28,27 @@ Result<std::unique_ptr<StatusBackingStore>> StatusBackingStore::open(Options opt
   return store;
 }
 
-void StatusBackingStore::send(const std::string& key, const std::optional<std::string>& value, int attempts_left,
-                              bool track) {
+void StatusBackingStore::send(const std::string& key, const std::optional<std::string>& value) {
   uint64_t sequence = 0;
   {
     std::lock_guard lk(mu_);
-    auto& w = writes_[key];
-    sequence = ++w.sequence;
-    if (track && attempts_left == kStatusAttempts) w.unread.push_back(value);
+    sequence = ++sequences_[key];
   }
+  produce(key, value, kStatusAttempts, false, sequence);
+}
+
+void StatusBackingStore::produce(const std::string& key, const std::optional<std::string>& value, int attempts_left,
+                                 bool track, uint64_t sequence) {
   auto delivered = [this, key, value, attempts_left, track, sequence](std::optional<Error> e) {
     if (!e) return;
     bool superseded = false;
+    uint64_t retry_sequence = 0;
     {
       std::lock_guard lk(mu_);
-      auto& w = writes_[key];
-      superseded = w.sequence != sequence;
-      if (track && (superseded || attempts_left <= 1)) forget_unread(w, value);
+      auto& latest = sequences_[key];
+      superseded = latest != sequence;
+      if (track && (superseded || attempts_left <= 1)) table_.write_failed(key, value);
+      if (!superseded && attempts_left > 1) retry_sequence = ++latest;
     }
     // Like Connect's KafkaStatusBackingStore: a failed write is retried only
     // while it is still the latest for its key, so a retry never lands after
@@ -54,7 +58,7 @@ void StatusBackingStore::send(const std::string& key, const std::optional<std::s
                    e->to_string());
     } else if (attempts_left > 1) {
       spdlog::warn("status topic: write of {} failed ({}), retrying", key, e->to_string());
-      send(key, value, attempts_left - 1, track);
+      produce(key, value, attempts_left - 1, track, retry_sequence);
     } else {
       spdlog::error("status topic: write of {} failed: {}", key, e->to_string());
     }
@@ -63,30 +67,8 @@ void StatusBackingStore::send(const std::string& key, const std::optional<std::s
   if (!st) {
     spdlog::error("status topic: could not queue {}: {}", key, st.error().to_string());
     std::lock_guard lk(mu_);
-    if (track) forget_unread(writes_[key], value);
+    if (track) table_.write_failed(key, value);
   }
-}
-
-void StatusBackingStore::forget_unread(KeyWrites& w, const std::optional<std::string>& value) {
-  auto it = std::find(w.unread.begin(), w.unread.end(), value);
-  if (it != w.unread.end()) w.unread.erase(it);
-}
-
-bool StatusBackingStore::own_write_pending(const std::string& key, const StatusValue* cached,
-                                           const std::optional<std::string>& raw,
-                                           const std::optional<StatusValue>& read) {
-  auto it = writes_.find(key);
-  if (it == writes_.end() || it->second.unread.empty()) return false;
-  auto& unread = it->second.unread;
-  if (auto own = std::find(unread.begin(), unread.end(), raw); own != unread.end()) {
-    // One of this store's writes read back: apply it only when it is the
-    // latest (the cache already shows it, the topic now agrees).
-    unread.erase(unread.begin(), own + 1);
-    return !unread.empty();
-  }
-  // Not one of the unread writes: a tombstone or a record of the same worker
-  // is older than them (topic order) and would bring back a stale state.
-  return !read || !cached || cached->worker_id == read->worker_id;
 }
 
 namespace {
@@ -108,63 +90,42 @@ std::optional<std::pair<StatusValue, std::optional<std::string>>> storable_recor
 }
 }  // namespace
 
-void StatusBackingStore::put_connector(const std::string& connector, const StatusValue& status) {
-  auto key = connector_status_key(connector);
+bool StatusBackingStore::put_status(const std::string& key, const StatusSubject& subject, const StatusValue& status,
+                                    bool safe) {
   auto rec = storable_record(key, status);
-  if (!rec) return;
+  if (!rec) return false;
+  uint64_t sequence = 0;
   {
+    // The putSafe check, the cache update and the sequence number under one
+    // lock: a record read between the check and the write cannot slip in.
     std::lock_guard lk(mu_);
-    if (status.state == StatusState::Destroyed) connectors_.erase(connector);
-    else connectors_[connector] = rec->first;
+    if (safe) {
+      auto shown = subject.connector ? table_.connector(*subject.connector) : table_.task(*subject.task);
+      if (!safe_to_write(shown, rec->first)) return false;
+    }
+    std::optional<StatusValue> cached;
+    if (status.state != StatusState::Destroyed) cached = rec->first;
+    table_.wrote(key, subject, rec->second, cached);
+    sequence = ++sequences_[key];
   }
-  send(key, rec->second, kStatusAttempts, true);
+  produce(key, rec->second, kStatusAttempts, true, sequence);
+  return true;
+}
+
+void StatusBackingStore::put_connector(const std::string& connector, const StatusValue& status) {
+  (void)put_status(connector_status_key(connector), StatusSubject{connector, std::nullopt}, status, false);
 }
 
 void StatusBackingStore::put_task(const connect::ConnectorTaskId& id, const StatusValue& status) {
-  auto key = task_status_key(id);
-  auto rec = storable_record(key, status);
-  if (!rec) return;
-  {
-    std::lock_guard lk(mu_);
-    if (status.state == StatusState::Destroyed) tasks_.erase(id);
-    else tasks_[id] = rec->first;
-  }
-  send(key, rec->second, kStatusAttempts, true);
+  (void)put_status(task_status_key(id), StatusSubject{std::nullopt, id}, status, false);
 }
-
-namespace {
-/// Read rule for an UNASSIGNED (stop) report from one worker while another
-/// worker's status is cached: it is the previous owner's late report, and is
-/// dropped, when the cached status is RUNNING of a generation >= its own
-/// (Connect's rule) or of any state from a strictly later generation (a
-/// worker that was frozen reports after the new owner took over).
-bool stale_stop_report(const StatusValue& cached, const StatusValue& next) {
-  if (next.state != StatusState::Unassigned || cached.worker_id == next.worker_id) return false;
-  if (cached.state == StatusState::Running && cached.generation >= next.generation) return true;
-  return cached.generation > next.generation;
-}
-
-template <typename Map>
-const StatusValue* get_cached(const Map& m, const typename Map::key_type& k) {
-  auto it = m.find(k);
-  return it == m.end() ? nullptr : &it->second;
-}
-
-bool safe_to_write(const std::optional<StatusValue>& cached, const StatusValue& next) {
-  return !cached || cached->worker_id == next.worker_id || cached->generation <= next.generation;
-}
-}  // namespace
 
 bool StatusBackingStore::put_task_safe(const connect::ConnectorTaskId& id, const StatusValue& status) {
-  if (!safe_to_write(get_task(id), status)) return false;
-  put_task(id, status);
-  return true;
+  return put_status(task_status_key(id), StatusSubject{std::nullopt, id}, status, true);
 }
 
 bool StatusBackingStore::put_connector_safe(const std::string& connector, const StatusValue& status) {
-  if (!safe_to_write(get_connector(connector), status)) return false;
-  put_connector(connector, status);
-  return true;
+  return put_status(connector_status_key(connector), StatusSubject{connector, std::nullopt}, status, true);
 }
 
 Status StatusBackingStore::flush(int timeout_ms) { return producer_->flush(timeout_ms); }
@@ -183,7 +144,7 @@ void StatusBackingStore::put_topic(const TopicStatus& status) {
     if (known.count(status.topic)) return;
     known[status.topic] = status;
   }
-  send(key, value, kStatusAttempts, false);
+  send(key, value);
 }
 
 void StatusBackingStore::delete_topics(const std::string& connector) {
@@ -195,7 +156,7 @@ void StatusBackingStore::delete_topics(const std::string& connector) {
     known = std::move(it->second);
     topics_.erase(it);
   }
-  for (const auto& [topic, _] : known) send(topic_status_key(topic, connector), std::nullopt, kStatusAttempts, false);
+  for (const auto& [topic, _] : known) send(topic_status_key(topic, connector), std::nullopt);
 }
 
 std::vector<std::string> StatusBackingStore::get_topics(const std::string& connector) const {
@@ -223,21 +184,8 @@ void StatusBackingStore::apply_topic(const std::string& topic, const std::string
 
 void StatusBackingStore::apply(const std::string& key, const std::optional<std::string>& value, StatusRecord rec) {
   if (rec.topic) return apply_topic(rec.topic->first, rec.topic->second, std::move(rec.topic_status));
-  const std::optional<StatusValue>& v = rec.status;
   std::lock_guard lk(mu_);
-  const StatusValue* cached = rec.connector ? get_cached(connectors_, *rec.connector)
-                              : rec.task    ? get_cached(tasks_, *rec.task)
-                                            : nullptr;
-  if (own_write_pending(key, cached, value, v)) return;
-  if (rec.connector) {
-    if (!v) connectors_.erase(*rec.connector);
-    else if (auto it = connectors_.find(*rec.connector); it == connectors_.end() || !stale_stop_report(it->second, *v))
-      connectors_[*rec.connector] = *v;
-  } else if (rec.task) {
-    if (!v) tasks_.erase(*rec.task);
-    else if (auto it = tasks_.find(*rec.task); it == tasks_.end() || !stale_stop_report(it->second, *v))
-      tasks_[*rec.task] = *v;
-  }
+  table_.read(key, value, rec);
 }
 
 Status StatusBackingStore::read_to_end(int timeout_ms) {
@@ -253,34 +201,27 @@ Status StatusBackingStore::read_to_end(int timeout_ms) {
 
 std::optional<StatusValue> StatusBackingStore::get_connector(const std::string& connector) const {
   std::lock_guard lk(mu_);
-  auto it = connectors_.find(connector);
-  if (it == connectors_.end()) return std::nullopt;
-  return it->second;
+  return table_.connector(connector);
 }
 
 std::optional<StatusValue> StatusBackingStore::get_task(const connect::ConnectorTaskId& id) const {
   std::lock_guard lk(mu_);
-  auto it = tasks_.find(id);
-  if (it == tasks_.end()) return std::nullopt;
-  return it->second;
+  return table_.task(id);
 }
 
 std::map<int32_t, StatusValue> StatusBackingStore::get_tasks(const std::string& connector) const {
-  std::map<int32_t, StatusValue> out;
   std::lock_guard lk(mu_);
-  for (auto it = tasks_.lower_bound({connector, INT32_MIN}); it != tasks_.end() && it->first.connector == connector; ++it)
-    out[it->first.task] = it->second;
-  return out;
+  return table_.tasks_of(connector);
 }
 
 std::map<std::string, StatusValue> StatusBackingStore::all_connectors() const {
   std::lock_guard lk(mu_);
-  return connectors_;
+  return table_.connectors();
 }
 
 std::map<connect::ConnectorTaskId, StatusValue> StatusBackingStore::all_tasks() const {
   std::lock_guard lk(mu_);
-  return tasks_;
+  return table_.tasks();
 }
 
 }  // namespace kc::storage

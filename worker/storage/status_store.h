@@ -7,7 +7,6 @@
 #include <memory>
 #include <mutex>
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +15,7 @@
 #include "protocol/connect/types.h"
 #include "worker/storage/kafka_client.h"
 #include "worker/storage/records.h"
+#include "worker/storage/status_table.h"
 
 namespace kc::storage {
 
@@ -48,8 +48,9 @@ class StatusBackingStore {
   /// Records a task status (same rules as put_connector).
   void put_task(const connect::ConnectorTaskId& id, const StatusValue& status);
   /// Like put_task, but skipped when the cached value came from another
-  /// worker with a newer generation (Connect's putSafe). Returns whether it
-  /// was written.
+  /// worker with a newer generation (Connect's putSafe; the check and the
+  /// write are one step under the store's lock). Returns whether it was
+  /// written.
   bool put_task_safe(const connect::ConnectorTaskId& id, const StatusValue& status);
   /// Like put_connector, with put_task_safe's rule.
   bool put_connector_safe(const std::string& connector, const StatusValue& status);
@@ -57,14 +58,13 @@ class StatusBackingStore {
   /// Waits until every queued status record is acknowledged. Blocking.
   Status flush(int timeout_ms);
 
-  /// Reads records written by other workers (a record of a key whose own
-  /// newer write is still unacknowledged is skipped: the cache has it). Applies Connect's rule,
-  /// to connectors and tasks alike: an UNASSIGNED status from one worker does
-  /// not replace another worker's cached RUNNING of a generation >= its own,
-  /// nor another worker's status of any state from a later generation (a late
-  /// stop report of the previous owner, e.g. one that was frozen). The same
-  /// worker's UNASSIGNED always applies: it stopped the instance after it
-  /// reported it running (topic order). Blocking.
+  /// Reads the topic up to its end and folds every connector and task
+  /// status record into the cache in topic order (StatusTable): a stale stop
+  /// report (stale_stop_report: another worker's UNASSIGNED while a RUNNING
+  /// of a generation >= its own, or any status of a later generation, is
+  /// current) is skipped, anything else replaces the value. This store's own
+  /// writes are shown until they are read back, then the folded value is:
+  /// every reader of the same records ends with the same statuses. Blocking.
   Status read_to_end(int timeout_ms);
 
   /// Cached status of one connector / task. Non-blocking.
@@ -96,36 +96,29 @@ class StatusBackingStore {
   void apply(const std::string& key, const std::optional<std::string>& value, StatusRecord rec);
   /// Applies a topic-tracking record (nullopt = tombstone).
   void apply_topic(const std::string& topic, const std::string& connector, std::optional<TopicStatus> value);
-  /// Writes of one status key by this store: a sequence number (only the
-  /// latest send may retry) and the values sent and not yet read back, in
-  /// send order (guarded by mu_).
-  struct KeyWrites {
-    uint64_t sequence = 0;
-    std::deque<std::optional<std::string>> unread;
-  };
   /// Delivery attempts of one status record (the store retries, like Connect).
   static constexpr int kStatusAttempts = 3;
 
-  /// Queues one record; `track` records it as unread (connector and task
-  /// statuses), so older records read meanwhile cannot replace it.
-  void send(const std::string& key, const std::optional<std::string>& value, int attempts_left, bool track);
-  /// Drops one unread value (its write failed for good). Caller holds mu_.
-  static void forget_unread(KeyWrites& w, const std::optional<std::string>& value);
-  /// Whether a record read for `key` (raw value and decoded) must not be
-  /// applied because this store wrote a newer status of that key that it has
-  /// not read back yet. Consumes read-back entries. Caller holds mu_.
-  bool own_write_pending(const std::string& key, const StatusValue* cached, const std::optional<std::string>& raw,
-                         const std::optional<StatusValue>& read);
+  /// Writes one connector or task status (`safe`: with putSafe's check).
+  /// Returns whether it was written.
+  bool put_status(const std::string& key, const StatusSubject& subject, const StatusValue& status, bool safe);
+  /// Queues one topic-tracking record (untracked by the status cache).
+  void send(const std::string& key, const std::optional<std::string>& value);
+  /// Hands one record to the producer. `sequence` is the key's number for
+  /// this send (only the latest send of a key may retry); `track`: a
+  /// connector or task status whose failure for good ends its pending write
+  /// in table_.
+  void produce(const std::string& key, const std::optional<std::string>& value, int attempts_left, bool track,
+               uint64_t sequence);
 
   Options options_;
   std::unique_ptr<Producer> producer_;
   SharedReadToEnd shared_read_;  ///< concurrent read_to_end calls share one read
   std::unique_ptr<TopicReader> reader_;
   mutable std::mutex mu_;
-  std::map<std::string, StatusValue> connectors_;
-  std::map<connect::ConnectorTaskId, StatusValue> tasks_;
+  StatusTable table_;  ///< connector and task statuses (guarded by mu_)
   std::map<std::string, std::map<std::string, TopicStatus>> topics_;  ///< connector → topic → status
-  std::map<std::string, KeyWrites> writes_;  ///< record key → own writes (guarded by mu_)
+  std::map<std::string, uint64_t> sequences_;  ///< record key → number of its latest send (guarded by mu_)
 };
 
 }  // namespace kc::storage

@@ -572,6 +572,52 @@ TEST_CASE("an older record of this worker read back does not replace its own new
   for (int32_t task = 0; task < 20; ++task) CHECK((*owner)->get_task({"r", task})->state == StatusState::Running);
 }
 
+TEST_CASE("a stop report of a worker cut off by a freeze never outlives the new owner's RUNNING on any reader",
+          "[storage][status]") {
+  // Cluster random suite, seed 2: connector pipe-sink ran on 11349 (gen 4);
+  // 11349 was frozen, 28646 took it over in gen 8 (RUNNING), then the
+  // thawed 11349 stopped everything on its generation reset and reported
+  // UNASSIGNED with its own last generation (6). Every reader of the topic,
+  // the frozen writer included, must end with RUNNING on 28646.
+  auto m = start_cluster();
+  StatusBackingStore::Options opts;
+  opts.client = m->client_props();
+  auto frozen = StatusBackingStore::open(opts);  // 127.0.0.1:11349's store
+  auto owner = StatusBackingStore::open(opts);   // 127.0.0.1:28646's store
+  auto other = StatusBackingStore::open(opts);   // 127.0.0.1:31655's store
+  REQUIRE(frozen);
+  REQUIRE(owner);
+  REQUIRE(other);
+  const StatusValue old_run{StatusState::Running, std::nullopt, "127.0.0.1:11349", 4};
+  const StatusValue new_run{StatusState::Running, std::nullopt, "127.0.0.1:28646", 8};
+  const StatusValue late_stop{StatusState::Unassigned, std::nullopt, "127.0.0.1:11349", 6};
+
+  (*frozen)->put_connector("pipe-sink", old_run);
+  REQUIRE((*frozen)->flush(10000));
+  for (auto* s : {&*frozen, &*owner, &*other}) REQUIRE((*s)->read_to_end(10000));
+  (*owner)->put_connector("pipe-sink", new_run);
+  REQUIRE((*owner)->flush(10000));
+  REQUIRE((*other)->read_to_end(10000));
+
+  SECTION("the frozen worker had not read the new owner's RUNNING when it stopped") {
+    // Its putSafe sees only its own RUNNING of gen 4, so it writes.
+    CHECK((*frozen)->put_connector_safe("pipe-sink", late_stop));
+  }
+  SECTION("the frozen worker read the new owner's RUNNING between its putSafe check and its write") {
+    REQUIRE((*frozen)->read_to_end(10000));
+    REQUIRE((*frozen)->get_connector("pipe-sink") == new_run);
+    (*frozen)->put_connector("pipe-sink", late_stop);
+  }
+  REQUIRE((*frozen)->flush(10000));
+  for (auto* s : {&*frozen, &*owner, &*other}) REQUIRE((*s)->read_to_end(10000));
+  auto late_reader = StatusBackingStore::open(opts);  // reads the whole sequence at once
+  REQUIRE(late_reader);
+  CHECK((*frozen)->get_connector("pipe-sink") == new_run);
+  CHECK((*owner)->get_connector("pipe-sink") == new_run);
+  CHECK((*other)->get_connector("pipe-sink") == new_run);
+  CHECK((*late_reader)->get_connector("pipe-sink") == new_run);
+}
+
 TEST_CASE("topic status records round trip and reset", "[storage][status]") {
   auto m = start_cluster();
   StatusBackingStore::Options opts;
