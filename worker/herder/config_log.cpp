@@ -39,20 +39,21 @@ void DistributedHerder::Impl::schedule_status_poll() {
   status_poll_timer.async_wait([w = weak_from_this()](const boost::system::error_code& ec) {
     auto s = w.lock();
     if (ec || !s || s->stopping) return;
-    if (!s->io_status_polling) {
-      s->io_status_polling = true;
-      asio::post(s->pool, [w] {
-        auto s2 = w.lock();
-        if (!s2) return;
-        (void)s2->status_store->read_to_end(s2->cfg.worker_sync_timeout_ms);
-        s2->assert_generation_failures();
-        asio::post(s2->io, [w] {
-          if (auto s3 = w.lock()) s3->io_status_polling = false;
-        });
-      });
-    }
+    (void)s->read_statuses_on_pool(s->cfg.worker_sync_timeout_ms, [](Impl& s2) { s2.assert_generation_failures(); });
     s->schedule_status_poll();
   });
+}
+
+bool DistributedHerder::Impl::read_statuses_on_pool(int cap_ms, std::function<void(Impl&)> then) {
+  if (status_reading.exchange(true)) return false;
+  asio::post(pool, [w = weak_from_this(), cap_ms, then = std::move(then)] {
+    auto s = w.lock();
+    if (!s) return;
+    (void)s->status_store->read_to_end(std::min(s->cfg.worker_sync_timeout_ms, cap_ms));
+    s->status_reading = false;
+    then(*s);
+  });
+  return true;
 }
 
 bool DistributedHerder::Impl::io_owns_connector(const std::string& c) const {

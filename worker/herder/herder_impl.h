@@ -222,7 +222,6 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   asio::steady_timer status_poll_timer;
   asio::steady_timer retry_timer;
   bool io_config_polling = false;
-  bool io_status_polling = false;
   int64_t io_rebalance_started_ms = 0;
   std::string io_rebalance_reason;  // why the current rebalance started (GET /rebalances)
   // Worker id + generation printed in every log line of the io thread (issue 5).
@@ -279,7 +278,7 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   // once its stop is read, or after the bound.
   std::map<ConnectorTaskId, int64_t> strand_hand_over_since;
   asio::steady_timer hand_over_retry_timer;  // io thread: re-reconciles while a hand-over is pending
-  std::atomic<bool> hand_over_reading{false};  // a status read for a hand-over re-check is on the pool
+  std::atomic<bool> status_reading{false};  // a read_statuses_on_pool read is under way
   std::atomic<bool> reconcile_queued{false};
   // The apply sequence number whose start step was reached: the reconciler
   // starts nothing new while it lags latest_apply_seq.
@@ -333,6 +332,11 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   // ------------------------------------------------------------------ polls
   void schedule_config_poll();
   void schedule_status_poll();
+  /// Reads the status topic to its end on the pool (bounded by
+  /// worker.sync.timeout.ms, at most `cap_ms`), one read at a time, then
+  /// runs `then` there. Returns false, doing nothing, while a read is
+  /// under way. Any thread.
+  bool read_statuses_on_pool(int cap_ms, std::function<void(Impl&)> then);
 
   // ------------------------------------------------------------------ join gate
   // JoinGroup waits only for revocations (stops), not for a whole apply

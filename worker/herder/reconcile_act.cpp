@@ -480,14 +480,8 @@ void DistributedHerder::Impl::retry_reconcile_soon() {
     s->hand_over_retry_timer.async_wait([w](const boost::system::error_code& ec) {
       auto s2 = w.lock();
       if (!s2 || ec) return;
-      if (s2->hand_over_reading.exchange(true)) return s2->request_reconcile();
-      asio::post(s2->pool, [w] {
-        auto s3 = w.lock();
-        if (!s3) return;
-        (void)s3->status_store->read_to_end(std::min(s3->cfg.worker_sync_timeout_ms, 2000));
-        s3->hand_over_reading = false;
-        s3->request_reconcile();
-      });
+      // A read under way (the periodic poll's) serves this re-check too.
+      if (!s2->read_statuses_on_pool(2000, [](Impl& s3) { s3.request_reconcile(); })) s2->request_reconcile();
     });
   });
 }
