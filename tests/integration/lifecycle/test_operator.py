@@ -316,8 +316,20 @@ def join_rebalance(workers, kc, work, bootstrap):
     all4 = workers
     balanced = wait_for(lambda: spread(all4, [1, 1, 2, 2]), 120, 0.25)
     # The moved tasks run on the new worker from the revoking round on (the
-    # hand-over); the old owners' follow-up round may still be running.
-    wait_for(lambda: samples and samples[-1][1:3] == (200, "healthy"), 30, 0.25)
+    # hand-over); the old owners' follow-up round may still be running. A
+    # worker is briefly Running between the revoking round and the follow-up
+    # one, so "after the join" means healthy for 2 s on end.
+    def healthy_for(seconds):
+        if not samples or samples[-1][1:3] != (200, "healthy"):
+            return False
+        since = samples[-1][0]
+        for ts, code, status, _ in reversed(samples):
+            if (code, status) != (200, "healthy"):
+                break
+            since = ts
+        return samples[-1][0] - since >= seconds
+
+    wait_for(lambda: healthy_for(2.0), 45, 0.25)
     time.sleep(1.0)
     stop.set()
     t.join()
