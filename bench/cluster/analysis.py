@@ -173,7 +173,7 @@ def cell(r):
     """`stopped / task-s down (records) [(events)] / longest task outage / to all running / generations`,
     or n/a."""
     if r is None or r.get("skipped"):
-        return "n/a"
+        return f"n/a ({r['why']})" if r and r.get("why") else "n/a"
     rec, ev = r["records"], r["events"]
     return (f"{rec['stopped']} / {rec['task_s']:.1f} ({ev['task_s']:.1f}) / {rec.get('longest_s', 0.0):.1f} s / "
             f"{fmt_num(rec['to_all_running'], ' s')} / {r['generations']}")

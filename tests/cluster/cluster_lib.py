@@ -128,7 +128,9 @@ class Node:
         # consumer default (45 s) would stall every sink hand-over.
         props["consumer.session.timeout.ms"] = str(SESSION_TIMEOUT_MS)
         props["consumer.heartbeat.interval.ms"] = str(HEARTBEAT_MS)
-        props.update(overrides or {})
+        # A value may be a function of the worker number (per-worker keys
+        # such as group.instance.id).
+        props.update({k: (v(n) if callable(v) else v) for k, v in (overrides or {}).items()})
         self.props_path = os.path.join(work, f"worker{n}.properties")
         with open(self.props_path, "w") as f:
             for k, v in props.items():
