@@ -125,8 +125,23 @@ def pending(root):
     return {l for l in lines if l}
 
 
+def anchors(path):
+    """GitHub's heading anchors of a Markdown file: lower case, punctuation dropped, spaces to '-'."""
+    text = re.sub(r"^```.*?^```", "", open(path, encoding="utf-8").read(), flags=re.S | re.M)
+    out = set()
+    for m in re.finditer(r"^#{1,6}\s+(.*?)\s*#*\s*$", text, re.M):
+        slug = re.sub(r"[^\w\- ]", "", m.group(1).lower()).replace(" ", "-")
+        base, n = slug, 1
+        while slug in out:
+            slug = f"{base}-{n}"
+            n += 1
+        out.add(slug)
+    return out
+
+
 def links(root):
-    """Every relative link of README.md and docs/ resolves; README.md and docs/README.md link every docs page."""
+    """Every relative link of README.md and docs/ resolves (file, and heading anchor in a .md file);
+    README.md and docs/README.md link every docs page."""
     errors = []
     allowed = pending(root)
     targets_of = {}
@@ -137,15 +152,22 @@ def links(root):
         targets = set()
         for m in LINK.finditer(text):
             target = m.group(1)
-            if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target):
                 continue
-            path = target.split("#", 1)[0]
+            if target.startswith("#"):
+                if target[1:] not in anchors(os.path.join(root, page)):
+                    errors.append(f"{page}: link {target}: no such heading on the page")
+                continue
+            path, _, anchor = target.partition("#")
             resolved = os.path.normpath(os.path.join(os.path.dirname(page), path))
             targets.add(resolved)
             if resolved.startswith(".."):
                 errors.append(f"{page}: link {target} leaves the repository")
-            elif not os.path.exists(os.path.join(root, resolved)) and resolved not in allowed:
-                errors.append(f"{page}: link {target} -> {resolved} does not exist")
+            elif not os.path.exists(os.path.join(root, resolved)):
+                if resolved not in allowed:
+                    errors.append(f"{page}: link {target} -> {resolved} does not exist")
+            elif anchor and resolved.endswith(".md") and anchor not in anchors(os.path.join(root, resolved)):
+                errors.append(f"{page}: link {target}: {resolved} has no heading #{anchor}")
         targets_of[page] = targets
     every = {p for p in doc_pages(root) if p.startswith("docs/")} | {p for p in allowed if p.startswith("docs/")}
     for index in ["README.md", "docs/README.md"]:
@@ -155,7 +177,7 @@ def links(root):
     for e in errors:
         print("FAIL:", e)
     if not errors:
-        print(f"PASS: {len(targets_of)} pages, every relative link resolves, both indexes link every docs page")
+        print(f"PASS: {len(targets_of)} pages, every relative link and anchor resolves, both indexes link every docs page")
     return 1 if errors else 0
 
 
