@@ -1,7 +1,7 @@
 // kconnectd: a Kafka Connect-style worker daemon with incremental cooperative
 // rebalancing (KIP-415). This file only wires the subcommands together.
 //
-// Exit statuses (README.md, "Exit statuses"): 0 success; 1 the subcommand
+// Exit statuses (docs/operator-guide.md, "Exit statuses"): 0 success; 1 the subcommand
 // failed (an invalid configuration, a worker that cannot start, a fatal
 // group error, a bad input for a dry run); 2 a usage error caught by the
 // argument parser (unknown subcommand or option, missing or malformed

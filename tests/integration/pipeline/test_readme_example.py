@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""README.md's example connector, unchanged, on a real worker.
+"""The docs' example connector (docs/connector-configs.md, once README.md's), unchanged, on a real worker.
 
 Takes the `worker.properties` and `connector.json` blocks that follow the
-`<!-- example: ... -->` markers in README.md, starts `kconnectd mock-broker`
+`<!-- example: ... -->` markers in the page, starts `kconnectd mock-broker`
 and one worker with those properties, writes the secrets file the example
 names, creates the connector through REST and produces to `orders` with
 kcat: two good records, one marked with a `test` header (dropped by the
@@ -11,7 +11,7 @@ Checks the output file line by line, the DLQ record and its
 `__connect.errors.*` headers, and that REST shows the placeholder, not the
 resolved path, in the connector and task configs.
 
-Usage: test_readme_example.py KCONNECTD README.md
+Usage: test_readme_example.py KCONNECTD docs/connector-configs.md
 """
 import json
 import os
@@ -30,7 +30,7 @@ def readme_block(text, marker):
     """The fenced block that follows `<!-- example: marker -->`."""
     m = re.search(r"<!-- example: " + re.escape(marker) + r" -->\s*```[a-z]*\n(.*?)```", text, re.S)
     if not m:
-        raise Abort(f"README.md has no example block {marker}")
+        raise Abort(f"{sys.argv[2]} has no example block {marker}")
     return m.group(1)
 
 
@@ -60,7 +60,7 @@ def scenario(kc, work, cluster):
     w = Worker(1, kc, work, bootstrap, group="readme-example", overrides=props)
     cluster.workers.append(w)
     wait_healthy([w])
-    check(create_connector([w], body), "POST /connectors accepts the README example")
+    check(create_connector([w], body), "POST /connectors accepts the docs' example")
 
     kcat(bootstrap, ["-P", "-t", "orders"], '{"id":1,"item":"book"}\nnot json\n')
     kcat(bootstrap, ["-P", "-t", "orders", "-H", "test=yes"], '{"id":2,"item":"test"}\n')
