@@ -31,7 +31,8 @@ std::string option_list(const CLI::App& app, std::string* with_value) {
     if (opt->get_group().empty()) continue;  // hidden
     for (const auto& w : option_words(opt)) {
       words += (words.empty() ? "" : " ") + w;
-      if (with_value && opt->get_type_size_max() > 0) *with_value += (with_value->empty() ? "" : "|") + w;
+      // A flag expects no value (CLI11's add_flag sets expected(0)).
+      if (with_value && opt->get_expected_max() > 0) *with_value += (with_value->empty() ? "" : "|") + w;
     }
   }
   return words;
