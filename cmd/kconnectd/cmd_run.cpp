@@ -43,6 +43,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
@@ -73,15 +74,21 @@ namespace kc::cmd {
 namespace {
 
 int run_worker(const std::string& path, bool leave_on_shutdown) {
+  // The worker's text format from the first line on (log.format and
+  // log.level replace it once the properties are read), not spdlog's own.
+  (void)metrics::configure_logging("info", "text");
   // 1. Configuration: the path `kconnectd validate` checks (worker_setup.h),
   // every error printed, not only the first.
   std::optional<config::WorkerConfig> wc;
   herder::HerderConfig hc;
   rest::RestSecurity security;
+  // Logged once log.file, log.level and log.format are applied (below), so
+  // that the first line has the same format and sink as every other.
+  std::vector<std::string> from_env;
   {
     const char* kafka_opts = std::getenv("KAFKA_OPTS");
     auto loaded = load_worker(path, environ, kafka_opts ? kafka_opts : "");
-    for (const auto& key : loaded.from_env) spdlog::info("worker property {} set from the environment", key);
+    from_env = std::move(loaded.from_env);
     if (!loaded.ok()) {
       // The warnings too (a misspelled key's did-you-mean), as validate
       // prints them: the operator sees every mistake in one attempt.
@@ -110,6 +117,7 @@ int run_worker(const std::string& path, bool leave_on_shutdown) {
   if (auto lvl = spdlog::level::from_str(level); lvl != spdlog::level::off || level == "off") spdlog::set_level(lvl);
   // log.format: text | json; every line carries the worker id and generation.
   (void)metrics::configure_logging(level, wc->log_format());
+  for (const auto& key : from_env) spdlog::info("worker property {} set from the environment", key);
   for (const auto& w : wc->warnings()) spdlog::warn("config: {}", w);
   // Connect logs its config values at startup; secrets read "[hidden]".
   spdlog::info("{}", wc->describe());

@@ -1,4 +1,4 @@
-// `kconnectd version` and `kconnectd --version`: what was built, from which
+// `kconnectd version`, `kconnectd --version` and `kconnectd -V`: what was built, from which
 // commit, against which libraries.
 #include <boost/version.hpp>
 #include <iostream>
@@ -26,10 +26,10 @@ std::string version_text() {
 }  // namespace
 
 void register_version(CLI::App& app, int& exit_code) {
-  // `--version` is what container images and packaging scripts call
-  // (the image's version label comes from it); CLI11 prints the text and
-  // main() returns 0 for it, before the "one subcommand" rule is checked.
-  app.set_version_flag("--version", version_text, "Print the same as `kconnectd version` and exit");
+  // `--version` (and `-V`) is what container images and packaging scripts
+  // call (the image's version label comes from it); CLI11 prints the text
+  // and main() returns 0 for it, before the "one subcommand" rule is checked.
+  app.set_version_flag("-V,--version", version_text, "Print the same as `kconnectd version` and exit");
   auto* sub = app.add_subcommand("version", "Print version, git commit, build type and library versions");
   sub->callback([&exit_code] {
     std::cout << version_text() << "\n";

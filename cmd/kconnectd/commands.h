@@ -2,6 +2,8 @@
 // Subcommand registration. Each register_* adds one subcommand to the app;
 // when it runs, its callback stores the process exit status in `exit_code`.
 
+#include <string>
+
 #include <CLI/CLI.hpp>
 
 namespace kc::cmd {
@@ -27,8 +29,15 @@ void register_transform(CLI::App& app, int& exit_code);
 /// `kconnectd convert CLASS from-connect|to-connect [--config k=v] [--key]`:
 /// dry-run a converter on JSON lines from stdin (issue 11).
 void register_convert(CLI::App& app, int& exit_code);
-/// `kconnectd version` and the `--version` flag: version, commit, build type,
-/// library versions (the same five lines, exit 0).
+/// `kconnectd version` and the `-V` / `--version` flags: version, commit,
+/// build type, library versions (the same five lines, exit 0).
 void register_version(CLI::App& app, int& exit_code);
+/// `kconnectd completion bash`: print bash_completion_script(app).
+void register_completion(CLI::App& app, int& exit_code);
+/// The bash completion script for `app`: its visible subcommands, and for
+/// each one its options (file-name completion after an option that takes a
+/// value and for positional arguments). Defines _kconnectd and registers it
+/// with `complete -o default -F _kconnectd kconnectd`.
+std::string bash_completion_script(const CLI::App& app);
 
 }  // namespace kc::cmd

@@ -159,6 +159,14 @@ bool group_transition_allowed(GroupState from, GroupState to) {
   return false;
 }
 
+spdlog::level::level_enum group_error_log_level(const GroupError& error) {
+  if (error.fatal) return spdlog::level::err;
+  if (!error.net && error.code == ErrorCode::REBALANCE_IN_PROGRESS) {
+    return error.api == ApiKey::Heartbeat ? spdlog::level::debug : spdlog::level::info;
+  }
+  return spdlog::level::warn;
+}
+
 std::string GroupError::to_string() const {
   std::string s = std::string(api_name(api)) + ": ";
   if (net) {
@@ -960,11 +968,8 @@ std::string GroupMember::fatal_detail(int16_t code, const std::string& why) cons
 }
 
 void GroupMember::report(GroupError error) {
-  if (error.fatal) {
-    spdlog::error("group {} member '{}': {}", config_.group_id, member_id_, error.to_string());
-  } else {
-    spdlog::warn("group {} member '{}': {}", config_.group_id, member_id_, error.to_string());
-  }
+  spdlog::log(group_error_log_level(error), "group {} member '{}': {}", config_.group_id, member_id_,
+              error.to_string());
   if (callbacks_.on_error) callbacks_.on_error(error);
 }
 

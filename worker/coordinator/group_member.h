@@ -43,6 +43,7 @@
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
+#include <spdlog/common.h>
 
 #include "protocol/kafka/connection.h"
 #include "protocol/kafka/errors.h"
@@ -153,6 +154,14 @@ struct GroupError {
   /// "JoinGroup: REBALANCE_IN_PROGRESS (27): <message>" or similar.
   [[nodiscard]] std::string to_string() const;
 };
+
+/// The level GroupMember logs `error` at. A fatal error is `err`. A
+/// REBALANCE_IN_PROGRESS is how the coordinator announces an ordinary
+/// rebalance (Java's AbstractCoordinator logs it at info, not as a failure):
+/// from Heartbeat it is `debug`, because the caller's on_rebalance_started
+/// line already says it once at info; from JoinGroup or SyncGroup it is
+/// `info`. Every other error is `warn`.
+[[nodiscard]] spdlog::level::level_enum group_error_log_level(const GroupError& error);
 
 /// Handed to on_prepare_join before every JoinGroup send.
 struct JoinPrepare {

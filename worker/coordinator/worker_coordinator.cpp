@@ -431,7 +431,12 @@ void WorkerCoordinator::on_error(const kafka::GroupError& error) {
     fatal_message_ = error.to_string();
     spdlog::error("worker {}: fatal group error: {}", config_.url, error.to_string());
   } else {
-    spdlog::warn("worker {}: group error: {}", config_.url, error.to_string());
+    // GroupMember logged it already, at its level (group_error_log_level):
+    // repeat only what is worth a warning, so a normal rebalance's
+    // REBALANCE_IN_PROGRESS is not a warning here either.
+    const auto level = kafka::group_error_log_level(error);
+    spdlog::log(level >= spdlog::level::warn ? level : spdlog::level::debug, "worker {}: group error: {}",
+                config_.url, error.to_string());
   }
   if (!error.fatal && error.action == kafka::ErrorAction::RediscoverCoordinator && snapshot_ &&
       snapshot_->error == 0 && (!snapshot_->connectors.empty() || !snapshot_->tasks.empty())) {

@@ -1,21 +1,22 @@
 #!/usr/bin/env python3
-"""`kconnectd --help`, `kconnectd version` and `kconnectd --version` (issue 6
-item 7, issue 24).
+"""`kconnectd --help`, `kconnectd version`, `kconnectd --version` and
+`kconnectd -V` (issue 6 item 7, issue 24, issue 27 item 3).
 
 usage: test_cli.py KCONNECTD
 
 Checks that `--help` exits 0 and lists every subcommand with a one-line
-description (not the "(not built yet)" placeholder), that each subcommand's
+description (not the "(not built yet)" placeholder) and nothing else (every
+line of that section is one subcommand), that each subcommand's
 own `--help` works, and that `version` prints the version, the git commit,
 the build type and the librdkafka and boost versions, and that `--version`
-(which the container image's label and packaging scripts call) exits 0 with
-exactly the same output.
+(which the container image's label and packaging scripts call) and `-V` exit
+0 with exactly the same output.
 """
 import re
 import subprocess
 import sys
 
-SUBCOMMANDS = ["run", "mock-broker", "validate", "decode", "assign-sim", "transform", "convert", "version"]
+SUBCOMMANDS = ["run", "mock-broker", "validate", "decode", "assign-sim", "transform", "convert", "version", "completion"]
 
 
 def run(args):
@@ -33,6 +34,11 @@ def main():
         failures.append(f"--help exited {rc}")
     # CLI11 prints "Subcommands:" then one "  name   description" line each.
     section = out.split("Subcommands:", 1)[1] if "Subcommands:" in out else ""
+    # One line per subcommand: each non-empty line starts with a known name
+    # (a wrapped description or an unlisted subcommand would not).
+    for line in section.splitlines():
+        if line.strip() and line.split()[0] not in SUBCOMMANDS:
+            failures.append(f"--help subcommand line is not one of {SUBCOMMANDS}: {line!r}")
     for name in SUBCOMMANDS:
         m = re.search(rf"^\s+{re.escape(name)}\s+(\S.*)$", section, re.M)
         if not m:
@@ -61,18 +67,20 @@ def main():
             failures.append(f"version output lacks the {what} line ({rx})")
 
     # Issue 24: `--version` was refused (CLI11's "requires a subcommand", exit 106).
-    vrc, vout = run([kc, "--version"])
-    print(vout)
-    if vrc != 0:
-        failures.append(f"--version exited {vrc}: {vout.strip()[:200]}")
-    elif vout != out:
-        failures.append(f"--version printed {vout!r}, version printed {out!r}")
+    # Issue 27: `-V` too, as most daemons have it.
+    for flag in ("--version", "-V"):
+        vrc, vout = run([kc, flag])
+        print(vout)
+        if vrc != 0:
+            failures.append(f"{flag} exited {vrc}: {vout.strip()[:200]}")
+        elif vout != out:
+            failures.append(f"{flag} printed {vout!r}, version printed {out!r}")
 
     if failures:
         for f in failures:
             print("FAIL:", f)
         return 1
-    print("OK: --help lists", ", ".join(SUBCOMMANDS), "and version / --version print all five lines")
+    print("OK: --help lists", ", ".join(SUBCOMMANDS), "and version / --version / -V print all five lines")
     return 0
 
 
