@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   kc::cmd::register_transform(app, exit_code);
   kc::cmd::register_convert(app, exit_code);
   kc::cmd::register_version(app, exit_code);
+  kc::cmd::register_reference(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
