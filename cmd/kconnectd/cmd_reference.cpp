@@ -210,7 +210,8 @@ void register_reference(CLI::App& app, int& exit_code) {
   auto what = std::make_shared<std::string>();
   sub->add_option("WHAT", *what, "worker-properties | rest-api | metrics | connectors | transforms")
       ->required()
-      ->check(CLI::IsMember({"worker-properties", "rest-api", "metrics", "connectors", "transforms"}));
+      ->check(CLI::IsMember(
+          std::vector<std::string>{"worker-properties", "rest-api", "metrics", "connectors", "transforms"}));
   sub->callback([&exit_code, what] {
     if (*what == "worker-properties") std::cout << worker_properties();
     else if (*what == "rest-api") std::cout << rest_api();

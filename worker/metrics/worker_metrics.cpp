@@ -18,6 +18,14 @@ int64_t steady_ms() {
 /// throws std::logic_error for an undeclared family.
 const char* help(const char* name) { return metric_def(name).help; }
 
+/// The counter / gauge series `name{labels}` of a declared family.
+std::shared_ptr<Counter> counter(Registry& r, const char* name, const Labels& labels = {}) {
+  return r.counter(name, help(name), labels);
+}
+std::shared_ptr<Gauge> gauge(Registry& r, const char* name, const Labels& labels = {}) {
+  return r.gauge(name, help(name), labels);
+}
+
 constexpr TaskState kAllStates[] = {TaskState::Unassigned, TaskState::Running, TaskState::Paused, TaskState::Failed,
                                     TaskState::Restarting};
 
@@ -80,51 +88,46 @@ void WorkerMetrics::AvgMax::add(double v) {
 WorkerMetrics::WorkerMetrics(NowMs now) : now_(now ? std::move(now) : NowMs(steady_ms)) {
   auto& r = registry_;
   // connect-coordinator-metrics
-  assigned_connectors_ = r.gauge("coordinator_assigned_connectors", help("coordinator_assigned_connectors"));
-  assigned_tasks_ =
-      r.gauge("coordinator_assigned_tasks", help("coordinator_assigned_tasks"));
-  joins_ = r.counter("coordinator_joins_total", help("coordinator_joins_total"));
-  syncs_ = r.counter("coordinator_syncs_total", help("coordinator_syncs_total"));
-  heartbeats_ = r.counter("coordinator_heartbeats_total", help("coordinator_heartbeats_total"));
-  failed_rebalances_ =
-      r.counter("coordinator_failed_rebalances_total", help("coordinator_failed_rebalances_total"));
-  join_.avg_g = r.gauge("coordinator_join_time_avg_seconds", help("coordinator_join_time_avg_seconds"));
-  join_.max_g = r.gauge("coordinator_join_time_max_seconds", help("coordinator_join_time_max_seconds"));
-  sync_.avg_g = r.gauge("coordinator_sync_time_avg_seconds", help("coordinator_sync_time_avg_seconds"));
-  sync_.max_g = r.gauge("coordinator_sync_time_max_seconds", help("coordinator_sync_time_max_seconds"));
-  heartbeat_.avg_g = r.gauge("coordinator_heartbeat_response_time_avg_seconds", help("coordinator_heartbeat_response_time_avg_seconds"));
-  heartbeat_.max_g = r.gauge("coordinator_heartbeat_response_time_max_seconds", help("coordinator_heartbeat_response_time_max_seconds"));
-  r.gauge_fn("coordinator_last_heartbeat_seconds_ago", help("coordinator_last_heartbeat_seconds_ago"), {}, [this] {
+  assigned_connectors_ = gauge(r, "coordinator_assigned_connectors");
+  assigned_tasks_ = gauge(r, "coordinator_assigned_tasks");
+  joins_ = counter(r, "coordinator_joins_total");
+  syncs_ = counter(r, "coordinator_syncs_total");
+  heartbeats_ = counter(r, "coordinator_heartbeats_total");
+  failed_rebalances_ = counter(r, "coordinator_failed_rebalances_total");
+  join_.avg_g = gauge(r, "coordinator_join_time_avg_seconds");
+  join_.max_g = gauge(r, "coordinator_join_time_max_seconds");
+  sync_.avg_g = gauge(r, "coordinator_sync_time_avg_seconds");
+  sync_.max_g = gauge(r, "coordinator_sync_time_max_seconds");
+  heartbeat_.avg_g = gauge(r, "coordinator_heartbeat_response_time_avg_seconds");
+  heartbeat_.max_g = gauge(r, "coordinator_heartbeat_response_time_max_seconds");
+  r.gauge_fn("coordinator_last_heartbeat_seconds_ago", help("coordinator_last_heartbeat_seconds_ago"), {},
+             [this] {
                const int64_t t = last_heartbeat_ms_.load();
                return t < 0 ? -1.0 : static_cast<double>(now_() - t) / 1000.0;
              });
   // connect-worker-rebalance-metrics
-  completed_rebalances_ =
-      r.counter("rebalance_completed_total", help("rebalance_completed_total"));
-  rebalance_.avg_g = r.gauge("rebalance_time_avg_seconds", help("rebalance_time_avg_seconds"));
-  rebalance_.max_g = r.gauge("rebalance_time_max_seconds", help("rebalance_time_max_seconds"));
+  completed_rebalances_ = counter(r, "rebalance_completed_total");
+  rebalance_.avg_g = gauge(r, "rebalance_time_avg_seconds");
+  rebalance_.max_g = gauge(r, "rebalance_time_max_seconds");
   r.gauge_fn("rebalance_time_since_last_seconds", help("rebalance_time_since_last_seconds"), {},
              [this] {
                const int64_t t = last_rebalance_ms_.load();
                return t < 0 ? std::numeric_limits<double>::infinity() : static_cast<double>(now_() - t) / 1000.0;
              });
-  epoch_ = r.gauge("rebalance_epoch", help("rebalance_epoch"));
+  epoch_ = gauge(r, "rebalance_epoch");
   epoch_->set(-1);
-  rebalancing_ = r.gauge("rebalancing", help("rebalancing"));
-  r.gauge("rebalance_protocol_info", help("rebalance_protocol_info"));
-  r.gauge("rebalance_leader_info", help("rebalance_leader_info"));
+  rebalancing_ = gauge(r, "rebalancing");
+  gauge(r, "rebalance_protocol_info");
+  gauge(r, "rebalance_leader_info");
   // connect-worker-metrics
-  connector_count_ = r.gauge("worker_connectors_running", help("worker_connectors_running"));
-  task_count_ = r.gauge("worker_tasks_running", help("worker_tasks_running"));
-  conn_attempts_ = r.counter("worker_connector_startup_attempts_total", help("worker_connector_startup_attempts_total"));
-  conn_success_ = r.counter("worker_connector_startup_success_total", help("worker_connector_startup_success_total"));
-  conn_failure_ = r.counter("worker_connector_startup_failure_total", help("worker_connector_startup_failure_total"));
-  task_attempts_ =
-      r.counter("worker_task_startup_attempts_total", help("worker_task_startup_attempts_total"));
-  task_success_ =
-      r.counter("worker_task_startup_success_total", help("worker_task_startup_success_total"));
-  task_failure_ =
-      r.counter("worker_task_startup_failure_total", help("worker_task_startup_failure_total"));
+  connector_count_ = gauge(r, "worker_connectors_running");
+  task_count_ = gauge(r, "worker_tasks_running");
+  conn_attempts_ = counter(r, "worker_connector_startup_attempts_total");
+  conn_success_ = counter(r, "worker_connector_startup_success_total");
+  conn_failure_ = counter(r, "worker_connector_startup_failure_total");
+  task_attempts_ = counter(r, "worker_task_startup_attempts_total");
+  task_success_ = counter(r, "worker_task_startup_success_total");
+  task_failure_ = counter(r, "worker_task_startup_failure_total");
 }
 
 void WorkerMetrics::record_join(double latency_ms) {
@@ -162,12 +165,12 @@ void WorkerMetrics::assignment_received(int32_t generation, const std::string& p
   if (proto_upper != protocol_label_) {
     if (!protocol_label_.empty()) registry_.remove("rebalance_protocol_info", {{"protocol", protocol_label_}});
     protocol_label_ = proto_upper;
-    registry_.gauge("rebalance_protocol_info", help("rebalance_protocol_info"), {{"protocol", protocol_label_}})->set(1);
+    gauge(registry_, "rebalance_protocol_info", {{"protocol", protocol_label_}})->set(1);
   }
   if (leader_url != leader_label_) {
     if (!leader_label_.empty()) registry_.remove("rebalance_leader_info", {{"leader_url", leader_label_}});
     leader_label_ = leader_url;
-    if (!leader_label_.empty()) registry_.gauge("rebalance_leader_info", help("rebalance_leader_info"), {{"leader_url", leader_label_}})->set(1);
+    if (!leader_label_.empty()) gauge(registry_, "rebalance_leader_info", {{"leader_url", leader_label_}})->set(1);
   }
 }
 
@@ -194,26 +197,25 @@ std::shared_ptr<TaskMetrics> WorkerMetrics::task(const std::string& connector, i
   for (size_t i = 0; i < std::size(kAllStates); ++i) {
     Labels ls = l;
     ls.emplace_back("state", to_string(kAllStates[i]));
-    m->state_[i] =
-        registry_.gauge("task_status", help("task_status"), ls);
+    m->state_[i] = gauge(registry_, "task_status", ls);
   }
-  m->commit_ok_ = registry_.counter("task_offset_commit_success_total", help("task_offset_commit_success_total"), l);
-  m->commit_fail_ = registry_.counter("task_offset_commit_failure_total", help("task_offset_commit_failure_total"), l);
+  m->commit_ok_ = counter(registry_, "task_offset_commit_success_total", l);
+  m->commit_fail_ = counter(registry_, "task_offset_commit_failure_total", l);
   // task-error-metrics
-  m->failures_ = registry_.counter("task_error_record_failures_total", help("task_error_record_failures_total"), l);
-  m->errors_ = registry_.counter("task_error_record_errors_total", help("task_error_record_errors_total"), l);
-  m->skipped_ = registry_.counter("task_error_records_skipped_total", help("task_error_records_skipped_total"), l);
-  m->retries_ = registry_.counter("task_error_retries_total", help("task_error_retries_total"), l);
-  m->logged_ = registry_.counter("task_error_errors_logged_total", help("task_error_errors_logged_total"), l);
-  m->dlq_requests_ = registry_.counter("task_error_deadletterqueue_produce_requests_total", help("task_error_deadletterqueue_produce_requests_total"), l);
-  m->dlq_failures_ = registry_.counter("task_error_deadletterqueue_produce_failures_total", help("task_error_deadletterqueue_produce_failures_total"), l);
-  m->last_error_ = registry_.gauge("task_error_last_error_timestamp_seconds", help("task_error_last_error_timestamp_seconds"), l);
+  m->failures_ = counter(registry_, "task_error_record_failures_total", l);
+  m->errors_ = counter(registry_, "task_error_record_errors_total", l);
+  m->skipped_ = counter(registry_, "task_error_records_skipped_total", l);
+  m->retries_ = counter(registry_, "task_error_retries_total", l);
+  m->logged_ = counter(registry_, "task_error_errors_logged_total", l);
+  m->dlq_requests_ = counter(registry_, "task_error_deadletterqueue_produce_requests_total", l);
+  m->dlq_failures_ = counter(registry_, "task_error_deadletterqueue_produce_failures_total", l);
+  m->last_error_ = gauge(registry_, "task_error_last_error_timestamp_seconds", l);
   if (source) {
-    m->polled_ = registry_.counter("source_task_records_polled_total", help("source_task_records_polled_total"), l);
-    m->written_ = registry_.counter("source_task_records_written_total", help("source_task_records_written_total"), l);
+    m->polled_ = counter(registry_, "source_task_records_polled_total", l);
+    m->written_ = counter(registry_, "source_task_records_written_total", l);
   } else {
-    m->read_ = registry_.counter("sink_task_records_read_total", help("sink_task_records_read_total"), l);
-    m->sent_ = registry_.counter("sink_task_records_sent_total", help("sink_task_records_sent_total"), l);
+    m->read_ = counter(registry_, "sink_task_records_read_total", l);
+    m->sent_ = counter(registry_, "sink_task_records_sent_total", l);
   }
   return m;
 }

@@ -4,6 +4,7 @@
 // the table's (docs/reference/metrics.md is generated from the same table).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
