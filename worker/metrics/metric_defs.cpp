@@ -119,6 +119,11 @@ const std::array kMetrics = {
 
 std::span<const MetricDef> metric_defs() { return kMetrics; }
 
+std::string help_text(const MetricDef& def) {
+  if (std::string_view(def.connect) == "(ours)") return def.help;
+  return std::string(def.help) + " (" + def.connect + ")";
+}
+
 const MetricDef& metric_def(std::string_view name) {
   for (const auto& m : kMetrics)
     if (name == m.name) return m;

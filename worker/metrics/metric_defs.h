@@ -8,6 +8,7 @@
 // Read-only static data: safe from any thread.
 
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "worker/metrics/registry.h"
@@ -22,6 +23,11 @@ struct MetricDef {
   const char* help;     ///< the `# HELP` text: what the value means, with its unit
   const char* connect;  ///< the Connect metric and group it maps, or "(ours)"
 };
+
+/// The `# HELP` text of a family: its meaning, then the Connect metric it
+/// maps in parentheses ("JoinGroup round trips completed. (join-total
+/// (connect-coordinator-metrics))"); the meaning alone for ours.
+std::string help_text(const MetricDef& def);
 
 /// Every family, in documentation order (coordinator, rebalance, worker, task).
 std::span<const MetricDef> metric_defs();

@@ -16,7 +16,7 @@ int64_t steady_ms() {
 
 /// The family's `# HELP` text: the declaration table's (metric_defs.h);
 /// throws std::logic_error for an undeclared family.
-const char* help(const char* name) { return metric_def(name).help; }
+std::string help(const char* name) { return help_text(metric_def(name)); }
 
 /// The counter / gauge series `name{labels}` of a declared family.
 std::shared_ptr<Counter> counter(Registry& r, const char* name, const Labels& labels = {}) {

@@ -89,7 +89,7 @@ TEST_CASE("every family a live worker renders is declared in metric_defs, with i
     INFO("declared family " << d.name);
     REQUIRE(r.type.count(d.name) == 1);
     CHECK(r.type.at(d.name) == to_string(d.type));
-    CHECK(r.help.at(d.name) == d.help);
+    CHECK(r.help.at(d.name) == help_text(d));
     REQUIRE(r.labels.count(d.name) == 1);
     CHECK(r.labels.at(d.name) == split_labels(d.labels));
   }
@@ -103,4 +103,8 @@ TEST_CASE("every family a live worker renders is declared in metric_defs, with i
 TEST_CASE("metric_def refuses an undeclared family", "[metrics][reference]") {
   CHECK(std::string(metric_def("coordinator_joins_total").name) == "coordinator_joins_total");
   CHECK_THROWS_AS(metric_def("no_such_family_total"), std::logic_error);
+  CHECK(help_text(metric_def("coordinator_joins_total")) ==
+        "JoinGroup round trips completed. (join-total (connect-coordinator-metrics))");
+  CHECK(help_text(metric_def("coordinator_heartbeat_response_time_avg_seconds")) ==
+        "Average Heartbeat round trip, seconds, over the process life.");
 }
