@@ -58,7 +58,7 @@ const std::array kMetrics = {
               "1 from the start of a JoinGroup round until its assignment is applied on this worker, else 0.",
               "rebalancing (connect-worker-rebalance-metrics)"},
     MetricDef{"rebalance_protocol_info", G, "protocol",
-              "1, with the selected Connect protocol (EAGER, COMPATIBLE, SESSIONED) as the label.",
+              "1, with the selected Connect protocol as the label: eager, compatible or sessioned, in upper case.",
               "connect-protocol (connect-worker-rebalance-metrics)"},
     MetricDef{"rebalance_leader_info", G, "leader_url", "1, with the REST URL of the group leader as the label.",
               "leader-name (connect-worker-rebalance-metrics)"},

@@ -15,7 +15,7 @@
 
 namespace kc::rest {
 
-/// One route. Texts are short Markdown fragments (backticks allowed, no '|').
+/// One route. Texts are short Markdown fragments (the generator escapes '|').
 struct RouteDoc {
   Method method;
   const char* path;      ///< the pattern as registered, e.g. "/connectors/{connector}/status"
