@@ -50,6 +50,20 @@ std::string header(std::string_view what, std::string_view title, std::string_vi
          std::string(intro);
 }
 
+/// ConfigDef type names in lower case, as describe_expectation() starts.
+const char* type_name(config::OptionType t) {
+  switch (t) {
+    case config::OptionType::Boolean: return "boolean";
+    case config::OptionType::Short: return "short";
+    case config::OptionType::Int: return "int";
+    case config::OptionType::Long: return "long";
+    case config::OptionType::String: return "string";
+    case config::OptionType::List: return "list";
+    case config::OptionType::Password: return "password";
+  }
+  return "string";
+}
+
 std::string worker_properties() {
   std::string md = header(
       "worker-properties", "Worker properties", "config/worker_config.cpp (worker_options)",
@@ -64,10 +78,12 @@ std::string worker_properties() {
                              : o.default_value == nullptr ? "null"
                              : *o.default_value           ? code(o.default_value)
                                                           : code("\"\"");
+    // describe_expectation() starts with the type name, which has its own column.
+    const std::string type = type_name(o.type);
     std::string valid = config::describe_expectation(o);
-    const auto comma = valid.find(", ");  // the type has its own column
-    valid = comma == std::string::npos ? "" : valid.substr(comma + 2);
-    const std::string type = config::describe_expectation(o).substr(0, comma);
+    valid = valid.substr(std::min(valid.size(), type.size()));
+    while (!valid.empty() && (valid.front() == ',' || valid.front() == ' ')) valid.erase(0, 1);
+    if (valid.rfind("of ", 0) == 0) valid.erase(0, 3);  // "list of SCHEME://..."
     md += "| " + code(o.name) + " | " + type + " | " + dflt + " | " + cell(valid) + " | " +
           config::to_string(config::option_importance(o)) + " | " + cell(o.doc) + " |\n";
   }
