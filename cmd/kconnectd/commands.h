@@ -29,6 +29,9 @@ void register_transform(CLI::App& app, int& exit_code);
 /// `kconnectd convert CLASS from-connect|to-connect [--config k=v] [--key]`:
 /// dry-run a converter on JSON lines from stdin (issue 11).
 void register_convert(CLI::App& app, int& exit_code);
+/// `kconnectd reference WHAT` (hidden): a docs/reference page as Markdown,
+/// generated from the code's tables (scripts/gen-reference).
+void register_reference(CLI::App& app, int& exit_code);
 /// `kconnectd version` and the `-V` / `--version` flags: version, commit,
 /// build type, library versions (the same five lines, exit 0).
 void register_version(CLI::App& app, int& exit_code);

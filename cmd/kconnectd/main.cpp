@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   kc::cmd::register_convert(app, exit_code);
   kc::cmd::register_version(app, exit_code);
   kc::cmd::register_completion(app, exit_code);
+  kc::cmd::register_reference(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,4 +1,5 @@
 #include "worker/metrics/worker_metrics.h"
+#include "worker/metrics/metric_defs.h"
 
 #include <algorithm>
 #include <chrono>
@@ -11,6 +12,18 @@ namespace {
 int64_t steady_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
+}
+
+/// The family's `# HELP` text: the declaration table's (metric_defs.h);
+/// throws std::logic_error for an undeclared family.
+std::string help(const char* name) { return help_text(metric_def(name)); }
+
+/// The counter / gauge series `name{labels}` of a declared family.
+std::shared_ptr<Counter> counter(Registry& r, const char* name, const Labels& labels = {}) {
+  return r.counter(name, help(name), labels);
+}
+std::shared_ptr<Gauge> gauge(Registry& r, const char* name, const Labels& labels = {}) {
+  return r.gauge(name, help(name), labels);
 }
 
 constexpr TaskState kAllStates[] = {TaskState::Unassigned, TaskState::Running, TaskState::Paused, TaskState::Failed,
@@ -75,62 +88,46 @@ void WorkerMetrics::AvgMax::add(double v) {
 WorkerMetrics::WorkerMetrics(NowMs now) : now_(now ? std::move(now) : NowMs(steady_ms)) {
   auto& r = registry_;
   // connect-coordinator-metrics
-  assigned_connectors_ = r.gauge("coordinator_assigned_connectors",
-                                 "Connectors in this worker's current assignment snapshot (assigned-connectors).");
-  assigned_tasks_ =
-      r.gauge("coordinator_assigned_tasks", "Tasks in this worker's current assignment snapshot (assigned-tasks).");
-  joins_ = r.counter("coordinator_joins_total", "JoinGroup round trips completed (join-total).");
-  syncs_ = r.counter("coordinator_syncs_total", "SyncGroup round trips completed (sync-total).");
-  heartbeats_ = r.counter("coordinator_heartbeats_total", "Heartbeat round trips completed (heartbeat-total).");
-  failed_rebalances_ =
-      r.counter("coordinator_failed_rebalances_total", "Failed JoinGroup/SyncGroup attempts (failed-rebalance-total).");
-  join_.avg_g = r.gauge("coordinator_join_time_avg_seconds", "Average JoinGroup round trip in seconds (join-time-avg).");
-  join_.max_g = r.gauge("coordinator_join_time_max_seconds", "Maximum JoinGroup round trip in seconds (join-time-max).");
-  sync_.avg_g = r.gauge("coordinator_sync_time_avg_seconds", "Average SyncGroup round trip in seconds (sync-time-avg).");
-  sync_.max_g = r.gauge("coordinator_sync_time_max_seconds", "Maximum SyncGroup round trip in seconds (sync-time-max).");
-  heartbeat_.avg_g = r.gauge("coordinator_heartbeat_response_time_avg_seconds", "Average Heartbeat round trip in seconds.");
-  heartbeat_.max_g = r.gauge("coordinator_heartbeat_response_time_max_seconds",
-                             "Maximum Heartbeat round trip in seconds (heartbeat-response-time-max).");
-  r.gauge_fn("coordinator_last_heartbeat_seconds_ago",
-             "Seconds since the last Heartbeat response, -1 if none yet (last-heartbeat-seconds-ago).", {}, [this] {
+  assigned_connectors_ = gauge(r, "coordinator_assigned_connectors");
+  assigned_tasks_ = gauge(r, "coordinator_assigned_tasks");
+  joins_ = counter(r, "coordinator_joins_total");
+  syncs_ = counter(r, "coordinator_syncs_total");
+  heartbeats_ = counter(r, "coordinator_heartbeats_total");
+  failed_rebalances_ = counter(r, "coordinator_failed_rebalances_total");
+  join_.avg_g = gauge(r, "coordinator_join_time_avg_seconds");
+  join_.max_g = gauge(r, "coordinator_join_time_max_seconds");
+  sync_.avg_g = gauge(r, "coordinator_sync_time_avg_seconds");
+  sync_.max_g = gauge(r, "coordinator_sync_time_max_seconds");
+  heartbeat_.avg_g = gauge(r, "coordinator_heartbeat_response_time_avg_seconds");
+  heartbeat_.max_g = gauge(r, "coordinator_heartbeat_response_time_max_seconds");
+  r.gauge_fn("coordinator_last_heartbeat_seconds_ago", help("coordinator_last_heartbeat_seconds_ago"), {},
+             [this] {
                const int64_t t = last_heartbeat_ms_.load();
                return t < 0 ? -1.0 : static_cast<double>(now_() - t) / 1000.0;
              });
   // connect-worker-rebalance-metrics
-  completed_rebalances_ =
-      r.counter("rebalance_completed_total", "Rebalances completed by this worker (completed-rebalances-total).");
-  rebalance_.avg_g = r.gauge("rebalance_time_avg_seconds",
-                             "Average time from receiving an assignment to having applied it, seconds "
-                             "(rebalance-avg-time-ms).");
-  rebalance_.max_g = r.gauge("rebalance_time_max_seconds",
-                             "Maximum time from receiving an assignment to having applied it, seconds "
-                             "(rebalance-max-time-ms).");
-  r.gauge_fn("rebalance_time_since_last_seconds",
-             "Seconds since the last completed rebalance, +Inf if none (time-since-last-rebalance-ms).", {},
+  completed_rebalances_ = counter(r, "rebalance_completed_total");
+  rebalance_.avg_g = gauge(r, "rebalance_time_avg_seconds");
+  rebalance_.max_g = gauge(r, "rebalance_time_max_seconds");
+  r.gauge_fn("rebalance_time_since_last_seconds", help("rebalance_time_since_last_seconds"), {},
              [this] {
                const int64_t t = last_rebalance_ms_.load();
                return t < 0 ? std::numeric_limits<double>::infinity() : static_cast<double>(now_() - t) / 1000.0;
              });
-  epoch_ = r.gauge("rebalance_epoch", "Group generation of the current assignment, -1 before the first (epoch).");
+  epoch_ = gauge(r, "rebalance_epoch");
   epoch_->set(-1);
-  rebalancing_ = r.gauge("rebalancing", "1 while a rebalance is in progress on this worker, else 0 (rebalancing).");
-  r.gauge("rebalance_protocol_info", "Selected Connect protocol, as a label (connect-protocol).");
-  r.gauge("rebalance_leader_info", "REST URL of the group leader, as a label (leader-name).");
+  rebalancing_ = gauge(r, "rebalancing");
+  gauge(r, "rebalance_protocol_info");
+  gauge(r, "rebalance_leader_info");
   // connect-worker-metrics
-  connector_count_ = r.gauge("worker_connectors_running", "Connectors running on this worker (connector-count).");
-  task_count_ = r.gauge("worker_tasks_running", "Tasks started on this worker and not ended: RUNNING or PAUSED, not still starting (task-count).");
-  conn_attempts_ = r.counter("worker_connector_startup_attempts_total",
-                             "Connector starts attempted (connector-startup-attempts-total).");
-  conn_success_ = r.counter("worker_connector_startup_success_total",
-                            "Connector starts that succeeded (connector-startup-success-total).");
-  conn_failure_ = r.counter("worker_connector_startup_failure_total",
-                            "Connector starts that failed (connector-startup-failure-total).");
-  task_attempts_ =
-      r.counter("worker_task_startup_attempts_total", "Task starts attempted (task-startup-attempts-total).");
-  task_success_ =
-      r.counter("worker_task_startup_success_total", "Task starts that succeeded (task-startup-success-total).");
-  task_failure_ =
-      r.counter("worker_task_startup_failure_total", "Task starts that failed (task-startup-failure-total).");
+  connector_count_ = gauge(r, "worker_connectors_running");
+  task_count_ = gauge(r, "worker_tasks_running");
+  conn_attempts_ = counter(r, "worker_connector_startup_attempts_total");
+  conn_success_ = counter(r, "worker_connector_startup_success_total");
+  conn_failure_ = counter(r, "worker_connector_startup_failure_total");
+  task_attempts_ = counter(r, "worker_task_startup_attempts_total");
+  task_success_ = counter(r, "worker_task_startup_success_total");
+  task_failure_ = counter(r, "worker_task_startup_failure_total");
 }
 
 void WorkerMetrics::record_join(double latency_ms) {
@@ -168,12 +165,12 @@ void WorkerMetrics::assignment_received(int32_t generation, const std::string& p
   if (proto_upper != protocol_label_) {
     if (!protocol_label_.empty()) registry_.remove("rebalance_protocol_info", {{"protocol", protocol_label_}});
     protocol_label_ = proto_upper;
-    registry_.gauge("rebalance_protocol_info", "", {{"protocol", protocol_label_}})->set(1);
+    gauge(registry_, "rebalance_protocol_info", {{"protocol", protocol_label_}})->set(1);
   }
   if (leader_url != leader_label_) {
     if (!leader_label_.empty()) registry_.remove("rebalance_leader_info", {{"leader_url", leader_label_}});
     leader_label_ = leader_url;
-    if (!leader_label_.empty()) registry_.gauge("rebalance_leader_info", "", {{"leader_url", leader_label_}})->set(1);
+    if (!leader_label_.empty()) gauge(registry_, "rebalance_leader_info", {{"leader_url", leader_label_}})->set(1);
   }
 }
 
@@ -200,38 +197,25 @@ std::shared_ptr<TaskMetrics> WorkerMetrics::task(const std::string& connector, i
   for (size_t i = 0; i < std::size(kAllStates); ++i) {
     Labels ls = l;
     ls.emplace_back("state", to_string(kAllStates[i]));
-    m->state_[i] =
-        registry_.gauge("task_status", "1 for the task's current state, 0 for the others (Connect task status).", ls);
+    m->state_[i] = gauge(registry_, "task_status", ls);
   }
-  m->commit_ok_ = registry_.counter("task_offset_commit_success_total",
-                                    "Successful offset commits of the task (offset-commit-completion-total).", l);
-  m->commit_fail_ = registry_.counter("task_offset_commit_failure_total",
-                                      "Failed offset commits of the task (offset-commit-skip/failure).", l);
+  m->commit_ok_ = counter(registry_, "task_offset_commit_success_total", l);
+  m->commit_fail_ = counter(registry_, "task_offset_commit_failure_total", l);
   // task-error-metrics
-  m->failures_ = registry_.counter("task_error_record_failures_total",
-                                   "Failed attempts of a record stage (total-record-failures).", l);
-  m->errors_ = registry_.counter("task_error_record_errors_total",
-                                 "Records that ended in an error (total-record-errors).", l);
-  m->skipped_ = registry_.counter("task_error_records_skipped_total",
-                                  "Records skipped under errors.tolerance=all (total-records-skipped).", l);
-  m->retries_ = registry_.counter("task_error_retries_total", "Retries of retriable failures (total-retries).", l);
-  m->logged_ = registry_.counter("task_error_errors_logged_total", "Errors written to the log (total-errors-logged).", l);
-  m->dlq_requests_ = registry_.counter("task_error_deadletterqueue_produce_requests_total",
-                                       "Records sent to the dead letter queue (deadletterqueue-produce-requests).", l);
-  m->dlq_failures_ = registry_.counter("task_error_deadletterqueue_produce_failures_total",
-                                       "Dead letter queue writes that failed (deadletterqueue-produce-failures).", l);
-  m->last_error_ = registry_.gauge("task_error_last_error_timestamp_seconds",
-                                   "Epoch seconds of the task's last error (last-error-timestamp); 0 = none.", l);
+  m->failures_ = counter(registry_, "task_error_record_failures_total", l);
+  m->errors_ = counter(registry_, "task_error_record_errors_total", l);
+  m->skipped_ = counter(registry_, "task_error_records_skipped_total", l);
+  m->retries_ = counter(registry_, "task_error_retries_total", l);
+  m->logged_ = counter(registry_, "task_error_errors_logged_total", l);
+  m->dlq_requests_ = counter(registry_, "task_error_deadletterqueue_produce_requests_total", l);
+  m->dlq_failures_ = counter(registry_, "task_error_deadletterqueue_produce_failures_total", l);
+  m->last_error_ = gauge(registry_, "task_error_last_error_timestamp_seconds", l);
   if (source) {
-    m->polled_ = registry_.counter("source_task_records_polled_total",
-                                   "Records returned by the source task's poll() (source-record-poll-total).", l);
-    m->written_ = registry_.counter("source_task_records_written_total",
-                                    "Records the source task handed to the producer (source-record-write-total).", l);
+    m->polled_ = counter(registry_, "source_task_records_polled_total", l);
+    m->written_ = counter(registry_, "source_task_records_written_total", l);
   } else {
-    m->read_ = registry_.counter("sink_task_records_read_total",
-                                 "Records the sink task read from Kafka (sink-record-read-total).", l);
-    m->sent_ = registry_.counter("sink_task_records_sent_total",
-                                 "Records the sink task delivered to put() (sink-record-send-total).", l);
+    m->read_ = counter(registry_, "sink_task_records_read_total", l);
+    m->sent_ = counter(registry_, "sink_task_records_sent_total", l);
   }
   return m;
 }

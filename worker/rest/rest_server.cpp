@@ -294,6 +294,7 @@ bool is_json_media_type(std::string_view content_type) {
 
 struct Route {
   Method method = Method::Get;
+  std::string text;  ///< the pattern as registered (for routes())
   Pattern pattern;
   RouteHandler handler;
   std::chrono::milliseconds timeout{0};
@@ -1014,6 +1015,7 @@ void RestServer::Impl::add_route(Method method, std::string pattern, RouteHandle
                                  std::chrono::milliseconds timeout, RestResponse timeout_response, bool builtin) {
   Route r;
   r.method = method;
+  r.text = pattern;
   r.pattern = parse_pattern(pattern);
   r.handler = std::move(handler);
   r.timeout = timeout;
@@ -1516,6 +1518,14 @@ std::string RestServer::url() const {
   if (host == "::") host = "::1";
   if (host.find(':') != std::string::npos) host = "[" + host + "]";
   return impl_->listener_urls_.front().scheme + "://" + host + ":" + std::to_string(port()) + "/";
+}
+
+std::vector<std::pair<Method, std::string>> RestServer::routes() const {
+  std::vector<std::pair<Method, std::string>> out;
+  std::lock_guard<std::mutex> lock(impl_->routes_mu_);
+  for (const auto* table : {&impl_->extra_routes_, &impl_->builtin_routes_})
+    for (const auto& r : *table) out.emplace_back(r.method, r.text);
+  return out;
 }
 
 void RestServer::add_route(Method method, std::string pattern, RouteHandler handler,

@@ -213,6 +213,11 @@ class RestServer {
   void add_route(Method method, std::string pattern, RouteHandler handler,
                  std::optional<std::chrono::milliseconds> timeout = std::nullopt);
 
+  /// Every registered route as (method, pattern as given): the extra
+  /// routes in the order added, then the built-in Connect routes (for
+  /// the route table's test, route_docs.h). Thread-safe.
+  [[nodiscard]] std::vector<std::pair<Method, std::string>> routes() const;
+
  private:
   class Impl;
   std::shared_ptr<Impl> impl_;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "config/option_importance.h"
 #include "config/worker_config.h"
 
 using namespace kc::config;
@@ -366,4 +367,26 @@ TEST_CASE("worker config: a properties path that is a directory or missing says 
   CHECK(message(KC_BINARY_DIR) == std::string(KC_BINARY_DIR) + ": is a directory, not a properties file");
   const std::string missing = KC_BINARY_DIR "/no-such-dir/worker.properties";
   CHECK(message(missing).starts_with(missing + ": cannot open the properties file: "));
+}
+
+TEST_CASE("option_importance: every name it lists is a declared option", "[config][reference]") {
+  // The lists live next to the table; a renamed option must not silently become Low.
+  for (const char* n : {"bootstrap.servers", "group.id", "config.storage.topic", "key.converter",
+                        "exactly.once.source.support"}) {
+    INFO(n);
+    REQUIRE(find_option(n) != nullptr);
+    CHECK(option_importance(*find_option(n)) == OptionImportance::High);
+  }
+  REQUIRE(find_option("security.protocol") != nullptr);
+  CHECK(option_importance(*find_option("security.protocol")) == OptionImportance::Medium);
+  REQUIRE(find_option("log.format") != nullptr);
+  CHECK(option_importance(*find_option("log.format")) == OptionImportance::Low);
+  int high = 0, medium = 0;
+  for (const auto& o : worker_options()) {
+    high += option_importance(o) == OptionImportance::High;
+    medium += option_importance(o) == OptionImportance::Medium;
+  }
+  CHECK(high == 11);    // every High name is declared (none misspelled)
+  CHECK(medium == 17);  // the same for Medium
+  CHECK(std::string(to_string(OptionImportance::Medium)) == "medium");
 }

@@ -31,6 +31,7 @@
 #include "worker/rest/admin_routes.h"
 #include "worker/rest/observability.h"
 #include "worker/rest/rest_server.h"
+#include "worker/rest/route_docs.h"
 
 using namespace kc::rest;
 using nlohmann::json;
@@ -1724,4 +1725,30 @@ TEST_CASE("drain, internal and observability routes reach the herder only throug
   CHECK(rebalances.j()[0]["assigned"]["tasks"] == json::array({"c1-0"}));
   check_error_body(request(s.port(), "GET", "/rebalances?limit=0"), 400);
   check_error_body(request(s.port(), "GET", "/metrics"), 503);
+}
+
+// ------------------------------------------------------------ route table
+
+TEST_CASE("route_docs lists exactly the routes a worker registers (docs/reference/rest-api.md is generated from it)",
+          "[rest][reference]") {
+  Server s;
+  add_observability_routes(s.server, s.herder, nullptr);
+  add_task_reconfiguration_route(s.server, s.herder);
+  add_drain_routes(s.server, s.herder, "w1", [] {});
+  std::set<std::pair<std::string, std::string>> registered, documented;
+  for (const auto& [m, p] : s.server.routes()) registered.emplace(to_string(m), p);
+  for (const auto& d : route_docs()) {
+    INFO(to_string(d.method) << " " << d.path);
+    CHECK(documented.emplace(to_string(d.method), d.path).second);  // listed once
+    CHECK(std::string(d.summary).size() > 0);
+    CHECK(std::string(d.statuses).size() > 0);
+  }
+  for (const auto& r : registered) {
+    INFO(r.first << " " << r.second << " is served but missing from worker/rest/route_docs.cpp");
+    CHECK(documented.count(r) == 1);
+  }
+  for (const auto& d : documented) {
+    INFO(d.first << " " << d.second << " is in worker/rest/route_docs.cpp but no longer served");
+    CHECK(registered.count(d) == 1);
+  }
 }
