@@ -1,5 +1,8 @@
 #include "worker/storage/client_logging.h"
 
+#include <atomic>
+#include <cstdlib>
+
 #include <spdlog/sinks/sink.h>
 #include <spdlog/spdlog.h>
 
@@ -8,6 +11,13 @@ namespace kc::storage {
 namespace {
 
 using metrics::KafkaClientKind;
+
+/// Set at exit, before spdlog's registry is destroyed (the atexit handler
+/// is registered after spdlog's first use): a client whose owner was
+/// abandoned (a stuck plugin call) may still log from librdkafka's threads
+/// while the process ends; those lines are dropped.
+std::atomic<bool> g_exiting{false};
+void mark_exiting() { g_exiting.store(true); }
 
 template <KafkaClientKind K>
 void on_log(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
@@ -53,6 +63,11 @@ const char* librdkafka_debug_contexts(KafkaClientKind kind) {
 }
 
 void route_client_logs(rd_kafka_conf_t* conf, KafkaClientKind kind, const std::map<std::string, std::string>& props) {
+  static const bool registered = [] {
+    (void)spdlog::default_logger_raw();  // spdlog's registry exists before the handler is registered
+    return std::atexit(&mark_exiting) == 0;
+  }();
+  (void)registered;
   switch (kind) {
     case KafkaClientKind::Producer: install<KafkaClientKind::Producer>(conf); break;
     case KafkaClientKind::Consumer: install<KafkaClientKind::Consumer>(conf); break;
@@ -67,7 +82,7 @@ void route_client_logs(rd_kafka_conf_t* conf, KafkaClientKind kind, const std::m
 
 void log_librdkafka_line(KafkaClientKind kind, spdlog::level::level_enum level, const char* client,
                          const char* facility, const char* message) {
-  if (level < metrics::LoggerLevels::instance().librdkafka_level(kind)) return;
+  if (g_exiting.load() || level < metrics::LoggerLevels::instance().librdkafka_level(kind)) return;
   std::string text = std::string(client ? client : "") + ": " + (facility ? facility : "") + ": " +
                      (message ? message : "");
   // The default logger's sinks, not the logger itself: its level is root's,

@@ -20,6 +20,8 @@
 // polling thread (error). They keep no per-client state (one function per
 // client kind), so they stay valid after the client is destroyed, and they
 // never wait for more than a sink's own mutex. No `log.queue` is needed.
+// Lines that arrive while the process exits (after main returns) are
+// dropped, since spdlog's registry is going away.
 
 #include <librdkafka/rdkafka.h>
 
