@@ -59,6 +59,8 @@
 #include "config/worker_config.h"
 #include "worker/plugins/plugin_host.h"
 #include "worker/rest/admin_routes.h"
+#include "worker/rest/logger_routes.h"
+#include "worker/metrics/log_levels.h"
 #include "worker/herder/distributed_herder.h"
 #include "worker/herder/herder_config.h"
 #include "worker/rest/observability.h"
@@ -117,6 +119,8 @@ int run_worker(const std::string& path, bool leave_on_shutdown) {
   if (auto lvl = spdlog::level::from_str(level); lvl != spdlog::level::off || level == "off") spdlog::set_level(lvl);
   // log.format: text | json; every line carries the worker id and generation.
   (void)metrics::configure_logging(level, wc->log_format());
+  // /admin/loggers starts from log.level (root); librdkafka's lines at most INFO.
+  metrics::LoggerLevels::instance().reset(spdlog::get_level());
   for (const auto& key : from_env) spdlog::info("worker property {} set from the environment", key);
   for (const auto& w : wc->warnings()) spdlog::warn("config: {}", w);
   // Connect logs its config values at startup; secrets read "[hidden]".
@@ -162,6 +166,7 @@ int run_worker(const std::string& path, bool leave_on_shutdown) {
   auto server = std::make_unique<rest::RestServer>(ro, *herder);
   kc::rest::add_observability_routes(*server, *herder, hc.metrics);  // GET /metrics, GET /rebalances
   kc::rest::add_task_reconfiguration_route(*server, *herder);  // POST /connectors/{c}/tasks (internal)
+  kc::rest::add_logger_routes(*server, *herder);  // /admin/loggers (KIP-495, KIP-976)
   kc::rest::add_drain_routes(*server, *herder, hc.worker_id, [&] {
     boost::asio::post(sig_io, [&] { begin_shutdown(true); });
   });

@@ -619,6 +619,19 @@ class HerderApi {
   virtual void accept_fence_request(const std::string& connector, SignatureHeaders signature, std::string body,
                                     StatusCallback done) = 0;
 
+  /// PUT /admin/loggers/{logger}?scope=cluster (KIP-976): writes
+  /// `logger-cluster-<logger>` = {"level": `level`} to the config topic;
+  /// every worker (this one included) applies it when it reads the record.
+  /// Any worker may write it (no leader forwarding, as Connect). `level` is
+  /// an upper-case log4j name the REST layer has checked. Done → 204; 503
+  /// before the worker has read the config topic; 500 when the write
+  /// fails. By default 501 (a herder without a config topic).
+  virtual void set_cluster_logger_level(const std::string& logger, const std::string& level, Callback<Done> cb) {
+    (void)logger;
+    (void)level;
+    cb(RestError::not_implemented("cluster-wide log levels need a distributed herder"));
+  }
+
   /// GET /rebalances: a copy of the rebalances this worker saw, oldest
   /// first. Unlike the methods above it answers at once: it only copies a
   /// list under a mutex and never waits for the herder's io thread.

@@ -417,6 +417,8 @@ class DistributedHerder : public rest::HerderApi {
                          rest::Callback<std::optional<rest::ConnectorStateInfo>> cb) override;
   void restart_task(const rest::TaskId& id, rest::Callback<rest::Done> cb) override;
   void set_target_state(const std::string& name, rest::TargetState state, rest::Callback<rest::Done> cb) override;
+  void set_cluster_logger_level(const std::string& logger, const std::string& level,
+                                rest::Callback<rest::Done> cb) override;
   void connector_active_topics(const std::string& name, rest::Callback<std::vector<std::string>> cb) override;
   void reset_connector_active_topics(const std::string& name, rest::Callback<rest::Done> cb) override;
   void connector_offsets(const std::string& name, rest::Callback<std::vector<rest::ConnectorOffset>> cb) override;

@@ -476,6 +476,19 @@ void DistributedHerder::set_target_state(const std::string& name, rest::TargetSt
   });
 }
 
+void DistributedHerder::set_cluster_logger_level(const std::string& logger, const std::string& level,
+                                                 rest::Callback<rest::Done> cb) {
+  // KIP-976: any worker writes it (as pause/resume); the config store
+  // applies it on every worker that reads it, this one before cb.
+  if (auto e = impl_->not_ready()) return cb(*e);
+  auto impl = impl_;
+  asio::post(impl_->pool, [impl, logger, level, cb = std::move(cb)] {
+    auto st = impl->config_store->put_logger_level(logger, level, impl->cfg.worker_sync_timeout_ms * 3);
+    if (!st) return cb(rest::RestError::write_timeout("logger level", st.error().to_string()));
+    cb(rest::Done{});
+  });
+}
+
 void DistributedHerder::restart_connector(const std::string& name, rest::RestartRequest req,
                                           rest::Callback<std::optional<rest::ConnectorStateInfo>> cb) {
   if (auto e = impl_->not_ready()) return cb(*e);

@@ -61,6 +61,24 @@ class JsonMessageFlag final : public spdlog::custom_flag_formatter {
   std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<JsonMessageFlag>(); }
 };
 
+/// %N: where a line comes from. JSON: the logger name ("kconnectd" for
+/// the worker's own lines, "librdkafka.<kind>" for librdkafka's). Text:
+/// "librdkafka.<kind> " for librdkafka's lines, nothing for the worker's
+/// own (keeps the text form of existing lines unchanged).
+class LoggerFlag final : public spdlog::custom_flag_formatter {
+ public:
+  explicit LoggerFlag(bool json) : json_(json) {}
+  void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
+    std::string name(msg.logger_name.data(), msg.logger_name.size());
+    if (json_) return append(name.empty() ? std::string("kconnectd") : json_escape(name), dest);
+    if (name.rfind("librdkafka", 0) == 0) append(name + " ", dest);
+  }
+  std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<LoggerFlag>(json_); }
+
+ private:
+  bool json_;
+};
+
 }  // namespace
 
 void set_thread_log_context(std::shared_ptr<LogContext> ctx) { t_ctx = std::move(ctx); }
@@ -74,9 +92,9 @@ void set_default_log_context(std::shared_ptr<LogContext> ctx, bool only_if_unset
 const char* log_pattern(LogFormat f) {
   switch (f) {
     case LogFormat::Text:
-      return "%Y-%m-%d %H:%M:%S.%e %l [%W gen %G] %v";
+      return "%Y-%m-%d %H:%M:%S.%e %l [%W gen %G] %N%v";
     case LogFormat::Json:
-      return R"({"ts":"%Y-%m-%dT%H:%M:%S.%e%z","level":"%l","worker":"%W","generation":%G,"thread":%t,"msg":%Q})";
+      return R"({"ts":"%Y-%m-%dT%H:%M:%S.%e%z","level":"%l","worker":"%W","generation":%G,"thread":%t,"logger":"%N","msg":%Q})";
   }
   return "%v";
 }
@@ -105,6 +123,7 @@ bool configure_logging(const std::string& level, const std::string& format) {
     pf->add_flag<WorkerFlag>('W', f == LogFormat::Json);
     pf->add_flag<GenerationFlag>('G');
     pf->add_flag<JsonMessageFlag>('Q');
+    pf->add_flag<LoggerFlag>('N', f == LogFormat::Json);
     pf->set_pattern(log_pattern(f));
     return pf;
   };

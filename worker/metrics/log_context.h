@@ -13,8 +13,11 @@
 //
 // Patterns (spdlog):
 //   text: 2026-11-30 00:10:00.123 info [w1:8083 gen 4] message
+//         2026-11-30 00:10:00.123 warning [w1:8083 gen 4] librdkafka.producer <client>: FAIL: ...
 //   json: {"ts":"2026-11-30T00:10:00.123+0000","level":"info","worker":"w1:8083",
-//          "generation":4,"thread":1234,"msg":"message"}
+//          "generation":4,"thread":1234,"logger":"kconnectd","msg":"message"}
+//   (librdkafka's lines: "logger":"librdkafka.producer|consumer|admin",
+//   see worker/storage/client_logging.h)
 
 #include <atomic>
 #include <cstdint>
@@ -41,7 +44,7 @@ void set_default_log_context(std::shared_ptr<LogContext> ctx, bool only_if_unset
 enum class LogFormat { Text, Json };
 
 /// Installs the pattern of `format` (custom flags %W = worker id,
-/// %G = generation, %Q = message as a JSON string) on every registered
+/// %G = generation, %Q = message as a JSON string, %N = logger name) on every registered
 /// spdlog logger and the default one, and sets the level `level`
 /// ("trace|debug|info|warn|error|critical|off"). Returns false (and changes
 /// nothing) for an unknown level or format.

@@ -1,11 +1,13 @@
 #include "worker/storage/config_store.h"
 
+#include <chrono>
 #include <optional>
 #include <type_traits>
 
 #include <spdlog/spdlog.h>
 
 #include "common/names.h"
+#include "worker/metrics/log_levels.h"
 
 namespace kc::storage {
 
@@ -208,8 +210,23 @@ void ConfigBackingStore::apply(const TopicReader::Record& r) {
       state_.pending_fencing.erase(key.name);
       return;
     }
-    case ConfigKeyKind::LoggerCluster:
-      return;  // understood but not used by this store yet
+    case ConfigKeyKind::LoggerCluster: {
+      // KIP-976: every worker applies the level when it reads the record.
+      // Unlike Connect (which ignores records older than its startup), a
+      // worker that starts later applies them too, so the whole cluster
+      // agrees (deploy/README.md "Log levels").
+      if (key.name.empty()) return skip("empty logger namespace");
+      if (!r.value) return skip("logger level is unexpectedly null");
+      auto level = decoded(decode_logger_level(*r.value));
+      if (!level) return;
+      const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count();
+      metrics::LoggerLevels::instance().set(key.name, *metrics::parse_log4j_level(*level), now_ms);
+      spdlog::info("{} offset {}: cluster-wide log level {} for logger {}", options_.topic, r.offset, *level,
+                   printable_key(key.name));
+      return;
+    }
     case ConfigKeyKind::Unknown:
       return skip("unknown key");
   }
@@ -234,6 +251,11 @@ Result<ClusterConfigState> ConfigBackingStore::read_to_end(int timeout_ms) {
   for (const auto& u : updates) listener_(u);
   if (!st) return st.error();
   return snap;
+}
+
+Status ConfigBackingStore::put_logger_level(const std::string& logger_namespace, const std::string& level,
+                                            int timeout_ms) {
+  return write_and_read({{logger_cluster_key(logger_namespace), encode_logger_level(level)}}, timeout_ms, false);
 }
 
 ClusterConfigState ConfigBackingStore::snapshot() const {

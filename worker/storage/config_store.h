@@ -214,6 +214,13 @@ class ConfigBackingStore {
   /// the plain producer (as Connect's putTargetState). Blocking.
   Status put_target_state(const std::string& connector, TargetState state, int timeout_ms);
 
+  /// Writes `logger-cluster-<namespace>` = {"level":"<level>"} (KIP-976;
+  /// Connect's putLoggerLevel) and reads to the end; every worker applies
+  /// the level when it reads the record (this one included, before
+  /// return). Not privileged: any worker may write it. `level` must be a
+  /// log4j level name (the REST layer checks it). Blocking.
+  Status put_logger_level(const std::string& logger_namespace, const std::string& level, int timeout_ms);
+
   /// The topic name.
   const std::string& topic() const { return options_.topic; }
 

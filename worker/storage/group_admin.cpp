@@ -41,7 +41,7 @@ AdminStatus local_error(rd_kafka_resp_err_t code, std::string message) { return 
 AdminStatus run_admin(const ClientProps& props, rd_kafka_admin_op_t op, int timeout_ms,
                       const std::function<void(rd_kafka_t*, const rd_kafka_AdminOptions_t*, rd_kafka_queue_t*)>& issue,
                       EventPtr& event) {
-  auto client = make_client(RD_KAFKA_PRODUCER, props);
+  auto client = make_admin_client(props);
   if (!client) return local_error(RD_KAFKA_RESP_ERR__INVALID_ARG, client.error().to_string());
   rd_kafka_t* rk = client.value().get();
   std::unique_ptr<rd_kafka_queue_t, QueueDeleter> queue(rd_kafka_queue_new(rk));
@@ -385,7 +385,7 @@ AdminStatus delete_group(const ClientProps& props, const std::string& group, int
 AdminStatus topic_partitions(const ClientProps& props, const std::vector<std::string>& topics, int timeout_ms,
                              std::vector<TopicPartition>& out) {
   out.clear();
-  auto client = make_client(RD_KAFKA_PRODUCER, props);
+  auto client = make_admin_client(props);
   if (!client) return local_error(RD_KAFKA_RESP_ERR__INVALID_ARG, client.error().to_string());
   const rd_kafka_metadata_t* md = nullptr;
   // all_topics=1 lists without creating topics (no auto-create by lookup).

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/secrets.h"
+#include "worker/storage/client_logging.h"
 #include "worker/storage/records.h"
 
 namespace kc::storage {
@@ -29,7 +30,8 @@ void RdKafkaDeleter::operator()(rd_kafka_t* rk) const {
 }
 
 Result<RdKafkaPtr> make_client(rd_kafka_type_t type, const ClientProps& props, const ClientProps& overrides,
-                               const std::function<void(rd_kafka_conf_t*)>& customize) {
+                               const std::function<void(rd_kafka_conf_t*)>& customize,
+                               std::optional<metrics::KafkaClientKind> kind) {
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   char errstr[512];
   ClientProps all = props;
@@ -43,6 +45,8 @@ Result<RdKafkaPtr> make_client(rd_kafka_type_t type, const ClientProps& props, c
       return Error{k, secrets::scrub(errstr, hidden)};
     }
   }
+  if (!kind) kind = type == RD_KAFKA_CONSUMER ? metrics::KafkaClientKind::Consumer : metrics::KafkaClientKind::Producer;
+  route_client_logs(conf, *kind, all);
   if (customize) customize(conf);
   rd_kafka_t* rk = rd_kafka_new(type, conf, errstr, sizeof errstr);  // takes conf on success
   if (!rk) {
@@ -247,7 +251,7 @@ Result<std::optional<int>> topic_partition_count(rd_kafka_t* rk, const std::stri
 }
 
 Result<int> ensure_topic(const ClientProps& props, const TopicSpec& spec, int timeout_ms) {
-  auto rk = make_client(RD_KAFKA_PRODUCER, props);
+  auto rk = make_admin_client(props);
   if (!rk) return rk.error();
   return ensure_topic(rk->get(), spec, timeout_ms);
 }

@@ -20,6 +20,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include "common/result.h"
+#include "worker/metrics/log_levels.h"
 
 namespace kc::storage {
 
@@ -35,13 +36,23 @@ struct RdKafkaDeleter {
 using RdKafkaPtr = std::unique_ptr<rd_kafka_t, RdKafkaDeleter>;
 
 /// Creates a librdkafka client of `type` from `props` (later maps override
-/// earlier ones: `overrides` beats `props`). `customize`, if set, may install
+/// earlier ones: `overrides` beats `props`). Its log and error callbacks
+/// go through spdlog (client_logging.h) as logger librdkafka.<kind>; `kind`
+/// defaults to Producer/Consumer from `type` (pass Admin for a client made
+/// for admin requests and metadata only). `customize`, if set, may install
 /// callbacks on the conf before the client is created. Errors name the bad
 /// property, with the value of every secret key (secrets::is_secret_key:
 /// sasl.password, ssl.key.password, ...) scrubbed out of librdkafka's text.
 Result<RdKafkaPtr> make_client(rd_kafka_type_t type, const ClientProps& props,
                                const ClientProps& overrides = {},
-                               const std::function<void(rd_kafka_conf_t*)>& customize = {});
+                               const std::function<void(rd_kafka_conf_t*)>& customize = {},
+                               std::optional<metrics::KafkaClientKind> kind = std::nullopt);
+
+/// make_client for admin requests (CreateTopics, group admin, metadata): a
+/// producer-type handle whose lines log as librdkafka.admin.
+inline Result<RdKafkaPtr> make_admin_client(const ClientProps& props, const ClientProps& overrides = {}) {
+  return make_client(RD_KAFKA_PRODUCER, props, overrides, {}, metrics::KafkaClientKind::Admin);
+}
 
 /// Record headers as sent and consumed: (key, value) in order; a nullopt
 /// value is a null header value. Keys may repeat.

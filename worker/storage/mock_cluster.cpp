@@ -8,7 +8,7 @@ Result<std::unique_ptr<MockCluster>> MockCluster::start(int brokers) {
   if (brokers < 1) return Error{"brokers", "must be at least 1"};
   // The mock cluster needs an rd_kafka_t for bookkeeping only; a producer
   // with no bootstrap servers never connects anywhere.
-  auto rk = make_client(RD_KAFKA_PRODUCER, {{"log_level", "3"}});
+  auto rk = make_admin_client({{"log_level", "3"}});
   if (!rk) return rk.error();
   rd_kafka_mock_cluster_t* mc = rd_kafka_mock_cluster_new(rk->get(), brokers);
   if (!mc) return Error{"mock cluster", "rd_kafka_mock_cluster_new failed"};

@@ -6,6 +6,7 @@
 
 #include "common/json_bounds.h"
 #include "common/names.h"
+#include "worker/metrics/log_levels.h"
 
 namespace kc::storage {
 namespace {
@@ -212,6 +213,26 @@ Result<RestartFlags> decode_restart(std::string_view value) {
     *out = (*j)[field].get<bool>();
   }
   return f;
+}
+
+std::string logger_cluster_key(std::string_view logger_namespace) {
+  return std::string(kLoggerPrefix) + std::string(logger_namespace);
+}
+
+std::string encode_logger_level(std::string_view level) {
+  return nlohmann::json{{"level", std::string(level)}}.dump();
+}
+
+Result<std::string> decode_logger_level(std::string_view value) {
+  auto j = parse(value, "level");
+  if (!j) return j.error();
+  if (!j->is_object()) return Error{"level", "expected an object"};
+  auto it = j->find("level");
+  if (it == j->end() || !it->is_string()) return Error{"level", "must be a string"};
+  const auto text = it->get<std::string>();
+  auto level = metrics::parse_log4j_level(text);
+  if (!level) return Error{"level", "unknown log level (expected TRACE, DEBUG, INFO, WARN, ERROR, FATAL or OFF)"};
+  return std::string(metrics::log4j_level_name(*level));
 }
 
 std::string encode_session_key(const SessionKeyRecord& record) {
@@ -510,7 +531,9 @@ std::optional<std::string> config_record_error(std::string_view key, const std::
       if (!value) return std::string("session key is null");
       return check(decode_session_key(*value));
     case ConfigKeyKind::LoggerCluster:
-      return std::nullopt;  // not read by this worker
+      if (k.name.empty()) return std::string("empty logger namespace");
+      if (!value) return std::string("logger level is null");
+      return check(decode_logger_level(*value));
     case ConfigKeyKind::Connector:
     case ConfigKeyKind::Task:
     case ConfigKeyKind::Commit:

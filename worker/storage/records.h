@@ -150,6 +150,18 @@ std::string encode_restart(const RestartFlags& flags);
 /// a non-object or a non-boolean field.
 Result<RestartFlags> decode_restart(std::string_view value);
 
+/// "logger-cluster-<namespace>" (KIP-976): a cluster-wide log level, written
+/// by PUT /admin/loggers/{namespace}?scope=cluster.
+std::string logger_cluster_key(std::string_view logger_namespace);
+/// `{"level":"<LEVEL>"}` (Connect's LOGGER_LEVEL_V0 through the internal
+/// JSON converter, schemas off).
+std::string encode_logger_level(std::string_view level);
+/// Reads a logger-level value: the "level" string, upper-cased, which must
+/// be a log4j level name (metrics::parse_log4j_level). Errors on malformed
+/// JSON, a non-object, a missing or non-string "level", or an unknown level
+/// (the config topic is outside input: a bad record is skipped, never fatal).
+Result<std::string> decode_logger_level(std::string_view value);
+
 /// "session-key": the config-topic key of the KIP-507 session key.
 inline constexpr std::string_view kSessionKeyKey = "session-key";
 

@@ -16,6 +16,7 @@
 #include <tuple>
 #include <vector>
 
+#include "worker/metrics/log_levels.h"
 #include "worker/storage/config_store.h"
 #include "worker/storage/mock_cluster.h"
 #include "worker/storage/offset_store.h"
@@ -342,4 +343,38 @@ TEST_CASE("hostile offset records are skipped and unreadable offsets are refused
   }
   CHECK(kc::test::read_all(*m, "connect-offsets").size() == before);
   CHECK_FALSE(store->get("c", OrderedJson{{"file", "ok"}}));
+}
+
+TEST_CASE("KIP-976 logger-cluster records: a good one sets the level, hostile ones are skipped, none is fatal",
+          "[storage][config][hostile][loggers]") {
+  auto m = start_cluster();
+  auto& levels = kc::metrics::LoggerLevels::instance();
+  levels.reset(spdlog::level::info);
+  produce(*m, "connect-configs",
+          {{"logger-cluster-kip976.bad.level", R"({"level":"LOUD"})"},
+           {"logger-cluster-kip976.not.json", std::string("{level")},
+           {"logger-cluster-kip976.number", R"({"level":7})"},
+           {"logger-cluster-kip976.null", std::nullopt},
+           {"logger-cluster-", R"({"level":"DEBUG"})"},
+           {"logger-cluster-kip976.good", R"({"level":"debug"})"}});
+  LogCapture logs;
+  auto store = open_configs(*m);
+  // Each hostile record: one skip line naming topic and offset; no level.
+  CHECK(logs.count({"connect-configs partition 0 offset 0", "kip976.bad.level", "unknown log level"}) == 1);
+  CHECK(logs.count({"offset 1", "kip976.not.json"}) == 1);
+  CHECK(logs.count({"offset 2", "kip976.number", "must be a string"}) == 1);
+  CHECK(logs.count({"offset 3", "unexpectedly null"}) == 1);
+  CHECK(logs.count({"offset 4", "empty logger namespace"}) == 1);
+  for (const char* n : {"kip976.bad.level", "kip976.not.json", "kip976.number", "kip976.null"})
+    CHECK_FALSE(levels.get(n));
+  // The good one, written in lower case, is applied as DEBUG with a time.
+  auto good = levels.get("kip976.good");
+  REQUIRE(good);
+  CHECK(good->level == spdlog::level::debug);
+  CHECK(good->last_modified_ms.has_value());
+  // A write through the store is read back and applied here before return.
+  REQUIRE(store->put_logger_level("librdkafka", "TRACE", 10000));
+  CHECK(levels.librdkafka_level(kc::metrics::KafkaClientKind::Consumer) == spdlog::level::trace);
+  CHECK(levels.get("librdkafka")->last_modified_ms.has_value());
+  levels.reset(spdlog::level::info);
 }

@@ -142,6 +142,28 @@ void ensure_target_topics(rd_kafka_t* target, const std::map<std::string, int>& 
   }
 }
 
+/// librdkafka's log lines of the connector's own clients, through the
+/// worker's log (kc_host_api.log, so the same sink and log.format as every
+/// line), prefixed "librdkafka <client name>: <facility>: ". Stateless, so
+/// it stays valid after a client is destroyed; librdkafka calls it on its
+/// own threads.
+void on_rdkafka_log(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
+  const auto l = level <= 3 ? kp::LogLevel::Error
+                 : level == 4 ? kp::LogLevel::Warn
+                 : level <= 6 ? kp::LogLevel::Info
+                              : kp::LogLevel::Debug;
+  kp::log(l, std::string("librdkafka ") + (rk ? rd_kafka_name(rk) : "") + ": " + (fac ? fac : "") + ": " +
+                 (buf ? buf : ""));
+}
+
+/// librdkafka's error callback of the same clients (a fatal error at
+/// error level, the retried ones at warn).
+void on_rdkafka_error(rd_kafka_t* rk, int err, const char* reason, void*) {
+  kp::log(err == RD_KAFKA_RESP_ERR__FATAL ? kp::LogLevel::Error : kp::LogLevel::Warn,
+          std::string("librdkafka ") + (rk ? rd_kafka_name(rk) : "") + ": ERROR: " +
+              rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(err)) + ": " + (reason ? reason : ""));
+}
+
 /// A librdkafka client of `type` from `props`, `overrides` winning. Throws
 /// ConnectError "Invalid <prefix> client setting <prefix><key>: <reason>"
 /// (the key "librdkafka" when the client itself cannot be made), with the
@@ -162,6 +184,8 @@ RdKafkaPtr make_or_throw(rd_kafka_type_t type, const std::map<std::string, std::
       throw fail(k, errstr);
     }
   }
+  rd_kafka_conf_set_log_cb(conf, &on_rdkafka_log);
+  rd_kafka_conf_set_error_cb(conf, &on_rdkafka_error);
   rd_kafka_t* rk = rd_kafka_new(type, conf, errstr, sizeof errstr);  // takes conf on success
   if (!rk) {
     rd_kafka_conf_destroy(conf);
