@@ -223,6 +223,9 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   asio::steady_timer retry_timer;
   bool io_config_polling = false;
   int64_t io_rebalance_started_ms = 0;
+  /// The last round's length, from the decision to join to the assignment
+  /// (ms; 0 = none yet): how early a scheduled rebalance rejoins.
+  int64_t io_last_round_ms = 0;
   std::string io_rebalance_reason;  // why the current rebalance started (GET /rebalances)
   // Worker id + generation printed in every log line of the io thread (issue 5).
   std::shared_ptr<metrics::LogContext> log_ctx = std::make_shared<metrics::LogContext>();

@@ -189,6 +189,9 @@ void DistributedHerder::Impl::record_history(const coordinator::AssignedEvent& e
 
 void DistributedHerder::Impl::on_assigned(const coordinator::AssignedEvent& ev) {
   lifecycle.set(WorkerState::Applying, "assignment of generation " + std::to_string(ev.generation));
+  // A resumed static member joined no round.
+  if (!ev.resumed && io_rebalance_started_ms > 0)
+    io_last_round_ms = std::max<int64_t>(0, wall_ms() - io_rebalance_started_ms);
   io_generation = ev.generation;
   io_was_leader = ev.is_leader;
   const bool became_leader = ev.is_leader && !io_is_leader;
@@ -234,11 +237,17 @@ void DistributedHerder::Impl::on_assigned(const coordinator::AssignedEvent& ev) 
   io_check_key_rotation();
   scheduled_timer.cancel();
   if (ev.received.delay_ms > 0) {
-    scheduled_timer.expires_after(std::chrono::milliseconds(ev.received.delay_ms));
-    scheduled_timer.async_wait([w = weak_from_this(), gen = ev.generation](const boost::system::error_code& ec) {
+    const int64_t after_ms = scheduled_rejoin_after_ms(ev.received.delay_ms, io_last_round_ms);
+    scheduled_timer.expires_after(std::chrono::milliseconds(after_ms));
+    scheduled_timer.async_wait([w = weak_from_this(), gen = ev.generation, early = ev.received.delay_ms - after_ms](
+                                   const boost::system::error_code& ec) {
       auto s = w.lock();
       if (ec || !s) return;
-      s->io_request_rejoin("scheduled rebalance delay expired (set in generation " + std::to_string(gen) + ")");
+      s->io_request_rejoin(early > 0 ? "scheduled rebalance delay ends in " + std::to_string(early) +
+                                           " ms, the last round's length (set in generation " +
+                                           std::to_string(gen) + ")"
+                                     : "scheduled rebalance delay expired (set in generation " +
+                                           std::to_string(gen) + ")");
     });
   }
   const uint64_t seq = ++io_apply_seq;

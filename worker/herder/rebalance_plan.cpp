@@ -382,4 +382,10 @@ std::string to_string(const FailureStatusPlan& p) {
          bracketed_list(p.writes, [](const auto& w) { return w.first + " FAILED"; });
 }
 
+int64_t scheduled_rejoin_after_ms(int64_t delay_ms, int64_t last_round_ms) {
+  if (delay_ms <= 0) return 0;
+  const int64_t lead = std::clamp<int64_t>(last_round_ms - kScheduledRejoinMarginMs, 0, delay_ms / 2);
+  return delay_ms - lead;
+}
+
 }  // namespace kc::herder

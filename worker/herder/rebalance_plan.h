@@ -403,6 +403,23 @@ TaskConfigRetryPlan plan_task_config_retry(bool written, int backoff_ms);
 /// cancelled, the worker is stopping, or it is no longer the leader.
 bool task_config_retry_due(bool cancelled, bool stopping, bool is_leader);
 
+/// How early a member rejoins for a scheduled rebalance is bounded below by
+/// this much past the expected end of the round (ms): the round's assignment
+/// should fall just after scheduled.rebalance.max.delay.ms has run out.
+inline constexpr int64_t kScheduledRejoinMarginMs = 250;
+
+/// Ms after receiving an assignment with `delay_ms` > 0 (KIP-415's scheduled
+/// rebalance delay) at which this member rejoins. Connect rejoins when the
+/// delay ends, so the lost work is placed one whole round later; ours starts
+/// the round early by the last round's length (`last_round_ms`: from this
+/// worker's decision to join to its assignment; 0 = unknown) less
+/// kScheduledRejoinMarginMs, so that on a broker that holds every round
+/// (the embedded mock broker holds session.timeout.ms - 1 s) the leader
+/// assigns just after the expiry. At most half the delay early. The leader
+/// still releases lost work only once the delay has run out: a round that
+/// ends early gets the rest of the delay and one more round, as today.
+int64_t scheduled_rejoin_after_ms(int64_t delay_ms, int64_t last_round_ms);
+
 /// Text of the enums and plans, for logs and test failures.
 const char* to_string(HoldVerdict v);
 const char* to_string(DrainProgress p);

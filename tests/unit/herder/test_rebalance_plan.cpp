@@ -961,3 +961,23 @@ TEST_CASE("reconcile plan: task-config write retries back off", "[herder][reconc
     }
   }
 }
+
+TEST_CASE("reconcile plan: the rejoin for a scheduled rebalance starts the round early by the last round's length",
+          "[herder][reconciler]") {
+  struct Row {
+    const char* name;
+    int64_t delay_ms, last_round_ms, want_ms;
+  };
+  const std::array rows{
+      Row{"no delay: nothing scheduled", 0, 5000, 0},
+      Row{"no round measured yet: Connect's rejoin at the expiry", 5000, 0, 5000},
+      Row{"a round shorter than the margin: at the expiry", 5000, 200, 5000},
+      Row{"the mock broker's 3 s hold: 2.75 s early, assigned 0.25 s after the expiry", 15000, 3000, 12250},
+      Row{"a round longer than half the delay: at most half the delay early", 5000, 4800, 2500},
+      Row{"a negative length (clock step): at the expiry", 5000, -100, 5000},
+  };
+  for (const auto& r : rows) {
+    INFO(r.name);
+    CHECK(scheduled_rejoin_after_ms(r.delay_ms, r.last_round_ms) == r.want_ms);
+  }
+}
