@@ -211,14 +211,20 @@ void ConfigBackingStore::apply(const TopicReader::Record& r) {
       return;
     }
     case ConfigKeyKind::LoggerCluster: {
-      // KIP-976: every worker applies the level when it reads the record.
-      // Unlike Connect (which ignores records older than its startup), a
-      // worker that starts later applies them too, so the whole cluster
-      // agrees (deploy/README.md "Log levels").
+      // KIP-976: every running worker applies the level when it reads the
+      // record. As Connect, a worker ignores the records it reads before
+      // its first read to the end (the ones written before it started): a
+      // cluster-wide level lasts until the worker restarts, so a restart
+      // resets a forgotten DEBUG (deploy/README.md "Log levels").
       if (key.name.empty()) return skip("empty logger namespace");
       if (!r.value) return skip("logger level is unexpectedly null");
       auto level = decoded(decode_logger_level(*r.value));
       if (!level) return;
+      if (!caught_up_once_) {
+        spdlog::debug("{} offset {}: cluster-wide log level {} for logger {} predates this worker's start; ignored",
+                      options_.topic, r.offset, *level, printable_key(key.name));
+        return;
+      }
       const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                               std::chrono::system_clock::now().time_since_epoch())
                               .count();
@@ -250,6 +256,7 @@ Result<ClusterConfigState> ConfigBackingStore::read_to_end(int timeout_ms) {
   unpublished_updates_.clear();
   for (const auto& u : updates) listener_(u);
   if (!st) return st.error();
+  caught_up_once_ = true;
   return snap;
 }
 

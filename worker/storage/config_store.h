@@ -266,6 +266,9 @@ class ConfigBackingStore {
   ClusterConfigState state_;
   std::map<std::string, std::map<int32_t, ConfigMap>> pending_tasks_;
   std::vector<ConfigUpdate> unpublished_updates_;  ///< applied, snapshot not yet published
+  /// A read to the end succeeded once: KIP-976 logger records read after it
+  /// are applied, older ones (the read at startup) are not, as Connect.
+  bool caught_up_once_ = false;
   mutable std::mutex snap_mu_;
   ClusterConfigState snapshot_;
 };
