@@ -114,7 +114,10 @@ class Producer {
   /// Queues one record. `value` nullopt = tombstone; `partition` -1 = the
   /// default partitioner (murmur2 over the key bytes, like Java clients).
   /// `cb` runs on the producer's poll thread once the broker acked or the
-  /// record failed. Returns an error only if librdkafka refused to queue it.
+  /// record failed, or inside ~Producer for records still queued then
+  /// (flushed, then purged: "Purged in queue"), so whatever it uses must
+  /// outlive the Producer. Returns an error only if librdkafka refused to
+  /// queue it.
   /// `headers` (may be null) and `timestamp_ms` (0 = the producer's time)
   /// are the record's.
   Status send(const std::string& topic, const std::optional<std::string>& key,

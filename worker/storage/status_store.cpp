@@ -7,7 +7,19 @@
 namespace kc::storage {
 
 StatusBackingStore::StatusBackingStore(Options options) : options_(std::move(options)) {}
-StatusBackingStore::~StatusBackingStore() = default;
+StatusBackingStore::~StatusBackingStore() {
+  // ~Producer serves the reports of the records still queued (flush, then
+  // purge), and they use mu_, table_ and sequences_: it must run before
+  // those members are destroyed (they are declared after producer_). After
+  // closing_ no report starts a retry, and the wait lets one that already
+  // decided to retry finish its send before producer_ goes away.
+  {
+    std::unique_lock lk(mu_);
+    closing_ = true;
+    retries_done_.wait(lk, [this] { return retries_in_send_ == 0; });
+  }
+  producer_.reset();
+}
 
 Result<std::unique_ptr<StatusBackingStore>> StatusBackingStore::open(Options options) {
   TopicSpec spec;
@@ -42,13 +54,19 @@ void StatusBackingStore::produce(const std::string& key, const std::optional<std
   auto delivered = [this, key, value, attempts_left, track, sequence](std::optional<Error> e) {
     if (!e) return;
     bool superseded = false;
+    bool closing = false;
     uint64_t retry_sequence = 0;
     {
       std::lock_guard lk(mu_);
       auto& latest = sequences_[key];
       superseded = latest != sequence;
-      if (track && (superseded || attempts_left <= 1)) table_.write_failed(key, value);
-      if (!superseded && attempts_left > 1) retry_sequence = ++latest;
+      closing = closing_;
+      const bool retry = !superseded && !closing && attempts_left > 1;
+      if (track && !retry) table_.write_failed(key, value);
+      if (retry) {
+        retry_sequence = ++latest;
+        ++retries_in_send_;  // the destructor waits for this send
+      }
     }
     // Like Connect's KafkaStatusBackingStore: a failed write is retried only
     // while it is still the latest for its key, so a retry never lands after
@@ -56,9 +74,13 @@ void StatusBackingStore::produce(const std::string& key, const std::optional<std
     if (superseded) {
       spdlog::warn("status topic: write of {} failed ({}); a newer status was written since, not retrying", key,
                    e->to_string());
+    } else if (closing) {
+      spdlog::warn("status topic: write of {} failed ({}); the store is closing, not retrying", key, e->to_string());
     } else if (attempts_left > 1) {
       spdlog::warn("status topic: write of {} failed ({}), retrying", key, e->to_string());
       produce(key, value, attempts_left - 1, track, retry_sequence);
+      std::lock_guard lk(mu_);
+      if (--retries_in_send_ == 0) retries_done_.notify_all();
     } else {
       spdlog::error("status topic: write of {} failed: {}", key, e->to_string());
     }

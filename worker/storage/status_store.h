@@ -3,6 +3,7 @@
 // `status-task-<name>-<n>` records and the topic-tracking records
 // `status-topic-<topic>:connector-<name>` (5.3). Matches KafkaStatusBackingStore.
 
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -36,6 +37,10 @@ class StatusBackingStore {
   /// Creates the topic if needed, starts the producer, reads the topic.
   /// Blocking.
   static Result<std::unique_ptr<StatusBackingStore>> open(Options options);
+  /// Closes the producer first, while the state its delivery reports use
+  /// still exists: records still queued (the broker is gone) are flushed for
+  /// up to 2 s, then purged; their reports are logged, never retried.
+  /// The owner must have stopped calling put_*() and the other writers.
   ~StatusBackingStore();
 
   /// Records a connector status. State Destroyed writes a tombstone and
@@ -119,6 +124,9 @@ class StatusBackingStore {
   StatusTable table_;  ///< connector and task statuses (guarded by mu_)
   std::map<std::string, std::map<std::string, TopicStatus>> topics_;  ///< connector → topic → status
   std::map<std::string, uint64_t> sequences_;  ///< record key → number of its latest send (guarded by mu_)
+  bool closing_ = false;  ///< the destructor began: no more retries (guarded by mu_)
+  int retries_in_send_ = 0;  ///< delivery reports inside a retry's producer_->send (guarded by mu_)
+  std::condition_variable retries_done_;  ///< signalled when retries_in_send_ drops to 0
 };
 
 }  // namespace kc::storage

@@ -660,6 +660,52 @@ TEST_CASE("topic status records round trip and reset", "[storage][status]") {
   CHECK(tombstones == 2);
 }
 
+// The README tour's teardown (broker and workers stopped together): the
+// herder's status flush timed out, so records were still queued when the
+// store was destroyed. ~Producer then purged them and ran their reports
+// after the store's mutex, cache and sequence map were gone (heap
+// corruption, exit 139). Under KC_SANITIZE the old code fails here with a
+// heap-use-after-free; in any build it lacks the "closing" report.
+TEST_CASE("a status store destroyed while its broker is gone reports its queued writes and retries none",
+          "[storage][status][shutdown]") {
+  auto m = start_cluster();
+  StatusBackingStore::Options opts;
+  opts.client = m->client_props();
+  auto store = StatusBackingStore::open(opts);
+  REQUIRE(store);
+  auto logs = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(256);
+  spdlog::default_logger()->sinks().push_back(logs);
+  struct Unhook {
+    std::shared_ptr<spdlog::sinks::sink> sink;
+    ~Unhook() {
+      auto& sinks = spdlog::default_logger()->sinks();
+      sinks.erase(std::remove(sinks.begin(), sinks.end(), sink), sinks.end());
+    }
+  } unhook{logs};
+
+  REQUIRE(rd_kafka_mock_broker_set_down(m->handle(), 1) == RD_KAFKA_RESP_ERR_NO_ERROR);
+  const StatusValue run{StatusState::Running, std::nullopt, "w1:8083", 4};
+  (*store)->put_connector("c", run);
+  (*store)->put_task({"c", 0}, run);
+  (*store)->put_task({"c", 1}, run);
+  CHECK_FALSE((*store)->flush(200));  // what the herder's stop saw: "flush: Local: Timed out"
+
+  const auto began = Clock::now();
+  store->reset();
+  CHECK(Clock::now() - began < std::chrono::seconds(10));  // ~Producer: flush 2 s + purge
+
+  int closing = 0;
+  for (const auto& line : logs->last_formatted()) {
+    INFO(line);
+    CHECK(line.find("), retrying") == std::string::npos);
+    CHECK(line.find("a newer status was written since") == std::string::npos);
+    if (line.find("Purged in queue") != std::string::npos &&
+        line.find("the store is closing, not retrying") != std::string::npos)
+      ++closing;
+  }
+  CHECK(closing == 3);
+}
+
 TEST_CASE("FileStreamSource to FileStreamSink moves every line, resuming after a stop", "[storage][runtime]") {
   auto m = start_cluster();
   REQUIRE(m->create_topic("lines", 3));
