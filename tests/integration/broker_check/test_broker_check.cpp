@@ -1,0 +1,378 @@
+// The startup broker check (worker/storage/broker_check.h) end to end: a
+// real librdkafka client against each test broker misconfigured one way,
+// and `kconnectd run` itself exiting within 10 s with the named cause.
+//
+// Partners: librdkafka's mock cluster (plaintext; topic errors injected
+// with rd_kafka_mock_topic_set_error), the TLS proxy in front of it
+// (tests/support/tls_proxy.h: the server certificate for localhost, or the
+// one for wrong.example), the scripted SASL broker over TCP and over TLS
+// (tests/integration/protocol_sasl/sasl_test_broker.h,
+// tests/integration/protocol/tls_test_broker.h, which can also require a
+// client certificate), a closed port, and a CA file that is not PEM.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <librdkafka/rdkafka_mock.h>
+
+#include "tests/integration/protocol/tls_test_broker.h"
+#include "tests/integration/protocol_sasl/sasl_test_broker.h"
+#include "tests/support/free_port.h"
+#include "tests/support/test_pki.h"
+#include "tests/support/tls_proxy.h"
+#include "worker/storage/broker_check.h"
+#include "worker/storage/mock_cluster.h"
+
+using kc::storage::BrokerCheckCause;
+using kc::storage::BrokerCheckOptions;
+using kc::storage::BrokerCheckVerdict;
+using kc::storage::ClientProps;
+using kc::test::TestPki;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+const std::vector<std::string> kTopics = {"connect-configs", "connect-offsets", "connect-status"};
+
+/// One attempt, no retries; how long it took (ms) in `elapsed_ms`.
+BrokerCheckVerdict check(const ClientProps& props, int64_t& elapsed_ms) {
+  const auto t0 = Clock::now();
+  BrokerCheckOptions o;
+  o.attempt_timeout_ms = 8000;
+  auto v = kc::storage::check_brokers(props, kTopics, "connect-cluster", o);
+  elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
+  return v;
+}
+
+std::string cause(const BrokerCheckVerdict& v) { return std::string(kc::storage::broker_check_cause_name(v.cause)); }
+
+/// A mock cluster with the three internal topics.
+std::unique_ptr<kc::storage::MockCluster> mock() {
+  auto mc = kc::storage::MockCluster::start(1);
+  REQUIRE(mc);
+  auto c = std::move(mc).value();
+  for (const auto& t : kTopics) REQUIRE(c->create_topic(t, 1));
+  return c;
+}
+
+std::vector<uint16_t> ports_of(const std::string& bootstrap) {
+  std::vector<uint16_t> out;
+  size_t pos = 0;
+  while (pos < bootstrap.size()) {
+    auto comma = bootstrap.find(',', pos);
+    if (comma == std::string::npos) comma = bootstrap.size();
+    const std::string hp = bootstrap.substr(pos, comma - pos);
+    out.push_back(static_cast<uint16_t>(std::stoi(hp.substr(hp.rfind(':') + 1))));
+    pos = comma + 1;
+  }
+  return out;
+}
+
+/// Runs a scripted broker's io_context on its own thread for the test.
+struct IoThread {
+  boost::asio::io_context& io;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> guard;
+  std::thread t;
+  explicit IoThread(boost::asio::io_context& i) : io(i), guard(i.get_executor()), t([this] { io.run(); }) {}
+  ~IoThread() {
+    io.stop();
+    t.join();
+  }
+};
+
+ClientProps tls_props(const std::string& bootstrap, const std::string& ca) {
+  return {{"bootstrap.servers", bootstrap},
+          {"security.protocol", "SSL"},
+          {"ssl.ca.location", ca},
+          {"ssl.endpoint.identification.algorithm", "https"}};
+}
+
+ClientProps sasl_props(uint16_t port, const std::string& mechanism, const std::string& password) {
+  return {{"bootstrap.servers", "127.0.0.1:" + std::to_string(port)},
+          {"security.protocol", "SASL_PLAINTEXT"},
+          {"sasl.mechanism", mechanism},
+          {"sasl.username", "connect"},
+          {"sasl.password", password}};
+}
+
+}  // namespace
+
+TEST_CASE("broker check: a reachable plaintext cluster is ok", "[broker_check][mock]") {
+  auto c = mock();
+  int64_t ms = 0;
+  auto v = check(c->client_props(), ms);
+  INFO(v.message);
+  CHECK(cause(v) == "ok");
+  CHECK_FALSE(v.fatal);
+}
+
+TEST_CASE("broker check: TLS with the right CA through the TLS proxy is ok", "[broker_check][tls]") {
+  auto c = mock();
+  const auto& pki = TestPki::get();
+  kc::test::TlsProxy proxy(ports_of(c->bootstrap_servers()), pki.server_cert, pki.server_key);
+  int64_t ms = 0;
+  auto v = check(tls_props(proxy.bootstrap_servers(), pki.ca_pem), ms);
+  INFO(v.message);
+  CHECK(cause(v) == "ok");
+  CHECK(proxy.handshakes >= 1);
+}
+
+TEST_CASE("broker check: a closed port is unreachable, transient, and retried up to the bound",
+          "[broker_check]") {
+  const std::string bootstrap = "127.0.0.1:" + std::to_string(kc::test::free_port());
+  int64_t ms = 0;
+  auto v = check({{"bootstrap.servers", bootstrap}}, ms);
+  INFO(v.message);
+  CHECK(cause(v) == "unreachable");
+  CHECK_FALSE(v.fatal);
+  CHECK_THAT(v.message, Catch::Contains(bootstrap) && Catch::Contains("Connection refused"));
+  CHECK(ms < 8000);  // all brokers down ends the attempt early
+
+  BrokerCheckOptions o;
+  o.attempt_timeout_ms = 2000;
+  o.retry_bound_ms = 4000;
+  o.retry_backoff_ms = 200;
+  std::vector<int> attempts;
+  const auto t0 = Clock::now();
+  auto last = kc::storage::wait_for_brokers({{"bootstrap.servers", bootstrap}}, kTopics, "g", o,
+                                            [&](int n, const BrokerCheckVerdict& each) {
+                                              attempts.push_back(n);
+                                              CHECK(each.cause == BrokerCheckCause::Unreachable);
+                                            });
+  const auto total = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
+  INFO(last.message);
+  CHECK(last.cause == BrokerCheckCause::Unreachable);
+  CHECK(last.fatal);  // out of retries
+  CHECK_THAT(last.message, Catch::Contains("gave up after"));
+  REQUIRE(attempts.size() >= 1);
+  CHECK(attempts.front() == 1);
+  CHECK(total < 4000 + 3000);  // the bound, plus one attempt's teardown
+}
+
+TEST_CASE("broker check: TLS spoken to a plaintext port is said so", "[broker_check][tls]") {
+  auto c = mock();
+  int64_t ms = 0;
+  auto v = check(tls_props(c->bootstrap_servers(), TestPki::get().ca_pem), ms);
+  INFO(v.message);
+  CHECK(cause(v) == "tls-to-plaintext-port");
+  CHECK(v.fatal);
+  CHECK_THAT(v.message, Catch::Contains("is a plaintext listener"));
+  CHECK(ms < 10000);
+}
+
+TEST_CASE("broker check: plaintext spoken to a TLS port is said so", "[broker_check][tls]") {
+  auto c = mock();
+  const auto& pki = TestPki::get();
+  kc::test::TlsProxy proxy(ports_of(c->bootstrap_servers()), pki.server_cert, pki.server_key);
+  int64_t ms = 0;
+  auto v = check({{"bootstrap.servers", proxy.bootstrap_servers()}}, ms);
+  INFO(v.message);
+  CHECK(cause(v) == "plaintext-to-tls-port");
+  CHECK(v.fatal);
+  CHECK_THAT(v.message, Catch::Contains("is a TLS listener") && Catch::Contains("security.protocol=SSL"));
+  CHECK(ms < 10000);
+}
+
+TEST_CASE("broker check: a broker certificate from an untrusted CA", "[broker_check][tls]") {
+  auto c = mock();
+  const auto& pki = TestPki::get();
+  kc::test::TlsProxy proxy(ports_of(c->bootstrap_servers()), pki.server_cert, pki.server_key);
+  int64_t ms = 0;
+  auto v = check(tls_props(proxy.bootstrap_servers(), pki.other_ca_pem), ms);
+  INFO(v.message);
+  CHECK(cause(v) == "certificate-not-trusted");
+  CHECK(v.fatal);
+  CHECK_THAT(v.message, Catch::Contains("unable to get local issuer certificate") &&
+                            Catch::Contains("ssl.ca.location " + pki.other_ca_pem));
+  CHECK(ms < 10000);
+}
+
+TEST_CASE("broker check: a broker certificate for another host name", "[broker_check][tls]") {
+  auto c = mock();
+  const auto& pki = TestPki::get();
+  kc::test::TlsProxy proxy(ports_of(c->bootstrap_servers()), pki.wrong_cert, pki.wrong_key);
+  int64_t ms = 0;
+  auto v = check(tls_props(proxy.bootstrap_servers(), pki.ca_pem), ms);
+  INFO(v.message);
+  CHECK(cause(v) == "hostname-mismatch");
+  CHECK(v.fatal);
+  CHECK_THAT(v.message, Catch::Contains("mismatch") && Catch::Contains(proxy.bootstrap_servers()));
+  CHECK(ms < 10000);
+}
+
+TEST_CASE("broker check: a CA file that is not PEM fails the TLS setup, naming the file", "[broker_check][tls]") {
+  const auto& pki = TestPki::get();
+  int64_t ms = 0;
+  auto v = check(tls_props("127.0.0.1:" + std::to_string(kc::test::free_port()), pki.not_pem), ms);
+  INFO(v.message);
+  CHECK(cause(v) == "tls-handshake-failed");
+  CHECK(v.fatal);
+  CHECK_THAT(v.message, Catch::Contains("ssl.ca.location") && Catch::Contains(pki.not_pem));
+}
+
+TEST_CASE("broker check: a broker that requires a client certificate, none configured", "[broker_check][tls]") {
+  boost::asio::io_context io;
+  const auto& pki = TestPki::get();
+  kc::test::TlsBroker broker(io, kc::test::TlsBrokerOptions{pki.server_cert, pki.server_key, pki.ca_pem, false});
+  IoThread thread(io);
+  int64_t ms = 0;
+  auto v = check(tls_props("127.0.0.1:" + std::to_string(broker.port()), pki.ca_pem), ms);
+  INFO(v.message);
+  CHECK(cause(v) == "tls-handshake-failed");
+  CHECK(v.fatal);
+  CHECK_THAT(v.message, Catch::Contains("ssl.certificate.location not set"));
+  CHECK(ms < 10000);
+}
+
+TEST_CASE("broker check: a SASL mechanism the broker does not enable, with its list", "[broker_check][sasl]") {
+  boost::asio::io_context io;
+  kc::test::SaslScriptedBroker broker(io);
+  broker.enabled = {"PLAIN", "SCRAM-SHA-256"};
+  IoThread thread(io);
+  int64_t ms = 0;
+  auto v = check(sasl_props(broker.port(), "SCRAM-SHA-512", "connect-secret"), ms);
+  INFO(v.message);
+  CHECK(cause(v) == "sasl-mechanism-not-enabled");
+  CHECK(v.fatal);
+  CHECK_THAT(v.message, Catch::Contains("SCRAM-SHA-512") && Catch::Contains("PLAIN,SCRAM-SHA-256"));
+  CHECK(ms < 10000);
+}
+
+TEST_CASE("broker check: a wrong SCRAM password names broker and mechanism, never the password",
+          "[broker_check][sasl]") {
+  boost::asio::io_context io;
+  kc::test::SaslScriptedBroker broker(io);
+  IoThread thread(io);
+  int64_t ms = 0;
+  auto v = check(sasl_props(broker.port(), "SCRAM-SHA-512", "hunter2-wrong"), ms);
+  INFO(v.message);
+  CHECK(cause(v) == "authentication-failed");
+  CHECK(v.fatal);
+  CHECK_THAT(v.message, Catch::Contains("127.0.0.1:" + std::to_string(broker.port())) &&
+                            Catch::Contains("SCRAM-SHA-512") && Catch::Contains("invalid credentials"));
+  CHECK_THAT(v.message, !Catch::Contains("hunter2"));
+  CHECK(ms < 10000);
+}
+
+TEST_CASE("broker check: SSL without SASL against a SASL_SSL listener", "[broker_check][sasl][tls]") {
+  boost::asio::io_context io;
+  const auto& pki = TestPki::get();
+  kc::test::BasicSaslBroker<kc::test::TlsBroker> broker(
+      io, kc::test::TlsBrokerOptions{pki.server_cert, pki.server_key, "", false});
+  IoThread thread(io);
+  int64_t ms = 0;
+  auto v = check(tls_props("127.0.0.1:" + std::to_string(broker.port()), pki.ca_pem), ms);
+  INFO(v.message);
+  CHECK(cause(v) == "sasl-required");
+  CHECK(v.fatal);
+  CHECK_THAT(v.message, Catch::Contains("security.protocol=SASL_SSL"));
+  CHECK(ms < 10000);
+}
+
+TEST_CASE("broker check: an internal topic the ACLs deny", "[broker_check][mock]") {
+  auto c = mock();
+  rd_kafka_mock_topic_set_error(c->handle(), "connect-offsets", RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED);
+  int64_t ms = 0;
+  auto v = check(c->client_props(), ms);
+  INFO(v.message);
+  CHECK(cause(v) == "not-authorized");
+  CHECK(v.fatal);
+  CHECK_THAT(v.message, Catch::Contains("topic connect-offsets") && Catch::Contains("group connect-cluster"));
+  CHECK(ms < 10000);
+}
+
+// ------------------------------------------------------- kconnectd run
+
+namespace {
+
+struct RunResult {
+  int status = -1;
+  std::string output;  ///< stderr and stdout
+  int64_t ms = 0;
+};
+
+/// Runs `kconnectd run` on a properties file holding `props` (plus a
+/// group, the topics and a free REST port) under `timeout 30`.
+RunResult run_worker(const std::map<std::string, std::string>& props) {
+  const auto& pki = TestPki::get();
+  const std::string file = pki.dir + "/worker-" + std::to_string(kc::test::free_port()) + ".properties";
+  {
+    std::ofstream out(file);
+    out << "group.id=connect-cluster\nconfig.storage.topic=connect-configs\noffset.storage.topic=connect-offsets\n"
+           "status.storage.topic=connect-status\nlisteners=http://127.0.0.1:"
+        << kc::test::free_port() << "\n";
+    for (const auto& [k, v] : props) out << k << "=" << v << "\n";
+  }
+  RunResult r;
+  const auto t0 = Clock::now();
+  FILE* p = popen(("timeout 30 " KC_KCONNECTD " run " + file + " 2>&1").c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::array<char, 4096> buf{};
+  size_t n = 0;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
+  const int st = pclose(p);
+  r.ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+std::string last_line(const std::string& text) {
+  auto end = text.find_last_not_of('\n');
+  if (end == std::string::npos) return "";
+  auto start = text.rfind('\n', end);
+  return text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+}
+
+}  // namespace
+
+TEST_CASE("kconnectd run: a wrong password exits 1 within 10 s naming the cause", "[broker_check][sasl][cli]") {
+  boost::asio::io_context io;
+  kc::test::SaslScriptedBroker broker(io);
+  IoThread thread(io);
+  auto r = run_worker({{"bootstrap.servers", "127.0.0.1:" + std::to_string(broker.port())},
+                       {"security.protocol", "SASL_PLAINTEXT"},
+                       {"sasl.mechanism", "SCRAM-SHA-512"},
+                       {"sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required "
+                                            "username=\"connect\" password=\"hunter2-wrong\";"}});
+  INFO(r.output);
+  CHECK(r.status == 1);
+  CHECK(r.ms < 10000);
+  CHECK_THAT(last_line(r.output), Catch::StartsWith("kconnectd run: cannot use the Kafka cluster "
+                                                     "(authentication-failed): SASL authentication failed at broker"));
+  CHECK_THAT(r.output, !Catch::Contains("hunter2"));
+  CHECK_THAT(r.output, !Catch::Contains("Broker transport failure"));
+}
+
+TEST_CASE("kconnectd run: plaintext against a TLS port exits 1 within 10 s naming the cause", "[broker_check][tls][cli]") {
+  auto c = mock();
+  const auto& pki = TestPki::get();
+  kc::test::TlsProxy proxy(ports_of(c->bootstrap_servers()), pki.server_cert, pki.server_key);
+  auto r = run_worker({{"bootstrap.servers", proxy.bootstrap_servers()}});
+  INFO(r.output);
+  CHECK(r.status == 1);
+  CHECK(r.ms < 10000);
+  CHECK_THAT(last_line(r.output),
+             Catch::StartsWith("kconnectd run: cannot use the Kafka cluster (plaintext-to-tls-port): "));
+}
+
+TEST_CASE("kconnectd run: an untrusted CA exits 1 within 10 s naming the cause", "[broker_check][tls][cli]") {
+  auto c = mock();
+  const auto& pki = TestPki::get();
+  kc::test::TlsProxy proxy(ports_of(c->bootstrap_servers()), pki.server_cert, pki.server_key);
+  auto r = run_worker({{"bootstrap.servers", proxy.bootstrap_servers()},
+                       {"security.protocol", "SSL"},
+                       {"ssl.truststore.type", "PEM"},
+                       {"ssl.truststore.location", pki.other_ca_pem}});
+  INFO(r.output);
+  CHECK(r.status == 1);
+  CHECK(r.ms < 10000);
+  CHECK_THAT(last_line(r.output),
+             Catch::StartsWith("kconnectd run: cannot use the Kafka cluster (certificate-not-trusted): "));
+}
