@@ -20,6 +20,7 @@
 #include <thread>
 
 #include <boost/asio/executor_work_guard.hpp>
+#include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
 
 #include "tests/integration/protocol/tls_test_broker.h"
