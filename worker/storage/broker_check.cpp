@@ -50,6 +50,17 @@ std::string after(std::string_view text, std::string_view marker) {
   return rest;
 }
 
+/// librdkafka's text without its "[thrd:...]: " and "<broker>: " prefixes.
+std::string message_of(std::string_view text) {
+  if (text.starts_with("[thrd:")) {
+    if (auto p = text.find("]: "); p != std::string_view::npos) text.remove_prefix(p + 3);
+  }
+  if (!broker_of(text).empty()) {
+    if (auto p = text.find(": "); p != std::string_view::npos) text.remove_prefix(p + 2);
+  }
+  return after(std::string(" ") + std::string(text), " ");
+}
+
 /// The first event whose text contains `needle`, or null.
 const BrokerEvent* find_event(const BrokerObservation& obs, std::string_view needle) {
   for (const auto& e : obs.events)
@@ -114,7 +125,9 @@ BrokerCheckVerdict fatal(BrokerCheckCause c, std::string msg) { return {c, true,
 int up_disconnects(const BrokerObservation& obs) {
   int n = 0;
   for (const auto& e : obs.events)
-    if ((contains(e.text, "Disconnected (after") && contains(e.text, "in state UP")) ||
+    if ((contains(e.text, "in state UP") &&
+         (contains(e.text, "Disconnected") || contains(e.text, "unexpected eof") ||
+          contains(e.text, "Connection reset"))) ||
         contains(e.text, "Disconnected while requesting Metadata"))
       ++n;
   return n;
@@ -193,8 +206,12 @@ BrokerCheckVerdict classify_broker_check(const BrokerObservation& obs) {
                        "security.protocol=" + (sasl_on(obs) ? "SASL_SSL" : "SSL") + " and the ssl.* trust settings");
   }
   // 5. SASL: the mechanism is not enabled on the broker (its list given).
-  for (const char* marker : {"Unsupported SASL mechanism", "not supported by broker"}) {
-    if (const auto* e = find_event(obs, marker)) {
+  for (const auto& ev : obs.events) {
+    const BrokerEvent* e = &ev;
+    // (librdkafka also says "allow.auto.create.topics=false not supported
+    // by broker" to an old broker: only SASL texts count.)
+    if (contains(e->text, "Unsupported SASL mechanism") ||
+        (contains(e->text, "SASL") && contains(e->text, "not supported by broker"))) {
       std::string list = after(e->text, "supported mechanisms: ");
       if (list.empty()) list = after(e->text, "enabled mechanisms: ");
       return fatal(C::SaslMechanismNotEnabled,
@@ -207,15 +224,30 @@ BrokerCheckVerdict classify_broker_check(const BrokerObservation& obs) {
     if (e.code == RD_KAFKA_RESP_ERR__AUTHENTICATION || e.code == RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED ||
         contains(e.text, "SASL authentication error")) {
       std::string reason = after(e.text, "SASL authentication error: ");
-      if (reason.empty()) reason = after(e.text, ": ");
+      if (reason.empty()) reason = message_of(e.text);
       return fatal(C::AuthenticationFailed, "SASL authentication failed at " + broker_label(obs, &e) +
                                                 " with mechanism " + mechanism_name(obs) + ": " + reason +
                                                 " (check sasl.jaas.config or sasl.username and the password)");
     }
   }
-  // 7. Any other TLS handshake failure: OpenSSL's reason and the files.
-  if (const auto* e = find_event(obs, "SSL handshake failed")) {
-    const std::string reason = after(e->text, "SSL handshake failed: ");
+  // 7. A SASL listener spoken to without SASL: the TLS or TCP connection
+  // holds, ApiVersions is answered, the first other request is cut off.
+  if (obs.metadata_error != RD_KAFKA_RESP_ERR_NO_ERROR && !sasl_on(obs) && up_disconnects(obs) >= 2)
+    return fatal(C::SaslRequired,
+                 broker_label(obs, find_event(obs, "in state UP")) +
+                     " closes the connection at the first request after ApiVersions: the listener requires SASL, "
+                     "and security.protocol=" + protocol_name(obs) + " has none; set security.protocol=" +
+                     (tls_on(obs) ? "SASL_SSL" : "SASL_PLAINTEXT") + ", sasl.mechanism and the credentials");
+  // 8. Any other TLS handshake failure: OpenSSL's reason and the files.
+  // (With TLS 1.3 the broker's refusal of the client certificate arrives
+  // after the handshake, as "Receive failed: ...SSL routines::... alert".)
+  const BrokerEvent* tls_failure = find_event(obs, "SSL handshake failed");
+  if (!tls_failure && tls_on(obs))
+    for (const auto& ev : obs.events)
+      if (!tls_failure && contains(ev.text, "SSL routines::") && !contains(ev.text, "in state UP")) tls_failure = &ev;
+  if (const auto* e = tls_failure) {
+    std::string reason = after(e->text, "SSL handshake failed: ");
+    if (reason.empty()) reason = message_of(e->text);
     if (contains(reason, "certificate verify failed"))
       return fatal(C::CertificateNotTrusted, "TLS: the certificate of " + broker_label(obs, e) +
                                                  " is not trusted (" + reason + ")" +
@@ -230,9 +262,9 @@ BrokerCheckVerdict classify_broker_check(const BrokerObservation& obs) {
   }
   if (const auto* e = find_event(obs, "SSL connection closed by peer"); e && tls_on(obs))
     return fatal(C::TlsToPlaintextPort, broker_label(obs, e) + " closed the TLS connection during the handshake ("
-                                            + after(e->text, ": ") + "): probably a plaintext listener spoken to "
+                                            + message_of(e->text) + "): probably a plaintext listener spoken to "
                                             "with security.protocol=" + protocol_name(obs));
-  // 8. Authenticated, but denied by ACLs.
+  // 9. Authenticated, but denied by ACLs.
   for (const auto& [topic, err] : obs.topic_errors) {
     if (err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED)
       return fatal(C::NotAuthorized,
@@ -247,14 +279,6 @@ BrokerCheckVerdict classify_broker_check(const BrokerObservation& obs) {
   if (obs.metadata_error == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED)
     return fatal(C::NotAuthorized, "not authorized: the broker denies this worker's principal group " + obs.group_id +
                                        " (GROUP_AUTHORIZATION_FAILED); grant it Read on group " + obs.group_id);
-  // 9. A SASL listener spoken to without SASL: the TLS or TCP connection
-  // holds, ApiVersions is answered, the first other request is cut off.
-  if (obs.metadata_error != RD_KAFKA_RESP_ERR_NO_ERROR && !sasl_on(obs) && up_disconnects(obs) >= 2)
-    return fatal(C::SaslRequired,
-                 broker_label(obs, find_event(obs, "Disconnected")) +
-                     " closes the connection at the first request after ApiVersions: the listener requires SASL, "
-                     "and security.protocol=" + protocol_name(obs) + " has none; set security.protocol=" +
-                     (tls_on(obs) ? "SASL_SSL" : "SASL_PLAINTEXT") + ", sasl.mechanism and the credentials");
   // 10. Metadata came back: the broker is usable.
   if (obs.metadata_error == RD_KAFKA_RESP_ERR_NO_ERROR) return {C::Ok, false, "broker metadata received"};
   // 11. Transient: nothing connected, or nothing answered.
@@ -262,7 +286,7 @@ BrokerCheckVerdict classify_broker_check(const BrokerObservation& obs) {
     if (contains(e.text, "Connect to ") || contains(e.text, "Failed to resolve") ||
         e.code == RD_KAFKA_RESP_ERR__RESOLVE || contains(e.text, "Connection refused"))
       return {C::Unreachable, false,
-              "no broker reachable: " + broker_label(obs, &e) + ": " + after(e.text, ": ") + " (bootstrap.servers " +
+              "no broker reachable: " + broker_label(obs, &e) + ": " + message_of(e.text) + " (bootstrap.servers " +
                   obs.bootstrap_servers + ")"};
   }
   for (const auto& e : obs.events)
@@ -293,7 +317,11 @@ struct Capture {
 
   void add(rd_kafka_resp_err_t code, const char* text) {
     std::lock_guard lock(mu);
-    if (events.size() < 200) events.push_back({code, secrets::scrub(text ? text : "", hidden)});
+    std::string t = secrets::scrub(text ? text : "", hidden);
+    // Repeats (a retried request's same failure) add nothing; bounded.
+    for (size_t i = events.size() > 20 ? events.size() - 20 : 0; i < events.size(); ++i)
+      if (events[i].code == code && events[i].text == t) return;
+    if (events.size() < 500) events.push_back({code, std::move(t)});
     if (code == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN) all_down = true;
   }
 };
@@ -400,7 +428,11 @@ BrokerCheckVerdict check_brokers(const ClientProps& props, const std::vector<std
           if (md->topics[i].topic && t == md->topics[i].topic) obs.topic_errors.emplace_back(t, md->topics[i].err);
     }
     if (md) rd_kafka_metadata_destroy(md);
-    if (err != RD_KAFKA_RESP_ERR__TIMED_OUT) obs.metadata_error = err;
+    if (err != RD_KAFKA_RESP_ERR__TIMED_OUT) {
+      obs.metadata_error = err;
+      // An immediate local refusal: do not spin.
+      if (err != RD_KAFKA_RESP_ERR_NO_ERROR) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
     copy_capture(cap, obs);
     obs.elapsed_ms = ms_since(start);
     verdict = classify_broker_check(obs);

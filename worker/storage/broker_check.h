@@ -123,11 +123,11 @@ struct BrokerCheckVerdict {
 /// Classifies one attempt. Pure: no I/O, no clock. Precedence, most
 /// specific first: a client that could not be made; an X.509 verification
 /// error; TLS against a plaintext port; plaintext against a TLS port; an
-/// unsupported SASL mechanism; failed authentication; another TLS handshake
-/// failure; a topic / group / cluster authorization error in the metadata;
-/// a SASL listener without SASL (two or more cut connections after
-/// ApiVersions and no metadata); then Ok when metadata came back; else
-/// unreachable when connecting failed, else timed out.
+/// unsupported SASL mechanism; failed authentication; a SASL listener
+/// without SASL (two or more connections cut in state UP, no metadata);
+/// another TLS failure before state UP (OpenSSL's reason); a topic / group /
+/// cluster authorization error in the metadata; then Ok when metadata came
+/// back; else unreachable when connecting failed, else timed out.
 BrokerCheckVerdict classify_broker_check(const BrokerObservation& obs);
 
 /// Bounds of the check.

@@ -189,6 +189,17 @@ std::vector<Row> rows() {
                  {"broker kafka1:9093", "requires SASL", "security.protocol=SASL_SSL"}});
   }
   {
+    // Over TLS the cut shows as OpenSSL's unexpected EOF, after the handshake.
+    auto o = base("SSL", {{RD_KAFKA_RESP_ERR__TRANSPORT,
+                           "ssl://kafka1:9093/bootstrap: Receive failed: error:0A000126:SSL routines::unexpected eof "
+                           "while reading (after 0ms in state UP)"},
+                          {RD_KAFKA_RESP_ERR__TRANSPORT,
+                           "ssl://kafka1:9093/bootstrap: Receive failed: error:0A000126:SSL routines::unexpected eof "
+                           "while reading (after 0ms in state UP, 1 identical error(s) suppressed)"}});
+    r.push_back({"SSL without SASL against SASL_SSL, cut as a TLS EOF", o, BrokerCheckCause::SaslRequired, true,
+                 {"requires SASL"}});
+  }
+  {
     auto o = base("SSL", {{RD_KAFKA_RESP_ERR_NO_ERROR,
                            "ssl://kafka1:9093/bootstrap: Disconnected (after 10ms in state UP)"}});
     r.push_back({"one cut connection is not yet SASL required", o, BrokerCheckCause::TimedOut, false, {}});
