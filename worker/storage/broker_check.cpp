@@ -29,6 +29,9 @@ bool contains(std::string_view text, std::string_view needle) { return text.find
 /// "<proto>://<host:port>/<id or bootstrap>: ..." (or "<host:port>/<id>: ..."
 /// without the protocol); "" when the text names none.
 std::string broker_of(std::string_view text) {
+  if (text.starts_with("[thrd:")) {  // a log line: "[thrd:<name>]: <broker>: ..."
+    if (auto p = text.find("]: "); p != std::string_view::npos) text.remove_prefix(p + 3);
+  }
   size_t start = 0;
   if (auto p = text.find("://"); p != std::string_view::npos && p < text.find(": ")) start = p + 3;
   const auto slash = text.find('/', start);

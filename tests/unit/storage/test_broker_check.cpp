@@ -47,9 +47,9 @@ std::vector<Row> rows() {
                  {"no broker reachable", "broker kafka1:9093", "Connection refused"}});
   }
   {
-    auto o = base("SSL", {{RD_KAFKA_RESP_ERR__RESOLVE,
-                           "nohost:9093/bootstrap: Failed to resolve 'nohost:9093': Name or service not known"}});
-    r.push_back({"unknown host", o, BrokerCheckCause::Unreachable, false, {"Failed to resolve", "nohost:9093"}});
+    auto o = base("SSL", {{RD_KAFKA_RESP_ERR_NO_ERROR,
+                           "[thrd:nohost:9093/bootstrap]: nohost:9093/bootstrap: Failed to resolve 'nohost:9093': Name or service not known"}});
+    r.push_back({"unknown host, as a log line", o, BrokerCheckCause::Unreachable, false, {"Failed to resolve", "broker nohost:9093: Failed"}, {"hunter2", "[thrd:"}});
   }
   {
     auto o = base("PLAINTEXT");
