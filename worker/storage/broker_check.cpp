@@ -14,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/secrets.h"
+#include "worker/storage/group_admin.h"
 
 namespace kc::storage {
 namespace {
@@ -279,7 +280,8 @@ BrokerCheckVerdict classify_broker_check(const BrokerObservation& obs) {
   if (obs.metadata_error == RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED)
     return fatal(C::NotAuthorized, "not authorized: the broker denies this worker's principal cluster metadata "
                                    "(CLUSTER_AUTHORIZATION_FAILED); grant it Describe on the cluster");
-  if (obs.metadata_error == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED)
+  if (obs.metadata_error == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED ||
+      obs.group_error == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED)
     return fatal(C::NotAuthorized, "not authorized: the broker denies this worker's principal group " + obs.group_id +
                                        " (GROUP_AUTHORIZATION_FAILED); grant it Read on group " + obs.group_id);
   // 10. Metadata came back: the broker is usable.
@@ -450,6 +452,17 @@ BrokerCheckVerdict check_brokers(const ClientProps& props, const std::vector<std
     if ((all_down && verdict.cause == BrokerCheckCause::Unreachable && ms_since(start) >= 1500) || left() <= 0) break;
   }
   rk.value().reset();  // joins librdkafka's threads; cap outlives them
+  if (verdict.ok() && !group_id.empty()) {
+    BrokerApis apis;
+    const auto st = broker_apis(props, group_id, std::max(left(), 1000), apis);
+    if (st.code == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED) {
+      obs.group_error = st.code;
+      verdict = classify_broker_check(obs);
+    } else if (!st.ok()) {
+      spdlog::debug("broker check: FindCoordinator for group {} not answered ({}); the group client will say",
+                    group_id, st.message);
+    }
+  }
   return verdict;
 }
 

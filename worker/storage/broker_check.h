@@ -100,6 +100,11 @@ struct BrokerObservation {
   /// Per internal topic, its error in the metadata answer (NO_ERROR,
   /// UNKNOWN_TOPIC_OR_PART: it will be created, TOPIC_AUTHORIZATION_FAILED ...).
   std::vector<std::pair<std::string, rd_kafka_resp_err_t>> topic_errors;
+  /// The answer to FindCoordinator for the worker's group (asked with
+  /// kconnectd's own client once metadata came back: librdkafka has no
+  /// call for it): NO_ERROR, GROUP_AUTHORIZATION_FAILED, or anything else
+  /// (ignored: the group client reports it later).
+  rd_kafka_resp_err_t group_error = RD_KAFKA_RESP_ERR_NO_ERROR;
   /// The worker's group.id, for the group ACL named in messages.
   std::string group_id;
   /// The bootstrap.servers, for messages without a broker of their own.
@@ -148,7 +153,10 @@ struct BrokerCheckOptions {
 /// librdkafka's mock cluster create it), observed through its error and log
 /// callbacks and (with TLS) its X.509 verify callback; each of `topics`
 /// (the internal topics) found in the answer contributes its error; then
-/// classified. Blocking, up to `opts.attempt_timeout_ms` plus the client's
+/// classified. Once metadata came back and `group_id` is set, the group's
+/// FindCoordinator is asked with broker_apis() (group_admin.h: kconnectd's
+/// own client, same security settings) for GROUP_AUTHORIZATION_FAILED.
+/// Blocking, up to `opts.attempt_timeout_ms` plus the client's
 /// teardown (under a second); an attempt where nothing connects ends after
 /// 1.5 s once librdkafka reports all brokers down. The client's log lines
 /// are not printed: they go into the observation, and at debug level to

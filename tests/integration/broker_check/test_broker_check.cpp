@@ -27,6 +27,7 @@
 
 #include "tests/integration/protocol/tls_test_broker.h"
 #include "tests/integration/protocol_sasl/sasl_test_broker.h"
+#include "tests/support/admin_broker.h"
 #include "tests/support/free_port.h"
 #include "tests/support/test_pki.h"
 #include "tests/support/tls_proxy.h"
@@ -297,6 +298,26 @@ TEST_CASE("broker check: an internal topic the ACLs deny", "[broker_check][mock]
   CHECK(cause(v) == "not-authorized");
   CHECK(v.fatal);
   CHECK_THAT(v.message, Catch::Contains("topic connect-offsets") && Catch::Contains("group connect-cluster"));
+  CHECK(ms < 10000);
+}
+
+TEST_CASE("broker check: the worker's group the ACLs deny", "[broker_check]") {
+  // The scripted admin broker answers Metadata and FindCoordinator (the
+  // mock cluster cannot refuse a group).
+  kc::test::AdminBroker broker;
+  for (const auto& t : kTopics) broker.set_topic(t, 1);
+  int64_t ms = 0;
+  auto allowed = check({{"bootstrap.servers", broker.bootstrap()}}, ms);
+  INFO(allowed.message);
+  CHECK(cause(allowed) == "ok");
+  broker.deny_group("connect-cluster");
+  auto v = check({{"bootstrap.servers", broker.bootstrap()}}, ms);
+  INFO(v.message);
+  CHECK(cause(v) == "not-authorized");
+  CHECK(v.fatal);
+  CHECK_THAT(v.message, Catch::Contains("GROUP_AUTHORIZATION_FAILED") &&
+                            Catch::Contains("Read on group connect-cluster"));
+  CHECK(broker.requests(kc::test::api::kFindCoordinator).size() >= 2);
   CHECK(ms < 10000);
 }
 

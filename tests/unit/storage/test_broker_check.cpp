@@ -179,6 +179,17 @@ std::vector<Row> rows() {
     r.push_back({"the group ACL missing", o, BrokerCheckCause::NotAuthorized, true, {"Read on group connect-cluster"}});
   }
   {
+    auto o = base("SASL_SSL", {}, RD_KAFKA_RESP_ERR_NO_ERROR);
+    o.group_error = RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED;
+    r.push_back({"the group ACL missing, from FindCoordinator", o, BrokerCheckCause::NotAuthorized, true,
+                 {"GROUP_AUTHORIZATION_FAILED", "Read on group connect-cluster"}});
+  }
+  {
+    auto o = base("SASL_SSL", {}, RD_KAFKA_RESP_ERR_NO_ERROR);
+    o.group_error = RD_KAFKA_RESP_ERR__TRANSPORT;
+    r.push_back({"another FindCoordinator failure is left to the group client", o, BrokerCheckCause::Ok, false, {}});
+  }
+  {
     auto o = base("SSL", {{RD_KAFKA_RESP_ERR_NO_ERROR,
                            "[thrd:ssl://kafka1:9093/bootstrap]: ssl://kafka1:9093/bootstrap: Disconnected (after "
                            "10ms in state UP)"},
