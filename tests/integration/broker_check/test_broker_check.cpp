@@ -161,6 +161,16 @@ TEST_CASE("broker check: a closed port is unreachable, transient, and retried up
   CHECK(total < 4000 + 3000);  // the bound, plus one attempt's teardown
 }
 
+TEST_CASE("broker check: a host name that does not resolve is unreachable, transient", "[broker_check]") {
+  int64_t ms = 0;
+  auto v = check({{"bootstrap.servers", "no-such-broker.invalid:9092"}}, ms);
+  INFO(v.message);
+  CHECK(cause(v) == "unreachable");
+  CHECK_FALSE(v.fatal);
+  CHECK_THAT(v.message, Catch::Contains("no-such-broker.invalid:9092") && Catch::Contains("resolve"));
+  CHECK(ms < 8000);
+}
+
 TEST_CASE("broker check: TLS spoken to a plaintext port is said so", "[broker_check][tls]") {
   auto c = mock();
   int64_t ms = 0;
