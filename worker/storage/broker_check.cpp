@@ -466,6 +466,92 @@ BrokerCheckVerdict check_brokers(const ClientProps& props, const std::vector<std
   return verdict;
 }
 
+// ---------------------------------------------------- a running client
+
+bool fails_running_client(BrokerCheckCause cause) {
+  using C = BrokerCheckCause;
+  switch (cause) {
+    case C::TlsHandshakeFailed:
+    case C::CertificateNotTrusted:
+    case C::HostnameMismatch:
+    case C::PlaintextToTlsPort:
+    case C::TlsToPlaintextPort:
+    case C::SaslMechanismNotEnabled:
+    case C::AuthenticationFailed:
+    case C::NotAuthorized: return true;
+    default: return false;
+  }
+}
+
+ClientErrorObserver::ClientErrorObserver(const ClientProps& props, std::string group_id)
+    : hidden_(secrets::secret_values(props)) {
+  base_.security_protocol = prop(props, "security.protocol");
+  base_.sasl_mechanism = prop(props, "sasl.mechanism");
+  if (base_.sasl_mechanism.empty()) base_.sasl_mechanism = prop(props, "sasl.mechanisms");
+  base_.bootstrap_servers = prop(props, "bootstrap.servers");
+  base_.group_id = std::move(group_id);
+  for (const char* key : {"ssl.ca.location", "ssl.certificate.location", "ssl.key.location", "ssl.keystore.location",
+                          "ssl.crl.location"})
+    if (auto v = prop(props, key); !v.empty()) base_.files[key] = v;
+}
+
+void ClientErrorObserver::record(rd_kafka_resp_err_t code, const char* text) {
+  std::string t = secrets::scrub(text ? text : "", hidden_);
+  std::lock_guard lock(mu_);
+  for (const auto& e : events_)
+    if (e.code == code && e.text == t) return;
+  if (events_.size() < 200) {
+    events_.push_back({code, std::move(t)});
+    ++version_;
+  }
+}
+
+void ClientErrorObserver::record_topic_error(const std::string& topic, rd_kafka_resp_err_t err) {
+  std::lock_guard lock(mu_);
+  for (const auto& [t, e] : topic_errors_)
+    if (t == topic && e == err) return;
+  if (topic_errors_.size() < 200) {
+    topic_errors_.emplace_back(topic, err);
+    ++version_;
+  }
+}
+
+BrokerObservation ClientErrorObserver::observation() const {
+  std::lock_guard lock(mu_);
+  BrokerObservation obs = base_;
+  obs.metadata_error = RD_KAFKA_RESP_ERR__TIMED_OUT;
+  obs.events = events_;
+  obs.topic_errors = topic_errors_;
+  return obs;
+}
+
+std::optional<BrokerCheckVerdict> ClientErrorObserver::fatal() const {
+  BrokerObservation obs;
+  uint64_t version = 0;
+  {
+    std::lock_guard lock(mu_);
+    if (version_ == classified_) return last_;  // the common case: nothing new
+    version = version_;
+    obs = base_;
+    obs.metadata_error = RD_KAFKA_RESP_ERR__TIMED_OUT;
+    obs.events = events_;
+    obs.topic_errors = topic_errors_;
+  }
+  auto v = classify_broker_check(obs);
+  std::optional<BrokerCheckVerdict> out;
+  if (fails_running_client(v.cause)) out = std::move(v);
+  std::lock_guard lock(mu_);
+  if (version >= classified_) {
+    classified_ = version;
+    last_ = out;
+  }
+  return out;
+}
+
+void ClientErrorObserver::error_cb(rd_kafka_t*, int err, const char* reason, void* opaque) {
+  if (opaque) static_cast<ClientErrorObserver*>(opaque)->record(static_cast<rd_kafka_resp_err_t>(err), reason);
+}
+
 BrokerCheckVerdict wait_for_brokers(const ClientProps& props, const std::vector<std::string>& topics,
                                     const std::string& group_id, const BrokerCheckOptions& opts,
                                     const std::function<void(int, const BrokerCheckVerdict&)>& on_attempt) {

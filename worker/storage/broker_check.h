@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -134,6 +135,58 @@ struct BrokerCheckVerdict {
 /// cluster authorization error in the metadata; then Ok when metadata came
 /// back; else unreachable when connecting failed, else timed out.
 BrokerCheckVerdict classify_broker_check(const BrokerObservation& obs);
+
+/// The causes that fail a running client's task (issue 27 item 1: "an auth
+/// failure in a task fails that task with the classified message"): TLS
+/// setup, handshake, trust and host name, plaintext against TLS and the
+/// reverse, an unsupported SASL mechanism, refused credentials, denied
+/// ACLs. Not SaslRequired (seen only as repeated disconnects, which a
+/// restarting broker also causes) nor the transient causes.
+bool fails_running_client(BrokerCheckCause cause);
+
+/// The observer of a running librdkafka client (task producers and
+/// consumers, DLQ, mirror): its error callback's reports and the topic
+/// errors its owner saw, classified with classify_broker_check() from
+/// the client's own settings (`props`: the merged ClientProps it was made
+/// from). Every text is scrubbed of `props`' secret values
+/// (secrets::secret_values) when recorded, so no verdict can quote one.
+/// Thread-safe: the callback runs on librdkafka's threads, fatal() on the
+/// owner's. Keeps the first 200 distinct reports.
+class ClientErrorObserver {
+ public:
+  /// `group_id`: the client's group (sink consumers), for the ACL message.
+  explicit ClientErrorObserver(const ClientProps& props, std::string group_id = "");
+
+  /// One librdkafka error report (rd_kafka_conf_set_error_cb's code and
+  /// reason); `text` may be null.
+  void record(rd_kafka_resp_err_t code, const char* text);
+  /// A topic's error seen by the owner (a consumed message's or a
+  /// delivery report's err), e.g. TOPIC_AUTHORIZATION_FAILED.
+  void record_topic_error(const std::string& topic, rd_kafka_resp_err_t err);
+
+  /// What has been recorded so far, as an observation (metadata_error
+  /// __TIMED_OUT: a running client has no one answer).
+  BrokerObservation observation() const;
+  /// The classified verdict when it is a cause that fails the task
+  /// (fails_running_client), else nullopt. Classifies only when something
+  /// new was recorded since the last call, so a data-plane loop may ask
+  /// on every batch.
+  std::optional<BrokerCheckVerdict> fatal() const;
+
+  /// An rd_kafka_conf_set_error_cb callback for a conf whose opaque is
+  /// the ClientErrorObserver itself.
+  static void error_cb(rd_kafka_t* rk, int err, const char* reason, void* opaque);
+
+ private:
+  BrokerObservation base_;  ///< the settings part, fixed at construction
+  std::vector<std::string> hidden_;
+  mutable std::mutex mu_;
+  std::vector<BrokerEvent> events_;  ///< guarded by mu_
+  std::vector<std::pair<std::string, rd_kafka_resp_err_t>> topic_errors_;  ///< guarded by mu_
+  uint64_t version_ = 0;                    ///< guarded by mu_: bumped by each new report
+  mutable uint64_t classified_ = 0;         ///< guarded by mu_: the version last_ is of
+  mutable std::optional<BrokerCheckVerdict> last_;  ///< guarded by mu_
+};
 
 /// Bounds of the check.
 struct BrokerCheckOptions {

@@ -260,3 +260,51 @@ TEST_CASE("broker check classifier: precedence, the specific cause wins over the
   a.topic_errors = {{"c", RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED}};
   CHECK(classify_broker_check(a).cause == BrokerCheckCause::NotAuthorized);
 }
+
+// ClientErrorObserver: a running client's reports (task producers and
+// consumers, the DLQ producer) classified the same way.
+TEST_CASE("client error observer: a refused password fails the client, scrubbed", "[storage][broker_check]") {
+  const std::string jaas =
+      "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"u\" password=\"hunter2-pw\";";
+  kc::storage::ClientErrorObserver obs({{"bootstrap.servers", "kafka1:9093"},
+                                        {"security.protocol", "SASL_SSL"},
+                                        {"sasl.mechanism", "SCRAM-SHA-512"},
+                                        {"sasl.jaas.config", jaas}},
+                                       "connect-sink");
+  CHECK_FALSE(obs.fatal());
+  obs.record(RD_KAFKA_RESP_ERR__AUTHENTICATION,
+             ("sasl_ssl://kafka1:9093/bootstrap: SASL authentication error: Authentication failed during "
+              "authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512 (jaas " + jaas + ")")
+                 .c_str());
+  auto v = obs.fatal();
+  REQUIRE(v);
+  CHECK(v->cause == BrokerCheckCause::AuthenticationFailed);
+  CHECK_THAT(v->message, Catch::Contains("broker kafka1:9093") && Catch::Contains("SCRAM-SHA-512"));
+  CHECK_THAT(v->message, !Catch::Contains("hunter2"));
+  CHECK(obs.fatal()->message == v->message);  // asked again: the same verdict
+}
+
+TEST_CASE("client error observer: transient and ambiguous reports do not fail the client", "[storage][broker_check]") {
+  kc::storage::ClientErrorObserver obs(kc::storage::ClientProps{{"bootstrap.servers", "kafka1:9092"}});
+  obs.record(RD_KAFKA_RESP_ERR__TRANSPORT,
+             "kafka1:9092/1: Connect to ipv4#10.0.0.1:9092 failed: Connection refused (after 0ms in state CONNECT)");
+  obs.record(RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN, "1/1 brokers are down");
+  CHECK_FALSE(obs.fatal());
+  // A restarting broker cuts established connections: not "SASL required".
+  obs.record(RD_KAFKA_RESP_ERR__TRANSPORT, "kafka1:9092/1: Disconnected (after 5000ms in state UP)");
+  obs.record(RD_KAFKA_RESP_ERR__TRANSPORT, "kafka1:9092/1: Disconnected (after 9000ms in state UP)");
+  CHECK(classify_broker_check(obs.observation()).cause == BrokerCheckCause::SaslRequired);
+  CHECK_FALSE(obs.fatal());
+  CHECK_FALSE(kc::storage::fails_running_client(BrokerCheckCause::SaslRequired));
+}
+
+TEST_CASE("client error observer: a denied topic fails the client naming the ACLs", "[storage][broker_check]") {
+  kc::storage::ClientErrorObserver obs(kc::storage::ClientProps{{"bootstrap.servers", "kafka1:9092"}}, "connect-sink");
+  obs.record_topic_error("orders", RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART);
+  CHECK_FALSE(obs.fatal());
+  obs.record_topic_error("orders", RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED);
+  auto v = obs.fatal();
+  REQUIRE(v);
+  CHECK(v->cause == BrokerCheckCause::NotAuthorized);
+  CHECK_THAT(v->message, Catch::Contains("topic orders") && Catch::Contains("Read on group connect-sink"));
+}
