@@ -12,12 +12,15 @@
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
+#include <csignal>
 #include <cstdlib>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <thread>
 
 #include <boost/asio/executor_work_guard.hpp>
@@ -418,4 +421,142 @@ TEST_CASE("kconnectd run: an untrusted CA exits 1 within 10 s naming the cause",
   CHECK(r.ms < 10000);
   CHECK_THAT(last_line(r.output),
              Catch::StartsWith("kconnectd run: cannot use the Kafka cluster (certificate-not-trusted): "));
+}
+
+// ------------------------------------------- a task's own client (item 1)
+
+namespace {
+
+/// `cmd`'s stdout (curl's answer), "" when it could not run.
+std::string shell_output(const std::string& cmd) {
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return out;
+  std::array<char, 4096> buf{};
+  size_t n = 0;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  pclose(p);
+  return out;
+}
+
+/// `kconnectd run` in the background (output to `log`), killed and reaped
+/// by the destructor.
+struct BackgroundWorker {
+  pid_t pid = -1;
+  BackgroundWorker(const std::string& props_file, const std::string& log) {
+    pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      FILE* f = std::freopen(log.c_str(), "w", stdout);
+      if (f) dup2(fileno(stdout), 2);
+      execl(KC_KCONNECTD, KC_KCONNECTD, "run", props_file.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+  }
+  ~BackgroundWorker() {
+    if (pid > 0) {
+      kill(pid, SIGTERM);
+      int st = 0;
+      for (int i = 0; i < 100 && waitpid(pid, &st, WNOHANG) == 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (waitpid(pid, &st, WNOHANG) == 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &st, 0);
+      }
+    }
+  }
+};
+
+/// Polls `f` every 200 ms until it is true or `timeout_ms` passed.
+template <typename F>
+bool eventually(F f, int timeout_ms) {
+  const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (Clock::now() < deadline) {
+    if (f()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return f();
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+TEST_CASE("kconnectd run: a sink task whose consumer override has a wrong password fails naming the cause",
+          "[broker_check][sasl][cli][task]") {
+  // The worker's own settings are right (the mock cluster, plaintext); the
+  // connector points its consumer at the scripted SASL broker with a wrong
+  // SCRAM password through consumer.override.* (policy All).
+  auto started = kc::storage::MockCluster::start(1);
+  REQUIRE(started);
+  auto c = std::move(started).value();
+  for (const auto& [t, n] : std::vector<std::pair<std::string, int>>{
+           {"connect-configs", 1}, {"connect-offsets", 25}, {"connect-status", 5}, {"orders", 1}})
+    REQUIRE(c->create_topic(t, n));
+  boost::asio::io_context io;
+  kc::test::SaslScriptedBroker broker(io);
+  IoThread thread(io);
+
+  const auto& pki = TestPki::get();
+  const uint16_t rest = kc::test::free_port();
+  const std::string url = "http://127.0.0.1:" + std::to_string(rest);
+  const std::string tag = std::to_string(rest);
+  const std::string file = pki.dir + "/task-worker-" + tag + ".properties";
+  const std::string log = pki.dir + "/task-worker-" + tag + ".log";
+  {
+    std::ofstream out(file);
+    out << "bootstrap.servers=" << c->bootstrap_servers() << "\ngroup.id=task-override-" << tag
+        << "\nconfig.storage.topic=connect-configs\nconfig.storage.replication.factor=1\n"
+           "offset.storage.topic=connect-offsets\noffset.storage.replication.factor=1\noffset.storage.partitions=25\n"
+           "status.storage.topic=connect-status\nstatus.storage.replication.factor=1\nstatus.storage.partitions=5\n"
+           "listeners=" << url << "\nrest.advertised.host.name=127.0.0.1\n"
+           "connector.client.config.override.policy=All\n"
+           "key.converter=org.apache.kafka.connect.storage.StringConverter\n"
+           "value.converter=org.apache.kafka.connect.storage.StringConverter\n";
+  }
+  BackgroundWorker worker(file, log);
+  const bool up = eventually(
+      [&] { return shell_output("curl -s -m 2 " + url + "/").find("version") != std::string::npos; }, 30000);
+  INFO(file_text(log));
+  REQUIRE(up);
+
+  const std::string body =
+      R"({"name":"sasl-sink","config":{"connector.class":"FileStreamSink","tasks.max":"1","topics":"orders",)"
+      R"("file":")" + pki.dir + "/sink-" + tag + R"(.txt",)"
+      R"("consumer.override.bootstrap.servers":"127.0.0.1:)" + std::to_string(broker.port()) + R"(",)"
+      R"("consumer.override.security.protocol":"SASL_PLAINTEXT",)"
+      R"("consumer.override.sasl.mechanism":"SCRAM-SHA-512",)"
+      R"("consumer.override.sasl.jaas.config":"org.apache.kafka.common.security.scram.ScramLoginModule required )"
+      R"(username=\"connect\" password=\"hunter2-wrong\";"}})";
+  const std::string body_file = pki.dir + "/sink-" + tag + ".json";
+  std::ofstream(body_file) << body;
+  const auto created = Clock::now();
+  const std::string answer = shell_output("curl -s -m 10 -X POST -H 'Content-Type: application/json' --data @" +
+                                          body_file + " " + url + "/connectors");
+  INFO(answer);
+  REQUIRE(answer.find("sasl-sink") != std::string::npos);
+
+  std::string status;
+  const bool failed = eventually(
+      [&] {
+        status = shell_output("curl -s -m 2 " + url + "/connectors/sasl-sink/status");
+        return status.find("\"FAILED\"") != std::string::npos;
+      },
+      20000);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - created).count();
+  INFO(status);
+  INFO(file_text(log));
+  REQUIRE(failed);
+  CHECK(ms < 20000);
+  // The task's trace is the classified line: broker, mechanism, cause.
+  CHECK_THAT(status, Catch::Contains("consumer: SASL authentication failed at broker 127.0.0.1:" +
+                                     std::to_string(broker.port())) &&
+                         Catch::Contains("SCRAM-SHA-512") && Catch::Contains("invalid credentials"));
+  CHECK_THAT(status, !Catch::Contains("hunter2"));
+  CHECK_THAT(file_text(log), !Catch::Contains("hunter2"));
+  // The worker itself is fine: the connector runs, only the task failed.
+  CHECK_THAT(status, Catch::Contains(R"("connector":{"state":"RUNNING")"));
 }
