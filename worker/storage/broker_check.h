@@ -144,8 +144,8 @@ BrokerCheckVerdict classify_broker_check(const BrokerObservation& obs);
 /// restarting broker also causes) nor the transient causes.
 bool fails_running_client(BrokerCheckCause cause);
 
-/// The observer of a running librdkafka client (task producers and
-/// consumers, DLQ, mirror): its error callback's reports and the topic
+/// The observer of a running librdkafka client (today the sink task's
+/// consumer): its error callback's reports and the topic
 /// errors its owner saw, classified with classify_broker_check() from
 /// the client's own settings (`props`: the merged ClientProps it was made
 /// from). Every text is scrubbed of `props`' secret values
