@@ -2,8 +2,9 @@
 // broker_check.h) on an arbitrary BrokerObservation, fed the way a running
 // client feeds it: librdkafka's reports and topic errors go through
 // ClientErrorObserver (which scrubs the client's secret values out of each
-// text), the rest of the observation (client error, X.509 result, metadata
-// and group errors) is set directly, then classify_broker_check().
+// text); the rest of the observation (the client error, scrubbed as
+// make_client() does; the X.509 result; metadata and group errors) is set
+// directly; then classify_broker_check().
 // Properties: never a crash or an exception; a verdict that is not Ok has a
 // non-empty message; `fatal` is false exactly for Ok, Unreachable and
 // TimedOut; the observer's fatal() agrees with fails_running_client(); and
@@ -25,6 +26,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/secrets.h"
 #include "tests/fuzz/fuzz_input.h"
 #include "worker/storage/broker_check.h"
 
@@ -119,7 +121,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       case 'g': group_id = text; break;
       case 'b': props["bootstrap.servers"] = text; break;
       case 'c': {
-        // make_client() scrubs its error texts itself; none is seeded here.
+        // make_client() scrubs the client's secret values out of its error
+        // texts (secrets::scrub), as done here.
+        text = kc::secrets::scrub(text, kc::secrets::secret_values(props));
         const auto tab = text.find('\t');
         if (flags & 1)
           client_error = std::make_pair(text.substr(0, tab), tab == std::string::npos ? "" : text.substr(tab + 1));
