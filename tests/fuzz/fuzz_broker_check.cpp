@@ -20,7 +20,8 @@
 // topic error (the text is the topic), 'x' X.509 error (OpenSSL code),
 // 'c' client error (text "field\ttext"), 'f' a TLS file, 'g' group.id,
 // 'b' bootstrap.servers. In texts, byte 0x02 + k inserts librdkafka phrase
-// k, byte 0x03 the password, 0x04 the sasl.jaas.config value.
+// k; in event and client-error texts, byte 0x03 inserts the password and
+// 0x04 the sasl.jaas.config value.
 #include <array>
 #include <optional>
 #include <string>
@@ -71,17 +72,19 @@ constexpr std::array<std::string_view, 5> kMechanisms{"", "PLAIN", "SCRAM-SHA-25
 constexpr std::array<std::string_view, 5> kFileKeys{"ssl.ca.location", "ssl.certificate.location", "ssl.key.location",
                                                     "ssl.keystore.location", "ssl.crl.location"};
 
-/// The record's text with the phrase and secret markers expanded; a raw
-/// \x01 becomes '?', so only the secrets carry one.
-std::string expand(std::string_view in) {
+/// The record's text with the phrase markers expanded, and the secret
+/// markers too when `secrets` (librdkafka's texts; not the settings, where
+/// an operator's own value is shown as given); a raw \x01 becomes '?', so
+/// only the secrets carry one.
+std::string expand(std::string_view in, bool secrets) {
   std::string out;
   for (size_t i = 0; i < in.size(); ++i) {
     const char c = in[i];
     if (c == '\x02' && i + 1 < in.size()) {
       out += kPhrases[static_cast<unsigned char>(in[++i]) % kPhrases.size()];
-    } else if (c == '\x03') {
+    } else if (c == '\x03' && secrets) {
       out += kPassword;
-    } else if (c == '\x04') {
+    } else if (c == '\x04' && secrets) {
       out += kJaas;
     } else {
       out += c == '\x01' ? '?' : c;
@@ -115,7 +118,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (line.size() < 2) continue;
     const char kind = line[0];
     const int code = static_cast<unsigned char>(line[1]);
-    std::string text = expand(line.substr(2));
+    std::string text = expand(line.substr(2), kind == 'e' || kind == 'c');
     switch (kind) {
       case 'f': props[std::string(kFileKeys[code % kFileKeys.size()])] = text; break;
       case 'g': group_id = text; break;
