@@ -4,6 +4,7 @@
 #include "common/secrets.h"
 #include "common/strings.h"
 #include "worker/storage/broker_check.h"
+#include "worker/storage/client_logging.h"
 
 namespace kc::runtime {
 
@@ -112,16 +113,23 @@ struct SinkState {
   }
 };
 
-/// librdkafka's rebalance callback of a sink consumer (opaque: its SinkState):
-/// assigns (pausing them for a paused task, resuming them otherwise) and
-/// opens the partitions, or
-/// commits, closes and gives up the revoked ones.
-/// librdkafka's error callback of a sink consumer (opaque: its SinkState).
+/// librdkafka's error callback of a sink consumer (opaque: its SinkState):
+/// logged as route_client_logs() logs every client's errors (this callback
+/// replaces that one), then recorded for classification.
 void sink_error_cb(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
+  const auto code = static_cast<rd_kafka_resp_err_t>(err);
+  const std::string text = std::string(rd_kafka_err2name(code)) + ": " + (reason ? reason : "");
+  storage::log_librdkafka_line(metrics::KafkaClientKind::Consumer,
+                               code == RD_KAFKA_RESP_ERR__FATAL ? spdlog::level::err : spdlog::level::warn,
+                               rk ? rd_kafka_name(rk) : "", "ERROR", text.c_str());
   auto* s = static_cast<SinkState*>(opaque);
   if (s && s->errors) storage::ClientErrorObserver::error_cb(rk, err, reason, s->errors.get());
 }
 
+/// librdkafka's rebalance callback of a sink consumer (opaque: its SinkState):
+/// assigns (pausing them for a paused task, resuming them otherwise) and
+/// opens the partitions, or
+/// commits, closes and gives up the revoked ones.
 void sink_rebalance_cb(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts, void* opaque) {
   auto* s = static_cast<SinkState*>(opaque);
   bool cooperative = std::string(rd_kafka_rebalance_protocol(rk)) == "COOPERATIVE";
