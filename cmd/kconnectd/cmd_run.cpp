@@ -5,6 +5,17 @@
 // validate into WorkerConfig, check the converter classes and build the
 // REST security settings (https certificates, basic auth credentials); a bad
 // config prints every problem, each naming its key or the file, and exits 1;
+// then the broker check (worker/storage/broker_check.h), before anything
+// else uses the broker: one librdkafka client with the worker's own client
+// settings asks for metadata and the failure is classified. A fatal cause
+// (TLS handshake, untrusted certificate, host name mismatch, plaintext
+// against a TLS port or the reverse, SASL required, SASL mechanism not
+// enabled, authentication failed, not authorized) exits 1 within 10 s
+// with one line "kconnectd run: cannot use the Kafka cluster (<cause>):
+// <message>"; a transient one (unreachable, no answer) is retried, one
+// warning per attempt (an attempt lasts at most kBrokerCheckAttemptMs, a
+// second apart), for at most kBrokerCheckRetryBoundMs (60 s), then exits 1
+// the same way; then
 // start the DistributedHerder (stores, runtime, group membership) and the
 // REST server on `listeners`.
 //
@@ -68,6 +79,7 @@
 #include "worker/metrics/worker_metrics.h"
 #include "worker/rest/rest_security.h"
 #include "worker/rest/rest_server.h"
+#include "worker/storage/broker_check.h"
 
 extern char** environ;
 
@@ -130,6 +142,34 @@ int run_worker(const std::string& path, bool leave_on_shutdown) {
   // Connector plugins of plugin.path join the built-ins; a refused file is
   // one log line and does not stop the worker.
   kc::connectors::load_plugins(wc->plugin_path(), kc::connectors::PluginRegistry::builtin());
+
+  // Fail fast, and name the cause (issue 27): before the stores, the
+  // runtime or the group client use the broker.
+  {
+    constexpr int kBrokerCheckAttemptMs = 8000;
+    constexpr int kBrokerCheckRetryBoundMs = 60000;
+    storage::ClientProps props = hc.client_props;
+    props["bootstrap.servers"] = hc.bootstrap_servers;
+    storage::BrokerCheckOptions bo;
+    bo.attempt_timeout_ms = kBrokerCheckAttemptMs;
+    bo.retry_bound_ms = kBrokerCheckRetryBoundMs;
+    bo.retry_backoff_ms = 1000;
+    auto verdict = storage::wait_for_brokers(
+        props, {hc.config_topic, hc.offset_topic, hc.status_topic}, hc.group_id, bo,
+        [&bo](int attempt, const storage::BrokerCheckVerdict& v) {
+          spdlog::warn("broker check attempt {} ({}): {}; retrying in {} ms (for up to {} s in all)", attempt,
+                       storage::broker_check_cause_name(v.cause), v.message, bo.retry_backoff_ms,
+                       bo.retry_bound_ms / 1000);
+        });
+    if (!verdict.ok()) {
+      const auto cause = storage::broker_check_cause_name(verdict.cause);
+      spdlog::error("cannot use the Kafka cluster ({}): {}", cause, verdict.message);
+      spdlog::default_logger()->flush();
+      std::cerr << "kconnectd run: cannot use the Kafka cluster (" << cause << "): " << verdict.message << std::endl;
+      return 1;
+    }
+    spdlog::info("broker check: {} answered with metadata", hc.bootstrap_servers);
+  }
 
   // Shutdown, from a signal, POST /admin/drain or a fatal group error; runs
   // on sig_io. Declared before the herder, whose io thread may post to it.

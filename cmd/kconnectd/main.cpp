@@ -2,10 +2,11 @@
 // rebalancing (KIP-415). This file only wires the subcommands together.
 //
 // Exit statuses (docs/operator-guide.md, "Exit statuses"): 0 success; 1 the subcommand
-// failed (an invalid configuration, a worker that cannot start, a fatal
-// group error, a bad input for a dry run); 2 a usage error caught by the
-// argument parser (unknown subcommand or option, missing or malformed
-// argument); 128 + signal when `run` is forced down by a second signal.
+// failed (an invalid configuration, a failed broker check, a worker that
+// cannot start, a fatal group error, a bad input for a dry run); 2 a usage
+// error caught by the argument parser (unknown subcommand or option,
+// missing or malformed argument); 128 + signal when `run` is forced down
+// by a second signal.
 #include "cmd/kconnectd/commands.h"
 
 int main(int argc, char** argv) {

@@ -270,3 +270,41 @@ for v in protocol:
     write(target, v["name"], bytes.fromhex(v["hex"]))
 for i in range(14):
     write("fuzz_kafka_decoders", "sample-%02d" % i, bytes([0x80 | i, 0]))
+
+
+# ---- fuzz_broker_check: byte 0 protocol, 1 mechanism, 2 flags, 3 metadata code;
+# then "<kind><code byte><text>" lines; \x02+k a librdkafka phrase, \x03 the
+# password, \x04 the sasl.jaas.config value (see fuzz_broker_check.cpp).
+def bc(proto, mech, flags, md, *lines):
+    return bytes([proto, mech, flags, md]) + b"\n".join(lines)
+
+
+def ev(code, text):
+    return b"e" + bytes([code + 200]) + text
+
+
+P = lambda k: b"\x02" + bytes([k])
+broker_checks = {
+    "auth-failed-with-password": bc(4, 3, 0, 0, b"blocalhost:9093", ev(-169, P(0) + P(5) + b" for \x03"),
+                                    ev(-169, P(9) + P(0) + b"jaas \x04")),
+    "mechanism-not-enabled": bc(3, 1, 0, 0, ev(-169, P(0) + P(4) + b"SCRAM-SHA-512")),
+    "tls-to-plaintext": bc(2, 0, 0, 0, ev(-195, P(0) + P(1) + P(2))),
+    "plaintext-to-tls": bc(1, 0, 0, 0, ev(-195, P(0) + b"Disconnected while requesting ApiVersion: " + P(3))),
+    "tls-alert-as-size": bc(0, 0, 0, 0, ev(-195, P(0) + P(8))),
+    "cert-verify-failed": bc(2, 0, 0, 0, b"f\x00/etc/ca.pem", ev(-195, P(0) + P(1) + P(10) + P(19) + b"5ms in state SSL_HANDSHAKE)")),
+    "x509-hostname": bc(2, 0, 2, 0, b"x\x3e" + b"hostname mismatch"),
+    "x509-untrusted": bc(2, 0, 2 | 0x20, 0, b"x\x13self-signed certificate in chain", b"f\x00/tmp/ca.pem"),
+    "client-error-ssl": bc(2, 0, 1, 0, b"c\x00ssl.ca.location\tssl.ca.location failed: \x03 not PEM", b"f\x00/tmp/x"),
+    "client-error-other": bc(0, 0, 1, 0, b"c\x00librdkafka\tInvalid value for linger.ms"),
+    "sasl-required": bc(2, 0, 0, 0, ev(-195, P(0) + P(7) + P(6)), ev(-195, P(9) + P(0) + P(17) + P(6))),
+    "topic-denied": bc(3, 1, 8, 0, b"gconnect-cluster", b"t\x1dconnect-configs"),
+    "group-denied": bc(3, 1, 8 | 4, 0, b"gconnect-cluster"),
+    "cluster-denied": bc(0, 0, 16, 200 + 31),
+    "unreachable": bc(0, 0, 0, 0, ev(-195, P(12)), ev(-187, b"1/1 brokers are down")),
+    "unresolved": bc(0, 0, 0, 0, ev(-193, P(13))),
+    "client-cert-required": bc(4, 3, 0, 0, b"f\x01/tmp/client.pem", ev(-195, P(9) + P(0) + b"Receive failed: error:0A00045C:" + P(23) + P(23))),
+    "empty-texts": bc(4, 4, 0xff, 0, b"e\x00", b"t\x00", b"x\x00", b"c\x00", b"g\x00", b"b\x00", b"f\x00"),
+    "ok": bc(0, 0, 8, 0, b"blocalhost:9092"),
+}
+for name, data in broker_checks.items():
+    write("fuzz_broker_check", name, data)

@@ -117,6 +117,7 @@ struct AdminBroker::Impl {
   std::map<std::string, GroupState> groups;
   std::vector<AdminBrokerRequest> log;
   std::optional<std::pair<std::string, uint16_t>> coordinator;
+  std::set<std::string> denied_groups;  ///< FindCoordinator answers GROUP_AUTHORIZATION_FAILED
 
   uint16_t port() const { return acceptor.local_endpoint().port(); }
 
@@ -266,6 +267,13 @@ struct AdminBroker::Impl {
   // FindCoordinator v0: Key -> ErrorCode, NodeId, Host, Port. Every group is ours.
   void find_coordinator(AdminBrokerRequest& rec, Reader& r, Writer& w) {
     rec.group = read_string(r);
+    if (denied_groups.count(rec.group)) {  // ACLs deny the group: GROUP_AUTHORIZATION_FAILED, no node
+      w.i16(30);
+      w.i32(-1);
+      put_string(w, "");
+      w.i32(-1);
+      return;
+    }
     w.i16(kNone);
     w.i32(coordinator ? kNodeId + 1 : kNodeId);
     put_string(w, coordinator ? coordinator->first : std::string("127.0.0.1"));
@@ -520,6 +528,11 @@ void AdminBroker::set_offset(const std::string& group, const std::string& topic,
 void AdminBroker::set_members(const std::string& group, std::optional<std::set<std::string>> topics) {
   std::lock_guard lk(impl_->mu);
   impl_->groups[group].members = std::move(topics);
+}
+
+void AdminBroker::deny_group(const std::string& group) {
+  std::lock_guard lk(impl_->mu);
+  impl_->denied_groups.insert(group);
 }
 
 void AdminBroker::set_coordinator(const std::string& host, uint16_t port) {

@@ -25,7 +25,8 @@
 //   CreateTopics: TOPIC_ALREADY_EXISTS, INVALID_PARTITIONS (0 or < -1;
 //     -1 is the broker default, 1 partition here);
 //   CreatePartitions: UNKNOWN_TOPIC_OR_PARTITION, INVALID_PARTITIONS (not
-//     more than now).
+//     more than now);
+//   FindCoordinator: GROUP_AUTHORIZATION_FAILED for a group deny_group() named.
 
 #include <cstdint>
 #include <map>
@@ -104,6 +105,9 @@ class AdminBroker {
   /// Gives the group members subscribed to `topics` (nullopt: no members,
   /// the group is empty). Creates the group if needed.
   void set_members(const std::string& group, std::optional<std::set<std::string>> topics);
+  /// Makes FindCoordinator for `group` answer GROUP_AUTHORIZATION_FAILED,
+  /// as a broker whose ACLs deny the principal the group.
+  void deny_group(const std::string& group);
   /// Makes FindCoordinator name another broker (host, port) as the
   /// coordinator of every group; default: this broker.
   void set_coordinator(const std::string& host, uint16_t port);

@@ -3,6 +3,8 @@
 
 #include "common/secrets.h"
 #include "common/strings.h"
+#include "worker/storage/broker_check.h"
+#include "worker/storage/client_logging.h"
 
 namespace kc::runtime {
 
@@ -28,6 +30,9 @@ struct SinkState {
   std::mutex* kafka_mu = nullptr;      ///< the runner's kafka_mu
   int commit_timeout_ms = 5000;        ///< offset.flush.timeout.ms
   metrics::TaskMetrics* tm = nullptr;  ///< offset-commit counts; may be null
+  /// The consumer's librdkafka errors, classified (issue 27 item 1): a
+  /// fatal cause fails the task. Outlives the consumer (declared before it).
+  std::unique_ptr<storage::ClientErrorObserver> errors;
 
   /// Calls the plugin's open()/close() with `parts` from inside the
   /// rebalance callback (a C callback: nothing may be thrown through it);
@@ -107,6 +112,19 @@ struct SinkState {
     return ok_status();
   }
 };
+
+/// librdkafka's error callback of a sink consumer (opaque: its SinkState):
+/// logged as route_client_logs() logs every client's errors (this callback
+/// replaces that one), then recorded for classification.
+void sink_error_cb(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
+  const auto code = static_cast<rd_kafka_resp_err_t>(err);
+  const std::string text = std::string(rd_kafka_err2name(code)) + ": " + (reason ? reason : "");
+  storage::log_librdkafka_line(metrics::KafkaClientKind::Consumer,
+                               code == RD_KAFKA_RESP_ERR__FATAL ? spdlog::level::err : spdlog::level::warn,
+                               rk ? rd_kafka_name(rk) : "", "ERROR", text.c_str());
+  auto* s = static_cast<SinkState*>(opaque);
+  if (s && s->errors) storage::ClientErrorObserver::error_cb(rk, err, reason, s->errors.get());
+}
 
 /// librdkafka's rebalance callback of a sink consumer (opaque: its SinkState):
 /// assigns (pausing them for a paused task, resuming them otherwise) and
@@ -256,8 +274,13 @@ storage::ClientProps SinkTaskLoop::consumer_props() const {
 }
 
 void SinkTaskLoop::open_consumer() {
-  auto c = storage::make_client(RD_KAFKA_CONSUMER, env_.options.client, consumer_props(), [&](rd_kafka_conf_t* conf) {
+  const auto overrides = consumer_props();
+  storage::ClientProps merged = env_.options.client;
+  for (const auto& [k, v] : overrides) merged[k] = v;
+  state_.errors = std::make_unique<storage::ClientErrorObserver>(merged, config_.sink_group_id);
+  auto c = storage::make_client(RD_KAFKA_CONSUMER, env_.options.client, overrides, [&](rd_kafka_conf_t* conf) {
     rd_kafka_conf_set_rebalance_cb(conf, &sink_rebalance_cb);
+    rd_kafka_conf_set_error_cb(conf, &sink_error_cb);
     rd_kafka_conf_set_opaque(conf, &state_);
   });
   if (!c) throw connectors::ConnectError("could not create consumer: " + c.error().to_string());
@@ -330,8 +353,11 @@ void SinkTaskLoop::convert(size_t got) {
     for (size_t i = 0; i < got; ++i) {
       rd_kafka_message_t* m = msgs_[i];
       if (m->err) {
-        if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF)
+        if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF) {
           spdlog::warn("{}: consumer: {}", id_.to_string(), rd_kafka_message_errstr(m));
+          if (m->rkt) state_.errors->record_topic_error(rd_kafka_topic_name(m->rkt), m->err);
+          else state_.errors->record(m->err, rd_kafka_message_errstr(m));
+        }
         continue;
       }
       if (m->rkt != topic_rkt_) {
@@ -381,6 +407,9 @@ bool SinkTaskLoop::put_batch() {
 bool SinkTaskLoop::step(bool /*paused: its partitions are paused*/) {
   const size_t got = read();
   if (state_.failure) throw connectors::ConnectError(*state_.failure);
+  // A cause no retry fixes (credentials, TLS, ACLs): the task fails with
+  // the classified line instead of polling on forever.
+  if (auto v = state_.errors->fatal()) throw connectors::ConnectError("consumer: " + v->message);
   convert(got);
   if (!read_ends_.empty() && !r_.cancelled.load()) {
     if (auto* tm = live_metrics(env_, r_)) tm->sink_read(got);
