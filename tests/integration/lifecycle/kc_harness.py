@@ -329,3 +329,13 @@ def run_main(prefix, scenario):
     finally:
         stop_all(cluster.workers, cluster.broker)
     return finish(work, failures)
+
+
+def leader_and_followers(workers):
+    """(leader, followers) from each worker's latest /rebalances record."""
+    leader = None
+    for w in workers:
+        hist = w.rebalances() or []
+        if hist and hist[-1].get("is_leader"):
+            leader = w
+    return leader, [w for w in workers if w is not leader]

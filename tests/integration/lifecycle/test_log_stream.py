@@ -29,7 +29,7 @@ import sys
 import time
 
 from kc_harness import (Abort, Worker, check, create_connector, http, run_main, say, start_broker, wait_for,
-                        wait_healthy)
+                        wait_healthy, leader_and_followers)
 
 OVERRIDES = {
     # The mock broker waits about session.timeout.ms - 1 s per rebalance.
@@ -112,14 +112,6 @@ def scenario_json(kc, work, cluster):
         raw = [line for line in f if RAW_RDKAFKA.search(line)]
     check(not raw, f"nothing of librdkafka's reaches stdout/stderr raw ({raw[:3]})")
 
-
-def leader_and_followers(workers):
-    leader = None
-    for w in workers:
-        hist = w.rebalances() or []
-        if hist and hist[-1].get("is_leader"):
-            leader = w
-    return leader, [w for w in workers if w is not leader]
 
 
 def level_of(w, name):

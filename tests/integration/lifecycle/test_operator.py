@@ -38,7 +38,7 @@ import time
 import urllib.request
 
 from kc_harness import (Abort, Worker, check, create_connector, http, run_main, running_owners, say, start_broker,
-                        wait_for, wait_healthy)
+                        wait_for, wait_healthy, leader_and_followers)
 
 SEQ = "operator-seq"
 SEQ_TOPIC = "operator-seq-data"
@@ -51,15 +51,6 @@ OVERRIDES = {
     "offset.flush.interval.ms": "1000",
 }
 
-
-def leader_and_followers(workers):
-    """(leader, followers) from each worker's latest /rebalances record."""
-    leader = None
-    for w in workers:
-        hist = w.rebalances() or []
-        if hist and hist[-1].get("is_leader"):
-            leader = w
-    return leader, [w for w in workers if w is not leader]
 
 
 def has_keys(obj, keys):

@@ -30,7 +30,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lifecycle"))
 from kc_harness import (Abort, Worker, check, create_connector, failures, http,  # noqa: E402
-                        run_main, say, start_broker, wait_for, wait_healthy)
+                        run_main, say, start_broker, wait_for, wait_healthy, leader_and_followers)
 
 SINK = "offsets-sink"
 SINK2 = "offsets-sink-stopped"
@@ -83,14 +83,6 @@ def write(method, w, path, body=None):
     wait_for(attempt, 60, 0.5)
     return last
 
-
-def leader_and_followers(workers):
-    leader = None
-    for w in workers:
-        hist = w.rebalances() or []
-        if hist and hist[-1].get("is_leader"):
-            leader = w
-    return leader, [w for w in workers if w is not leader]
 
 
 def status(w, name):
