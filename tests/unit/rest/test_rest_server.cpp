@@ -29,6 +29,7 @@
 #include "worker/herder/plugin_config.h"
 #include "worker/api/herder_api.h"
 #include "worker/rest/admin_routes.h"
+#include "worker/rest/logger_routes.h"
 #include "worker/rest/observability.h"
 #include "worker/rest/rest_server.h"
 #include "worker/rest/route_docs.h"
@@ -1735,6 +1736,7 @@ TEST_CASE("route_docs lists exactly the routes a worker registers (docs/referenc
   add_observability_routes(s.server, s.herder, nullptr);
   add_task_reconfiguration_route(s.server, s.herder);
   add_drain_routes(s.server, s.herder, "w1", [] {});
+  add_logger_routes(s.server, s.herder);
   std::set<std::pair<std::string, std::string>> registered, documented;
   for (const auto& [m, p] : s.server.routes()) registered.emplace(to_string(m), p);
   for (const auto& d : route_docs()) {
