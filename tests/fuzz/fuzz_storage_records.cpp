@@ -27,8 +27,8 @@ void config_record(std::string_view key, std::string_view value) {
       KC_FUZZ_CHECK(again.kind == ConfigKeyKind::Task && again.name == k.name && again.task == k.task);
       break;
     }
+    case ConfigKeyKind::LoggerCluster: KC_FUZZ_CHECK(logger_cluster_key(k.name) == key); break;
     case ConfigKeyKind::SessionKey:
-    case ConfigKeyKind::LoggerCluster:
     case ConfigKeyKind::Unknown: break;
   }
   (void)addressable_connector_name(k.name);
@@ -54,6 +54,10 @@ void config_record(std::string_view key, std::string_view value) {
     auto again = decode_restart(encode_restart(r.value()));
     KC_FUZZ_CHECK(again && again.value().include_tasks == r.value().include_tasks &&
                   again.value().only_failed == r.value().only_failed);
+  }
+  if (auto l = decode_logger_level(value)) {  // KIP-976: a level name, canonical
+    auto again = decode_logger_level(encode_logger_level(l.value()));
+    KC_FUZZ_CHECK(again && again.value() == l.value());
   }
   if (auto s = decode_session_key(value)) {
     auto again = decode_session_key(encode_session_key(s.value()));
