@@ -87,9 +87,12 @@ const std::array kOptions = {
              "With group.instance.id: send LeaveGroup on SIGTERM, so the work moves at once instead of waiting "
              "for the worker to return (as `kconnectd run --leave-on-shutdown`) (ours)."),
     opt_string("static.membership.assignment.file", "",
-               "With group.instance.id: file where the worker keeps its last assignment, so that after a restart "
-               "without a rebalance it resumes exactly the connectors and tasks it ran; empty = not kept (the "
-               "returning worker then rejoins once to report what it runs) (ours)."),
+               "File where the worker keeps its last assignment; empty = not kept. With group.instance.id, a "
+               "restart without a rebalance resumes exactly the connectors and tasks it ran (without the file "
+               "the returning worker rejoins once to report what it runs). Without group.instance.id, a worker "
+               "restarted after a crash resumes, before it rejoins, the kept work that nobody else has taken: "
+               "the file is younger than session.timeout.ms - heartbeat.interval.ms + "
+               "scheduled.rebalance.max.delay.ms / 2, and the status topic shows no other owner (ours)."),
     opt_int("worker.sync.timeout.ms", decimal_text<kWorkerSyncTimeoutMsDefault>, 1, kIntMax, "ms",
             "Time allowed to read the config topic to the end before leaving the group."),
     opt_int("worker.unsync.backoff.ms", decimal_text<kWorkerUnsyncBackoffMsDefault>, 0, kIntMax, "ms",

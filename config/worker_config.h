@@ -250,8 +250,10 @@ class WorkerConfig {
   [[nodiscard]] bool static_membership_leave_on_shutdown() const {
     return get_bool("static.membership.leave.on.shutdown");
   }
-  /// static.membership.assignment.file (ours, default ""): where a static
-  /// member keeps its last assignment; "" = not kept.
+  /// static.membership.assignment.file (ours, default ""): where the worker
+  /// keeps its last assignment (a static member resumes it on a restart
+  /// without rebalance; a dynamic one before rejoining after a crash);
+  /// "" = not kept.
   [[nodiscard]] const std::string& static_membership_assignment_file() const {
     return get_string("static.membership.assignment.file");
   }

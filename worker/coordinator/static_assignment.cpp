@@ -1,11 +1,16 @@
 // Static member assignment file: see static_assignment.h.
 #include "worker/coordinator/static_assignment.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include <nlohmann/json.hpp>
 
@@ -52,7 +57,8 @@ Result<std::string> format_static_assignment(const StaticAssignmentRecord& r) {
                    {"member_id", r.member_id},
                    {"protocol", r.protocol},
                    {"snapshot", connect::to_hex(snapshot.value())},
-                   {"received", connect::to_hex(r.received)}};
+                   {"received", connect::to_hex(r.received)},
+                   {"url", r.url}};
   return j.dump() + "\n";
 }
 
@@ -73,6 +79,10 @@ Result<StaticAssignmentRecord> parse_static_assignment(const std::string& text) 
     return Error{"generation", "missing or not an integer"};
   }
   r.generation = j["generation"].get<int32_t>();
+  if (j.contains("url")) {
+    if (!j["url"].is_string()) return Error{"url", "not a string"};
+    r.url = j["url"].get<std::string>();
+  }
   std::vector<uint8_t> snapshot;
   for (auto [key, out] : {std::pair{"snapshot", &snapshot}, std::pair{"received", &r.received}}) {
     if (!j.contains(key) || !j[key].is_string()) return Error{key, "missing or not a string"};
@@ -112,6 +122,20 @@ Status save_static_assignment(const std::string& path, const StaticAssignmentRec
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) return os_error(path, "cannot replace");
   return ok_status();
+}
+
+std::optional<int64_t> static_assignment_age_ms(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  struct timespec now {};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  const int64_t now_ms = static_cast<int64_t>(now.tv_sec) * 1000 + now.tv_nsec / 1000000;
+  const int64_t mtime_ms = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
+  return std::max<int64_t>(0, now_ms - mtime_ms);
+}
+
+void touch_static_assignment(const std::string& path) {
+  (void)::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
 }
 
 Status remove_static_assignment(const std::string& path) {

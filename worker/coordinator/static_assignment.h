@@ -16,7 +16,15 @@
 //
 // Format: one JSON object {"format":1, "group_id", "group_instance_id",
 // "generation", "member_id", "protocol", "snapshot": hex of the snapshot in
-// Connect's assignment layout, "received": hex of the SyncGroup bytes}.
+// Connect's assignment layout, "received": hex of the SyncGroup bytes,
+// "url": the worker's advertised URL (optional; absent in older files)}.
+//
+// Dynamic members (no group.instance.id) keep the same record with
+// group_instance_id "" and use it only to resume before their first
+// JoinGroup after a crash (WorkerCoordinator::kept_for_early_resume); the
+// coordinator touches the file's modification time every heartbeat
+// interval while it owns work, so its age bounds how long the worker has
+// been gone.
 // Written to "<path>.tmp" then renamed over <path>, so a crash leaves the
 // old or the new record, never half of one. No fsync: it must survive a
 // process restart, which is what static membership covers, not a host crash
@@ -44,6 +52,7 @@ struct StaticAssignmentRecord {
   std::string protocol;           ///< selected Connect protocol name ("sessioned", ...)
   connect::Assignment snapshot;   ///< everything owned after that generation (merged)
   std::vector<uint8_t> received;  ///< that generation's SyncGroup assignment bytes, as received
+  std::string url;                ///< advertised REST URL of the worker that kept it ("" = not recorded)
 
   bool operator==(const StaticAssignmentRecord&) const = default;
 };
@@ -63,6 +72,15 @@ Result<std::optional<StaticAssignmentRecord>> load_static_assignment(const std::
 /// Writes `r` to `path` atomically (tmp file + rename). Errors name the file
 /// and the OS reason.
 Status save_static_assignment(const std::string& path, const StaticAssignmentRecord& r);
+
+/// Age of `path` in ms: now minus its last modification time (the last
+/// save or touch). nullopt when the file does not exist or cannot be read.
+std::optional<int64_t> static_assignment_age_ms(const std::string& path);
+
+/// Sets the modification time of `path` to now, if it exists (the "still
+/// alive" mark of a dynamic member's file). One utimensat call, no I/O of
+/// the contents; errors are ignored (the next touch retries).
+void touch_static_assignment(const std::string& path);
 
 /// Deletes `path` if it exists (the member left, or dropped its assignment).
 /// Errors name the file and the OS reason.

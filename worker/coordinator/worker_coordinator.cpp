@@ -81,14 +81,20 @@ std::shared_ptr<WorkerCoordinator> WorkerCoordinator::create(asio::io_context& i
       spdlog::warn("worker {}: ignoring the kept static assignment: {}", self->config_.url,
                    kept.error().to_string());
     } else if (kept.value() && (kept.value()->group_id != self->config_.group.group_id ||
-                                kept.value()->group_instance_id != *self->config_.group.group_instance_id)) {
-      spdlog::warn("worker {}: ignoring the kept static assignment in {}: it belongs to group '{}' instance '{}'",
-                   self->config_.url, path, kept.value()->group_id, kept.value()->group_instance_id);
+                                kept.value()->group_instance_id !=
+                                    self->config_.group.group_instance_id.value_or("") ||
+                                (!kept.value()->url.empty() && kept.value()->url != self->config_.url))) {
+      spdlog::warn("worker {}: ignoring the kept assignment in {}: it belongs to group '{}' instance '{}' url '{}'",
+                   self->config_.url, path, kept.value()->group_id, kept.value()->group_instance_id,
+                   kept.value()->url);
     } else if (kept.value()) {
       self->kept_ = std::move(*kept.value());
-      spdlog::info("worker {}: static member '{}' kept generation {} ({} connectors, {} tasks) in {}",
-                   self->config_.url, self->kept_->group_instance_id, self->kept_->generation,
-                   self->kept_->snapshot.connectors.size(), self->kept_->snapshot.tasks.size(), path);
+      self->kept_age_ms_ = static_assignment_age_ms(path);
+      spdlog::info("worker {}: {} kept generation {} ({} connectors, {} tasks) in {}, {} ms ago", self->config_.url,
+                   self->kept_->group_instance_id.empty() ? std::string("dynamic member")
+                                                          : "static member '" + self->kept_->group_instance_id + "'",
+                   self->kept_->generation, self->kept_->snapshot.connectors.size(),
+                   self->kept_->snapshot.tasks.size(), path, self->kept_age_ms_.value_or(-1));
     }
   }
   return self;
@@ -100,11 +106,69 @@ WorkerCoordinator::WorkerCoordinator(asio::io_context& io, WorkerCoordinatorConf
       config_(std::move(config)),
       callbacks_(std::move(callbacks)),
       current_protocol_(config_.protocol),
-      loss_timer_(io) {}
+      loss_timer_(io),
+      alive_timer_(io) {}
 
 WorkerCoordinator::~WorkerCoordinator() = default;
 
-void WorkerCoordinator::start() { member_->start(); }
+void WorkerCoordinator::start() {
+  member_->start();
+  if (keeps_static_assignment() && !config_.group.group_instance_id) {
+    asio::post(io_, [w = weak_from_this()] {
+      if (auto self = w.lock()) self->schedule_alive_touch();
+    });
+  }
+}
+
+void WorkerCoordinator::schedule_alive_touch() {
+  alive_timer_.expires_after(config_.group.heartbeat_interval);
+  alive_timer_.async_wait([w = weak_from_this()](const boost::system::error_code& ec) {
+    if (ec) return;
+    auto self = w.lock();
+    if (!self) return;
+    // Only while we own work: the mark says "this worker still runs it".
+    if (self->snapshot_ && (!self->snapshot_->connectors.empty() || !self->snapshot_->tasks.empty()))
+      touch_static_assignment(self->config_.static_assignment_file);
+    self->schedule_alive_touch();
+  });
+}
+
+std::optional<Assignment> WorkerCoordinator::kept_for_early_resume(int64_t max_age_ms) const {
+  if (config_.group.group_instance_id || !kept_ || last_completed_generation_ >= 0 || snapshot_) return std::nullopt;
+  if (!cooperative(connect::protocol_from_name(kept_->protocol).value_or(ConnectProtocol::Eager)))
+    return std::nullopt;
+  if (!kept_age_ms_ || *kept_age_ms_ > max_age_ms) {
+    spdlog::info("worker {}: not resuming the kept assignment of generation {} before joining: kept {} ms ago, "
+                 "more than {} ms",
+                 config_.url, kept_->generation, kept_age_ms_.value_or(-1), max_age_ms);
+    return std::nullopt;
+  }
+  if (kept_->snapshot.connectors.empty() && kept_->snapshot.tasks.empty()) return std::nullopt;
+  return kept_->snapshot;
+}
+
+AssignedEvent WorkerCoordinator::resume_before_join(Assignment owned) {
+  owned.revoked_connectors.clear();
+  owned.revoked_tasks.clear();
+  owned.delay_ms = 0;
+  owned.error = 0;
+  AssignedEvent ev;
+  ev.generation = kept_ ? kept_->generation : -1;
+  ev.member_id = kept_ ? kept_->member_id : "";
+  ev.is_leader = false;
+  ev.protocol = kept_ ? connect::protocol_from_name(kept_->protocol).value_or(config_.protocol) : config_.protocol;
+  ev.received = owned;
+  ev.snapshot = owned;
+  ev.resumed = true;
+  ev.before_join = true;
+  // The first JoinGroup reports this allocation, so the leader counts it as
+  // ours rather than as lost work of our previous (dead) member.
+  snapshot_ = std::move(owned);
+  spdlog::info("worker {}: resuming {} connectors and {} tasks of generation {} before joining (a restart: nobody "
+               "else took them)",
+               config_.url, snapshot_->connectors.size(), snapshot_->tasks.size(), ev.generation);
+  return ev;
+}
 
 void WorkerCoordinator::request_rejoin(std::string reason) { member_->request_rejoin(std::move(reason)); }
 
@@ -116,6 +180,7 @@ void WorkerCoordinator::leave(std::string reason, std::function<void()> done) {
       return;
     }
     self->loss_timer_.cancel();
+    self->alive_timer_.cancel();
     self->member_->leave(reason, [w, done = std::move(done), url = self->config_.url](
                                      std::optional<kafka::GroupError> err) {
       if (err) {
@@ -131,7 +196,10 @@ void WorkerCoordinator::leave(std::string reason, std::function<void()> done) {
 
 void WorkerCoordinator::stop() {
   asio::post(io_, [w = weak_from_this()] {
-    if (auto self = w.lock()) self->loss_timer_.cancel();
+    if (auto self = w.lock()) {
+      self->loss_timer_.cancel();
+      self->alive_timer_.cancel();
+    }
   });
   member_->stop();
 }
@@ -308,6 +376,7 @@ void WorkerCoordinator::on_joined(const kafka::JoinedGroup& joined) {
   member_id_ = joined.member_id;
   leader_id_ = joined.leader_id;
   const bool static_rejoin = ev.decoded && resume_static_assignment(joined, ev);
+  if (!config_.group.group_instance_id) kept_.reset();  // a dynamic member's kept record serves one start only
   if (ev.received.error != 0) {
     // Failed assignment: keep owning what we own (cooperative), but record
     // the failure so the metadata and the herder see it.
@@ -344,9 +413,7 @@ void WorkerCoordinator::on_joined(const kafka::JoinedGroup& joined) {
   }
 }
 
-bool WorkerCoordinator::keeps_static_assignment() const {
-  return config_.group.group_instance_id && !config_.static_assignment_file.empty();
-}
+bool WorkerCoordinator::keeps_static_assignment() const { return !config_.static_assignment_file.empty(); }
 
 void WorkerCoordinator::keep_static_assignment(const kafka::JoinedGroup& joined, const AssignedEvent& ev) {
   if (!keeps_static_assignment()) return;
@@ -354,8 +421,10 @@ void WorkerCoordinator::keep_static_assignment(const kafka::JoinedGroup& joined,
     drop_static_assignment("failed assignment");
     return;
   }
-  StaticAssignmentRecord r{config_.group.group_id, *config_.group.group_instance_id, joined.generation,
-                           joined.member_id, joined.protocol, ev.snapshot, joined.assignment};
+  StaticAssignmentRecord r{config_.group.group_id, config_.group.group_instance_id.value_or(""),
+                           joined.generation,       joined.member_id,
+                           joined.protocol,         ev.snapshot,
+                           joined.assignment,       config_.url};
   if (auto st = save_static_assignment(config_.static_assignment_file, r); !st) {
     spdlog::warn("worker {}: cannot keep the static assignment: {}", config_.url, st.error().to_string());
   }

@@ -82,9 +82,11 @@ struct WorkerCoordinatorConfig {
   ConnectProtocol protocol = ConnectProtocol::Sessioned;
   /// Advertised REST URL with trailing '/', e.g. "http://w1:8083/" (4.1).
   std::string url;
-  /// `static.membership.assignment.file` (ours): where a static member
-  /// (group.group_instance_id set) keeps its last assignment; "" = not kept.
-  /// Ignored for dynamic members.
+  /// `static.membership.assignment.file` (ours): where this worker keeps
+  /// its last assignment; "" = not kept. A static member (group_instance_id
+  /// set) resumes it when the coordinator hands back its generation; a
+  /// dynamic one may resume it before its first JoinGroup after a crash
+  /// (kept_for_early_resume).
   std::string static_assignment_file;
 };
 
@@ -135,6 +137,10 @@ struct AssignedEvent {
   /// the whole assignment it kept (StaticAssignmentRecord), which the
   /// herder starts now.
   bool resumed = false;
+  /// A dynamic member resumed its kept assignment before its first
+  /// JoinGroup after a restart (resume_before_join): `generation` and
+  /// `member_id` are those of its previous process, and no round ran.
+  bool before_join = false;
 };
 
 /// Why on_before_join is called.
@@ -230,6 +236,21 @@ class WorkerCoordinator : public std::enable_shared_from_this<WorkerCoordinator>
   /// Closes without LeaveGroup (peers wait a session timeout). Any thread.
   void stop();
 
+  /// A dynamic member's early resume after a crash (kconnectd's, not in
+  /// Connect): the assignment its previous process kept in the assignment
+  /// file, when that file was touched at most `max_age_ms` ago (the process
+  /// died less than that long ago), was kept under a cooperative protocol,
+  /// and nothing has been joined yet. nullopt otherwise (static members,
+  /// no file, too old). Call before start(), or on the io thread.
+  [[nodiscard]] std::optional<Assignment> kept_for_early_resume(int64_t max_age_ms) const;
+  /// Adopts `owned` (a subset of kept_for_early_resume(), filtered by the
+  /// owner: nobody else runs it) as the local snapshot, so that the first
+  /// JoinGroup reports it as this member's allocation and the leader does
+  /// not count it as lost. Returns the event to hand to the owner's
+  /// on_assigned (resumed and before_join set, the previous process's
+  /// generation). Call before start(), or on the io thread.
+  AssignedEvent resume_before_join(Assignment owned);
+
   /// The local snapshot (what this worker owns), nullopt if none. io thread.
   [[nodiscard]] const std::optional<Assignment>& snapshot() const { return snapshot_; }
   /// Selected protocol of the last completed generation (initially the
@@ -278,6 +299,12 @@ class WorkerCoordinator : public std::enable_shared_from_this<WorkerCoordinator>
   bool fatal_ = false;
   std::string fatal_message_;
   boost::asio::steady_timer loss_timer_;
+  // Touches a dynamic member's assignment file every heartbeat interval
+  // while it owns work (the file's age = time since this process was alive).
+  boost::asio::steady_timer alive_timer_;
+  void schedule_alive_touch();
+  // Age (ms) of the kept file at create(); nullopt if none.
+  std::optional<int64_t> kept_age_ms_;
   uint64_t loss_epoch_ = 0;
   // The kept assignment read at create(), until the first SyncGroup decides
   // whether it still holds.

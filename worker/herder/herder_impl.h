@@ -312,6 +312,13 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   /// Opens the stores, builds the runtime Worker and the group
   /// coordinator, starts the threads and joins the group. Caller's thread.
   Status start();
+  /// start()'s step before the first JoinGroup: a dynamic worker restarted
+  /// after a crash resumes what it kept in its assignment file, less what
+  /// plan_early_resume() leaves out (kconnectd's; see
+  /// WorkerCoordinator::kept_for_early_resume). Posts on_assigned to the io
+  /// context; does nothing under exactly-once source support (its task
+  /// producers need the leader's fencing first).
+  void resume_kept_before_join();
   /// start()'s steps: the runtime Worker's options from the herder config;
   /// the coordinator's (an error when the group's SASL settings are
   /// unusable); the coordinator's callbacks into this herder (each holds a

@@ -212,7 +212,10 @@ void DistributedHerder::Impl::on_assigned(const coordinator::AssignedEvent& ev) 
   status_listener->set_generation(ev.generation);
   // Static membership: the whole kept snapshot, started below like any
   // assignment (job_apply starts what we own and do not run).
-  if (ev.resumed) io_rebalance_reason = "static member resumed its assignment without a rebalance";
+  if (ev.before_join)
+    io_rebalance_reason = "restarted worker resumed its kept assignment before joining (nobody else took it)";
+  else if (ev.resumed)
+    io_rebalance_reason = "static member resumed its assignment without a rebalance";
   record_history(ev);
   io_rebalance_reason.clear();
   log_ctx->generation = ev.generation;
@@ -229,7 +232,7 @@ void DistributedHerder::Impl::on_assigned(const coordinator::AssignedEvent& ev) 
     pub.assigned_tasks = ev.snapshot.tasks;
     pub.applied = false;
     coord_lost = false;
-    pub.in_group = true;
+    pub.in_group = !ev.before_join;  // before the first JoinGroup it is not a member yet
   }
   // KIP-618: as the leader we may now write the config topic (Connect's
   // onAssigned claims write privileges); a former leader lets them go.

@@ -388,4 +388,48 @@ int64_t scheduled_rejoin_after_ms(int64_t delay_ms, int64_t last_round_ms) {
   return delay_ms - lead;
 }
 
+int64_t early_resume_max_age_ms(int64_t session_timeout_ms, int64_t heartbeat_interval_ms,
+                                int64_t scheduled_rebalance_max_delay_ms) {
+  return std::max<int64_t>(0, session_timeout_ms - heartbeat_interval_ms + scheduled_rebalance_max_delay_ms / 2);
+}
+
+namespace {
+
+/// Why the status `st` keeps a kept item from an early resume, or "".
+std::string early_resume_obstacle(const std::optional<StatusValue>& st, const std::string& worker_id) {
+  if (!st) return "";
+  if (st->worker_id != worker_id) return "its status was written by " + st->worker_id;
+  if (st->trace && *st->trace == storage::kHandOverTrace) return "it was being handed over";
+  return "";
+}
+
+template <class Map, class Key>
+std::optional<StatusValue> find_status(const Map& m, const Key& k) {
+  auto it = m.find(k);
+  if (it == m.end()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace
+
+EarlyResumePlan plan_early_resume(const connect::Assignment& kept, const ClusterConfigState& configs,
+                                  const std::map<std::string, StatusValue>& connector_statuses,
+                                  const std::map<ConnectorTaskId, StatusValue>& task_statuses,
+                                  const std::string& worker_id) {
+  EarlyResumePlan p;
+  for (const auto& c : kept.connectors) {
+    std::string why = configs.contains(c) ? early_resume_obstacle(find_status(connector_statuses, c), worker_id)
+                                          : "no config";
+    if (why.empty()) p.resume.connectors.push_back(c);
+    else p.skipped.push_back(c + ": " + why);
+  }
+  for (const auto& t : kept.tasks) {
+    std::string why = configs.task_configs.count(t) == 0 ? "no task config"
+                                                         : early_resume_obstacle(find_status(task_statuses, t), worker_id);
+    if (why.empty()) p.resume.tasks.push_back(t);
+    else p.skipped.push_back(t.to_string() + ": " + why);
+  }
+  return p;
+}
+
 }  // namespace kc::herder

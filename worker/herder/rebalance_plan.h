@@ -428,4 +428,34 @@ const char* to_string(TaskConfigSource s);
 const char* to_string(BeforeJoinStep s);
 std::string to_string(const FailureStatusPlan& p);
 
+/// A dynamic worker's early resume after a crash (kconnectd's, not in
+/// Connect; WorkerCoordinator::kept_for_early_resume): which of the kept
+/// connectors and tasks it may start before its first JoinGroup.
+struct EarlyResumePlan {
+  connect::Assignment resume;  ///< connectors and tasks to start now (revoked lists empty)
+  std::vector<std::string> skipped;  ///< "<id>: <why>" for each kept item left out
+};
+
+/// The largest age (ms) of a dynamic member's kept assignment that may be
+/// resumed before joining. The file is touched every heartbeat interval,
+/// so the dead process's last heartbeat was at most one interval before
+/// its last touch; the group drops it no sooner than session.timeout.ms
+/// after that heartbeat, and gives its lost work away no sooner than the
+/// scheduled delay later, less the leader's early rejoin (at most half the
+/// delay, scheduled_rejoin_after_ms). So: session - heartbeat + delay / 2,
+/// at least 0. All values in ms.
+int64_t early_resume_max_age_ms(int64_t session_timeout_ms, int64_t heartbeat_interval_ms,
+                                int64_t scheduled_rebalance_max_delay_ms);
+
+/// Keeps each kept connector and task that (1) still has a config
+/// (`configs`: its connector config, and for a task its task config) and
+/// (2) whose latest status was written by this worker (`worker_id`), or
+/// has none, and is not a hand-over mark (storage::kHandOverTrace): a
+/// status written by another worker, or a mark, means the group may have
+/// given it elsewhere. Pure.
+EarlyResumePlan plan_early_resume(const connect::Assignment& kept, const ClusterConfigState& configs,
+                                  const std::map<std::string, StatusValue>& connector_statuses,
+                                  const std::map<ConnectorTaskId, StatusValue>& task_statuses,
+                                  const std::string& worker_id);
+
 }  // namespace kc::herder

@@ -90,6 +90,7 @@ Status DistributedHerder::Impl::start() {
     s->schedule_config_poll();
     s->schedule_status_poll();
   });
+  resume_kept_before_join();
   start_threads();
   coord->start();
   started = true;
@@ -97,6 +98,21 @@ Status DistributedHerder::Impl::start() {
   spdlog::info("herder started: group {}, protocol {}, url {}", cfg.group_id,
                connect::protocol_name(cfg.protocol), cfg.advertised_url);
   return ok_status();
+}
+
+void DistributedHerder::Impl::resume_kept_before_join() {
+  if (cfg.exactly_once_source) return;
+  auto kept = coord->kept_for_early_resume(early_resume_max_age_ms(
+      cfg.session_timeout_ms, cfg.heartbeat_interval_ms, cfg.scheduled_rebalance_max_delay_ms));
+  if (!kept) return;
+  const auto plan = plan_early_resume(*kept, config_store->snapshot(), status_store->all_connectors(),
+                                      status_store->all_tasks(), cfg.worker_id);
+  for (const auto& why : plan.skipped) spdlog::info("not resuming {} before joining", why);
+  if (plan.resume.connectors.empty() && plan.resume.tasks.empty()) return;
+  auto ev = coord->resume_before_join(plan.resume);
+  asio::post(io, [w = weak_from_this(), ev = std::move(ev)] {
+    if (auto s = w.lock()) s->on_assigned(ev);
+  });
 }
 
 runtime::WorkerOptions DistributedHerder::Impl::worker_options() {

@@ -981,3 +981,51 @@ TEST_CASE("reconcile plan: the rejoin for a scheduled rebalance starts the round
     CHECK(scheduled_rejoin_after_ms(r.delay_ms, r.last_round_ms) == r.want_ms);
   }
 }
+
+TEST_CASE("early resume: a restarted dynamic worker resumes only kept work that nobody else took",
+          "[herder][early-resume]") {
+  ClusterConfigState configs;
+  configs.connector_configs["a"] = {{"connector.class", "X"}};
+  configs.connector_configs["b"] = {{"connector.class", "X"}};
+  configs.task_configs[ConnectorTaskId{"a", 0}] = {{"k", "v"}};
+  configs.task_configs[ConnectorTaskId{"a", 1}] = {{"k", "v"}};
+  configs.task_configs[ConnectorTaskId{"b", 0}] = {{"k", "v"}};
+  configs.task_configs[ConnectorTaskId{"b", 1}] = {{"k", "v"}};
+  kc::connect::Assignment kept;
+  kept.connectors = {"a", "b", "gone"};
+  kept.tasks = {{"a", 0}, {"a", 1}, {"b", 0}, {"b", 1}, {"gone", 0}};
+  const std::string me = "w1:8083";
+  std::map<std::string, StatusValue> cs{{"a", StatusValue{StatusState::Running, std::nullopt, me, 4}},
+                                        {"b", StatusValue{StatusState::Running, std::nullopt, "w2:8083", 6}}};
+  std::map<ConnectorTaskId, StatusValue> ts{
+      {{"a", 0}, StatusValue{StatusState::Running, std::nullopt, me, 4}},
+      // a's task 1 has no status yet: ours to resume
+      {{"b", 0}, StatusValue{StatusState::Running, std::string(kc::storage::kHandOverTrace), me, 4}},
+      {{"b", 1}, StatusValue{StatusState::Running, std::nullopt, "w3:8083", 6}},
+  };
+  const auto plan = plan_early_resume(kept, configs, cs, ts, me);
+  CHECK(plan.resume.connectors == std::vector<std::string>{"a"});
+  CHECK(plan.resume.tasks == std::vector<ConnectorTaskId>{{"a", 0}, {"a", 1}});
+  CHECK(plan.resume.revoked_tasks.empty());
+  CHECK(plan.skipped == std::vector<std::string>{"b: its status was written by w2:8083", "gone: no config",
+                                                 "b-0: it was being handed over",
+                                                 "b-1: its status was written by w3:8083", "gone-0: no task config"});
+
+  // Nothing left to resume when another worker took everything.
+  for (auto& [_, v] : cs) v.worker_id = "w2:8083";
+  for (auto& [_, v] : ts) v.worker_id = "w2:8083";
+  kept.tasks = {{"a", 0}};
+  kept.connectors = {"a"};
+  const auto none = plan_early_resume(kept, configs, cs, ts, me);
+  CHECK(none.resume.connectors.empty());
+  CHECK(none.resume.tasks.empty());
+  CHECK(none.skipped.size() == 2);
+}
+
+TEST_CASE("early resume: the kept file's largest age is session - heartbeat + half the scheduled delay",
+          "[herder][early-resume]") {
+  CHECK(early_resume_max_age_ms(6000, 1000, 5000) == 7500);   // bench --quick
+  CHECK(early_resume_max_age_ms(10000, 3000, 300000) == 157000);  // Connect's defaults
+  CHECK(early_resume_max_age_ms(6000, 1000, 0) == 5000);
+  CHECK(early_resume_max_age_ms(1000, 3000, 0) == 0);  // never negative
+}

@@ -27,6 +27,7 @@ StaticAssignmentRecord sample() {
   r.snapshot.connectors = {"files", "pg"};
   r.snapshot.tasks = {{"files", 0}, {"pg", 2}};
   r.received = {0x00, 0x02, 0xff, 0x10};
+  r.url = "http://connect-1:8083/";
   return r;
 }
 
@@ -45,6 +46,15 @@ TEST_CASE("static assignment: format and parse round trip", "[static]") {
   auto back = parse_static_assignment(text.value());
   REQUIRE(back.ok());
   CHECK(back.value() == r);
+  // A file written before the url field (or by a worker that kept none)
+  // still loads, with an empty url.
+  auto old = text.value();
+  old.replace(old.find(",\"url\":\"http://connect-1:8083/\""), std::string(",\"url\":\"http://connect-1:8083/\"").size(),
+              "");
+  auto back_old = parse_static_assignment(old);
+  REQUIRE(back_old.ok());
+  CHECK(back_old->url.empty());
+  CHECK(error_of(text.value().replace(text->find("\"url\":\""), 7, "\"url\":1,\"x\":\"")) == "url: not a string");
 }
 
 TEST_CASE("static assignment: each bad file is refused with what is wrong", "[static]") {
@@ -99,5 +109,26 @@ TEST_CASE("static assignment: save replaces atomically, load and remove", "[stat
   auto unwritable = save_static_assignment((dir / "no-such-dir" / "a.json").string(), r);
   REQUIRE_FALSE(unwritable.ok());
   CHECK(unwritable.error().message.find("cannot write") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("static assignment: the file's age is the time since its last save or touch", "[static]") {
+  const auto dir = std::filesystem::temp_directory_path() / ("kc-static-age-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "assignment.json").string();
+  CHECK_FALSE(static_assignment_age_ms(path).has_value());
+  touch_static_assignment(path);  // no file: nothing created
+  CHECK_FALSE(std::filesystem::exists(path));
+  REQUIRE(save_static_assignment(path, sample()).ok());
+  // Back-date the file by 60 s: its age is then about 60,000 ms.
+  std::filesystem::last_write_time(path, std::filesystem::file_time_type::clock::now() - std::chrono::seconds(60));
+  auto aged = static_assignment_age_ms(path);
+  REQUIRE(aged.has_value());
+  CHECK(*aged >= 59000);
+  CHECK(*aged < 70000);
+  touch_static_assignment(path);
+  auto fresh = static_assignment_age_ms(path);
+  REQUIRE(fresh.has_value());
+  CHECK(*fresh < 5000);
   std::filesystem::remove_all(dir);
 }
