@@ -30,8 +30,9 @@ bool worker_transition_allowed(WorkerState from, WorkerState to) {
   if (to == S::Draining) return from != S::Fenced;               // a drain starts at any point
   switch (from) {
     case S::Starting:
-      // The coordinator's before-join gate precedes every assignment.
-      return to == S::Joining || to == S::Revoking;
+      // The coordinator's before-join gate precedes every assignment, but
+      // for a restarted dynamic worker's early resume (resume_before_join).
+      return to == S::Joining || to == S::Revoking || to == S::Applying;
     case S::Revoking:
       // Stops done: the JoinGroup goes out; a newer round may already
       // assign (coordinator found again).

@@ -417,6 +417,16 @@ EarlyResumePlan plan_early_resume(const connect::Assignment& kept, const Cluster
                                   const std::map<ConnectorTaskId, StatusValue>& task_statuses,
                                   const std::string& worker_id) {
   EarlyResumePlan p;
+  p.resume = kept;
+  p.resume.connectors.clear();
+  p.resume.tasks.clear();
+  p.resume.revoked_connectors.clear();
+  p.resume.revoked_tasks.clear();
+  p.resume.delay_ms = 0;
+  p.resume.error = 0;
+  // Checked against these configs: a leader's older offset must not make
+  // the worker catch up and rejoin before starting anything.
+  p.resume.config_offset = configs.offset;
   for (const auto& c : kept.connectors) {
     std::string why = configs.contains(c) ? early_resume_obstacle(find_status(connector_statuses, c), worker_id)
                                           : "no config";

@@ -432,7 +432,9 @@ std::string to_string(const FailureStatusPlan& p);
 /// Connect; WorkerCoordinator::kept_for_early_resume): which of the kept
 /// connectors and tasks it may start before its first JoinGroup.
 struct EarlyResumePlan {
-  connect::Assignment resume;  ///< connectors and tasks to start now (revoked lists empty)
+  /// Connectors and tasks to start now: the kept assignment's leader and
+  /// version, revoked lists empty, config offset = `configs.offset`.
+  connect::Assignment resume;
   std::vector<std::string> skipped;  ///< "<id>: <why>" for each kept item left out
 };
 

@@ -30,8 +30,8 @@ struct Row {
 TEST_CASE("worker lifecycle: the transition table, every pair") {
   using S = WorkerState;
   const std::vector<Row> rows = {
-      {S::Starting, {S::Revoking, S::Joining, S::Draining, S::Fenced, S::Leaving, S::Stopped},
-       "first before-join gate, a drain, a fence, or stop"},
+      {S::Starting, {S::Revoking, S::Joining, S::Applying, S::Draining, S::Fenced, S::Leaving, S::Stopped},
+       "first before-join gate, an early resume, a drain, a fence, or stop"},
       {S::Revoking, {S::Joining, S::Applying, S::Draining, S::Fenced, S::Leaving, S::Stopped}, "stops done: JoinGroup"},
       {S::Joining, {S::Revoking, S::Applying, S::Draining, S::Fenced, S::Leaving, S::Stopped},
        "assigned, or coordinator lost"},

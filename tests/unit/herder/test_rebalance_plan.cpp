@@ -985,6 +985,7 @@ TEST_CASE("reconcile plan: the rejoin for a scheduled rebalance starts the round
 TEST_CASE("early resume: a restarted dynamic worker resumes only kept work that nobody else took",
           "[herder][early-resume]") {
   ClusterConfigState configs;
+  configs.offset = 15;
   configs.connector_configs["a"] = {{"connector.class", "X"}};
   configs.connector_configs["b"] = {{"connector.class", "X"}};
   configs.task_configs[ConnectorTaskId{"a", 0}] = {{"k", "v"}};
@@ -992,6 +993,9 @@ TEST_CASE("early resume: a restarted dynamic worker resumes only kept work that 
   configs.task_configs[ConnectorTaskId{"b", 0}] = {{"k", "v"}};
   configs.task_configs[ConnectorTaskId{"b", 1}] = {{"k", "v"}};
   kc::connect::Assignment kept;
+  kept.leader = "old-leader";
+  kept.config_offset = 9;  // configs changed while the worker was away
+  kept.revoked_tasks = {{"a", 0}};
   kept.connectors = {"a", "b", "gone"};
   kept.tasks = {{"a", 0}, {"a", 1}, {"b", 0}, {"b", 1}, {"gone", 0}};
   const std::string me = "w1:8083";
@@ -1007,6 +1011,8 @@ TEST_CASE("early resume: a restarted dynamic worker resumes only kept work that 
   CHECK(plan.resume.connectors == std::vector<std::string>{"a"});
   CHECK(plan.resume.tasks == std::vector<ConnectorTaskId>{{"a", 0}, {"a", 1}});
   CHECK(plan.resume.revoked_tasks.empty());
+  CHECK(plan.resume.leader == "old-leader");
+  CHECK(plan.resume.config_offset == 15);  // checked against the current configs: no catch-up rejoin
   CHECK(plan.skipped == std::vector<std::string>{"b: its status was written by w2:8083", "gone: no config",
                                                  "b-0: it was being handed over",
                                                  "b-1: its status was written by w3:8083", "gone-0: no task config"});
