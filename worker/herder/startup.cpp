@@ -1,6 +1,8 @@
 // DistributedHerder::Impl, startup: the internal topic stores, start(), and the freeze watchdog.
 #include "worker/herder/herder_impl.h"
 
+#include <future>
+
 namespace kc::herder {
 
 namespace {
@@ -36,21 +38,29 @@ Status DistributedHerder::Impl::open_stores() {
   if (cfg.transactional_leader) co.transactional_id = storage::config_topic_transactional_id(cfg.group_id);
   co.read_committed = cfg.exactly_once_source;
   std::weak_ptr<Impl> w = weak_from_this();
+  // The three stores are independent: each creates or checks its topic and
+  // reads it to the end, a few hundred ms on a broker. Opening them at once
+  // shortens a restart by two of those reads (a returning worker's tasks
+  // are down meanwhile).
+  auto offsets = std::async(std::launch::async, [&] {
+    return storage::OffsetBackingStore::open(store_options<storage::OffsetBackingStore::Options>(
+        client, cfg.offset_topic, cfg.offset_partitions, cfg.offset_replication_factor, "-offsets", cfg));
+  });
+  auto statuses = std::async(std::launch::async, [&] {
+    return storage::StatusBackingStore::open(store_options<storage::StatusBackingStore::Options>(
+        client, cfg.status_topic, cfg.status_partitions, cfg.status_replication_factor, "-statuses", cfg));
+  });
   auto cs = storage::ConfigBackingStore::open(co, [w](const storage::ConfigUpdate& u) {
     if (auto self = w.lock()) asio::post(self->io, [w, u] {
         if (auto s = w.lock()) s->on_config_update(u);
       });
   });
+  auto os = offsets.get();
+  auto ss = statuses.get();
   if (!cs) return Error{"config.storage.topic", cfg.config_topic + ": " + cs.error().to_string()};
   config_store = std::move(cs.value());
-
-  auto os = storage::OffsetBackingStore::open(store_options<storage::OffsetBackingStore::Options>(
-      client, cfg.offset_topic, cfg.offset_partitions, cfg.offset_replication_factor, "-offsets", cfg));
   if (!os) return Error{"offset.storage.topic", cfg.offset_topic + ": " + os.error().to_string()};
   offset_store = std::move(os.value());
-
-  auto ss = storage::StatusBackingStore::open(store_options<storage::StatusBackingStore::Options>(
-      client, cfg.status_topic, cfg.status_partitions, cfg.status_replication_factor, "-statuses", cfg));
   if (!ss) return Error{"status.storage.topic", cfg.status_topic + ": " + ss.error().to_string()};
   status_store = std::move(ss.value());
   return ok_status();

@@ -156,9 +156,11 @@ def finish(work, failures):
 
 
 class Worker:
-    def __init__(self, n, kc, work, bootstrap, log_file=False, group="lifecycle-test", overrides=None, args=None):
+    def __init__(self, n, kc, work, bootstrap, log_file=False, group="lifecycle-test", overrides=None, args=None,
+                 port=None):
         self.n = n
-        self.port = free_port()
+        # `port`: a restarted worker keeps its address (the same worker id).
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.worker_id = f"127.0.0.1:{self.port}"
         self.out_path = os.path.join(work, f"worker{n}.out")  # stdout + stderr
