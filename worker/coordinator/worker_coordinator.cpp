@@ -133,14 +133,18 @@ void WorkerCoordinator::schedule_alive_touch() {
   });
 }
 
-std::optional<Assignment> WorkerCoordinator::kept_for_early_resume(int64_t max_age_ms) const {
+std::optional<Assignment> WorkerCoordinator::kept_for_early_resume(
+    const std::function<int64_t(bool was_leader)>& max_age) const {
   if (config_.group.group_instance_id || !kept_ || last_completed_generation_ >= 0 || snapshot_) return std::nullopt;
   if (!cooperative(connect::protocol_from_name(kept_->protocol).value_or(ConnectProtocol::Eager)))
     return std::nullopt;
+  const bool was_leader = !kept_->member_id.empty() && kept_->snapshot.leader == kept_->member_id;
+  const int64_t max_age_ms = max_age(was_leader);
   if (!kept_age_ms_ || *kept_age_ms_ > max_age_ms) {
     spdlog::info("worker {}: not resuming the kept assignment of generation {} before joining: kept {} ms ago, "
-                 "more than {} ms",
-                 config_.url, kept_->generation, kept_age_ms_.value_or(-1), max_age_ms);
+                 "more than {} ms{}",
+                 config_.url, kept_->generation, kept_age_ms_.value_or(-1), max_age_ms,
+                 was_leader ? " (it led the group: a new leader places its work at once)" : "");
     return std::nullopt;
   }
   if (kept_->snapshot.connectors.empty() && kept_->snapshot.tasks.empty()) return std::nullopt;

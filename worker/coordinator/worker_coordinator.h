@@ -238,11 +238,13 @@ class WorkerCoordinator : public std::enable_shared_from_this<WorkerCoordinator>
 
   /// A dynamic member's early resume after a crash (kconnectd's, not in
   /// Connect): the assignment its previous process kept in the assignment
-  /// file, when that file was touched at most `max_age_ms` ago (the process
-  /// died less than that long ago), was kept under a cooperative protocol,
+  /// file, when that file was touched at most `max_age_ms(was_leader)` ago
+  /// (the process died less than that long ago; `was_leader`: it led the
+  /// group in the kept generation), was kept under a cooperative protocol,
   /// and nothing has been joined yet. nullopt otherwise (static members,
   /// no file, too old). Call before start(), or on the io thread.
-  [[nodiscard]] std::optional<Assignment> kept_for_early_resume(int64_t max_age_ms) const;
+  [[nodiscard]] std::optional<Assignment> kept_for_early_resume(
+      const std::function<int64_t(bool was_leader)>& max_age_ms) const;
   /// Adopts `owned` (a subset of kept_for_early_resume(), filtered by the
   /// owner: nobody else runs it) as the local snapshot, so that the first
   /// JoinGroup reports it as this member's allocation and the leader does

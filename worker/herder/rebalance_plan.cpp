@@ -384,13 +384,15 @@ std::string to_string(const FailureStatusPlan& p) {
 
 int64_t scheduled_rejoin_after_ms(int64_t delay_ms, int64_t last_round_ms) {
   if (delay_ms <= 0) return 0;
-  const int64_t lead = std::clamp<int64_t>(last_round_ms - kScheduledRejoinMarginMs, 0, delay_ms / 2);
+  const int64_t lead = std::clamp<int64_t>(last_round_ms - kScheduledRejoinMarginMs, 0,
+                                           std::max<int64_t>(0, delay_ms - kScheduledRejoinMarginMs));
   return delay_ms - lead;
 }
 
 int64_t early_resume_max_age_ms(int64_t session_timeout_ms, int64_t heartbeat_interval_ms,
-                                int64_t scheduled_rebalance_max_delay_ms) {
-  return std::max<int64_t>(0, session_timeout_ms - heartbeat_interval_ms + scheduled_rebalance_max_delay_ms / 2);
+                                int64_t scheduled_rebalance_max_delay_ms, bool was_leader) {
+  const int64_t held = was_leader ? 0 : scheduled_rebalance_max_delay_ms / 2;
+  return std::max<int64_t>(0, session_timeout_ms - heartbeat_interval_ms + held);
 }
 
 namespace {

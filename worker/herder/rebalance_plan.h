@@ -415,7 +415,8 @@ inline constexpr int64_t kScheduledRejoinMarginMs = 250;
 /// worker's decision to join to its assignment; 0 = unknown) less
 /// kScheduledRejoinMarginMs, so that on a broker that holds every round
 /// (the embedded mock broker holds session.timeout.ms - 1 s) the leader
-/// assigns just after the expiry. At most half the delay early. The leader
+/// assigns just after the expiry. At most the delay less the margin early
+/// (the round may not begin before the assignment that set the delay). The leader
 /// still releases lost work only once the delay has run out: a round that
 /// ends early gets the rest of the delay and one more round, as today.
 int64_t scheduled_rejoin_after_ms(int64_t delay_ms, int64_t last_round_ms);
@@ -441,13 +442,16 @@ struct EarlyResumePlan {
 /// The largest age (ms) of a dynamic member's kept assignment that may be
 /// resumed before joining. The file is touched every heartbeat interval,
 /// so the dead process's last heartbeat was at most one interval before
-/// its last touch; the group drops it no sooner than session.timeout.ms
-/// after that heartbeat, and gives its lost work away no sooner than the
-/// scheduled delay later, less the leader's early rejoin (at most half the
-/// delay, scheduled_rejoin_after_ms). So: session - heartbeat + delay / 2,
-/// at least 0. All values in ms.
+/// its last touch, and the group drops it no sooner than session.timeout.ms
+/// after that heartbeat. A leader that remembers the previous assignment
+/// then holds the lost work for the scheduled delay (the assignor releases
+/// it only once the delay has run out, whatever the early rejoin); a new
+/// leader (`was_leader`: the dead process led the group) rebuilds the
+/// assignment from the members' reports and places it at once. So:
+/// session - heartbeat (+ delay / 2, half of it as a margin for a leader
+/// change meanwhile, unless it was the leader), at least 0. All in ms.
 int64_t early_resume_max_age_ms(int64_t session_timeout_ms, int64_t heartbeat_interval_ms,
-                                int64_t scheduled_rebalance_max_delay_ms);
+                                int64_t scheduled_rebalance_max_delay_ms, bool was_leader);
 
 /// Keeps each kept connector and task that (1) still has a config
 /// (`configs`: its connector config, and for a task its task config) and

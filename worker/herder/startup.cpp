@@ -112,8 +112,10 @@ Status DistributedHerder::Impl::start() {
 
 void DistributedHerder::Impl::resume_kept_before_join() {
   if (cfg.exactly_once_source) return;
-  auto kept = coord->kept_for_early_resume(early_resume_max_age_ms(
-      cfg.session_timeout_ms, cfg.heartbeat_interval_ms, cfg.scheduled_rebalance_max_delay_ms));
+  auto kept = coord->kept_for_early_resume([this](bool was_leader) {
+    return early_resume_max_age_ms(cfg.session_timeout_ms, cfg.heartbeat_interval_ms,
+                                   cfg.scheduled_rebalance_max_delay_ms, was_leader);
+  });
   if (!kept) return;
   const auto plan = plan_early_resume(*kept, config_store->snapshot(), status_store->all_connectors(),
                                       status_store->all_tasks(), cfg.worker_id);

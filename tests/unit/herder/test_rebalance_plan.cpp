@@ -973,7 +973,9 @@ TEST_CASE("reconcile plan: the rejoin for a scheduled rebalance starts the round
       Row{"no round measured yet: Connect's rejoin at the expiry", 5000, 0, 5000},
       Row{"a round shorter than the margin: at the expiry", 5000, 200, 5000},
       Row{"the mock broker's 3 s hold: 2.75 s early, assigned 0.25 s after the expiry", 15000, 3000, 12250},
-      Row{"a round longer than half the delay: at most half the delay early", 5000, 4800, 2500},
+      Row{"the mock broker's 5 s hold and a 5 s delay: the round begins 250 ms after the assignment", 5000, 5000, 250},
+      Row{"a round longer than the delay: at most the delay less the margin early", 5000, 9000, 250},
+      Row{"a delay shorter than the margin: at the expiry", 200, 5000, 200},
       Row{"a negative length (clock step): at the expiry", 5000, -100, 5000},
   };
   for (const auto& r : rows) {
@@ -1028,10 +1030,14 @@ TEST_CASE("early resume: a restarted dynamic worker resumes only kept work that 
   CHECK(none.skipped.size() == 2);
 }
 
-TEST_CASE("early resume: the kept file's largest age is session - heartbeat + half the scheduled delay",
+TEST_CASE("early resume: the kept file's largest age is session - heartbeat, + half the delay for a follower",
           "[herder][early-resume]") {
-  CHECK(early_resume_max_age_ms(6000, 1000, 5000) == 7500);   // bench --quick
-  CHECK(early_resume_max_age_ms(10000, 3000, 300000) == 157000);  // Connect's defaults
-  CHECK(early_resume_max_age_ms(6000, 1000, 0) == 5000);
-  CHECK(early_resume_max_age_ms(1000, 3000, 0) == 0);  // never negative
+  CHECK(early_resume_max_age_ms(6000, 1000, 5000, false) == 7500);     // bench --quick
+  CHECK(early_resume_max_age_ms(10000, 3000, 300000, false) == 157000);  // Connect's defaults
+  CHECK(early_resume_max_age_ms(6000, 1000, 0, false) == 5000);
+  CHECK(early_resume_max_age_ms(1000, 3000, 0, false) == 0);  // never negative
+  // The dead process led the group: a new leader places its work at once,
+  // so only the session timeout protects it.
+  CHECK(early_resume_max_age_ms(6000, 1000, 5000, true) == 5000);
+  CHECK(early_resume_max_age_ms(10000, 3000, 300000, true) == 7000);
 }
