@@ -274,8 +274,8 @@ BrokerCheckVerdict classify_broker_check(const BrokerObservation& obs) {
       return fatal(C::NotAuthorized,
                    "not authorized: the broker denies this worker's principal topic " + topic +
                        " (TOPIC_AUTHORIZATION_FAILED); grant it the ACLs Describe, Read and Write on topic " + topic +
-                       " (and Create on the cluster or the topic if the worker is to create it), and Read on "
-                       "group " + obs.group_id);
+                       " (and Create on the cluster or the topic if the worker is to create it)" +
+                       (obs.group_id.empty() ? std::string() : ", and Read on group " + obs.group_id));
   }
   if (obs.metadata_error == RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED)
     return fatal(C::NotAuthorized, "not authorized: the broker denies this worker's principal cluster metadata "
@@ -497,23 +497,49 @@ ClientErrorObserver::ClientErrorObserver(const ClientProps& props, std::string g
 
 void ClientErrorObserver::record(rd_kafka_resp_err_t code, const char* text) {
   std::string t = secrets::scrub(text ? text : "", hidden_);
-  std::lock_guard lock(mu_);
-  for (const auto& e : events_)
-    if (e.code == code && e.text == t) return;
-  if (events_.size() < 200) {
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& e : events_)
+      if (e.code == code && e.text == t) return;
+    if (events_.size() >= 200) return;
     events_.push_back({code, std::move(t)});
     ++version_;
   }
+  notify_if_fatal();
 }
 
 void ClientErrorObserver::record_topic_error(const std::string& topic, rd_kafka_resp_err_t err) {
-  std::lock_guard lock(mu_);
-  for (const auto& [t, e] : topic_errors_)
-    if (t == topic && e == err) return;
-  if (topic_errors_.size() < 200) {
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [t, e] : topic_errors_)
+      if (t == topic && e == err) return;
+    if (topic_errors_.size() >= 200) return;
     topic_errors_.emplace_back(topic, err);
     ++version_;
   }
+  notify_if_fatal();
+}
+
+void ClientErrorObserver::on_fatal(FatalHandler handler) {
+  std::lock_guard lock(mu_);
+  on_fatal_ = std::move(handler);
+}
+
+void ClientErrorObserver::notify_if_fatal() {
+  FatalHandler handler;
+  {
+    std::lock_guard lock(mu_);
+    if (!on_fatal_) return;
+    handler = on_fatal_;
+  }
+  auto v = fatal();
+  if (!v) return;
+  {
+    std::lock_guard lock(mu_);
+    if (std::find(notified_.begin(), notified_.end(), v->cause) != notified_.end()) return;
+    notified_.push_back(v->cause);
+  }
+  handler(*v);
 }
 
 BrokerObservation ClientErrorObserver::observation() const {
@@ -546,10 +572,6 @@ std::optional<BrokerCheckVerdict> ClientErrorObserver::fatal() const {
     last_ = out;
   }
   return out;
-}
-
-void ClientErrorObserver::error_cb(rd_kafka_t*, int err, const char* reason, void* opaque) {
-  if (opaque) static_cast<ClientErrorObserver*>(opaque)->record(static_cast<rd_kafka_resp_err_t>(err), reason);
 }
 
 BrokerCheckVerdict wait_for_brokers(const ClientProps& props, const std::vector<std::string>& topics,

@@ -144,16 +144,25 @@ BrokerCheckVerdict classify_broker_check(const BrokerObservation& obs);
 /// restarting broker also causes) nor the transient causes.
 bool fails_running_client(BrokerCheckCause cause);
 
-/// The observer of a running librdkafka client (today the sink task's
-/// consumer): its error callback's reports and the topic
-/// errors its owner saw, classified with classify_broker_check() from
+/// The observer of a running librdkafka client (a task's producer or
+/// consumer, a dead letter queue's producer, an internal topic's producer
+/// and reader): the reports of the error callback route_client_logs()
+/// installs (client_logging.h; pass the observer to make_client,
+/// Producer::create or TopicReader::open), and the topic errors its owner
+/// or a delivery report saw, classified with classify_broker_check() from
 /// the client's own settings (`props`: the merged ClientProps it was made
 /// from). Every text is scrubbed of `props`' secret values
 /// (secrets::secret_values) when recorded, so no verdict can quote one.
-/// Thread-safe: the callback runs on librdkafka's threads, fatal() on the
-/// owner's. Keeps the first 200 distinct reports.
+/// Thread-safe: record() runs on librdkafka's threads, fatal() on the
+/// owner's. Keeps the first 200 distinct reports. It must outlive the
+/// client it observes (the client's conf opaque points at it).
 class ClientErrorObserver {
  public:
+  /// Called once per fatal cause (fails_running_client), on the thread
+  /// that recorded the report that made it fatal (a librdkafka thread or
+  /// the owner's), with the verdict. Must not throw or block.
+  using FatalHandler = std::function<void(const BrokerCheckVerdict&)>;
+
   /// `group_id`: the client's group (sink consumers), for the ACL message.
   explicit ClientErrorObserver(const ClientProps& props, std::string group_id = "");
 
@@ -173,19 +182,35 @@ class ClientErrorObserver {
   /// on every batch.
   std::optional<BrokerCheckVerdict> fatal() const;
 
-  /// An rd_kafka_conf_set_error_cb callback for a conf whose opaque is
-  /// the ClientErrorObserver itself.
-  static void error_cb(rd_kafka_t* rk, int err, const char* reason, void* opaque);
+  /// Installs the handler told of each new fatal cause as soon as it is
+  /// recorded (the internal topics' clients log it; tasks ask fatal()
+  /// instead). Set it before the client is made.
+  void on_fatal(FatalHandler handler);
+
+  /// The owner's own state for the client's other callbacks (a sink
+  /// consumer's rebalance callback): the conf opaque of a client made with
+  /// an observer is the observer, so such a callback reaches its state
+  /// through owner(). Set it before the client is made; nullptr by default.
+  void set_owner(void* owner) { owner_ = owner; }
+  /// What set_owner() stored.
+  void* owner() const { return owner_; }
 
  private:
+  /// Classifies after a new report and calls the FatalHandler for a fatal
+  /// cause not reported before.
+  void notify_if_fatal();
+
   BrokerObservation base_;  ///< the settings part, fixed at construction
   std::vector<std::string> hidden_;
+  void* owner_ = nullptr;
   mutable std::mutex mu_;
   std::vector<BrokerEvent> events_;  ///< guarded by mu_
   std::vector<std::pair<std::string, rd_kafka_resp_err_t>> topic_errors_;  ///< guarded by mu_
   uint64_t version_ = 0;                    ///< guarded by mu_: bumped by each new report
   mutable uint64_t classified_ = 0;         ///< guarded by mu_: the version last_ is of
   mutable std::optional<BrokerCheckVerdict> last_;  ///< guarded by mu_
+  FatalHandler on_fatal_;                   ///< guarded by mu_
+  std::vector<BrokerCheckCause> notified_;  ///< guarded by mu_: causes on_fatal_ was told of
 };
 
 /// Bounds of the check.
