@@ -576,10 +576,12 @@ std::optional<BrokerCheckVerdict> ClientErrorObserver::fatal() const {
 
 BrokerCheckVerdict wait_for_brokers(const ClientProps& props, const std::vector<std::string>& topics,
                                     const std::string& group_id, const BrokerCheckOptions& opts,
-                                    const std::function<void(int, const BrokerCheckVerdict&)>& on_attempt) {
+                                    const std::function<void(int, const BrokerCheckVerdict&, int)>& on_attempt) {
   const auto start = Clock::now();
   for (int attempt = 1;; ++attempt) {
+    const auto attempt_start = Clock::now();
     auto v = check_brokers(props, topics, group_id, opts);
+    const int attempt_ms = ms_since(attempt_start);
     if (v.ok() || v.fatal) return v;
     if (ms_since(start) + opts.retry_backoff_ms >= opts.retry_bound_ms) {
       v.fatal = true;
@@ -587,7 +589,7 @@ BrokerCheckVerdict wait_for_brokers(const ClientProps& props, const std::vector<
                    std::to_string(ms_since(start) / 1000) + " s)";
       return v;
     }
-    if (on_attempt) on_attempt(attempt, v);
+    if (on_attempt) on_attempt(attempt, v, attempt_ms);
     std::this_thread::sleep_for(std::chrono::milliseconds(opts.retry_backoff_ms));
   }
 }

@@ -16,6 +16,10 @@
 //     teardown); wait_for_brokers() repeats transient failures, one
 //     on_attempt call (a log line) per attempt, up to
 //     BrokerCheckOptions::retry_bound_ms.
+//   - ClientErrorObserver: the same classifier for every running client
+//     the worker makes (internal topics, task producers and consumers,
+//     DLQ producers), fed by the one error callback route_client_logs()
+//     installs (client_logging.h).
 //
 // The texts matched are librdkafka 2.0.2's (rdkafka_ssl.c, rdkafka_sasl*.c,
 // rdkafka_broker.c, rdkafka_request.c), e.g. "SSL handshake failed:
@@ -246,11 +250,15 @@ BrokerCheckVerdict check_brokers(const ClientProps& props, const std::vector<std
 
 /// Runs check_brokers() until it is Ok, fatal, or the transient causes
 /// have lasted `opts.retry_bound_ms`; calls `on_attempt(attempt number
-/// from 1, verdict)` after each attempt that is neither Ok nor the last.
+/// from 1, verdict, attempt_ms)` after each attempt that is neither Ok nor
+/// the last, where attempt_ms is how long that attempt ran (client made,
+/// waited, torn down). The next attempt then starts
+/// `opts.retry_backoff_ms` later, so attempts start attempt_ms +
+/// retry_backoff_ms apart (e.g. 1.75 s + 1 s when nothing connects).
 /// Returns the last verdict; one that ran out of retries is marked fatal
 /// and says "(gave up after N attempts in M s)". Blocking.
 BrokerCheckVerdict wait_for_brokers(const ClientProps& props, const std::vector<std::string>& topics,
                                     const std::string& group_id, const BrokerCheckOptions& opts,
-                                    const std::function<void(int, const BrokerCheckVerdict&)>& on_attempt);
+                                    const std::function<void(int, const BrokerCheckVerdict&, int)>& on_attempt);
 
 }  // namespace kc::storage

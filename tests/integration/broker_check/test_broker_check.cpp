@@ -148,11 +148,18 @@ TEST_CASE("broker check: a closed port is unreachable, transient, and retried up
   o.retry_bound_ms = 4000;
   o.retry_backoff_ms = 200;
   std::vector<int> attempts;
+  std::vector<int64_t> reported_ms, real_ms;  // per attempt: as reported, as measured here
   const auto t0 = Clock::now();
+  auto attempt_began = t0;
   auto last = kc::storage::wait_for_brokers({{"bootstrap.servers", bootstrap}}, kTopics, "g", o,
-                                            [&](int n, const BrokerCheckVerdict& each) {
+                                            [&](int n, const BrokerCheckVerdict& each, int attempt_ms) {
                                               attempts.push_back(n);
                                               CHECK(each.cause == BrokerCheckCause::Unreachable);
+                                              const auto now = Clock::now();
+                                              reported_ms.push_back(attempt_ms);
+                                              real_ms.push_back(std::chrono::duration_cast<
+                                                  std::chrono::milliseconds>(now - attempt_began).count());
+                                              attempt_began = now + std::chrono::milliseconds(o.retry_backoff_ms);
                                             });
   const auto total = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
   INFO(last.message);
@@ -162,6 +169,13 @@ TEST_CASE("broker check: a closed port is unreachable, transient, and retried up
   REQUIRE(attempts.size() >= 1);
   CHECK(attempts.front() == 1);
   CHECK(total < 4000 + 3000);  // the bound, plus one attempt's teardown
+  // The attempt time each call reports is the real one (the log line says
+  // it, with the pause after it): within 150 ms of what was measured here.
+  for (size_t i = 0; i < reported_ms.size(); ++i) {
+    INFO("attempt " << i + 1 << ": reported " << reported_ms[i] << " ms, measured " << real_ms[i] << " ms");
+    CHECK(reported_ms[i] > 0);
+    CHECK(std::abs(reported_ms[i] - real_ms[i]) < 150);
+  }
 }
 
 TEST_CASE("broker check: a host name that does not resolve is unreachable, transient", "[broker_check]") {
@@ -777,8 +791,20 @@ TEST_CASE("kconnectd run: an unreachable cluster is retried with a line per atte
   const std::string text = file_text(log);
   INFO(text);
   CHECK(retried);
-  CHECK_THAT(text, Catch::Contains("broker check attempt 1 (unreachable): no broker reachable") &&
-                       Catch::Contains(bootstrap) && Catch::Contains("for up to 60 s in all"));
+  CHECK_THAT(text, Catch::Contains("broker check attempt 1 (unreachable) took ") &&
+                       Catch::Contains(" ms: no broker reachable") && Catch::Contains(bootstrap) &&
+                       Catch::Contains("; next attempt in 1000 ms, ") && Catch::Contains("for up to 60 s in all"));
+  // The line's "<n> ms after this one began" is the real spacing: attempt
+  // 2's line comes about that long after attempt 1's (attempt 2 is about
+  // as long as attempt 1: both end when all brokers are down).
+  const auto first = text.find("broker check attempt 1 (unreachable) took ");
+  REQUIRE(first != std::string::npos);
+  const auto after = text.find(" ms after this one began", first);
+  REQUIRE(after != std::string::npos);
+  const auto num_start = text.rfind(", ", after) + 2;
+  const int spacing_ms = std::stoi(text.substr(num_start, after - num_start));
+  CHECK(spacing_ms >= 1000 + 1000);  // the attempt itself (>= 1 s until all brokers are down) plus the 1 s pause
+  CHECK(spacing_ms < 8000 + 1000 + 1000);
   CHECK_THAT(text, !Catch::Contains("cannot use the Kafka cluster"));
   int st = 0;
   CHECK(waitpid(worker.pid, &st, WNOHANG) == 0);  // still running: not a fatal exit
