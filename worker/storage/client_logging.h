@@ -39,9 +39,13 @@
 
 #include "worker/metrics/log_levels.h"
 
+namespace kc::broker {
+class ClientErrorObserver;  // common/broker_classify/broker_classify.h
+}  // namespace kc::broker
+
 namespace kc::storage {
 
-class ClientErrorObserver;  // broker_check.h
+using broker::ClientErrorObserver;
 
 /// The spdlog level of a librdkafka (syslog) level: 0-2 (emerg, alert,
 /// crit) critical, 3 error, 4 warn, 5-6 (notice, info) info, 7 debug.

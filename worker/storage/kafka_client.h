@@ -22,9 +22,13 @@
 #include "common/result.h"
 #include "worker/metrics/log_levels.h"
 
+namespace kc::broker {
+class ClientErrorObserver;  // common/broker_classify/broker_classify.h
+}  // namespace kc::broker
+
 namespace kc::storage {
 
-class ClientErrorObserver;  // broker_check.h
+using broker::ClientErrorObserver;
 
 /// librdkafka client properties (`bootstrap.servers`, `security.protocol`,
 /// `sasl.*`, ...), passed through unchanged.
