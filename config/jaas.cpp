@@ -180,6 +180,37 @@ bool is_sasl_protocol(std::string_view security_protocol) {
   return u == "SASL_PLAINTEXT" || u == "SASL_SSL";
 }
 
+Result<SaslClientCredentials> jaas_login(std::string_view jaas) {
+  auto modules = parse_jaas_config(jaas);
+  if (!modules) return modules.error();
+  if (modules->size() != 1) {
+    return jaas_error("contains " + std::to_string(modules->size()) + " login modules, should be 1 module");
+  }
+  const JaasLoginModule& m = modules->front();
+  if (m.login_module != kPlainLoginModule && m.login_module != kScramLoginModule) {
+    return jaas_error("login module " + m.login_module + " is not supported by kconnectd's group client; use " +
+                      kPlainLoginModule + " or " + kScramLoginModule);
+  }
+  for (const char* required : {"username", "password"}) {
+    if (!m.options.count(required)) return jaas_error(std::string("option '") + required + "' is missing");
+  }
+  SaslClientCredentials c;
+  c.username = m.options.at("username");
+  c.password = m.options.at("password");
+  return c;
+}
+
+Status translate_jaas_config(std::map<std::string, std::string>& props) {
+  auto it = props.find(kKey);
+  if (it == props.end()) return ok_status();
+  auto login = jaas_login(trim(it->second));
+  if (!login) return login.error();
+  props.erase(it);
+  props["sasl.username"] = std::move(login->username);
+  props["sasl.password"] = std::move(login->password);
+  return ok_status();
+}
+
 Result<std::optional<SaslClientCredentials>> sasl_credentials(const std::map<std::string, std::string>& props) {
   const std::string protocol = upper(trim(get(props, "security.protocol")));
   if (!is_sasl_protocol(protocol)) return std::optional<SaslClientCredentials>{};
@@ -193,21 +224,10 @@ Result<std::optional<SaslClientCredentials>> sasl_credentials(const std::map<std
   }
   const std::string jaas = trim(get(props, kKey));
   if (!jaas.empty()) {
-    auto modules = parse_jaas_config(jaas);
-    if (!modules) return modules.error();
-    if (modules->size() != 1) {
-      return jaas_error("contains " + std::to_string(modules->size()) + " login modules, should be 1 module");
-    }
-    const JaasLoginModule& m = modules->front();
-    if (m.login_module != kPlainLoginModule && m.login_module != kScramLoginModule) {
-      return jaas_error("login module " + m.login_module + " is not supported by kconnectd's group client; use " +
-                        kPlainLoginModule + " or " + kScramLoginModule);
-    }
-    for (const char* required : {"username", "password"}) {
-      if (!m.options.count(required)) return jaas_error(std::string("option '") + required + "' is missing");
-    }
-    c.username = m.options.at("username");
-    c.password = m.options.at("password");
+    auto login = jaas_login(jaas);
+    if (!login) return login.error();
+    c.username = std::move(login->username);
+    c.password = std::move(login->password);
     return std::optional<SaslClientCredentials>{std::move(c)};
   }
   if (!props.count("sasl.username") || !props.count("sasl.password")) {

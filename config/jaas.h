@@ -72,4 +72,21 @@ bool is_sasl_protocol(std::string_view security_protocol);
 /// sasl.password".
 Result<std::optional<SaslClientCredentials>> sasl_credentials(const std::map<std::string, std::string>& props);
 
+/// The username and password of JAAS text `jaas` (placeholders resolved):
+/// exactly one PlainLoginModule or ScramLoginModule entry with `username`
+/// and `password` options. `mechanism` is left empty. Errors (field
+/// "sasl.jaas.config") as sasl_credentials's: "contains 2 login modules,
+/// should be 1 module", "login module com.x.Y is not supported ...",
+/// "option 'password' is missing", and parse_jaas_config's.
+Result<SaslClientCredentials> jaas_login(std::string_view jaas);
+
+/// Translates Kafka's `sasl.jaas.config` in a librdkafka property map
+/// (librdkafka has no such key): when `props` holds it, it is replaced by
+/// `sasl.username` and `sasl.password` from jaas_login(); otherwise
+/// nothing changes. Used for a connector's `producer.override.*` /
+/// `consumer.override.*` / `admin.override.*` maps, which the worker's own
+/// translation (the herder's, with its security.protocol) never sees.
+/// Errors: jaas_login's; `props` is unchanged then.
+Status translate_jaas_config(std::map<std::string, std::string>& props);
+
 }  // namespace kc::config

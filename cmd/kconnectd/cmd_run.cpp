@@ -156,10 +156,13 @@ int run_worker(const std::string& path, bool leave_on_shutdown) {
     bo.retry_backoff_ms = 1000;
     auto verdict = storage::wait_for_brokers(
         props, {hc.config_topic, hc.offset_topic, hc.status_topic}, hc.group_id, bo,
-        [&bo](int attempt, const storage::BrokerCheckVerdict& v) {
-          spdlog::warn("broker check attempt {} ({}): {}; retrying in {} ms (for up to {} s in all)", attempt,
-                       storage::broker_check_cause_name(v.cause), v.message, bo.retry_backoff_ms,
-                       bo.retry_bound_ms / 1000);
+        [&bo](int attempt, const storage::BrokerCheckVerdict& v, int attempt_ms) {
+          // The attempt's own time counts too: attempts start attempt_ms +
+          // retry_backoff_ms apart, not retry_backoff_ms.
+          spdlog::warn("broker check attempt {} ({}) took {} ms: {}; next attempt in {} ms, {} ms after this one "
+                       "began (for up to {} s in all)",
+                       attempt, storage::broker_check_cause_name(v.cause), attempt_ms, v.message,
+                       bo.retry_backoff_ms, attempt_ms + bo.retry_backoff_ms, bo.retry_bound_ms / 1000);
         });
     if (!verdict.ok()) {
       const auto cause = storage::broker_check_cause_name(verdict.cause);

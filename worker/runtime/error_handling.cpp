@@ -138,6 +138,7 @@ void ErrorHandler::report(const StageFailure& failure, const ConsumedRecord* con
     if (metrics_) metrics_->error_logged();
   }
   if (config_.dlq_topic.empty() || !consumed || !dlq_) return;
+  check_dlq();
   if (metrics_) metrics_->dlq_request();
   auto extra = config_.dlq_context_headers ? dlq_context_headers(failure, consumed, id_)
                                            : std::vector<std::pair<std::string, std::optional<std::string>>>{};

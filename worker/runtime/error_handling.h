@@ -172,6 +172,19 @@ class ErrorHandler {
   /// or throws ToleranceExceeded as execute() does.
   void fail(const StageFailure& failure, const ConsumedRecord* consumed);
 
+  /// Throws connectors::ConnectError when the dead letter queue's writer
+  /// has met a cause no retry fixes (its producer's classified
+  /// credentials, TLS or ACL failure, issue 27 item 1); returns otherwise.
+  using DlqCheck = std::function<void()>;
+  /// Installs the check (before the task thread starts).
+  void set_dlq_check(DlqCheck check) { dlq_check_ = std::move(check); }
+  /// Runs the check, if any: the sink loop calls it after each read, and
+  /// report() before each write to the queue, so a queue that cannot be
+  /// written fails its task with the classified line. Throws its error.
+  void check_dlq() const {
+    if (dlq_check_) dlq_check_();
+  }
+
   /// The settings in force.
   const ErrorHandlingConfig& config() const { return config_; }
   /// Sets the task's metrics once they exist (before the task thread starts).
@@ -191,6 +204,7 @@ class ErrorHandler {
   std::shared_ptr<metrics::TaskMetrics> metrics_;
   std::stop_token stop_;
   DlqSend dlq_;
+  DlqCheck dlq_check_;
 };
 
 /// The `__connect.errors.*` context headers Connect's DeadLetterQueueReporter

@@ -226,14 +226,19 @@ storage::OffsetBackingStore* ExactlyOnceSourceLoop::open_offsets_store() {
 }
 
 void ExactlyOnceSourceLoop::open_producer() {
-  storage::ClientProps overrides = env_.options.producer_overrides;
+  storage::ClientProps overrides = own_producer_overrides();
   overrides["client.id"] = "connector-producer-" + id_.to_string();
-  auto p = storage::TransactionalProducer::create(env_.options.client, overrides, txn_id_);
+  auto p = storage::TransactionalProducer::create(env_.options.client, overrides, txn_id_,
+                                                  producer_observer(overrides));
   if (!p) throw connectors::ConnectError("could not create the transactional producer: " + p.error().to_string());
   txp_ = std::move(p).value();
   if (env_.producers_created) env_.producers_created->fetch_add(1);
   claim_client([&] { r_.producer = txp_->producer().handle(); });
-  throw_if(txp_->init(txn_timeout_ms_), "init_transactions");
+  auto init = txp_->init(txn_timeout_ms_);
+  // A failed init that a classified cause explains (credentials, TLS,
+  // ACLs) says so, not "timed out"; the reports are served first.
+  if (init) throw_if_producer_fatal(txp_->producer(), false, true);
+  throw_if(init, "init_transactions");
 }
 
 void ExactlyOnceSourceLoop::read_offsets(storage::OffsetBackingStore* offsets) {
@@ -295,6 +300,7 @@ bool ExactlyOnceSourceLoop::step(bool paused) {
   if (polled_some) send_records(*records);
   txp_->producer().serve_deliveries();
   throw_if(txp_->fatal_error(), "produce");
+  throw_if_producer_fatal(txp_->producer(), false);
   const bool boundary_reached =
       in_txn_ && (boundary_ == TxnBoundary::Poll ? polled_some
                                                  : Clock::now() - txn_started_ >= std::chrono::milliseconds(interval_ms_));

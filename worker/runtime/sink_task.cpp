@@ -4,7 +4,6 @@
 #include "common/secrets.h"
 #include "common/strings.h"
 #include "worker/storage/broker_check.h"
-#include "worker/storage/client_logging.h"
 
 namespace kc::runtime {
 
@@ -113,25 +112,14 @@ struct SinkState {
   }
 };
 
-/// librdkafka's error callback of a sink consumer (opaque: its SinkState):
-/// logged as route_client_logs() logs every client's errors (this callback
-/// replaces that one), then recorded for classification.
-void sink_error_cb(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
-  const auto code = static_cast<rd_kafka_resp_err_t>(err);
-  const std::string text = std::string(rd_kafka_err2name(code)) + ": " + (reason ? reason : "");
-  storage::log_librdkafka_line(metrics::KafkaClientKind::Consumer,
-                               code == RD_KAFKA_RESP_ERR__FATAL ? spdlog::level::err : spdlog::level::warn,
-                               rk ? rd_kafka_name(rk) : "", "ERROR", text.c_str());
-  auto* s = static_cast<SinkState*>(opaque);
-  if (s && s->errors) storage::ClientErrorObserver::error_cb(rk, err, reason, s->errors.get());
-}
-
-/// librdkafka's rebalance callback of a sink consumer (opaque: its SinkState):
+/// librdkafka's rebalance callback of a sink consumer (opaque: its
+/// ClientErrorObserver, whose owner() is the SinkState; the error callback
+/// is route_client_logs', which logs and records each error there):
 /// assigns (pausing them for a paused task, resuming them otherwise) and
 /// opens the partitions, or
 /// commits, closes and gives up the revoked ones.
 void sink_rebalance_cb(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts, void* opaque) {
-  auto* s = static_cast<SinkState*>(opaque);
+  auto* s = static_cast<SinkState*>(static_cast<storage::ClientErrorObserver*>(opaque)->owner());
   bool cooperative = std::string(rd_kafka_rebalance_protocol(rk)) == "COOPERATIVE";
   if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
     if (cooperative) rd_kafka_error_destroy(rd_kafka_incremental_assign(rk, parts));
@@ -267,10 +255,12 @@ storage::ClientProps SinkTaskLoop::consumer_props() const {
   overrides.emplace("queued.min.messages", "1000000");
   overrides.emplace("fetch.error.backoff.ms", "100");
   // The connector's consumer.override.* last (Connect's order), except
-  // that the framework keeps committing offsets itself.
-  for (const auto& [k, v] : config_.consumer_overrides)
-    if (k != "enable.auto.commit" && k != "enable.auto.offset.store") overrides[k] = v;
-  return overrides;
+  // that the framework keeps committing offsets itself; its
+  // sasl.jaas.config translated for librdkafka.
+  auto own = config_.consumer_overrides;
+  own.erase("enable.auto.commit");
+  own.erase("enable.auto.offset.store");
+  return connector_client_props(overrides, own, kConsumerOverridePrefix);
 }
 
 void SinkTaskLoop::open_consumer() {
@@ -278,11 +268,11 @@ void SinkTaskLoop::open_consumer() {
   storage::ClientProps merged = env_.options.client;
   for (const auto& [k, v] : overrides) merged[k] = v;
   state_.errors = std::make_unique<storage::ClientErrorObserver>(merged, config_.sink_group_id);
-  auto c = storage::make_client(RD_KAFKA_CONSUMER, env_.options.client, overrides, [&](rd_kafka_conf_t* conf) {
-    rd_kafka_conf_set_rebalance_cb(conf, &sink_rebalance_cb);
-    rd_kafka_conf_set_error_cb(conf, &sink_error_cb);
-    rd_kafka_conf_set_opaque(conf, &state_);
-  });
+  state_.errors->set_owner(&state_);
+  auto c = storage::make_client(
+      RD_KAFKA_CONSUMER, env_.options.client, overrides,
+      [&](rd_kafka_conf_t* conf) { rd_kafka_conf_set_rebalance_cb(conf, &sink_rebalance_cb); }, std::nullopt,
+      state_.errors.get());
   if (!c) throw connectors::ConnectError("could not create consumer: " + c.error().to_string());
   consumer_ = std::move(c).value();
   rd_kafka_poll_set_consumer(consumer_.get());
@@ -410,6 +400,8 @@ bool SinkTaskLoop::step(bool /*paused: its partitions are paused*/) {
   // A cause no retry fixes (credentials, TLS, ACLs): the task fails with
   // the classified line instead of polling on forever.
   if (auto v = state_.errors->fatal()) throw connectors::ConnectError("consumer: " + v->message);
+  // The same for the dead letter queue's producer, once it exists.
+  env_.pipeline->errors().check_dlq();
   convert(got);
   if (!read_ends_.empty() && !r_.cancelled.load()) {
     if (auto* tm = live_metrics(env_, r_)) tm->sink_read(got);

@@ -3,11 +3,57 @@
 
 #include <algorithm>
 
+#include "config/jaas.h"
 #include "worker/storage/records.h"
 
 namespace kc::runtime {
 
 // ------------------------------------------------------------------ SourceTaskLoop
+
+storage::ClientProps connector_client_props(const storage::ClientProps& worker,
+                                            const std::map<std::string, std::string>& connector,
+                                            std::string_view prefix) {
+  // Kafka's sasl.jaas.config is no librdkafka key: translated as the
+  // worker's own settings are (the herder translates those).
+  auto own = connector;
+  if (auto st = config::translate_jaas_config(own); !st)
+    throw connectors::ConnectError(std::string(prefix) + st.error().to_string());
+  storage::ClientProps out = worker;
+  // A connector's username/password replace the worker's JAAS-derived ones.
+  for (const auto& [k, v] : own) out[k] = v;
+  return out;
+}
+
+storage::ClientProps connector_producer_overrides(const WorkerOptions& options, const ConnectorConfig& config) {
+  return connector_client_props(options.producer_overrides, config.producer_overrides, kProducerOverridePrefix);
+}
+
+storage::ClientProps SourceTaskLoop::own_producer_overrides() const {
+  if (!env_.connector_config) return env_.options.producer_overrides;
+  const auto& config = *env_.connector_config;
+  // KIP-458: refused overrides are caught when the config is validated;
+  // a config written before the policy changed fails here, as Connect.
+  if (!config.override_violations.empty())
+    throw connectors::ConnectError("Client Config Overrides not allowed: " +
+                                   config.override_violations.front().message);
+  return connector_producer_overrides(env_.options, config);
+}
+
+std::shared_ptr<storage::ClientErrorObserver> SourceTaskLoop::producer_observer(
+    const storage::ClientProps& overrides) const {
+  storage::ClientProps merged = env_.options.client;
+  for (const auto& [k, v] : overrides) merged[k] = v;
+  return std::make_shared<storage::ClientErrorObserver>(merged);
+}
+
+void SourceTaskLoop::throw_if_producer_fatal(storage::Producer& producer, bool shared, bool serve) const {
+  auto* errors = producer.errors();
+  if (!errors) return;
+  if (serve) producer.serve_deliveries();
+  auto v = errors->fatal();
+  if (!v || (shared && v->cause == storage::BrokerCheckCause::NotAuthorized)) return;
+  throw connectors::ConnectError("producer: " + v->message);
+}
 
 std::optional<std::vector<connectors::SourceRecord>> SourceTaskLoop::poll_records(bool paused) {
   if (paused) {
@@ -229,12 +275,14 @@ void AtLeastOnceSourceLoop::open_producer() {
     producer_ = env_.shared_producer;
     return;
   }
-  storage::ClientProps overrides = env_.options.producer_overrides;
+  storage::ClientProps overrides = own_producer_overrides();
   overrides.emplace("acks", "all");
   overrides.emplace("client.id", "connector-producer-" + id_.to_string());
   // The task thread serves its delivery reports (between polls, while the
-  // queue is full, in flushes): it frees the records it allocated.
-  auto p = storage::Producer::create(env_.options.client, overrides, storage::Producer::Deliveries::Caller);
+  // queue is full, in flushes): it frees the records it allocated. Its
+  // librdkafka errors are classified (issue 27 item 1): see step().
+  auto p = storage::Producer::create(env_.options.client, overrides, storage::Producer::Deliveries::Caller,
+                                     producer_observer(overrides));
   if (!p) throw connectors::ConnectError("could not create producer: " + p.error().to_string());
   own_producer_ = std::move(p).value();
   producer_ = own_producer_.get();
@@ -263,8 +311,11 @@ bool AtLeastOnceSourceLoop::step(bool paused) {
   if (!records->empty()) send_records(*records);
   producer_->serve_deliveries();  // no-op on the shared producer (its poll thread serves them)
   if (commit_records_) collect_acked();  // commit_record soon after the acks, not at the next commit
-  if (deliveries_->failed.load()) {
-    delivery_failed_ = true;
+  if (deliveries_->failed.load()) delivery_failed_ = true;  // before any throw: no offset after a lost record
+  // A cause no retry fixes (credentials, TLS, ACLs): the task fails with
+  // the classified line, not with the delivery timeouts it would end in.
+  throw_if_producer_fatal(*producer_, shared_);
+  if (delivery_failed_) {
     std::lock_guard lk(deliveries_->mu);
     throw connectors::ConnectError("Unrecoverable exception from producer send callback: " + deliveries_->first);
   }

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "common/secrets.h"
+#include "worker/storage/broker_check.h"
 #include "worker/runtime/record_transforms.h"
 
 namespace kc::runtime {
@@ -16,18 +17,27 @@ Result<std::unique_ptr<RecordPipeline>> Worker::make_task_pipeline(const Connect
   // The dead letter queue's producer and topic are made on the first
   // record that needs them, on the task's thread.
   ErrorHandler::DlqSend dlq;
+  // The producer is made on first use; the topic check and the producer's
+  // creation (broker I/O, up to 30 s) run outside the lock, so a second
+  // caller never waits on I/O behind it (one of two racing creations is
+  // dropped).
+  struct DlqState {
+    std::mutex mu;
+    std::shared_ptr<storage::Producer> producer;  ///< owns its ClientErrorObserver
+  };
+  std::shared_ptr<DlqState> dlq_state;
   if (config.type == ConnectorType::Sink) {
-    // The producer is made on first use; the topic check and the producer's
-    // creation (broker I/O, up to 30 s) run outside the lock, so a second
-    // caller never waits on I/O behind it (one of two racing creations is
-    // dropped).
-    struct DlqState {
-      std::mutex mu;
-      std::shared_ptr<storage::Producer> producer;
-    };
-    auto state = std::make_shared<DlqState>();
+    auto state = dlq_state = std::make_shared<DlqState>();
     const auto client = options_.client;
-    const auto overrides = options_.producer_overrides;
+    // Connect's DLQ producer: the worker's producer.*, then the
+    // connector's producer.override.*.
+    storage::ClientProps overrides;
+    try {
+      overrides = connector_producer_overrides(options_, config);
+    } catch (const connectors::ConnectError& e) {
+      return Error{"", e.what()};
+    }
+    overrides.emplace("client.id", "connector-dlq-producer-" + id.to_string());  // Connect's name
     dlq = [state, client, overrides](const std::string& topic, int rf, const ConsumedRecord& record,
                                      storage::RecordHeaders extra, std::function<void()> on_failed) -> bool {
       std::shared_ptr<storage::Producer> producer;
@@ -39,7 +49,13 @@ Result<std::unique_ptr<RecordPipeline>> Worker::make_task_pipeline(const Connect
         storage::TopicSpec spec{topic, 1, rf, {}};
         auto made = storage::ensure_topic(client, spec, 30000);
         if (!made) spdlog::warn("dead letter queue topic {}: {}", topic, made.error().to_string());
-        auto p = storage::Producer::create(client, overrides);
+        // Its librdkafka errors are classified (issue 27 item 1): a cause
+        // no retry fixes fails the task (check_dlq), since its records
+        // would otherwise be lost quietly.
+        storage::ClientProps merged = client;
+        for (const auto& [k, v] : overrides) merged[k] = v;
+        auto p = storage::Producer::create(client, overrides, storage::Producer::Deliveries::PollThread,
+                                           std::make_shared<storage::ClientErrorObserver>(merged));
         if (!p) {
           spdlog::error("dead letter queue producer for {}: {}", topic, p.error().to_string());
           return false;
@@ -59,7 +75,20 @@ Result<std::unique_ptr<RecordPipeline>> Worker::make_task_pipeline(const Connect
       return st.ok();
     };
   }
-  return make_record_pipeline(config, id, nullptr, std::move(stop), std::move(dlq), make_record_transforms);
+  auto pipeline = make_record_pipeline(config, id, nullptr, std::move(stop), std::move(dlq), make_record_transforms);
+  if (pipeline && dlq_state) {
+    (*pipeline)->errors().set_dlq_check([dlq_state] {
+      std::shared_ptr<storage::Producer> producer;
+      {
+        std::lock_guard lk(dlq_state->mu);
+        producer = dlq_state->producer;
+      }
+      if (!producer || !producer->errors()) return;
+      if (auto v = producer->errors()->fatal())
+        throw connectors::ConnectError("dead letter queue producer: " + v->message);
+    });
+  }
+  return pipeline;
 }
 
 Status Worker::start_task(const ConnectorTaskId& id, const ConfigMap& connector_config,
@@ -119,8 +148,10 @@ Status Worker::start_task(const ConnectorTaskId& id, ConnectorConfigPtr config, 
     source = connector->create_source_task();
     if (!source) return early_fail(Error{"connector.class", config->connector_class + " created no source task"});
     // At-least-once source tasks share the Worker's producer when asked to;
-    // exactly-once ones keep their own (a transaction is per producer).
-    if (options_.producer_shared && !options_.exactly_once_source) {
+    // exactly-once ones keep their own (a transaction is per producer), and
+    // so do connectors with producer.override.* (the shared producer has
+    // the worker's settings only).
+    if (options_.producer_shared && !options_.exactly_once_source && config->producer_overrides.empty()) {
       auto p = shared_producer();
       if (p) env.shared_producer = *p;
       else env.shared_producer_error = p.error().to_string();  // the task fails with it, as with its own producer

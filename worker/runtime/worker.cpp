@@ -136,8 +136,12 @@ Result<storage::Producer*> Worker::shared_producer() {
   overrides.emplace("acks", "all");
   overrides.emplace("client.id", "connector-producer-shared");
   // Its own poll thread serves every task's delivery reports: no task
-  // thread can serve them for the others.
-  auto p = storage::Producer::create(options_.client, overrides, storage::Producer::Deliveries::PollThread);
+  // thread can serve them for the others. Its librdkafka errors are
+  // classified; the tasks on it ask (SourceTaskLoop::throw_if_producer_fatal).
+  storage::ClientProps merged = options_.client;
+  for (const auto& [k, v] : overrides) merged[k] = v;
+  auto p = storage::Producer::create(options_.client, overrides, storage::Producer::Deliveries::PollThread,
+                                     std::make_shared<storage::ClientErrorObserver>(merged));
   if (!p) return p.error();
   shared_producer_ = std::move(p).value();
   producers_created_.fetch_add(1);

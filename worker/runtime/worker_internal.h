@@ -16,6 +16,7 @@
 
 #include "common/stop_wait.h"
 #include "worker/runtime/worker.h"
+#include "worker/storage/broker_check.h"
 
 namespace kc::runtime {
 
@@ -196,6 +197,23 @@ struct ConnectorRunner : RunnerThread {
     return failed;
   }
 };
+
+/// A task client's overrides: `worker` (the worker's `producer.*` or
+/// `consumer.*`), then `connector` (the connector's `<prefix>*` keys, prefix
+/// stripped; the connector's win, as in Connect's Worker.baseProducerConfigs
+/// and baseConsumerConfigs), its Kafka `sasl.jaas.config` translated to
+/// librdkafka's sasl.username / sasl.password
+/// (config::translate_jaas_config). Does not check the override policy
+/// (ConnectorConfig::override_violations). Throws connectors::ConnectError
+/// "<prefix>sasl.jaas.config: <why>" for JAAS text it cannot use.
+storage::ClientProps connector_client_props(const storage::ClientProps& worker,
+                                            const std::map<std::string, std::string>& connector,
+                                            std::string_view prefix);
+
+/// connector_client_props for `config`'s task producers and its sink
+/// tasks' dead letter queue: the worker's `producer.*` (`options`), then
+/// the connector's `producer.override.*`. Throws as connector_client_props.
+storage::ClientProps connector_producer_overrides(const WorkerOptions& options, const ConnectorConfig& config);
 
 /// Everything a task thread needs, copied so it never touches the Worker.
 struct TaskEnv {
@@ -411,6 +429,26 @@ class SourceTaskLoop : public TaskLoop {
   rd_kafka_topic_t* topic_handle(storage::Producer& producer, const std::string& topic);
   /// Forgets the handle's topic name: the records it pointed into go away.
   void end_of_poll() { topic_name_ = nullptr; }
+  /// The overrides of this task's own producer: the worker's `producer.*`,
+  /// then the connector's `producer.override.*` (KIP-458, Connect's
+  /// Worker.baseProducerConfigs: the connector's win). Throws
+  /// connectors::ConnectError "Client Config Overrides not allowed: ..."
+  /// when the worker's policy refuses one of the connector's overrides (a
+  /// config written before the policy changed), as the sink consumer does.
+  storage::ClientProps own_producer_overrides() const;
+  /// An observer for a producer made from the worker's client settings and
+  /// `overrides` (its ClientErrorObserver sees the same security settings).
+  std::shared_ptr<storage::ClientErrorObserver> producer_observer(const storage::ClientProps& overrides) const;
+  /// Throws connectors::ConnectError "producer: <classified line>" when
+  /// `producer`'s observer (if any) has classified a cause no retry fixes
+  /// (credentials, TLS, ACLs; storage::fails_running_client). It first
+  /// serves the producer's queued reports when `serve` (a producer whose
+  /// deliveries this thread serves), so an error reported during a blocking
+  /// call is seen. `shared`: the Worker's shared producer, where a denied
+  /// topic is left to the delivery reports of the task that sent to it (so
+  /// it fails only that task), while a cause of the client itself fails
+  /// every task on it.
+  void throw_if_producer_fatal(storage::Producer& producer, bool shared, bool serve = false) const;
   /// Keeps `rec`'s source offset as the last of its source partition in
   /// `into` (moves it out of `rec`). Records of one partition usually come
   /// in runs sharing one partition object, so the key is encoded only when

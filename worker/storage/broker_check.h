@@ -7,25 +7,22 @@
 // callback, its log lines, the X.509 verification result) is classified
 // into one cause with one line for the operator.
 //
-// Two layers:
-//   - classify_broker_check(): a pure function from what was observed
-//     (librdkafka error codes and texts, per-topic errors, the X.509 error,
-//     the configured files) to a BrokerCheckVerdict. Table-tested.
+// Layers:
+//   - classify_broker_check() and ClientErrorObserver live in
+//     common/broker_classify (a library of their own, which the mirror
+//     connector links too); this header re-exports them into kc::storage.
+//     The classifier is a pure function from what was observed (librdkafka
+//     error codes and texts, per-topic errors, the X.509 error, the
+//     configured files) to a BrokerCheckVerdict. Table-tested.
 //   - check_brokers() runs one attempt against the cluster (blocking, at
 //     most BrokerCheckOptions::attempt_timeout_ms plus the client's
 //     teardown); wait_for_brokers() repeats transient failures, one
 //     on_attempt call (a log line) per attempt, up to
 //     BrokerCheckOptions::retry_bound_ms.
-//
-// The texts matched are librdkafka 2.0.2's (rdkafka_ssl.c, rdkafka_sasl*.c,
-// rdkafka_broker.c, rdkafka_request.c), e.g. "SSL handshake failed:
-// Disconnected: connecting to a PLAINTEXT broker listener?", "Disconnected
-// while requesting ApiVersion: might be caused by incorrect
-// security.protocol configuration (connecting to a SSL listener?)",
-// "Unsupported SASL mechanism: broker's supported mechanisms: PLAIN",
-// "SASL authentication error: ...". The ACL names follow Kafka Connect's
-// documented needs of a worker principal (Kafka's "Authorization and ACLs":
-// Read/Write/Describe on the internal topics, Read on the group).
+//   - ClientErrorObserver: the same classifier for every running client
+//     the worker makes (internal topics, task producers and consumers,
+//     DLQ producers), fed by the one error callback route_client_logs()
+//     installs (client_logging.h).
 //
 // Threading: check_brokers() and wait_for_brokers() block the calling
 // thread; the classifier runs anywhere.
@@ -41,152 +38,20 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include "common/broker_classify/broker_classify.h"
 #include "worker/storage/kafka_client.h"
 
 namespace kc::storage {
-
-/// Why the worker cannot use its brokers (or Ok).
-enum class BrokerCheckCause {
-  Ok,                    ///< a broker answered the metadata request; every internal topic is usable
-  Unreachable,           ///< no TCP connection (refused, host unknown, timed out): transient
-  TimedOut,              ///< connected, but no metadata answer within the attempt: transient
-  InvalidClientConfig,   ///< librdkafka refused a non-TLS setting when the client was made: fatal
-  TlsHandshakeFailed,    ///< the TLS setup or handshake failed for another reason (OpenSSL's reason, the file): fatal
-  CertificateNotTrusted, ///< the broker's certificate chain does not verify against the trusted CAs: fatal
-  HostnameMismatch,      ///< the broker's certificate does not name the host connected to: fatal
-  PlaintextToTlsPort,    ///< security.protocol without TLS against a TLS listener: fatal
-  TlsToPlaintextPort,    ///< security.protocol with TLS against a plaintext listener: fatal
-  SaslRequired,          ///< the listener wants SASL, security.protocol has none (connection cut after ApiVersions): fatal
-  SaslMechanismNotEnabled,  ///< the broker does not enable sasl.mechanism (its list given): fatal
-  AuthenticationFailed,  ///< the broker refused the SASL credentials (never the password in the text): fatal
-  NotAuthorized,         ///< authenticated, but ACLs deny a topic / the group / the cluster: fatal
-};
-
-/// The cause's stable name, e.g. "authentication-failed" (for logs and tests).
-std::string_view broker_check_cause_name(BrokerCheckCause cause);
-
-/// One thing librdkafka reported during the check: an error callback
-/// (`code` its error code) or a log line at warning level or worse (`code`
-/// RD_KAFKA_RESP_ERR_NO_ERROR). `text` is librdkafka's, with secret values
-/// already scrubbed out, e.g. "sasl_ssl://localhost:9093/bootstrap: SASL
-/// authentication error: Authentication failed ...".
-struct BrokerEvent {
-  rd_kafka_resp_err_t code = RD_KAFKA_RESP_ERR_NO_ERROR;
-  std::string text;
-};
-
-/// Everything classify_broker_check() decides from.
-struct BrokerObservation {
-  /// security.protocol as configured (any case; "" = PLAINTEXT).
-  std::string security_protocol;
-  /// sasl.mechanism(s) as configured ("" = librdkafka's default, GSSAPI).
-  std::string sasl_mechanism;
-  /// The configured TLS files by librdkafka key (ssl.ca.location,
-  /// ssl.certificate.location, ssl.key.location, ...), for the message.
-  std::map<std::string, std::string> files;
-  /// make_client()'s error (field = key or "librdkafka", message), when
-  /// the client could not even be made.
-  std::optional<std::pair<std::string, std::string>> client_error;
-  /// The first X.509 verification failure (OpenSSL X509_V_ERR_* code and
-  /// its X509_verify_cert_error_string text, the broker and the depth of
-  /// the certificate in the chain); 0 = none seen.
-  int x509_error = 0;
-  std::string x509_text;
-  std::string x509_broker;
-  int x509_depth = 0;
-  /// librdkafka's reports, in order.
-  std::vector<BrokerEvent> events;
-  /// The metadata request's result: NO_ERROR, __TIMED_OUT, __TRANSPORT ...
-  rd_kafka_resp_err_t metadata_error = RD_KAFKA_RESP_ERR__TIMED_OUT;
-  /// Per internal topic, its error in the metadata answer (NO_ERROR,
-  /// UNKNOWN_TOPIC_OR_PART: it will be created, TOPIC_AUTHORIZATION_FAILED ...).
-  std::vector<std::pair<std::string, rd_kafka_resp_err_t>> topic_errors;
-  /// The answer to FindCoordinator for the worker's group (asked with
-  /// kconnectd's own client once metadata came back: librdkafka has no
-  /// call for it): NO_ERROR, GROUP_AUTHORIZATION_FAILED, or anything else
-  /// (ignored: the group client reports it later).
-  rd_kafka_resp_err_t group_error = RD_KAFKA_RESP_ERR_NO_ERROR;
-  /// The worker's group.id, for the group ACL named in messages.
-  std::string group_id;
-  /// The bootstrap.servers, for messages without a broker of their own.
-  std::string bootstrap_servers;
-  /// How long the attempt ran, for the TimedOut message.
-  int elapsed_ms = 0;
-};
-
-/// The classification: the cause, whether retrying can help, and the one
-/// line for the operator, e.g. "SASL authentication failed at broker
-/// localhost:9093 with mechanism SCRAM-SHA-512: Authentication failed
-/// during authentication due to invalid credentials with SASL mechanism
-/// SCRAM-SHA-512 (check sasl.jaas.config / sasl.username and the password)".
-struct BrokerCheckVerdict {
-  BrokerCheckCause cause = BrokerCheckCause::Ok;
-  bool fatal = false;  ///< true: exit now; false: Ok, or worth another attempt
-  std::string message;
-  [[nodiscard]] bool ok() const { return cause == BrokerCheckCause::Ok; }
-};
-
-/// Classifies one attempt. Pure: no I/O, no clock. Precedence, most
-/// specific first: a client that could not be made; an X.509 verification
-/// error; TLS against a plaintext port; plaintext against a TLS port; an
-/// unsupported SASL mechanism; failed authentication; a SASL listener
-/// without SASL (two or more connections cut in state UP, no metadata);
-/// another TLS failure before state UP (OpenSSL's reason); a topic / group /
-/// cluster authorization error in the metadata; then Ok when metadata came
-/// back; else unreachable when connecting failed, else timed out.
-BrokerCheckVerdict classify_broker_check(const BrokerObservation& obs);
-
-/// The causes that fail a running client's task (issue 27 item 1: "an auth
-/// failure in a task fails that task with the classified message"): TLS
-/// setup, handshake, trust and host name, plaintext against TLS and the
-/// reverse, an unsupported SASL mechanism, refused credentials, denied
-/// ACLs. Not SaslRequired (seen only as repeated disconnects, which a
-/// restarting broker also causes) nor the transient causes.
-bool fails_running_client(BrokerCheckCause cause);
-
-/// The observer of a running librdkafka client (today the sink task's
-/// consumer): its error callback's reports and the topic
-/// errors its owner saw, classified with classify_broker_check() from
-/// the client's own settings (`props`: the merged ClientProps it was made
-/// from). Every text is scrubbed of `props`' secret values
-/// (secrets::secret_values) when recorded, so no verdict can quote one.
-/// Thread-safe: the callback runs on librdkafka's threads, fatal() on the
-/// owner's. Keeps the first 200 distinct reports.
-class ClientErrorObserver {
- public:
-  /// `group_id`: the client's group (sink consumers), for the ACL message.
-  explicit ClientErrorObserver(const ClientProps& props, std::string group_id = "");
-
-  /// One librdkafka error report (rd_kafka_conf_set_error_cb's code and
-  /// reason); `text` may be null.
-  void record(rd_kafka_resp_err_t code, const char* text);
-  /// A topic's error seen by the owner (a consumed message's or a
-  /// delivery report's err), e.g. TOPIC_AUTHORIZATION_FAILED.
-  void record_topic_error(const std::string& topic, rd_kafka_resp_err_t err);
-
-  /// What has been recorded so far, as an observation (metadata_error
-  /// __TIMED_OUT: a running client has no one answer).
-  BrokerObservation observation() const;
-  /// The classified verdict when it is a cause that fails the task
-  /// (fails_running_client), else nullopt. Classifies only when something
-  /// new was recorded since the last call, so a data-plane loop may ask
-  /// on every batch.
-  std::optional<BrokerCheckVerdict> fatal() const;
-
-  /// An rd_kafka_conf_set_error_cb callback for a conf whose opaque is
-  /// the ClientErrorObserver itself.
-  static void error_cb(rd_kafka_t* rk, int err, const char* reason, void* opaque);
-
- private:
-  BrokerObservation base_;  ///< the settings part, fixed at construction
-  std::vector<std::string> hidden_;
-  mutable std::mutex mu_;
-  std::vector<BrokerEvent> events_;  ///< guarded by mu_
-  std::vector<std::pair<std::string, rd_kafka_resp_err_t>> topic_errors_;  ///< guarded by mu_
-  uint64_t version_ = 0;                    ///< guarded by mu_: bumped by each new report
-  mutable uint64_t classified_ = 0;         ///< guarded by mu_: the version last_ is of
-  mutable std::optional<BrokerCheckVerdict> last_;  ///< guarded by mu_
-};
+/// The classifier (common/broker_classify), under the names this room
+/// has always used.
+using broker::BrokerCheckCause;
+using broker::broker_check_cause_name;
+using broker::BrokerEvent;
+using broker::BrokerObservation;
+using broker::BrokerCheckVerdict;
+using broker::classify_broker_check;
+using broker::fails_running_client;
+using broker::ClientErrorObserver;
 
 /// Bounds of the check.
 struct BrokerCheckOptions {
@@ -221,11 +86,15 @@ BrokerCheckVerdict check_brokers(const ClientProps& props, const std::vector<std
 
 /// Runs check_brokers() until it is Ok, fatal, or the transient causes
 /// have lasted `opts.retry_bound_ms`; calls `on_attempt(attempt number
-/// from 1, verdict)` after each attempt that is neither Ok nor the last.
+/// from 1, verdict, attempt_ms)` after each attempt that is neither Ok nor
+/// the last, where attempt_ms is how long that attempt ran (client made,
+/// waited, torn down). The next attempt then starts
+/// `opts.retry_backoff_ms` later, so attempts start attempt_ms +
+/// retry_backoff_ms apart (e.g. 1.75 s + 1 s when nothing connects).
 /// Returns the last verdict; one that ran out of retries is marked fatal
 /// and says "(gave up after N attempts in M s)". Blocking.
 BrokerCheckVerdict wait_for_brokers(const ClientProps& props, const std::vector<std::string>& topics,
                                     const std::string& group_id, const BrokerCheckOptions& opts,
-                                    const std::function<void(int, const BrokerCheckVerdict&)>& on_attempt);
+                                    const std::function<void(int, const BrokerCheckVerdict&, int)>& on_attempt);
 
 }  // namespace kc::storage

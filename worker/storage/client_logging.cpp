@@ -6,6 +6,8 @@
 #include <spdlog/sinks/sink.h>
 #include <spdlog/spdlog.h>
 
+#include "worker/storage/broker_check.h"
+
 namespace kc::storage {
 
 namespace {
@@ -34,10 +36,23 @@ void on_error(rd_kafka_t* rk, int err, const char* reason, void*) {
   log_librdkafka_line(K, level, rk ? rd_kafka_name(rk) : "", "ERROR", text.c_str());
 }
 
+/// on_error, then the report recorded in the client's observer (the conf
+/// opaque route_client_logs set).
 template <KafkaClientKind K>
-void install(rd_kafka_conf_t* conf) {
+void on_error_observed(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
+  on_error<K>(rk, err, reason, opaque);
+  if (opaque) static_cast<ClientErrorObserver*>(opaque)->record(static_cast<rd_kafka_resp_err_t>(err), reason);
+}
+
+template <KafkaClientKind K>
+void install(rd_kafka_conf_t* conf, ClientErrorObserver* observer) {
   rd_kafka_conf_set_log_cb(conf, &on_log<K>);
-  rd_kafka_conf_set_error_cb(conf, &on_error<K>);
+  if (observer) {
+    rd_kafka_conf_set_opaque(conf, observer);
+    rd_kafka_conf_set_error_cb(conf, &on_error_observed<K>);
+  } else {
+    rd_kafka_conf_set_error_cb(conf, &on_error<K>);
+  }
 }
 
 }  // namespace
@@ -62,16 +77,17 @@ const char* librdkafka_debug_contexts(KafkaClientKind kind) {
   return "generic";
 }
 
-void route_client_logs(rd_kafka_conf_t* conf, KafkaClientKind kind, const std::map<std::string, std::string>& props) {
+void route_client_logs(rd_kafka_conf_t* conf, KafkaClientKind kind, const std::map<std::string, std::string>& props,
+                       ClientErrorObserver* observer) {
   static const bool registered = [] {
     (void)spdlog::default_logger_raw();  // spdlog's registry exists before the handler is registered
     return std::atexit(&mark_exiting) == 0;
   }();
   (void)registered;
   switch (kind) {
-    case KafkaClientKind::Producer: install<KafkaClientKind::Producer>(conf); break;
-    case KafkaClientKind::Consumer: install<KafkaClientKind::Consumer>(conf); break;
-    case KafkaClientKind::Admin: install<KafkaClientKind::Admin>(conf); break;
+    case KafkaClientKind::Producer: install<KafkaClientKind::Producer>(conf, observer); break;
+    case KafkaClientKind::Consumer: install<KafkaClientKind::Consumer>(conf, observer); break;
+    case KafkaClientKind::Admin: install<KafkaClientKind::Admin>(conf, observer); break;
   }
   if (!props.count("debug") && metrics::LoggerLevels::instance().librdkafka_debug(kind)) {
     char errstr[256];

@@ -20,6 +20,13 @@
 // polling thread (error). They keep no per-client state (one function per
 // client kind), so they stay valid after the client is destroyed, and they
 // never wait for more than a sink's own mutex. No `log.queue` is needed.
+//
+// A client made with a ClientErrorObserver (broker_check.h) gets the same
+// error callback plus one step: after the line is logged, the report is
+// recorded in the observer, found through the conf opaque (which is then
+// the observer itself; an owner with state of its own for other
+// callbacks hangs it on the observer, ClientErrorObserver::set_owner). So
+// each error is logged once and classified once, by one callback.
 // Lines that arrive while the process exits (after main returns) are
 // dropped, since spdlog's registry is going away.
 
@@ -32,7 +39,13 @@
 
 #include "worker/metrics/log_levels.h"
 
+namespace kc::broker {
+class ClientErrorObserver;  // common/broker_classify/broker_classify.h
+}  // namespace kc::broker
+
 namespace kc::storage {
+
+using broker::ClientErrorObserver;
 
 /// The spdlog level of a librdkafka (syslog) level: 0-2 (emerg, alert,
 /// crit) critical, 3 error, 4 warn, 5-6 (notice, info) info, 7 debug.
@@ -46,8 +59,13 @@ const char* librdkafka_debug_contexts(metrics::KafkaClientKind kind);
 /// and sets `debug` (librdkafka_debug_contexts) when the kind's logger is at
 /// DEBUG/TRACE and `props` sets no `debug` of its own. Call before any
 /// customisation that may install its own error callback.
+///
+/// `observer` (may be null): the error callback also records each report
+/// in it (ClientErrorObserver::record), and the conf's opaque is set to it;
+/// it must outlive the client (destroy the rd_kafka_t first), and a
+/// customisation must not replace the opaque afterwards.
 void route_client_logs(rd_kafka_conf_t* conf, metrics::KafkaClientKind kind,
-                       const std::map<std::string, std::string>& props);
+                       const std::map<std::string, std::string>& props, ClientErrorObserver* observer = nullptr);
 
 /// Writes one librdkafka line (exposed for tests): to the default logger's
 /// sinks when `level` passes the kind's logger level.

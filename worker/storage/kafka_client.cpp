@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/secrets.h"
+#include "worker/storage/broker_check.h"
 #include "worker/storage/client_logging.h"
 #include "worker/storage/records.h"
 
@@ -31,7 +32,7 @@ void RdKafkaDeleter::operator()(rd_kafka_t* rk) const {
 
 Result<RdKafkaPtr> make_client(rd_kafka_type_t type, const ClientProps& props, const ClientProps& overrides,
                                const std::function<void(rd_kafka_conf_t*)>& customize,
-                               std::optional<metrics::KafkaClientKind> kind) {
+                               std::optional<metrics::KafkaClientKind> kind, ClientErrorObserver* observer) {
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   char errstr[512];
   ClientProps all = props;
@@ -46,7 +47,7 @@ Result<RdKafkaPtr> make_client(rd_kafka_type_t type, const ClientProps& props, c
     }
   }
   if (!kind) kind = type == RD_KAFKA_CONSUMER ? metrics::KafkaClientKind::Consumer : metrics::KafkaClientKind::Producer;
-  route_client_logs(conf, *kind, all);
+  route_client_logs(conf, *kind, all, observer);
   if (customize) customize(conf);
   rd_kafka_t* rk = rd_kafka_new(type, conf, errstr, sizeof errstr);  // takes conf on success
   if (!rk) {
@@ -58,7 +59,8 @@ Result<RdKafkaPtr> make_client(rd_kafka_type_t type, const ClientProps& props, c
 
 // ------------------------------------------------------------------ Producer
 
-Producer::Producer(RdKafkaPtr rk, Deliveries deliveries) : rk_(std::move(rk)), deliveries_(deliveries) {
+Producer::Producer(RdKafkaPtr rk, Deliveries deliveries, std::shared_ptr<ClientErrorObserver> errors)
+    : errors_(std::move(errors)), rk_(std::move(rk)), deliveries_(deliveries) {
   if (deliveries == Deliveries::PollThread) {
     poller_ = std::thread([this] {
       while (!stop_.load()) rd_kafka_poll(rk_.get(), 50);
@@ -94,16 +96,23 @@ class CallbackDelivery final : public Producer::Delivery {
 };
 }  // namespace
 
-void Producer::on_delivery(rd_kafka_t*, const rd_kafka_message_t* msg, void*) {
+void Producer::on_delivery(rd_kafka_t*, const rd_kafka_message_t* msg, void* opaque) {
+  // The conf opaque is the observer when the producer has one. Broker
+  // errors only (codes > 0): the local ones (timeouts, purges) say nothing
+  // of credentials or ACLs.
+  if (opaque && msg->err > 0 && msg->rkt)
+    static_cast<ClientErrorObserver*>(opaque)->record_topic_error(rd_kafka_topic_name(msg->rkt), msg->err);
   if (auto* d = static_cast<Delivery*>(msg->_private)) d->delivered_message(msg);
 }
 
 Result<std::unique_ptr<Producer>> Producer::create(const ClientProps& props, const ClientProps& overrides,
-                                                   Deliveries deliveries) {
-  auto rk = make_client(RD_KAFKA_PRODUCER, props, overrides,
-                        [](rd_kafka_conf_t* conf) { rd_kafka_conf_set_dr_msg_cb(conf, &Producer::on_delivery); });
+                                                   Deliveries deliveries, std::shared_ptr<ClientErrorObserver> errors) {
+  auto rk = make_client(
+      RD_KAFKA_PRODUCER, props, overrides,
+      [](rd_kafka_conf_t* conf) { rd_kafka_conf_set_dr_msg_cb(conf, &Producer::on_delivery); }, std::nullopt,
+      errors.get());
   if (!rk) return rk.error();
-  return std::unique_ptr<Producer>(new Producer(std::move(rk).value(), deliveries));
+  return std::unique_ptr<Producer>(new Producer(std::move(rk).value(), deliveries, std::move(errors)));
 }
 
 rd_kafka_headers_t* to_rd_headers(const RecordHeaders* headers) {
@@ -349,7 +358,7 @@ Status SharedReadToEnd::run(int timeout_ms, const std::function<Status()>& read)
 // ------------------------------------------------------------------ TopicReader
 
 Result<std::unique_ptr<TopicReader>> TopicReader::open(const ClientProps& props, const std::string& topic,
-                                                       int timeout_ms) {
+                                                       int timeout_ms, std::shared_ptr<ClientErrorObserver> errors) {
   // A group id is needed for rd_kafka_consumer_poll, but this reader never
   // subscribes or commits: partitions are assigned by hand.
   ClientProps overrides{{"enable.auto.commit", "false"},
@@ -367,13 +376,14 @@ Result<std::unique_ptr<TopicReader>> TopicReader::open(const ClientProps& props,
   // Always our own id: the worker's group.id names the Connect group, which
   // this consumer must never join.
   overrides["group.id"] = "kconnectd-internal-reader";
-  auto rk = make_client(RD_KAFKA_CONSUMER, props, overrides);
+  auto rk = make_client(RD_KAFKA_CONSUMER, props, overrides, {}, std::nullopt, errors.get());
   if (!rk) return rk.error();
-  auto count = topic_partition_count(rk->get(), topic, timeout_ms);
+  std::unique_ptr<TopicReader> r(new TopicReader());
+  r->errors_ = std::move(errors);  // set before rk_: destroyed after the client
+  r->rk_ = std::move(rk).value();
+  auto count = topic_partition_count(r->rk_.get(), topic, timeout_ms);
   if (!count) return count.error();
   if (!*count) return Error{topic, "topic does not exist"};
-  std::unique_ptr<TopicReader> r(new TopicReader());
-  r->rk_ = std::move(rk).value();
   r->topic_ = topic;
   r->next_.assign(static_cast<size_t>(**count), 0);
   rd_kafka_topic_partition_list_t* parts = rd_kafka_topic_partition_list_new(**count);
@@ -432,6 +442,7 @@ Status TopicReader::read_to_end(int timeout_ms, const std::function<void(const R
       }
     } else if (m->err) {
       spdlog::warn("reading {}: {}", topic_, rd_kafka_message_errstr(m));
+      if (errors_ && m->err > 0) errors_->record_topic_error(topic_, m->err);
     } else {
       auto p = static_cast<size_t>(m->partition);
       Record r;
@@ -471,17 +482,29 @@ Result<InternalTopic> open_internal_topic(const ClientProps& client, const Topic
     producer_overrides["client.id"] = client_id;
     reader_props["client.id"] = client_id;
   }
-  auto producer = Producer::create(client, producer_overrides);
+  // One observer for both clients (their security settings are the same):
+  // a cause no retry fixes is logged once, whichever client meets it, and
+  // the worker goes on (the stores retry; an operator can fix the ACL).
+  ClientProps merged = client;
+  for (const auto& [k, v] : producer_overrides) merged[k] = v;
+  auto errors = std::make_shared<ClientErrorObserver>(merged);
+  errors->on_fatal([topic = spec.name](const BrokerCheckVerdict& v) { spdlog::error("{}: {}", topic, v.message); });
+  // A step that failed because of such a cause says so, not "timed out".
+  auto failed = [&](const Error& e) -> Error {
+    if (auto v = errors->fatal()) return Error{spec.name, v->message};
+    return e;
+  };
+  auto producer = Producer::create(client, producer_overrides, Producer::Deliveries::PollThread, errors);
   if (!producer) return producer.error();
   out.producer = std::move(producer).value();
   auto count = ensure_topic(out.producer->handle(), spec, timeout_ms);
-  if (!count) return count.error();
+  if (!count) return failed(count.error());
   out.partitions = *count;
   if (check) {
     if (auto st = check(*count); !st) return st.error();
   }
-  auto reader = TopicReader::open(reader_props, spec.name, timeout_ms);
-  if (!reader) return reader.error();
+  auto reader = TopicReader::open(reader_props, spec.name, timeout_ms, errors);
+  if (!reader) return failed(reader.error());
   out.reader = std::move(reader).value();
   return out;
 }

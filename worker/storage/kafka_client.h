@@ -22,7 +22,13 @@
 #include "common/result.h"
 #include "worker/metrics/log_levels.h"
 
+namespace kc::broker {
+class ClientErrorObserver;  // common/broker_classify/broker_classify.h
+}  // namespace kc::broker
+
 namespace kc::storage {
+
+using broker::ClientErrorObserver;
 
 /// librdkafka client properties (`bootstrap.servers`, `security.protocol`,
 /// `sasl.*`, ...), passed through unchanged.
@@ -43,10 +49,15 @@ using RdKafkaPtr = std::unique_ptr<rd_kafka_t, RdKafkaDeleter>;
 /// callbacks on the conf before the client is created. Errors name the bad
 /// property, with the value of every secret key (secrets::is_secret_key:
 /// sasl.password, ssl.key.password, ...) scrubbed out of librdkafka's text.
+/// `observer` (may be null) also gets every report of the client's error
+/// callback (route_client_logs): it must outlive the client, and
+/// `customize` must not set the conf's opaque then (the observer is the
+/// opaque; hang other state on ClientErrorObserver::set_owner).
 Result<RdKafkaPtr> make_client(rd_kafka_type_t type, const ClientProps& props,
                                const ClientProps& overrides = {},
                                const std::function<void(rd_kafka_conf_t*)>& customize = {},
-                               std::optional<metrics::KafkaClientKind> kind = std::nullopt);
+                               std::optional<metrics::KafkaClientKind> kind = std::nullopt,
+                               ClientErrorObserver* observer = nullptr);
 
 /// make_client for admin requests (CreateTopics, group admin, metadata): a
 /// producer-type handle whose lines log as librdkafka.admin.
@@ -104,9 +115,15 @@ class Producer {
   };
 
   /// Creates the producer. Non-blocking (no network round trip).
+  /// `errors` (may be null) observes the producer's librdkafka errors
+  /// (make_client) and the broker errors of its delivery reports
+  /// (ClientErrorObserver::record_topic_error, e.g.
+  /// TOPIC_AUTHORIZATION_FAILED); the producer keeps it alive until its
+  /// client is destroyed.
   static Result<std::unique_ptr<Producer>> create(const ClientProps& props,
                                                   const ClientProps& overrides = {},
-                                                  Deliveries deliveries = Deliveries::PollThread);
+                                                  Deliveries deliveries = Deliveries::PollThread,
+                                                  std::shared_ptr<ClientErrorObserver> errors = nullptr);
   ~Producer();
   Producer(const Producer&) = delete;
   Producer& operator=(const Producer&) = delete;
@@ -166,9 +183,14 @@ class Producer {
   /// The underlying handle (for metadata queries).
   rd_kafka_t* handle() const { return rk_.get(); }
 
+  /// The observer given to create(), or null: its fatal() says whether a
+  /// cause no retry fixes (credentials, TLS, ACLs) has shown.
+  ClientErrorObserver* errors() const { return errors_.get(); }
+
  private:
-  Producer(RdKafkaPtr rk, Deliveries deliveries);
+  Producer(RdKafkaPtr rk, Deliveries deliveries, std::shared_ptr<ClientErrorObserver> errors);
   static void on_delivery(rd_kafka_t* rk, const rd_kafka_message_t* msg, void* opaque);
+  std::shared_ptr<ClientErrorObserver> errors_;  ///< before rk_: outlives the client
   RdKafkaPtr rk_;
   Deliveries deliveries_;
   std::atomic<bool> stop_{false};
@@ -194,8 +216,12 @@ class TopicReader {
   /// Looks up the topic's partitions (blocking metadata request, up to
   /// `timeout_ms`) and assigns all of them at the beginning.
   /// Errors if the topic does not exist or metadata times out.
+  /// `errors` (may be null) observes the consumer's librdkafka errors
+  /// (make_client) and the topic errors read_to_end meets; the reader
+  /// keeps it alive until its client is destroyed.
   static Result<std::unique_ptr<TopicReader>> open(const ClientProps& props, const std::string& topic,
-                                                   int timeout_ms);
+                                                   int timeout_ms,
+                                                   std::shared_ptr<ClientErrorObserver> errors = nullptr);
   ~TopicReader();
 
   /// Number of partitions of the topic.
@@ -209,6 +235,7 @@ class TopicReader {
 
  private:
   TopicReader() = default;
+  std::shared_ptr<ClientErrorObserver> errors_;  ///< before rk_: outlives the client
   RdKafkaPtr rk_;
   std::string topic_;
   std::vector<int64_t> next_;  ///< next offset to read, per partition
@@ -278,7 +305,9 @@ Result<int> ensure_topic(rd_kafka_t* rk, const TopicSpec& spec, int timeout_ms);
 std::string cluster_id(rd_kafka_t* rk, int timeout_ms);
 
 /// The producer and the whole-topic reader of one internal topic (config,
-/// offsets or status), and its partition count.
+/// offsets or status), and its partition count. Both clients share one
+/// ClientErrorObserver (each keeps it alive), whose fatal causes are logged
+/// at error level, one line per cause: "<topic>: <classified line>".
 struct InternalTopic {
   std::unique_ptr<Producer> producer;
   std::unique_ptr<TopicReader> reader;
@@ -290,6 +319,10 @@ struct InternalTopic {
 /// (`client` + `reader_overrides`). A non-empty `client_id` (e.g.
 /// "<group.id>-offsets", Connect's naming) is set on both clients.
 /// `check(partitions)` may refuse the topic before the reader opens.
+/// Both clients feed one ClientErrorObserver; a fatal cause it classifies
+/// (credentials, TLS, an ACL removed while the worker runs) is logged once
+/// at error level as "<topic>: <classified line>", and a failing step
+/// returns that line instead of its own (usually a timeout).
 /// Blocking, each step up to `timeout_ms`. Errors: the failing step's.
 Result<InternalTopic> open_internal_topic(const ClientProps& client, const TopicSpec& spec,
                                           const std::string& client_id, ClientProps producer_overrides,

@@ -37,11 +37,12 @@ TxnResult classify(rd_kafka_error_t* e) {
 
 Result<std::unique_ptr<TransactionalProducer>> TransactionalProducer::create(const ClientProps& props,
                                                                              ClientProps overrides,
-                                                                             const std::string& transactional_id) {
+                                                                             const std::string& transactional_id,
+                                                                             std::shared_ptr<ClientErrorObserver> errors) {
   overrides["transactional.id"] = transactional_id;
   overrides["acks"] = "all";
   overrides["enable.idempotence"] = "true";
-  auto p = Producer::create(props, overrides, Producer::Deliveries::Caller);
+  auto p = Producer::create(props, overrides, Producer::Deliveries::Caller, std::move(errors));
   if (!p) return p.error();
   return std::unique_ptr<TransactionalProducer>(new TransactionalProducer(std::move(p).value(), transactional_id));
 }

@@ -51,8 +51,10 @@ class TransactionalProducer {
   /// Creates the producer with `transactional.id` = `transactional_id` (and
   /// the idempotence and acks=all it implies) on top of `props` and
   /// `overrides`. Non-blocking. Errors: librdkafka's config errors.
+  /// `errors` (may be null) observes its librdkafka errors (Producer::create).
   static Result<std::unique_ptr<TransactionalProducer>> create(const ClientProps& props, ClientProps overrides,
-                                                               const std::string& transactional_id);
+                                                               const std::string& transactional_id,
+                                                               std::shared_ptr<ClientErrorObserver> errors = nullptr);
 
   /// rd_kafka_init_transactions: gets a producer id and epoch from the
   /// transaction coordinator, which aborts the id's open transaction and

@@ -148,11 +148,18 @@ TEST_CASE("broker check: a closed port is unreachable, transient, and retried up
   o.retry_bound_ms = 4000;
   o.retry_backoff_ms = 200;
   std::vector<int> attempts;
+  std::vector<int64_t> reported_ms, real_ms;  // per attempt: as reported, as measured here
   const auto t0 = Clock::now();
+  auto attempt_began = t0;
   auto last = kc::storage::wait_for_brokers({{"bootstrap.servers", bootstrap}}, kTopics, "g", o,
-                                            [&](int n, const BrokerCheckVerdict& each) {
+                                            [&](int n, const BrokerCheckVerdict& each, int attempt_ms) {
                                               attempts.push_back(n);
                                               CHECK(each.cause == BrokerCheckCause::Unreachable);
+                                              const auto now = Clock::now();
+                                              reported_ms.push_back(attempt_ms);
+                                              real_ms.push_back(std::chrono::duration_cast<
+                                                  std::chrono::milliseconds>(now - attempt_began).count());
+                                              attempt_began = now + std::chrono::milliseconds(o.retry_backoff_ms);
                                             });
   const auto total = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
   INFO(last.message);
@@ -162,6 +169,13 @@ TEST_CASE("broker check: a closed port is unreachable, transient, and retried up
   REQUIRE(attempts.size() >= 1);
   CHECK(attempts.front() == 1);
   CHECK(total < 4000 + 3000);  // the bound, plus one attempt's teardown
+  // The attempt time each call reports is the real one (the log line says
+  // it, with the pause after it): within 150 ms of what was measured here.
+  for (size_t i = 0; i < reported_ms.size(); ++i) {
+    INFO("attempt " << i + 1 << ": reported " << reported_ms[i] << " ms, measured " << real_ms[i] << " ms");
+    CHECK(reported_ms[i] > 0);
+    CHECK(std::abs(reported_ms[i] - real_ms[i]) < 150);
+  }
 }
 
 TEST_CASE("broker check: a host name that does not resolve is unreachable, transient", "[broker_check]") {
@@ -561,21 +575,22 @@ std::string file_text(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("kconnectd run: a sink task whose consumer override has a wrong password fails naming the cause",
-          "[broker_check][sasl][cli][task]") {
-  // The worker's own settings are right (the mock cluster, plaintext); the
-  // connector points its consumer at the scripted SASL broker with a wrong
-  // SCRAM password through consumer.override.* (policy All).
-  auto started = kc::storage::MockCluster::start(1);
-  REQUIRE(started);
-  auto c = std::move(started).value();
-  for (const auto& [t, n] : std::vector<std::pair<std::string, int>>{
-           {"connect-configs", 1}, {"connect-offsets", 25}, {"connect-status", 5}, {"orders", 1}})
-    REQUIRE(c->create_topic(t, n));
-  boost::asio::io_context io;
-  kc::test::SaslScriptedBroker broker(io);
-  IoThread thread(io);
+namespace {
 
+/// What run_failing_task saw.
+struct TaskCase {
+  bool failed = false;  ///< a task of the connector reached FAILED
+  int64_t ms = 0;       ///< from the connector's creation to FAILED (or giving up)
+  std::string status;   ///< GET /connectors/<name>/status, the last answer
+  std::string log;      ///< the worker's output
+};
+
+/// Runs `kconnectd run` in the background against mock cluster `c`
+/// (plaintext, policy All, String converters; the internal topics must
+/// exist), creates connector `name` whose config object holds
+/// `config_members` (JSON members without the braces), and polls its
+/// status for up to 20 s until a task is FAILED.
+TaskCase run_failing_task(kc::storage::MockCluster& c, const std::string& name, const std::string& config_members) {
   const auto& pki = TestPki::get();
   const uint16_t rest = kc::test::free_port();
   const std::string url = "http://127.0.0.1:" + std::to_string(rest);
@@ -584,7 +599,7 @@ TEST_CASE("kconnectd run: a sink task whose consumer override has a wrong passwo
   const std::string log = pki.dir + "/task-worker-" + tag + ".log";
   {
     std::ofstream out(file);
-    out << "bootstrap.servers=" << c->bootstrap_servers() << "\ngroup.id=task-override-" << tag
+    out << "bootstrap.servers=" << c.bootstrap_servers() << "\ngroup.id=task-override-" << tag
         << "\nconfig.storage.topic=connect-configs\nconfig.storage.replication.factor=1\n"
            "offset.storage.topic=connect-offsets\noffset.storage.replication.factor=1\noffset.storage.partitions=25\n"
            "status.storage.topic=connect-status\nstatus.storage.replication.factor=1\nstatus.storage.partitions=5\n"
@@ -599,17 +614,8 @@ TEST_CASE("kconnectd run: a sink task whose consumer override has a wrong passwo
   INFO(file_text(log));
   REQUIRE(up);
 
-  const std::string body =
-      R"({"name":"sasl-sink","config":{"connector.class":"FileStreamSink","tasks.max":"1","topics":"orders",)"
-      R"("file":")" + pki.dir + "/sink-" + tag + R"(.txt",)"
-      R"("consumer.override.bootstrap.servers":"127.0.0.1:)" + std::to_string(broker.port()) + R"(",)"
-      R"("consumer.override.security.protocol":"SASL_PLAINTEXT",)"
-      R"("consumer.override.sasl.mechanism":"SCRAM-SHA-512",)"
-      // librdkafka's own keys: a connector's client overrides are passed
-      // through as they are (sasl.jaas.config is translated for the
-      // worker's settings only).
-      R"("consumer.override.sasl.username":"connect","consumer.override.sasl.password":"hunter2-wrong"}})";
-  const std::string body_file = pki.dir + "/sink-" + tag + ".json";
+  const std::string body = R"({"name":")" + name + R"(","config":{)" + config_members + "}}";
+  const std::string body_file = pki.dir + "/" + name + "-" + tag + ".json";
   std::ofstream(body_file) << body;
   // Retried while the worker answers 409 (its first rebalance).
   std::string answer;
@@ -617,33 +623,152 @@ TEST_CASE("kconnectd run: a sink task whose consumer override has a wrong passwo
       [&] {
         answer = shell_output("curl -s -m 10 -X POST -H 'Content-Type: application/json' --data @" + body_file +
                               " " + url + "/connectors");
-        return answer.find("\"name\":\"sasl-sink\"") != std::string::npos;
+        return answer.find("\"name\":\"" + name + "\"") != std::string::npos;
       },
       30000);
   const auto created = Clock::now();
   INFO(answer);
   REQUIRE(accepted);
 
-  std::string status;
-  const bool failed = eventually(
+  TaskCase out;
+  out.failed = eventually(
       [&] {
-        status = shell_output("curl -s -m 2 " + url + "/connectors/sasl-sink/status");
-        return status.find("\"FAILED\"") != std::string::npos;
+        out.status = shell_output("curl -s -m 2 " + url + "/connectors/" + name + "/status");
+        return out.status.find("\"FAILED\"") != std::string::npos;
       },
       20000);
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - created).count();
-  INFO(status);
-  INFO(file_text(log));
-  REQUIRE(failed);
-  CHECK(ms < 20000);
-  // The task's trace is the classified line: broker, mechanism, cause.
-  CHECK_THAT(status, Catch::Contains("consumer: SASL authentication failed at broker 127.0.0.1:" +
-                                     std::to_string(broker.port())) &&
-                         Catch::Contains("SCRAM-SHA-512") && Catch::Contains("invalid credentials"));
-  CHECK_THAT(status, !Catch::Contains("hunter2"));
-  CHECK_THAT(file_text(log), !Catch::Contains("hunter2"));
+  out.ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - created).count();
+  out.log = file_text(log);
+  return out;
+}
+
+/// A plaintext mock cluster with the internal topics and `topics` (one
+/// partition each).
+std::unique_ptr<kc::storage::MockCluster> task_cluster(const std::vector<std::string>& topics) {
+  auto started = kc::storage::MockCluster::start(1);
+  REQUIRE(started);
+  auto c = std::move(started).value();
+  for (const auto& [t, n] :
+       std::vector<std::pair<std::string, int>>{{"connect-configs", 1}, {"connect-offsets", 25}, {"connect-status", 5}})
+    REQUIRE(c->create_topic(t, n));
+  for (const auto& t : topics) REQUIRE(c->create_topic(t, 1));
+  return c;
+}
+
+/// The JSON members that point a connector's `client` ("producer" or
+/// "consumer") at the scripted SASL broker on `port` with a wrong SCRAM
+/// password, as librdkafka's keys or (`jaas`) as Kafka's sasl.jaas.config.
+std::string wrong_password_overrides(const std::string& client, uint16_t port, bool jaas) {
+  const std::string p = "\"" + client + ".override.";
+  std::string out = p + R"(bootstrap.servers":"127.0.0.1:)" + std::to_string(port) + "\"," + p +
+                    R"(security.protocol":"SASL_PLAINTEXT",)" + p + R"(sasl.mechanism":"SCRAM-SHA-512",)";
+  if (jaas)
+    out += p + R"(sasl.jaas.config":"org.apache.kafka.common.security.scram.ScramLoginModule required )"
+               R"(username=\"connect\" password=\"hunter2-wrong\";")";
+  else
+    out += p + R"(sasl.username":"connect",)" + p + R"(sasl.password":"hunter2-wrong")";
+  return out;
+}
+
+/// The checks every "task fails naming the cause" case shares: FAILED in
+/// time, the trace is `client`'s classified line naming the scripted
+/// broker and the mechanism, no password anywhere, the connector runs.
+void check_auth_failure(const TaskCase& r, const std::string& client, uint16_t port) {
+  INFO(r.status);
+  INFO(r.log);
+  REQUIRE(r.failed);
+  CHECK(r.ms < 20000);
+  CHECK_THAT(r.status, Catch::Contains(client + ": SASL authentication failed at broker 127.0.0.1:" +
+                                       std::to_string(port)) &&
+                           Catch::Contains("SCRAM-SHA-512") && Catch::Contains("invalid credentials"));
+  CHECK_THAT(r.status, !Catch::Contains("hunter2"));
+  CHECK_THAT(r.log, !Catch::Contains("hunter2"));
   // The worker itself is fine: the connector runs, only the task failed.
-  CHECK_THAT(status, Catch::Contains(R"("connector":{"state":"RUNNING")"));
+  CHECK_THAT(r.status, Catch::Contains(R"("connector":{"state":"RUNNING")"));
+}
+
+}  // namespace
+
+TEST_CASE("kconnectd run: a sink task whose consumer override has a wrong password fails naming the cause",
+          "[broker_check][sasl][cli][task]") {
+  // The worker's own settings are right (the mock cluster, plaintext); the
+  // connector points its consumer at the scripted SASL broker with a wrong
+  // SCRAM password through consumer.override.* (policy All).
+  auto c = task_cluster({"orders"});
+  boost::asio::io_context io;
+  kc::test::SaslScriptedBroker broker(io);
+  IoThread thread(io);
+  const std::string file = TestPki::get().dir + "/sink-" + std::to_string(broker.port()) + ".txt";
+  auto r = run_failing_task(*c, "sasl-sink",
+                            R"("connector.class":"FileStreamSink","tasks.max":"1","topics":"orders","file":")" +
+                                file + "\"," + wrong_password_overrides("consumer", broker.port(), false));
+  check_auth_failure(r, "consumer", broker.port());
+  // The error callback's line is logged once per report (one callback
+  // logs and classifies), under the consumer's client id.
+  CHECK_THAT(r.log, Catch::Contains("connector-consumer-sasl-sink-0"));
+}
+
+TEST_CASE("kconnectd run: a sink task whose consumer override gives sasl.jaas.config with a wrong password fails "
+          "naming the cause",
+          "[broker_check][sasl][cli][task]") {
+  // Kafka's sasl.jaas.config in a connector override is translated for
+  // librdkafka (sasl.username / sasl.password), as the worker's own is:
+  // without that, librdkafka refuses the key and the task fails with
+  // "No such configuration property".
+  auto c = task_cluster({"orders"});
+  boost::asio::io_context io;
+  kc::test::SaslScriptedBroker broker(io);
+  IoThread thread(io);
+  const std::string file = TestPki::get().dir + "/sink-jaas-" + std::to_string(broker.port()) + ".txt";
+  auto r = run_failing_task(*c, "sasl-jaas-sink",
+                            R"("connector.class":"FileStreamSink","tasks.max":"1","topics":"orders","file":")" +
+                                file + "\"," + wrong_password_overrides("consumer", broker.port(), true));
+  check_auth_failure(r, "consumer", broker.port());
+  CHECK_THAT(r.status, !Catch::Contains("No such configuration property"));
+}
+
+TEST_CASE("kconnectd run: a source task whose producer override has a wrong password fails naming the cause",
+          "[broker_check][sasl][cli][task]") {
+  // The source task's own producer takes the connector's producer.override.*
+  // (KIP-458), with Kafka's sasl.jaas.config translated; its librdkafka
+  // errors are classified as the sink consumer's are.
+  auto c = task_cluster({"numbers"});
+  boost::asio::io_context io;
+  kc::test::SaslScriptedBroker broker(io);
+  IoThread thread(io);
+  auto r = run_failing_task(*c, "sasl-source",
+                            R"("connector.class":"SequenceSource","tasks.max":"1","topic":"numbers",)" +
+                                wrong_password_overrides("producer", broker.port(), true));
+  check_auth_failure(r, "producer", broker.port());
+  CHECK_THAT(r.log, Catch::Contains("connector-producer-sasl-source-0"));
+}
+
+TEST_CASE("kconnectd run: a sink task whose dead letter queue producer has a wrong password fails naming the cause",
+          "[broker_check][sasl][cli][task]") {
+  // The sink consumes from the mock cluster (the worker's settings); each
+  // record fails its JSON conversion and goes to the dead letter queue,
+  // whose producer takes producer.override.* (Connect's DLQ producer): the
+  // scripted SASL broker with a wrong password. Its classified failure
+  // fails the task instead of losing the records quietly.
+  auto c = task_cluster({"orders", "orders-dlq"});
+  {
+    auto p = kc::storage::Producer::create({{"bootstrap.servers", c->bootstrap_servers()}});
+    REQUIRE(p);
+    REQUIRE((*p)->send_and_wait("orders", {{"k1", std::string("not json")}, {"k2", std::string("{oops")}}, 10000));
+  }
+  boost::asio::io_context io;
+  kc::test::SaslScriptedBroker broker(io);
+  IoThread thread(io);
+  const std::string file = TestPki::get().dir + "/sink-dlq-" + std::to_string(broker.port()) + ".txt";
+  auto r = run_failing_task(
+      *c, "sasl-dlq-sink",
+      R"("connector.class":"FileStreamSink","tasks.max":"1","topics":"orders","file":")" + file +
+          R"(","value.converter":"org.apache.kafka.connect.json.JsonConverter",)"
+          R"("value.converter.schemas.enable":"false","errors.tolerance":"all",)"
+          R"("errors.deadletterqueue.topic.name":"orders-dlq",)"
+          R"("errors.deadletterqueue.topic.replication.factor":"1",)" +
+          wrong_password_overrides("producer", broker.port(), false));
+  check_auth_failure(r, "dead letter queue producer", broker.port());
 }
 
 TEST_CASE("kconnectd run: an unreachable cluster is retried with a line per attempt, not a fatal exit",
@@ -666,8 +791,20 @@ TEST_CASE("kconnectd run: an unreachable cluster is retried with a line per atte
   const std::string text = file_text(log);
   INFO(text);
   CHECK(retried);
-  CHECK_THAT(text, Catch::Contains("broker check attempt 1 (unreachable): no broker reachable") &&
-                       Catch::Contains(bootstrap) && Catch::Contains("for up to 60 s in all"));
+  CHECK_THAT(text, Catch::Contains("broker check attempt 1 (unreachable) took ") &&
+                       Catch::Contains(" ms: no broker reachable") && Catch::Contains(bootstrap) &&
+                       Catch::Contains("; next attempt in 1000 ms, ") && Catch::Contains("for up to 60 s in all"));
+  // The line's "<n> ms after this one began" is the real spacing: attempt
+  // 2's line comes about that long after attempt 1's (attempt 2 is about
+  // as long as attempt 1: both end when all brokers are down).
+  const auto first = text.find("broker check attempt 1 (unreachable) took ");
+  REQUIRE(first != std::string::npos);
+  const auto after = text.find(" ms after this one began", first);
+  REQUIRE(after != std::string::npos);
+  const auto num_start = text.rfind(", ", after) + 2;
+  const int spacing_ms = std::stoi(text.substr(num_start, after - num_start));
+  CHECK(spacing_ms >= 1000 + 1000);  // the attempt itself (>= 1 s until all brokers are down) plus the 1 s pause
+  CHECK(spacing_ms < 8000 + 1000 + 1000);
   CHECK_THAT(text, !Catch::Contains("cannot use the Kafka cluster"));
   int st = 0;
   CHECK(waitpid(worker.pid, &st, WNOHANG) == 0);  // still running: not a fatal exit

@@ -6,6 +6,9 @@
 #include <chrono>
 #include <thread>
 
+#include <boost/asio/executor_work_guard.hpp>
+
+#include "tests/integration/protocol_sasl/sasl_test_broker.h"
 #include "tests/support/admin_broker.h"
 #include "worker/connectors/mirror/mirror_policy.h"
 #include "worker/connectors/mirror/mirror_source.h"
@@ -444,4 +447,95 @@ TEST_CASE("mirror: a target that lists no CreateTopics gets no CreateTopics requ
   CHECK(target.topics().empty());
   CHECK(target.requests(kc::test::api::kCreateTopics).empty());
   for (const auto& r : target.requests()) CHECK(r.handled);
+}
+
+namespace {
+
+/// Runs the scripted SASL broker's io_context on its own thread.
+struct SaslBrokerThread {
+  boost::asio::io_context& io;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> guard;
+  std::thread t;
+  explicit SaslBrokerThread(boost::asio::io_context& i) : io(i), guard(i.get_executor()), t([this] { io.run(); }) {}
+  ~SaslBrokerThread() {
+    io.stop();
+    t.join();
+  }
+};
+
+/// A mirror config whose source cluster is the scripted SASL broker on
+/// `port`, with a wrong SCRAM-SHA-512 password.
+ConfigMap wrong_password_source(uint16_t port) {
+  ConfigMap config = base_config();
+  config["source.cluster.bootstrap.servers"] = "127.0.0.1:" + std::to_string(port);
+  config["source.cluster.security.protocol"] = "SASL_PLAINTEXT";
+  config["source.cluster.sasl.mechanism"] = "SCRAM-SHA-512";
+  config["source.cluster.sasl.username"] = "connect";
+  config["source.cluster.sasl.password"] = "hunter2-wrong";
+  config["refresh.topics.enabled"] = "false";
+  return config;
+}
+
+}  // namespace
+
+TEST_CASE("mirror: a source cluster that refuses the credentials fails the task with the classified line",
+          "[mirror][broker_check]") {
+  // The task's own consumer is classified as the worker's clients are
+  // (common/broker_classify): poll() throws the line naming the broker and
+  // the mechanism, never the password, instead of warning on forever.
+  boost::asio::io_context io;
+  kc::test::SaslScriptedBroker broker(io);
+  SaslBrokerThread thread(io);
+  ConfigMap config = wrong_password_source(broker.port());
+  config[kTaskPartitionsKey] = "orders-0";
+  auto conn = make_mirror_source();
+  FakeTaskContext tctx;
+  auto task = conn->create_source_task();
+  task->start(config, tctx);
+  std::string failure;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 40 && failure.empty(); ++i) {
+    try {
+      (void)task->poll();
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+  }
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+  task->stop();
+  INFO(failure);
+  CHECK_THAT(failure, Catch::StartsWith("source consumer: SASL authentication failed at broker 127.0.0.1:" +
+                                        std::to_string(broker.port())) &&
+                          Catch::Contains("SCRAM-SHA-512") && Catch::Contains("invalid credentials"));
+  CHECK_THAT(failure, !Catch::Contains("hunter2"));
+  CHECK(ms < 10000);
+}
+
+TEST_CASE("mirror: a source cluster that refuses the credentials fails task-config generation with the classified "
+          "line, not a metadata timeout",
+          "[mirror][broker_check]") {
+  boost::asio::io_context io;
+  kc::test::SaslScriptedBroker broker(io);
+  SaslBrokerThread thread(io);
+  auto conn = make_mirror_source();
+  CountingContext cctx;
+  conn->initialize(cctx);
+  conn->start(wrong_password_source(broker.port()));
+  std::string failure;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    (void)conn->task_configs(1);
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+  conn->stop();
+  INFO(failure);
+  CHECK_THAT(failure, Catch::StartsWith("listing the topics of cluster primary failed: SASL authentication failed "
+                                        "at broker 127.0.0.1:" + std::to_string(broker.port())) &&
+                          Catch::Contains("SCRAM-SHA-512"));
+  CHECK_THAT(failure, !Catch::Contains("hunter2") && !Catch::Contains("Timed out"));
+  CHECK(ms < 5000);  // the 10 s metadata wait ends at the classified cause
 }

@@ -146,3 +146,25 @@ TEST_CASE("worker config: security.protocol and sasl.* are validated", "[jaas][c
   CHECK(find_option("sasl.jaas.config")->type == OptionType::Password);
   CHECK(find_option("sasl.password")->type == OptionType::Password);
 }
+
+TEST_CASE("JAAS: a client override map's sasl.jaas.config becomes librdkafka's sasl.username and sasl.password",
+          "[jaas]") {
+  std::map<std::string, std::string> props{
+      {"security.protocol", "SASL_PLAINTEXT"},
+      {"sasl.jaas.config",
+       R"(org.apache.kafka.common.security.scram.ScramLoginModule required username="connect" password="p\"w";)"}};
+  REQUIRE(translate_jaas_config(props));
+  CHECK(props == std::map<std::string, std::string>{{"security.protocol", "SASL_PLAINTEXT"},
+                                                    {"sasl.username", "connect"},
+                                                    {"sasl.password", "p\"w"}});
+  // Without the key nothing changes.
+  REQUIRE(translate_jaas_config(props));
+  CHECK(props.size() == 3);
+  // Text it cannot use: an error naming the key, and the map unchanged.
+  std::map<std::string, std::string> bad{
+      {"sasl.jaas.config", "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\";"}};
+  auto st = translate_jaas_config(bad);
+  REQUIRE_FALSE(st);
+  CHECK(st.error().to_string() == "sasl.jaas.config: option 'password' is missing");
+  CHECK(bad.count("sasl.jaas.config") == 1);
+}

@@ -7,8 +7,8 @@ markers (the call every such message goes through):
 - why the worker could not start: `Error{"<what>", ...}` in
   worker/herder/startup.cpp (after "cannot start the worker: ");
 - the broker check's causes (`cannot use the Kafka cluster (<cause>)`), the
-  names broker_check_cause_name() returns in worker/storage/broker_check.cpp
-  when that file exists;
+  names broker_check_cause_name() returns in
+  common/broker_classify/broker_classify.cpp (or worker/storage/broker_check.cpp);
 - fatal group errors: the error codes whose action is Fatal in
   protocol/kafka/errors.cpp (after "group membership failed: ");
 - configuration errors, by kind: `bad_value(...)` and `errors.push_back(...)`
@@ -104,11 +104,13 @@ def collect(src):
     startup = src / "worker/herder/startup.cpp"
     for m in re.finditer(r'Error\{"([^"]+)"', startup.read_text()):
         found.append((str(startup.relative_to(src)), m.group(1)))
-    check = src / "worker/storage/broker_check.cpp"  # the startup broker check, where present
-    if check.exists():
-        for m in re.finditer(r'case BrokerCheckCause::(\w+): return "([a-z-]+)";', check.read_text()):
-            if m.group(1) != "Ok":
-                found.append((str(check.relative_to(src)), m.group(2)))
+    # The broker check's cause names: the classifier's file (common/ since
+    # the mirror connector shares it), or broker_check.cpp before that.
+    for check in (src / "common/broker_classify/broker_classify.cpp", src / "worker/storage/broker_check.cpp"):
+        if check.exists():
+            for m in re.finditer(r'case BrokerCheckCause::(\w+): return "([a-z-]+)";', check.read_text()):
+                if m.group(1) != "Ok":
+                    found.append((str(check.relative_to(src)), m.group(2)))
     errors = src / "protocol/kafka/errors.cpp"
     for m in re.finditer(r'\{C::(\w+), "\w+", (?:true|false), A::Fatal\}', errors.read_text()):
         found.append((str(errors.relative_to(src)), m.group(1)))

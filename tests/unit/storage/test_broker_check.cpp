@@ -308,3 +308,46 @@ TEST_CASE("client error observer: a denied topic fails the client naming the ACL
   CHECK(v->cause == BrokerCheckCause::NotAuthorized);
   CHECK_THAT(v->message, Catch::Contains("topic orders") && Catch::Contains("Read on group connect-sink"));
 }
+
+TEST_CASE("client error observer: a denied topic of a group-less client names no group",
+          "[storage][broker_check]") {
+  // A producer's observer has no group: the message used to end in
+  // "and Read on group " with nothing after it.
+  kc::storage::ClientErrorObserver obs(kc::storage::ClientProps{{"bootstrap.servers", "kafka1:9092"}});
+  obs.record_topic_error("numbers", RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED);
+  auto v = obs.fatal();
+  REQUIRE(v);
+  CHECK(v->message ==
+        "not authorized: the broker denies this worker's principal topic numbers (TOPIC_AUTHORIZATION_FAILED); "
+        "grant it the ACLs Describe, Read and Write on topic numbers (and Create on the cluster or the topic if "
+        "the worker is to create it)");
+}
+
+TEST_CASE("client error observer: on_fatal hears each fatal cause once, transient reports never",
+          "[storage][broker_check]") {
+  kc::storage::ClientErrorObserver obs(
+      kc::storage::ClientProps{{"bootstrap.servers", "kafka1:9093"}, {"security.protocol", "SASL_SSL"},
+                               {"sasl.mechanism", "SCRAM-SHA-512"}, {"sasl.password", "hunter2"}});
+  std::vector<kc::storage::BrokerCheckVerdict> heard;
+  obs.on_fatal([&](const kc::storage::BrokerCheckVerdict& v) { heard.push_back(v); });
+  obs.record(RD_KAFKA_RESP_ERR__TRANSPORT, "kafka1:9093/1: Connect to ipv4#10.0.0.1:9093 failed: Connection refused");
+  CHECK(heard.empty());
+  const char* auth = "sasl_ssl://kafka1:9093/bootstrap: SASL authentication error: Authentication failed during "
+                     "authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512 (hunter2)";
+  obs.record(RD_KAFKA_RESP_ERR__AUTHENTICATION, auth);
+  obs.record(RD_KAFKA_RESP_ERR__AUTHENTICATION, auth);  // the same report again: recorded once
+  obs.record(RD_KAFKA_RESP_ERR__AUTHENTICATION,
+             "sasl_ssl://kafka1:9093/1: SASL authentication error: Authentication failed (reauthentication)");
+  REQUIRE(heard.size() == 1);
+  CHECK(heard[0].cause == BrokerCheckCause::AuthenticationFailed);
+  CHECK_THAT(heard[0].message, Catch::Contains("kafka1:9093") && !Catch::Contains("hunter2"));
+  CHECK(obs.fatal()->message == heard[0].message);
+}
+
+TEST_CASE("client error observer: owner() keeps what set_owner() stored", "[storage][broker_check]") {
+  kc::storage::ClientErrorObserver obs(kc::storage::ClientProps{});
+  CHECK(obs.owner() == nullptr);
+  int state = 0;
+  obs.set_owner(&state);
+  CHECK(obs.owner() == &state);
+}

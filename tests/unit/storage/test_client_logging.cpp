@@ -13,8 +13,12 @@
 
 #include "worker/metrics/log_context.h"
 #include "worker/metrics/log_levels.h"
+#include "worker/storage/broker_check.h"
 #include "worker/storage/client_logging.h"
 #include "worker/storage/kafka_client.h"
+#include "worker/storage/mock_cluster.h"
+
+#include <librdkafka/rdkafka_mock.h>
 
 using kc::metrics::KafkaClientKind;
 using kc::metrics::LoggerLevels;
@@ -161,4 +165,74 @@ TEST_CASE("a real client's lines (and its debug contexts when asked) go through 
   }
   // Every line of the run, librdkafka's included, is JSON (lines() checks).
   CHECK_FALSE(cap.lines().empty());
+}
+
+TEST_CASE("a client made with an observer: its one error callback logs each report and records it",
+          "[storage][loggers][log][broker_check]") {
+  JsonCapture cap;
+  LoggerLevels::instance().reset(spdlog::level::info);
+  kc::storage::ClientErrorObserver obs(kc::storage::ClientProps{{"bootstrap.servers", "127.0.0.1:1"}});
+  int owner = 0;
+  obs.set_owner(&owner);
+  // Nothing listens on port 1: librdkafka reports the refused connection.
+  auto p = kc::storage::make_client(RD_KAFKA_PRODUCER,
+                                    {{"bootstrap.servers", "127.0.0.1:1"}, {"client.id", "observed-producer"}}, {},
+                                    {}, std::nullopt, &obs);
+  REQUIRE(p);
+  // The conf opaque is the observer; the owner's state hangs on it.
+  CHECK(rd_kafka_opaque(p->get()) == &obs);
+  CHECK(static_cast<kc::storage::ClientErrorObserver*>(rd_kafka_opaque(p->get()))->owner() == &owner);
+  for (int i = 0; i < 100 && obs.observation().events.empty(); ++i) rd_kafka_poll(p->get(), 50);
+  const auto events = obs.observation().events;
+  REQUIRE_FALSE(events.empty());
+  // Each recorded report was logged by the same callback, as the error
+  // line of librdkafka.producer under the client's name; the refused
+  // connection is transient, so nothing is fatal.
+  for (const auto& e : events) {
+    INFO(e.text);
+    int lines = 0;
+    for (const auto& j : cap.lines()) {
+      const auto msg = j["msg"].get<std::string>();
+      if (j["logger"] == "librdkafka.producer" && msg.find("observed-producer#producer") == 0 &&
+          msg.find(": ERROR: ") != std::string::npos && msg.find(e.text) != std::string::npos)
+        ++lines;
+    }
+    CHECK(lines >= 1);
+  }
+  CHECK_FALSE(obs.fatal());
+}
+
+TEST_CASE("an internal topic whose ACL is removed while the worker runs: one error line per cause, no crash",
+          "[storage][loggers][log][broker_check]") {
+  JsonCapture cap;
+  LoggerLevels::instance().reset(spdlog::level::info);
+  auto started = kc::storage::MockCluster::start(1);
+  REQUIRE(started);
+  auto c = std::move(started).value();
+  REQUIRE(c->create_topic("acl-status", 1));
+  kc::storage::TopicSpec spec{"acl-status", 1, 1, {}};
+  auto topic = kc::storage::open_internal_topic({{"bootstrap.servers", c->bootstrap_servers()}}, spec, "acl-test",
+                                                {{"acks", "all"}, {"retries", "0"}}, {}, 10000);
+  REQUIRE(topic);
+  auto& producer = *topic->producer;
+  REQUIRE(producer.errors());
+  REQUIRE(producer.send_and_wait("acl-status", {{"k", std::string("before")}}, 10000));
+  // The ACL goes away: every Produce is denied from now on.
+  rd_kafka_mock_push_request_errors(c->handle(), 0 /* Produce */, 3, RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED,
+                                    RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED,
+                                    RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED);
+  for (int i = 0; i < 3; ++i) CHECK_FALSE(producer.send_and_wait("acl-status", {{"k", std::string("denied")}}, 10000));
+  auto v = producer.errors()->fatal();
+  REQUIRE(v);
+  CHECK(v->cause == kc::storage::BrokerCheckCause::NotAuthorized);
+  int lines = 0;
+  for (const auto& j : cap.lines()) {
+    const auto msg = j["msg"].get<std::string>();
+    if (j["level"] == "error" && msg.find("acl-status: not authorized") == 0) {
+      ++lines;
+      CHECK_THAT(msg, Catch::Contains("TOPIC_AUTHORIZATION_FAILED") &&
+                          Catch::Contains("Describe, Read and Write on topic acl-status"));
+    }
+  }
+  CHECK(lines == 1);
 }

@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include "common/broker_classify/broker_classify.h"
 #include "common/secrets.h"
 #include "worker/connectors/mirror/mirror_policy.h"
 
@@ -37,10 +38,34 @@ using RdKafkaPtr = std::unique_ptr<rd_kafka_t, RdKafkaDeleter>;
 
 /// Topic -> partition count of every topic the cluster reports (one
 /// all-topics metadata request, so nothing is auto-created). Throws
-/// ConnectError naming `cluster` on failure.
-std::map<std::string, int> list_topics(rd_kafka_t* rk, const std::string& cluster) {
+/// ConnectError naming `cluster` on failure. `errors` (the client's
+/// observer, may be null): the request is made in 250 ms slices, serving
+/// the client's error reports between them, and a cause no retry fixes
+/// (credentials, TLS, ACLs) ends the wait at once with its classified
+/// line instead of a timeout. Blocking, up to 10 s.
+std::map<std::string, int> list_topics(rd_kafka_t* rk, const std::string& cluster,
+                                       const broker::ClientErrorObserver* errors = nullptr) {
   const rd_kafka_metadata_t* md = nullptr;
-  auto err = rd_kafka_metadata(rk, 1, nullptr, &md, kMetadataTimeoutMs);
+  const auto deadline = Clock::now() + std::chrono::milliseconds(kMetadataTimeoutMs);
+  rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR__TIMED_OUT;
+  while (true) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    err = rd_kafka_metadata(rk, 1, nullptr, &md,
+                            static_cast<int>(std::clamp<int64_t>(errors ? std::min<int64_t>(left, 250) : left, 1,
+                                                                 kMetadataTimeoutMs)));
+    if (err != RD_KAFKA_RESP_ERR__TIMED_OUT || !errors) break;
+    rd_kafka_poll(rk, 0);  // serves the error callback
+    if (auto v = errors->fatal())
+      throw ConnectError("listing the topics of cluster " + cluster + " failed: " + v->message);
+    if (left <= 250) break;
+  }
+  if (err && errors) {
+    // A transport failure right after a refused authentication: the
+    // classified cause, when there is one, says more.
+    rd_kafka_poll(rk, 0);
+    if (auto v = errors->fatal())
+      throw ConnectError("listing the topics of cluster " + cluster + " failed: " + v->message);
+  }
   if (err) throw ConnectError("listing the topics of cluster " + cluster + " failed: " + rd_kafka_err2str(err));
   std::map<std::string, int> out;
   for (int i = 0; i < md->topic_cnt; ++i) {
@@ -157,19 +182,34 @@ void on_rdkafka_log(const rd_kafka_t* rk, int level, const char* fac, const char
 }
 
 /// librdkafka's error callback of the same clients (a fatal error at
-/// error level, the retried ones at warn).
-void on_rdkafka_error(rd_kafka_t* rk, int err, const char* reason, void*) {
+/// error level, the retried ones at warn); with an observer as the conf
+/// opaque (make_or_throw), the report is then recorded there too, so one
+/// callback logs and classifies.
+void on_rdkafka_error(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
   kp::log(err == RD_KAFKA_RESP_ERR__FATAL ? kp::LogLevel::Error : kp::LogLevel::Warn,
           std::string("librdkafka ") + (rk ? rd_kafka_name(rk) : "") + ": ERROR: " +
               rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(err)) + ": " + (reason ? reason : ""));
+  if (opaque) static_cast<broker::ClientErrorObserver*>(opaque)->record(static_cast<rd_kafka_resp_err_t>(err), reason);
+}
+
+/// An observer of a client made from `props` with `overrides` winning (the
+/// same settings make_or_throw gives the client).
+std::unique_ptr<broker::ClientErrorObserver> observer_for(const std::map<std::string, std::string>& props,
+                                                          const std::map<std::string, std::string>& overrides = {}) {
+  auto all = props;
+  for (const auto& [k, v] : overrides) all[k] = v;
+  return std::make_unique<broker::ClientErrorObserver>(all);
 }
 
 /// A librdkafka client of `type` from `props`, `overrides` winning. Throws
 /// ConnectError "Invalid <prefix> client setting <prefix><key>: <reason>"
 /// (the key "librdkafka" when the client itself cannot be made), with the
-/// values of secret-looking keys hidden in librdkafka's text.
+/// values of secret-looking keys hidden in librdkafka's text. `errors`
+/// (may be null; it must outlive the client) records the client's error
+/// reports for classification (it becomes the conf opaque).
 RdKafkaPtr make_or_throw(rd_kafka_type_t type, const std::map<std::string, std::string>& props,
-                         const std::string& prefix, const std::map<std::string, std::string>& overrides = {}) {
+                         const std::string& prefix, const std::map<std::string, std::string>& overrides = {},
+                         broker::ClientErrorObserver* errors = nullptr) {
   std::map<std::string, std::string> all = props;
   for (const auto& [k, v] : overrides) all[k] = v;
   const auto hidden = secrets::secret_values(all);
@@ -186,6 +226,7 @@ RdKafkaPtr make_or_throw(rd_kafka_type_t type, const std::map<std::string, std::
   }
   rd_kafka_conf_set_log_cb(conf, &on_rdkafka_log);
   rd_kafka_conf_set_error_cb(conf, &on_rdkafka_error);
+  if (errors) rd_kafka_conf_set_opaque(conf, errors);
   rd_kafka_t* rk = rd_kafka_new(type, conf, errstr, sizeof errstr);  // takes conf on success
   if (!rk) {
     rd_kafka_conf_destroy(conf);
@@ -204,7 +245,9 @@ class MirrorSourceConnector : public kp::SourceConnector {
     config_ = config;
     cfg_ = parse_mirror_config(config);
     filter_ = std::make_unique<TopicFilter>(cfg_);
-    source_ = make_or_throw(RD_KAFKA_PRODUCER, cfg_.source_client, "source.cluster.");
+    source_.reset();  // before its observer
+    source_errors_ = observer_for(cfg_.source_client);
+    source_ = make_or_throw(RD_KAFKA_PRODUCER, cfg_.source_client, "source.cluster.", {}, source_errors_.get());
     if (!cfg_.target_client.empty()) target_ = make_or_throw(RD_KAFKA_PRODUCER, cfg_.target_client, "target.cluster.");
     name_ = context().connector_name();
     if (name_.empty()) name_ = "mirror";  // a transient instance has no name
@@ -216,7 +259,7 @@ class MirrorSourceConnector : public kp::SourceConnector {
   }
 
   std::vector<ConfigMap> task_configs(int max_tasks) override {
-    auto topics = list_topics(source_.get(), cfg_.source_alias);
+    auto topics = list_topics(source_.get(), cfg_.source_alias, source_errors_.get());
     auto partitions = mirrored_partitions(topics, *filter_);
     make_targets(topics);
     std::vector<ConfigMap> out;
@@ -277,7 +320,7 @@ class MirrorSourceConnector : public kp::SourceConnector {
       if (cv_.wait_for(lk, std::chrono::milliseconds(wait), [this] { return stopping_; })) break;
       lk.unlock();
       try {
-        auto topics = list_topics(source_.get(), cfg_.source_alias);
+        auto topics = list_topics(source_.get(), cfg_.source_alias, source_errors_.get());
         auto now = mirrored_partitions(topics, *filter_);
         if (!known || now != *known) {
           if (known)
@@ -309,6 +352,9 @@ class MirrorSourceConnector : public kp::SourceConnector {
   MirrorConfig cfg_;
   std::string name_;
   std::unique_ptr<TopicFilter> filter_;
+  /// The source client's error reports, classified; before source_, so it
+  /// outlives the client.
+  std::unique_ptr<broker::ClientErrorObserver> source_errors_;
   RdKafkaPtr source_, target_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -340,11 +386,15 @@ class MirrorSourceTask : public kp::SourceTask {
     const std::string connector = ctx.connector_name();
     // Manual assignment: positions come from Connect's offsets. librdkafka
     // wants a group.id for assign(); it never joins or commits to it.
-    consumer_ = make_or_throw(RD_KAFKA_CONSUMER, cfg_.source_client, "source.cluster.",
-                              {{"group.id", "kconnectd-mirror-" + connector},
-                               {"enable.auto.commit", "false"},
-                               {"enable.auto.offset.store", "false"},
-                               {"enable.partition.eof", "false"}});
+    const std::map<std::string, std::string> overrides{{"group.id", "kconnectd-mirror-" + connector},
+                                                       {"enable.auto.commit", "false"},
+                                                       {"enable.auto.offset.store", "false"},
+                                                       {"enable.partition.eof", "false"}};
+    consumer_.reset();  // before its observer
+    // Classified as the worker's own clients (issue 27 item 1): a cause no
+    // retry fixes fails the task with its line (see poll()).
+    errors_ = observer_for(cfg_.source_client, overrides);
+    consumer_ = make_or_throw(RD_KAFKA_CONSUMER, cfg_.source_client, "source.cluster.", overrides, errors_.get());
     rd_kafka_poll_set_consumer(consumer_.get());
     rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(static_cast<int>(partitions.size()));
     for (const auto& [t, p] : partitions) {
@@ -379,10 +429,13 @@ class MirrorSourceTask : public kp::SourceTask {
       }
       if (m->err) {
         std::string why = rd_kafka_message_errstr(m);
+        // A broker's answer about the topic (e.g. TOPIC_AUTHORIZATION_FAILED).
+        if (errors_ && m->err > 0 && m->rkt) errors_->record_topic_error(rd_kafka_topic_name(m->rkt), m->err);
         rd_kafka_message_destroy(m);
         char fatal[256];
         if (rd_kafka_fatal_error(consumer_.get(), fatal, sizeof fatal))
           throw ConnectError("source consumer failed: " + std::string(fatal));
+        throw_if_classified_fatal();
         log_warn("mirror: source consumer: " + why);
         break;
       }
@@ -390,6 +443,7 @@ class MirrorSourceTask : public kp::SourceTask {
       rd_kafka_message_destroy(m);
       ++n;
     }
+    throw_if_classified_fatal();
   }
 
   void stop() override {
@@ -400,6 +454,14 @@ class MirrorSourceTask : public kp::SourceTask {
   }
 
  private:
+  /// Throws ConnectError "source consumer: <classified line>" once the
+  /// consumer's observer has classified a cause no retry fixes
+  /// (credentials, SASL mechanism, TLS, ACLs), rather than polling on.
+  void throw_if_classified_fatal() const {
+    if (!errors_) return;
+    if (auto v = errors_->fatal()) throw ConnectError("source consumer: " + v->message);
+  }
+
   /// BYTES_SCHEMA and the bytes, or OPTIONAL_BYTES_SCHEMA and null.
   static std::pair<kp::Schema, kp::Value> bytes_or_null(const void* p, size_t n) {
     if (!p) return {kp::Schema::of(KC_BYTES, true), kp::Value()};
@@ -439,6 +501,9 @@ class MirrorSourceTask : public kp::SourceTask {
 
   MirrorConfig cfg_;
   std::unique_ptr<ReplicationPolicy> policy_;
+  /// The consumer's error reports, classified; before consumer_, so it
+  /// outlives the client.
+  std::unique_ptr<broker::ClientErrorObserver> errors_;
   RdKafkaPtr consumer_;
   std::map<TopicPartition, kp::Json> partitions_;  ///< shared by the partition's records
   std::map<std::string, std::string> targets_;
