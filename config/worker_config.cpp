@@ -172,6 +172,9 @@ const std::array kOptions = {
                "without JAAS (ours)."),
     opt_bool("rest.health.auth", "true",
              "false lets GET /health through without credentials when basic authentication is on, for probes (ours)."),
+    opt_bool("rest.ui.enable", "true",
+             "Serve the web console at GET /ui (workers, assignment, rebalance timeline, connector actions) on the "
+             "REST listeners, under the same authentication; false answers 404 there (ours)."),
     opt_string("access.control.allow.origin", "", "CORS Access-Control-Allow-Origin value; empty = CORS off."),
     opt_string("access.control.allow.methods", "", "CORS Access-Control-Allow-Methods value."),
     opt_string("response.http.headers.config", "", "Extra HTTP response headers."),

@@ -70,6 +70,7 @@
 #include "config/worker_config.h"
 #include "worker/plugins/plugin_host.h"
 #include "worker/rest/admin_routes.h"
+#include "worker/rest/console_routes.h"
 #include "worker/rest/logger_routes.h"
 #include "worker/metrics/log_levels.h"
 #include "worker/herder/distributed_herder.h"
@@ -210,6 +211,9 @@ int run_worker(const std::string& path, bool leave_on_shutdown) {
   kc::rest::add_observability_routes(*server, *herder, hc.metrics);  // GET /metrics, GET /rebalances
   kc::rest::add_task_reconfiguration_route(*server, *herder);  // POST /connectors/{c}/tasks (internal)
   kc::rest::add_logger_routes(*server, *herder);  // /admin/loggers (KIP-495, KIP-976)
+  kc::rest::ConsoleOptions console;
+  console.ui_enabled = wc->get_bool("rest.ui.enable");
+  kc::rest::add_console_routes(*server, *herder, hc.metrics, console);  // GET /ui, /worker, /cluster
   kc::rest::add_drain_routes(*server, *herder, hc.worker_id, [&] {
     boost::asio::post(sig_io, [&] { begin_shutdown(true); });
   });

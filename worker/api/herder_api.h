@@ -433,6 +433,33 @@ struct WorkerInfo {
   std::string kafka_cluster_id;  ///< id of the Kafka cluster (GET /), empty if unknown
 };
 
+/// One member of the group as the leader saw it in the JoinGroup of its
+/// last round (GET /cluster, ours).
+struct GroupMember {
+  std::string member_id;          ///< group member id
+  std::string url;                ///< advertised REST URL from its Connect member metadata
+  std::string group_instance_id;  ///< KIP-345 group.instance.id; "" = dynamic member
+};
+
+/// This worker's place in the group (GET /worker and GET /cluster, the web
+/// console's data; ours, not Connect's). Read without waiting for the
+/// herder's io thread.
+struct MemberView {
+  std::string worker_id;    ///< e.g. "w1:8083"
+  std::string url;          ///< advertised REST URL
+  std::string member_id;    ///< "" before the first join
+  int32_t generation = -1;  ///< generation of the current assignment; -1 before the first
+  bool is_leader = false;   ///< this worker led the generation of its current assignment
+  std::string leader_url;   ///< the leader's REST URL from the last assignment
+  std::string protocol;     ///< "default" | "compatible" | "sessioned"; "" before the first join
+  std::vector<std::string> connectors;  ///< connectors this worker owns now (full assignment), sorted
+  std::vector<std::string> tasks;       ///< tasks it owns now as "<connector>-<n>", sorted
+  bool draining = false;                ///< a drain of this worker is under way
+  /// Leader only: the members of its last round, in JoinGroup order; empty
+  /// on a follower.
+  std::vector<GroupMember> members;
+};
+
 /// The two KIP-507 signature headers of an internal request, as received;
 /// nullopt = header absent. The herder checks them (Connect's
 /// InternalRequestSignature); the REST layer only carries them.
@@ -591,6 +618,13 @@ class HerderApi {
   /// This worker's id, advertised REST URL and the Kafka cluster id (GET /,
   /// and the REST layer's check that it does not forward to itself).
   virtual void worker_info(Callback<WorkerInfo> cb) = 0;
+
+  /// GET /worker and GET /cluster (ours): this worker's place in the group
+  /// (MemberView). Answers at once from a copy under the herder's mutex.
+  /// By default 501 (a herder without group membership).
+  virtual void member_view(Callback<MemberView> cb) {
+    cb(RestError::not_implemented("this worker is not a member of a Connect group"));
+  }
 
   // ------------------------------------------- kconnectd's and internal routes
   // These answer with a status and a message (StatusCallback) rather than a

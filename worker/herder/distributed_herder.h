@@ -430,6 +430,7 @@ class DistributedHerder : public rest::HerderApi {
   void validate_connector_config(rest::ConnectorConfig config, rest::Callback<rest::ConfigInfos> cb) override;
   void health(rest::Callback<rest::Health> cb) override;
   void worker_info(rest::Callback<rest::WorkerInfo> cb) override;
+  void member_view(rest::Callback<rest::MemberView> cb) override;
 
  private:
   struct Impl;

@@ -301,6 +301,8 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   WorkerLifecycle lifecycle;
   mutable std::mutex mu;
   AssignmentState pub;
+  /// Leader: the members of its last round (GET /cluster); under `mu`.
+  std::vector<rest::GroupMember> pub_round_members;
   std::deque<RebalanceRecord> history;
   bool coord_fatal = false;
   std::string coord_fatal_message;

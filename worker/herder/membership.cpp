@@ -102,6 +102,12 @@ void DistributedHerder::Impl::on_leader(const coordinator::LeaderRound& round, c
   job.seq = ++io_leader_round;
   io_round_members.clear();
   for (const auto& m : round.members) io_round_members.push_back(m.member_id);
+  {
+    std::vector<rest::GroupMember> members;
+    for (const auto& m : round.members) members.push_back({m.member_id, m.metadata.url, m.group_instance_id});
+    std::lock_guard lk(mu);
+    pub_round_members = std::move(members);
+  }
   // Drain requests of members still in the group (kconnectd's drain).
   io_drain_members = draining_members_in_round(io_drain_members, io_round_members);
   // The leader state is kept only while this worker stays leader.

@@ -370,6 +370,26 @@ void DistributedHerder::worker_info(rest::Callback<rest::WorkerInfo> cb) {
   cb(rest::WorkerInfo{config_.worker_id, config_.advertised_url, impl_->kafka_cluster_id});
 }
 
+void DistributedHerder::member_view(rest::Callback<rest::MemberView> cb) {
+  rest::MemberView v;
+  {
+    std::lock_guard lk(impl_->mu);
+    const AssignmentState& s = impl_->pub;
+    v.member_id = s.member_id;
+    v.generation = s.generation;
+    v.is_leader = s.is_leader;
+    v.leader_url = s.leader_url;
+    v.protocol = s.protocol;
+    v.connectors = s.assigned_connectors;
+    for (const auto& t : s.assigned_tasks) v.tasks.push_back(t.to_string());
+    if (s.is_leader) v.members = impl_->pub_round_members;
+  }
+  v.worker_id = config_.worker_id;
+  v.url = config_.advertised_url;
+  v.draining = impl_->draining_flag.load();
+  cb(std::move(v));
+}
+
 // ------------------------------------------------------------------ HerderApi: writes
 
 void DistributedHerder::put_connector_config(rest::PutConnectorRequest req, rest::Callback<rest::PutConnectorResult> cb) {

@@ -68,6 +68,12 @@ const std::array kMetrics = {
     MetricDef{"worker_tasks_running", G, "",
               "Tasks started on this worker and not ended: RUNNING or PAUSED, not still starting.",
               "task-count (connect-worker-metrics)"},
+    // process
+    MetricDef{"process_resident_memory_bytes", G, "", "Resident memory of the worker process, bytes (/proc/self/statm).",
+              "(ours; Prometheus' process collector name)"},
+    MetricDef{"process_threads", G, "", "Threads of the worker process (/proc/self/stat).", "(ours)"},
+    MetricDef{"process_start_time_seconds", G, "", "When the worker process started, seconds since the Unix epoch.",
+              "(ours; Prometheus' process collector name)"},
     MetricDef{"worker_connector_startup_attempts_total", C, "", "Connector starts attempted.",
               "connector-startup-attempts-total (connect-worker-metrics)"},
     MetricDef{"worker_connector_startup_success_total", C, "", "Connector starts that succeeded.",

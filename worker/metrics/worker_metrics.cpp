@@ -3,7 +3,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
+
+#include <unistd.h>
 
 namespace kc::metrics {
 
@@ -128,6 +133,14 @@ WorkerMetrics::WorkerMetrics(NowMs now) : now_(now ? std::move(now) : NowMs(stea
   task_attempts_ = counter(r, "worker_task_startup_attempts_total");
   task_success_ = counter(r, "worker_task_startup_success_total");
   task_failure_ = counter(r, "worker_task_startup_failure_total");
+  // process (the web console's worker table, and Prometheus' process_* names)
+  (void)read_process_stats();  // pins the start time at construction
+  r.gauge_fn("process_resident_memory_bytes", help("process_resident_memory_bytes"), {},
+             [] { return static_cast<double>(read_process_stats().rss_bytes); });
+  r.gauge_fn("process_threads", help("process_threads"), {},
+             [] { return static_cast<double>(read_process_stats().threads); });
+  r.gauge_fn("process_start_time_seconds", help("process_start_time_seconds"), {},
+             [] { return static_cast<double>(read_process_stats().start_ms) / 1000.0; });
 }
 
 void WorkerMetrics::record_join(double latency_ms) {
@@ -217,11 +230,56 @@ std::shared_ptr<TaskMetrics> WorkerMetrics::task(const std::string& connector, i
     m->read_ = counter(registry_, "sink_task_records_read_total", l);
     m->sent_ = counter(registry_, "sink_task_records_sent_total", l);
   }
+  {
+    std::lock_guard lk(tasks_mu_);
+    record_counters_[connector + "-" + std::to_string(task)] = source ? m->polled_ : m->read_;
+  }
   return m;
 }
 
 void WorkerMetrics::remove_task(const std::string& connector, int32_t task) {
   registry_.remove_matching({{"connector", connector}, {"task", std::to_string(task)}});
+}
+
+std::map<std::string, double> WorkerMetrics::task_record_totals() const {
+  std::lock_guard lk(tasks_mu_);
+  std::map<std::string, double> out;
+  for (const auto& [id, c] : record_counters_) out[id] = c ? c->value() : 0.0;
+  return out;
+}
+
+ProcessStats read_process_stats() {
+  static const int64_t start_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      std::chrono::system_clock::now().time_since_epoch())
+                                      .count();
+  ProcessStats st;
+  st.start_ms = start_ms;
+  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+    unsigned long long size = 0, resident = 0;
+    if (std::fscanf(f, "%llu %llu", &size, &resident) == 2)
+      st.rss_bytes = resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    std::fclose(f);
+  }
+  if (std::FILE* f = std::fopen("/proc/self/stat", "r")) {
+    char buf[1024];
+    const size_t n = std::fread(buf, 1, sizeof(buf) - 1, f);
+    std::fclose(f);
+    buf[n] = '\0';
+    // Fields after the command name, which is in parentheses and may hold
+    // spaces: state is field 3, num_threads field 20.
+    if (const char* p = std::strrchr(buf, ')')) {
+      int field = 2;
+      for (const char* q = p + 1; *q != '\0'; ++q) {
+        if (*q != ' ') continue;
+        ++field;
+        if (field == 20) {
+          st.threads = std::strtoull(q + 1, nullptr, 10);
+          break;
+        }
+      }
+    }
+  }
+  return st;
 }
 
 }  // namespace kc::metrics

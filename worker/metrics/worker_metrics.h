@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -78,6 +79,17 @@ class TaskMetrics {
   std::shared_ptr<Gauge> last_error_;
 };
 
+/// This process's resident memory and thread count, read from /proc/self
+/// (Linux). Zero when /proc cannot be read.
+struct ProcessStats {
+  uint64_t rss_bytes = 0;  ///< resident set size, bytes (statm resident pages x page size)
+  uint64_t threads = 0;    ///< threads of the process (stat field 20)
+  int64_t start_ms = 0;    ///< wall-clock ms since the epoch when this process started (from its first call)
+};
+
+/// Reads ProcessStats now. Never throws.
+ProcessStats read_process_stats();
+
 /// The worker's metrics (see file comment). Create one per worker and share
 /// it (shared_ptr) between the herder, the runtime and the REST route.
 class WorkerMetrics {
@@ -140,6 +152,11 @@ class WorkerMetrics {
   /// Drops every series of that task (when it is stopped or moved away).
   void remove_task(const std::string& connector, int32_t task);
 
+  /// Records each task on this worker has handled since it started here:
+  /// source_task_records_polled_total or sink_task_records_read_total,
+  /// keyed "<connector>-<task>" (the web console's records/s). Thread-safe.
+  [[nodiscard]] std::map<std::string, double> task_record_totals() const;
+
  private:
   /// Running average and maximum of a latency given in ms, exposed in
   /// seconds (over the lifetime of the process).
@@ -165,6 +182,8 @@ class WorkerMetrics {
   std::shared_ptr<Gauge> epoch_, rebalancing_;
   std::atomic<int64_t> last_rebalance_ms_{-1};
   std::mutex info_mu_;
+  mutable std::mutex tasks_mu_;
+  std::map<std::string, std::shared_ptr<Counter>> record_counters_;  // "c-n" → polled or read
   std::string protocol_label_, leader_label_;
 
   std::shared_ptr<Gauge> connector_count_, task_count_;

@@ -345,6 +345,11 @@ class RestServer::Impl {
 
   /// Answers with the error, or forwards on NotLeader / NotOwner (io thread).
   void fail(const RestRequest& req, const Responder& r, const RestError& err);
+  /// Sends `method` `target` (path and query, as sent) to `url`'s host with
+  /// the forwarding client, after the size checks a peer would make; the
+  /// answer (or a 500 "IO Error ...") goes to `r`. io thread.
+  void send_checked(HttpUrl url, Method method, std::string target, const std::string& authorization,
+                    const std::string& body, const Responder& r, std::chrono::milliseconds timeout);
   void forward(const RestRequest& req, const Responder& r, const RestError& err);
 
   void register_builtin_routes();
@@ -751,8 +756,13 @@ class RestServer::Impl::ForwardCall : public std::enable_shared_from_this<Forwar
  public:
   /// `tls` non-null: the target is https and is reached over TLS.
   ForwardCall(Impl& srv, HttpUrl target, http::request<http::string_body> req, Responder done,
-              TlsContext* tls)
-      : srv_(srv), target_(std::move(target)), resolver_(*srv.ioc_), req_(std::move(req)), done_(std::move(done)) {
+              TlsContext* tls, std::chrono::milliseconds timeout)
+      : srv_(srv),
+        target_(std::move(target)),
+        resolver_(*srv.ioc_),
+        req_(std::move(req)),
+        done_(std::move(done)),
+        timeout_(timeout) {
     if (tls != nullptr) {
       tls_stream_.emplace(*srv.ioc_, tls->native());
       tls_ctx_ = tls;
@@ -771,7 +781,7 @@ class RestServer::Impl::ForwardCall : public std::enable_shared_from_this<Forwar
                             [self = shared_from_this()](beast::error_code ec, tcp::resolver::results_type results) {
                               if (ec) return self->fail(ec);
                               auto& tcp_layer = self->tcp_layer();
-                              tcp_layer.expires_after(self->srv_.opts_.forward_timeout);
+                              tcp_layer.expires_after(self->timeout_);
                               tcp_layer.async_connect(results, [self](beast::error_code ec2, const tcp::endpoint&) {
                                 if (ec2) return self->fail(ec2);
                                 if (!self->tls_stream_) return self->write();
@@ -849,6 +859,7 @@ class RestServer::Impl::ForwardCall : public std::enable_shared_from_this<Forwar
   beast::flat_buffer buffer_;
   http::response_parser<http::string_body> parser_;
   Responder done_;
+  std::chrono::milliseconds timeout_;  // the whole exchange
 };
 
 // ---------------------------------------------------------------------------
@@ -1070,6 +1081,10 @@ std::optional<RestResponse> RestServer::Impl::admit(const RestRequest& req, cons
   RestResponse denied;
   denied.status = 401;
   denied.body = kUnauthorizedMessage;
+  // The web console's pages challenge, so a browser asks for the
+  // credentials and then sends them with the console's own calls.
+  if (!req.segments.empty() && req.segments[0] == "ui")
+    denied.headers.emplace_back("WWW-Authenticate", "Basic realm=\"kconnectd\", charset=\"UTF-8\"");
   return denied;
 }
 
@@ -1110,15 +1125,22 @@ void RestServer::Impl::forward(const RestRequest& req, const Responder& r, const
   }
   std::string query = strip_query_param(req.raw_query, "forward");
   std::string target = url->base_path + req.raw_path + "?" + (query.empty() ? "" : query + "&") + "forward=" + next;
-  http::request<http::string_body> out{verb_from_method(req.method), target, 11};
-  std::string host = url->host.find(':') != std::string::npos ? "[" + url->host + "]" : url->host;
-  out.set(http::field::host, host + ":" + std::to_string(url->port));
+  spdlog::debug("rest: {} {} not handled here ({}); forwarding to {}", to_string(req.method), req.target,
+                err.message, err.forward_url);
+  send_checked(std::move(*url), req.method, std::move(target), req.authorization, req.body, r, opts_.forward_timeout);
+}
+
+void RestServer::Impl::send_checked(HttpUrl url, Method method, std::string target, const std::string& authorization,
+                                    const std::string& body, const Responder& r, std::chrono::milliseconds timeout) {
+  http::request<http::string_body> out{verb_from_method(method), target, 11};
+  std::string host = url.host.find(':') != std::string::npos ? "[" + url.host + "]" : url.host;
+  out.set(http::field::host, host + ":" + std::to_string(url.port));
   out.set(http::field::user_agent, "kafka-connect");
   out.set(http::field::accept, "application/json");
-  if (!req.authorization.empty()) out.set(http::field::authorization, req.authorization);
-  if (!req.body.empty()) {
+  if (!authorization.empty()) out.set(http::field::authorization, authorization);
+  if (!body.empty()) {
     out.set(http::field::content_type, "application/json");
-    out.body() = req.body;
+    out.body() = body;
   }
   out.keep_alive(false);
   out.prepare_payload();
@@ -1135,10 +1157,8 @@ void RestServer::Impl::forward(const RestRequest& req, const Responder& r, const
     r(RestResponse::error(431, "Request headers are too large to forward"));
     return;
   }
-  spdlog::debug("rest: {} {} not handled here ({}); forwarding to {}", to_string(req.method), req.target,
-                err.message, err.forward_url);
-  TlsContext* tls = url->scheme == "https" ? opts_.forward_tls.get() : nullptr;
-  std::make_shared<ForwardCall>(*this, std::move(*url), std::move(out), r, tls)->run();
+  TlsContext* tls = url.scheme == "https" ? opts_.forward_tls.get() : nullptr;
+  std::make_shared<ForwardCall>(*this, std::move(url), std::move(out), r, tls, timeout)->run();
 }
 
 // ---------------------------------------------------------------------------
@@ -1526,6 +1546,27 @@ std::vector<std::pair<Method, std::string>> RestServer::routes() const {
   for (const auto* table : {&impl_->extra_routes_, &impl_->builtin_routes_})
     for (const auto& r : *table) out.emplace_back(r.method, r.text);
   return out;
+}
+
+void RestServer::fail(const RestRequest& req, const Responder& r, const RestError& err) {
+  impl_->gate_->post([impl = impl_, req, r, err] { impl->fail(req, r, err); });
+}
+
+void RestServer::send(const std::string& base_url, Method method, const std::string& path_and_query,
+                      const std::string& authorization, const std::string& body, Responder done,
+                      std::optional<std::chrono::milliseconds> timeout) {
+  impl_->gate_->post([impl = impl_, base_url, method, path_and_query, authorization, body, done = std::move(done),
+                      timeout] {
+    auto url = parse_http_url(base_url);
+    if (!url || (url->scheme != "http" && url->scheme != "https"))
+      return done(RestResponse::error(500, "unsupported worker URL '" + base_url + "'"));
+    if (url->scheme == "https" && !impl->opts_.forward_tls)
+      return done(RestResponse::error(500, "no TLS settings to reach '" + base_url +
+                                               "' (set listeners.https.ssl.* or ssl.*)"));
+    std::string target = url->base_path + path_and_query;
+    impl->send_checked(std::move(*url), method, std::move(target), authorization, body, done,
+                       timeout.value_or(impl->opts_.forward_timeout));
+  });
 }
 
 void RestServer::add_route(Method method, std::string pattern, RouteHandler handler,

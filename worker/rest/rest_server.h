@@ -213,6 +213,26 @@ class RestServer {
   void add_route(Method method, std::string pattern, RouteHandler handler,
                  std::optional<std::chrono::milliseconds> timeout = std::nullopt);
 
+  /// Answers `r` with `err` as the built-in routes do: NotLeader and
+  /// NotOwner are forwarded to err.forward_url (Connect's `forward` hops,
+  /// at most two), any other kind answers its status with Connect's error
+  /// body. For extra routes whose herder call may land on the wrong worker.
+  /// Any thread.
+  void fail(const RestRequest& req, const Responder& r, const RestError& err);
+
+  /// Sends `method` `path_and_query` (starting with '/', already encoded)
+  /// with `authorization` (the Authorization header, "" = none) and a JSON
+  /// `body` ("" = none) to the worker at `base_url` ("http://w2:8083/"),
+  /// with the forwarding client: TLS with `forward_tls`, `timeout` for the
+  /// whole exchange (default `forward_timeout`),
+  /// replies up to `forward_response_limit` bytes, and the peer's size
+  /// limits checked first (414 / 431). `done` gets the peer's status, body
+  /// and Location, or a 500 naming the failure (bad URL, no TLS settings,
+  /// connect, read or timeout). Any thread; `done` runs on the io thread.
+  void send(const std::string& base_url, Method method, const std::string& path_and_query,
+            const std::string& authorization, const std::string& body, Responder done,
+            std::optional<std::chrono::milliseconds> timeout = std::nullopt);
+
   /// Every registered route as (method, pattern as given): the extra
   /// routes in the order added, then the built-in Connect routes (for
   /// the route table's test, route_docs.h). Thread-safe.

@@ -30,6 +30,7 @@
 #include "worker/api/herder_api.h"
 #include "worker/rest/admin_routes.h"
 #include "worker/rest/logger_routes.h"
+#include "worker/rest/console_routes.h"
 #include "worker/rest/observability.h"
 #include "worker/rest/rest_server.h"
 #include "worker/rest/route_docs.h"
@@ -1737,6 +1738,7 @@ TEST_CASE("route_docs lists exactly the routes a worker registers (docs/referenc
   add_task_reconfiguration_route(s.server, s.herder);
   add_drain_routes(s.server, s.herder, "w1", [] {});
   add_logger_routes(s.server, s.herder);
+  add_console_routes(s.server, s.herder, nullptr);
   std::set<std::pair<std::string, std::string>> registered, documented;
   for (const auto& [m, p] : s.server.routes()) registered.emplace(to_string(m), p);
   for (const auto& d : route_docs()) {
