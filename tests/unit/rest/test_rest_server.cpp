@@ -31,6 +31,7 @@
 #include "worker/rest/admin_routes.h"
 #include "worker/rest/logger_routes.h"
 #include "worker/rest/console_routes.h"
+#include "worker/rest/ui_assets.h"
 #include "worker/rest/observability.h"
 #include "worker/rest/rest_server.h"
 #include "worker/rest/route_docs.h"
@@ -285,6 +286,11 @@ class FakeHerder : public HerderApi {
     internal_call("fence " + c, std::move(sig), std::move(done));
   }
   std::vector<RebalanceRecord> rebalance_history() const override { return rebalances; }
+  std::optional<MemberView> view;  // what member_view() answers; nullopt = the default 501
+  void member_view(Callback<MemberView> cb) override {
+    if (!view) return HerderApi::member_view(std::move(cb));
+    cb(*view);
+  }
 
  private:
   std::optional<RestError> offsets_check(const std::string& name, bool modify) {
@@ -1755,4 +1761,147 @@ TEST_CASE("route_docs lists exactly the routes a worker registers (docs/referenc
     INFO(d.first << " " << d.second << " is in worker/rest/route_docs.cpp but no longer served");
     CHECK(registered.count(d) == 1);
   }
+}
+
+// ------------------------------------------------------------ web console
+
+TEST_CASE("GET /cluster through a follower: the leader gathers every member's GET /worker", "[rest][ui]") {
+  Server leader, follower;
+  add_console_routes(leader.server, leader.herder, nullptr);
+  add_console_routes(follower.server, follower.herder, nullptr);
+  int drains = 0;
+  add_drain_routes(follower.server, follower.herder, "wF", [&] { ++drains; });
+  const std::string lurl = leader.server.url(), furl = follower.server.url();
+  const std::string dead = "http://127.0.0.1:1/";  // nothing listens: an unreachable member
+  MemberView lv;
+  lv.worker_id = "wL";
+  lv.url = lurl;
+  lv.member_id = "m-L";
+  lv.generation = 7;
+  lv.is_leader = true;
+  lv.leader_url = lurl;
+  lv.protocol = "sessioned";
+  lv.tasks = {"c1-0", "c1-2"};
+  lv.members = {{"m-L", lurl, ""}, {"m-F", furl, ""}, {"m-X", dead, ""}};
+  leader.herder.view = lv;
+  MemberView fv;
+  fv.worker_id = "wF";
+  fv.url = furl;
+  fv.member_id = "m-F";
+  fv.generation = 7;
+  fv.leader_url = lurl;
+  fv.protocol = "sessioned";
+  fv.tasks = {"c1-1"};
+  follower.herder.view = fv;
+  RebalanceRecord rec;
+  rec.generation = 6;
+  RebalanceRecord rec7 = rec;
+  rec7.generation = 7;
+  follower.herder.rebalances = {rec, rec7};
+
+  auto r = request(follower.port(), "GET", "/cluster?rebalances=1");
+  INFO(r.body);
+  REQUIRE(r.status == 200);
+  auto j = r.j();
+  CHECK(j["served_by"] == "wL");
+  CHECK(j["generation"] == 7);
+  REQUIRE(j["workers"].size() == 3);
+  std::map<std::string, json> by_url;
+  for (const auto& w : j["workers"]) by_url[w["url"].get<std::string>()] = w;
+  CHECK(by_url[lurl]["worker_id"] == "wL");
+  CHECK(by_url[lurl]["is_leader"] == true);
+  CHECK(by_url[lurl]["tasks"] == json::array({"c1-0", "c1-2"}));
+  CHECK(by_url[furl]["worker_id"] == "wF");
+  CHECK(by_url[furl]["member_id"] == "m-F");
+  CHECK(by_url[furl]["is_leader"] == false);
+  CHECK(by_url[furl]["tasks"] == json::array({"c1-1"}));
+  REQUIRE(by_url[furl]["rebalances"].size() == 1);  // the last one only
+  CHECK(by_url[furl]["rebalances"][0]["generation"] == 7);
+  CHECK(by_url[furl]["health"]["status"] == "healthy");
+  CHECK(by_url[dead]["member_id"] == "m-X");
+  CHECK_THAT(by_url[dead]["error"].get<std::string>(), Catch::Contains("IO Error"));
+  // Sorted by URL.
+  std::vector<std::string> urls;
+  for (const auto& w : j["workers"]) urls.push_back(w["url"]);
+  CHECK(std::is_sorted(urls.begin(), urls.end()));
+
+  // The drain relay: through the follower, to the leader, back to the follower's /admin/drain.
+  auto drain = request(follower.port(), "POST", "/cluster/workers/wF/drain");
+  CHECK(drain.status == 202);
+  CHECK(drain.j() == json{{"worker_id", "wF"}, {"draining", true}});
+  CHECK(drains == 1);
+  auto unknown = request(follower.port(), "POST", "/cluster/workers/nobody/drain");
+  check_error_body(unknown, 404);
+  CHECK_THAT(unknown.j()["message"].get<std::string>(), Catch::Contains("wL, wF"));
+}
+
+TEST_CASE("GET /worker: shape, the rebalances bound, and 501 without a group", "[rest][ui]") {
+  Server s;
+  add_console_routes(s.server, s.herder, nullptr);
+  check_error_body(request(s.port(), "GET", "/worker"), 501);  // the default member_view
+  MemberView v;
+  v.worker_id = "w1";
+  v.generation = 3;
+  v.connectors = {"c1"};
+  s.herder.view = v;
+  auto r = request(s.port(), "GET", "/worker?rebalances=0");
+  REQUIRE(r.status == 200);
+  auto j = r.j();
+  for (const char* k : {"worker_id", "url", "member_id", "is_leader", "leader_url", "generation", "protocol", "health",
+                        "uptime_ms", "now_ms", "connectors", "tasks", "draining", "rss_bytes", "threads",
+                        "task_records", "rebalances"})
+    CHECK(j.contains(k));
+  CHECK(j["generation"] == 3);
+  CHECK(j["rss_bytes"].get<uint64_t>() > 0);  // read from /proc/self
+  CHECK(j["threads"].get<uint64_t>() >= 2);
+  CHECK(j["rebalances"] == json::array());
+  for (const char* bad : {"/worker?rebalances=257", "/worker?rebalances=-1", "/worker?rebalances=x", "/cluster?rebalances=1x"})
+    check_error_body(request(s.port(), "GET", bad), 400);
+  // Not the leader, and no leader URL: Connect's 409 for an unknown leader.
+  check_error_body(request(s.port(), "GET", "/cluster"), 409);
+}
+
+TEST_CASE("the console's config view hides secrets; its files are compiled in with their types", "[rest][ui]") {
+  Server s;
+  add_console_routes(s.server, s.herder, nullptr);
+  ConnectorInfo info;
+  info.name = "c1";
+  info.config = {{"name", "c1"}, {"connector.class", "A"}, {"database.password", "pw1"},
+                 {"producer.override.sasl.jaas.config", "x required password=\"p\";"}, {"topic", "t"}};
+  s.herder.connectors["c1"] = info;
+  auto r = request(s.port(), "GET", "/ui/api/connectors/c1/config");
+  REQUIRE(r.status == 200);
+  CHECK(r.j() == json{{"name", "c1"}, {"connector.class", "A"}, {"database.password", "[hidden]"},
+                      {"producer.override.sasl.jaas.config", "[hidden]"}, {"topic", "t"}});
+  check_error_body(request(s.port(), "GET", "/ui/api/connectors/nope/config"), 404);
+
+  REQUIRE(find_ui_asset("index.html") != nullptr);
+  auto page = request(s.port(), "GET", "/ui");
+  CHECK(page.status == 200);
+  CHECK(page.header("content-type") == "text/html; charset=utf-8");
+  CHECK(page.body == std::string(find_ui_asset("index.html")->bytes));
+  CHECK_THAT(page.header("content-security-policy"), Catch::Contains("default-src 'self'"));
+  for (const auto& a : ui_assets()) {
+    INFO(a.name);
+    auto f = request(s.port(), "GET", "/ui/" + std::string(a.name));
+    CHECK(f.status == 200);
+    CHECK(f.body.size() == a.bytes.size());
+    CHECK(f.header("content-type") == std::string(ui_content_type(a.name)));
+  }
+  CHECK(ui_content_type("app.js") == "text/javascript; charset=utf-8");
+  CHECK(ui_content_type("x.css") == "text/css; charset=utf-8");
+  CHECK(ui_content_type("noext") == "application/octet-stream");
+  CHECK(find_ui_asset("../index.html") == nullptr);
+  check_error_body(request(s.port(), "GET", "/ui/missing.js"), 404);
+  check_error_body(request(s.port(), "GET", "/ui/a/index.html"), 404);
+}
+
+TEST_CASE("rest.ui.enable=false: no console, the cluster data stays", "[rest][ui]") {
+  Server s;
+  ConsoleOptions off;
+  off.ui_enabled = false;
+  add_console_routes(s.server, s.herder, nullptr, off);
+  CHECK(request(s.port(), "GET", "/ui").status == 404);
+  CHECK(request(s.port(), "GET", "/ui/app.js").status == 404);
+  CHECK(request(s.port(), "GET", "/worker").status == 501);  // registered (the default herder answer)
 }

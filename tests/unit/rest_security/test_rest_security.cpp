@@ -15,6 +15,7 @@
 #include "tests/support/tls_test_util.h"
 #include "worker/herder/internal_client.h"
 #include "worker/rest/basic_auth.h"
+#include "worker/rest/console_routes.h"
 #include "worker/rest/rest_security.h"
 #include "worker/rest/rest_server.h"
 #include "worker/api/rest_tls.h"
@@ -393,6 +394,38 @@ TEST_CASE("basic authentication: 401 without or with wrong credentials, 200 with
         401);
   // /health follows the default rest.health.auth=true.
   CHECK(http_call(port, http::verb::get, "/health").status == 401);
+}
+
+TEST_CASE("the web console is under basic authentication, and its 401 asks the browser for credentials",
+          "[security][rest][ui]") {
+  TestPki pki;
+  TinyHerder herder;
+  auto o = base_options();
+  o.listeners = {"http://127.0.0.1:0"};
+  o.basic_auth = users(pki);
+  RestServer server(o, herder);
+  kc::rest::add_console_routes(server, herder, nullptr);
+  REQUIRE(server.start());
+  const auto port = server.port();
+  for (const char* path : {"/ui", "/ui/", "/ui/app.js", "/ui/api/connectors/c1/config"}) {
+    INFO(path);
+    HttpResult none = http_call(port, http::verb::get, path);
+    CHECK(none.status == 401);
+    CHECK(none.body == "User cannot access the resource.");
+    CHECK(none.www_authenticate == R"(Basic realm="kconnectd", charset="UTF-8")");
+    CHECK(http_call(port, http::verb::get, path, "", nullptr, kc::test::basic_auth_header("alice", "wrong")).status ==
+          401);
+  }
+  // The console's data routes answer 401 as Connect's API does: no challenge.
+  for (const char* path : {"/worker", "/cluster"}) {
+    INFO(path);
+    HttpResult none = http_call(port, http::verb::get, path);
+    CHECK(none.status == 401);
+    CHECK(none.www_authenticate.empty());
+  }
+  HttpResult page = http_call(port, http::verb::get, "/ui", "", nullptr, kc::test::basic_auth_header("alice", "s3cret"));
+  CHECK(page.status == 200);
+  CHECK(page.body.find("<html") != std::string::npos);
 }
 
 TEST_CASE("rest.health.auth=false lets GET /health through without credentials, nothing else", "[security][rest]") {
