@@ -47,7 +47,8 @@ function workerRow(w, act) {
       title: down ? w.error : [health.message, health.worker_state].filter(Boolean).join(' · ') || null },
     healthText),
     down ? el('div', { class: 'small err-text' }, w.error)
-      : (health.message ? el('div', { class: 'small muted' }, health.message) : null)),
+      // A healthy worker's message is always the same: keep it in the title.
+      : (health.message && healthText !== 'healthy' ? el('div', { class: 'small muted' }, health.message) : null)),
   el('td', { 'data-testid': 'worker-generation', class: 'num' }, down ? '–' : String(w.generation ?? '–')),
   el('td', { 'data-testid': 'worker-protocol' }, down ? '–' : (w.protocol || '–')),
   el('td', { 'data-testid': 'worker-tasks', class: 'num', title: tasks.join(', ') || null }, down ? '–' : String(tasks.length)),
