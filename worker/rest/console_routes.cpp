@@ -25,6 +25,15 @@ int64_t wall_ms() {
       .count();
 }
 
+/// The "message" of a peer's Connect error body, else the first 200 bytes
+/// of the body.
+std::string error_message(const RestResponse& res) {
+  auto parsed = parse_json_bounded<json>(res.body);
+  if (parsed && parsed.value.is_object() && parsed.value.contains("message") && parsed.value["message"].is_string())
+    return parsed.value["message"].get<std::string>();
+  return res.body.substr(0, 200);
+}
+
 /// This worker's GET /worker body, built after the herder's health answer.
 void local_worker(HerderApi& herder, const std::shared_ptr<metrics::WorkerMetrics>& metrics, std::size_t limit,
                   std::function<void(Reply<json>)> done) {
@@ -72,14 +81,8 @@ class MemberGather : public std::enable_shared_from_this<MemberGather> {
     auto failed = [&](const std::string& why) {
       return json{{"url", m.url}, {"member_id", m.member_id}, {"error", why}};
     };
+    if (res.status != 200) return failed("HTTP " + std::to_string(res.status) + ": " + error_message(res));
     auto parsed = parse_json_bounded<json>(res.body);
-    if (res.status != 200) {
-      std::string msg = parsed && parsed.value.is_object() && parsed.value.contains("message") &&
-                                parsed.value["message"].is_string()
-                            ? parsed.value["message"].get<std::string>()
-                            : res.body.substr(0, 200);
-      return failed("HTTP " + std::to_string(res.status) + ": " + msg);
-    }
     if (!parsed || !parsed.value.is_object()) return failed("the answer is not a JSON object");
     json body = std::move(parsed.value);
     body["member_id"] = m.member_id;
@@ -131,6 +134,20 @@ void with_members(RestServer& server, HerderApi& herder, const std::shared_ptr<m
                        [view, then = std::move(then)](std::vector<json> workers) { then(view, std::move(workers)); });
                    gather->run(view, std::move(self.value()));
                  });
+  });
+}
+
+/// GET /cluster on the leader: every member's /worker (a follower that
+/// reaches this forwards through RestServer::fail).
+void cluster_from_leader(RestServer& server, HerderApi& herder, const std::shared_ptr<metrics::WorkerMetrics>& metrics,
+                         const ConsoleOptions& opts, const RestRequest& req, const Responder& r, std::size_t limit) {
+  with_members(server, herder, metrics, opts, req, r, limit, [r](const MemberView& leader, std::vector<json> workers) {
+    json out{{"served_by", leader.worker_id},
+             {"leader_url", leader.url},
+             {"generation", leader.generation},
+             {"now_ms", wall_ms()},
+             {"workers", std::move(workers)}};
+    r(RestResponse::json(200, dump_json(out)));
   });
 }
 
@@ -225,15 +242,29 @@ void add_console_routes(RestServer& server, HerderApi& herder, std::shared_ptr<m
   server.add_route(Method::Get, "/cluster", [&server, &herder, metrics, opts](const RestRequest& req, Responder r) {
     auto limit = parse_rebalance_limit(req);
     if (!limit) return r(RestResponse::error(400, kBadLimit));
-    with_members(server, herder, metrics, opts, req, r, *limit,
-                 [r](const MemberView& leader, std::vector<json> workers) {
-                   json out{{"served_by", leader.worker_id},
-                            {"leader_url", leader.url},
-                            {"generation", leader.generation},
-                            {"now_ms", wall_ms()},
-                            {"workers", std::move(workers)}};
-                   r(RestResponse::json(200, dump_json(out)));
-                 });
+    // A follower forwards to the leader. When the leader cannot answer (it
+    // just left, or no leader is known during a rebalance), the console
+    // still gets this worker's own entry, marked partial, rather than an
+    // error at the moment an operator most wants to look.
+    herder.member_view([&server, &herder, metrics, opts, req, r, limit = *limit](Reply<MemberView> v) {
+      if (!v || v.value().is_leader) return cluster_from_leader(server, herder, metrics, opts, req, r, limit);
+      Responder leader_or_partial = [&herder, metrics, limit, r, view = v.value()](RestResponse res) {
+        if (res.status == 200) return r(std::move(res));
+        const std::string why = "HTTP " + std::to_string(res.status) + ": " + error_message(res);
+        local_worker(herder, metrics, limit, [r, view, why](Reply<json> self) {
+          if (!self) return r(RestResponse::error(self.error().http_status(), self.error().message));
+          json out{{"served_by", view.worker_id},
+                   {"leader_url", view.leader_url},
+                   {"generation", view.generation},
+                   {"now_ms", wall_ms()},
+                   {"partial", true},
+                   {"error", "the leader did not answer (" + why + "); only this worker is shown"},
+                   {"workers", json::array({std::move(self.value())})}};
+          r(RestResponse::json(200, dump_json(out)));
+        });
+      };
+      server.fail(req, leader_or_partial, RestError::not_leader(v.value().leader_url));
+    });
   });
 
   server.add_route(Method::Post, "/cluster/workers/{worker}/drain",

@@ -16,7 +16,9 @@
 //                             last round (a follower forwards it, as Connect
 //                             forwards leader-only requests); a member that
 //                             does not answer within `member_timeout` is an
-//                             entry with "error"
+//                             entry with "error"; when the leader itself
+//                             cannot be reached, a follower answers 200 with
+//                             only its own entry and "partial": true, "error"
 //   POST /cluster/workers/{worker}/drain
 //                             the leader relays POST /admin/drain to the
 //                             member whose worker id is {worker}

@@ -98,7 +98,8 @@ const std::array kRoutes = {
              "`200`; `400` bad rebalances"},
     RouteDoc{Method::Get, "/cluster", "Every member's `GET /worker`, gathered by the leader (ours; a follower forwards it).",
              "query `rebalances` 0..256 (default 50)",
-             "`{served_by, leader_url, generation, now_ms, workers: [GET /worker body, or {url, member_id, error}]}`",
+             "`{served_by, leader_url, generation, now_ms, workers: [GET /worker body, or {url, member_id, error}]}`; "
+             "from a follower whose leader does not answer, `partial: true`, `error` and only its own entry",
              "`200`; `400` bad rebalances; `503` before the leader's first round"},
     RouteDoc{Method::Post, "/cluster/workers/{worker}/drain",
              "The leader relays `POST /admin/drain` to the member with this worker id (ours; the console's drain).", "",

@@ -1858,8 +1858,24 @@ TEST_CASE("GET /worker: shape, the rebalances bound, and 501 without a group", "
   CHECK(j["rebalances"] == json::array());
   for (const char* bad : {"/worker?rebalances=257", "/worker?rebalances=-1", "/worker?rebalances=x", "/cluster?rebalances=1x"})
     check_error_body(request(s.port(), "GET", bad), 400);
-  // Not the leader, and no leader URL: Connect's 409 for an unknown leader.
-  check_error_body(request(s.port(), "GET", "/cluster"), 409);
+  // A follower whose leader cannot answer (here: no leader URL known, as
+  // during a rebalance) shows itself alone, marked partial, with the reason.
+  auto partial = request(s.port(), "GET", "/cluster?rebalances=0");
+  REQUIRE(partial.status == 200);
+  auto pj = partial.j();
+  CHECK(pj["partial"] == true);
+  CHECK_THAT(pj["error"].get<std::string>(), Catch::Contains("no known leader URL"));
+  REQUIRE(pj["workers"].size() == 1);
+  CHECK(pj["workers"][0]["worker_id"] == "w1");
+  // The same when the leader's URL does not answer.
+  v.leader_url = "http://127.0.0.1:1/";
+  s.herder.view = v;
+  auto gone = request(s.port(), "GET", "/cluster");
+  REQUIRE(gone.status == 200);
+  CHECK(gone.j()["partial"] == true);
+  CHECK_THAT(gone.j()["error"].get<std::string>(), Catch::Contains("IO Error"));
+  // The drain relay has no partial answer: it needs the leader.
+  check_error_body(request(s.port(), "POST", "/cluster/workers/w1/drain"), 500);
 }
 
 TEST_CASE("the console's config view hides secrets; its files are compiled in with their types", "[rest][ui]") {

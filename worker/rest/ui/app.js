@@ -43,6 +43,8 @@ const state = {
   zoom: 'minute',         // timeline zoom: minute | hour | day
   width: 800,             // px available to the timeline
   stopped: false,         // true after a 401: no more polling
+  lastSeen: new Map(),    // worker id -> its last good /cluster entry (an unreachable one keeps its lane history)
+  departed: new Map(),    // worker id -> {worker: last good entry, left_ms: leader now_ms when it left the group}
 };
 
 let pollTimer = 0;
@@ -93,6 +95,7 @@ async function poll() {
   const auth = failures.find((e) => e.status === 401);
   if (auth) return authFailed(auth);
   if (c.status === 'fulfilled') ingestCluster(c.value);
+  if (c.status === 'fulfilled' && c.value && c.value.partial) failures.push({ message: String(c.value.error || 'partial view') });
   if (k.status === 'fulfilled') state.connectors = k.value && typeof k.value === 'object' ? k.value : {};
   showPollErrors(failures);
   if (!failures.length) $('last-update').textContent = fmtTime(Date.now());
@@ -116,7 +119,26 @@ function pollNow() {
  * changed, and records/s samples from task_records deltas over each worker's now_ms (ms).
  */
 function ingestCluster(cluster) {
+  if (cluster.partial && state.cluster) {
+    // The leader did not answer: this worker's fresh entry, the others as last known.
+    const fresh = new Map((cluster.workers || []).map((w) => [workerId(w), w]));
+    const merged = (state.cluster.workers || []).map((w) => fresh.get(workerId(w)) || { ...w, stale: true });
+    for (const [id, w] of fresh) if (!merged.some((m) => workerId(m) === id)) merged.push(w);
+    cluster = { ...cluster, workers: merged };
+  }
   state.cluster = cluster;
+  // Workers that left the group keep their timeline lane while their last
+  // rebalance is in the window, so a stop shows where the work came from.
+  const present = new Set((cluster.workers || []).map(workerId));
+  for (const [id, w] of cluster.partial ? [] : state.lastSeen) {
+    if (!present.has(id) && !state.departed.has(id)) state.departed.set(id, { worker: w, left_ms: cluster.now_ms });
+  }
+  for (const w of cluster.workers || []) {
+    const id = workerId(w);
+    state.departed.delete(id);
+    if (!w.error) state.lastSeen.set(id, w);
+  }
+  for (const id of state.departed.keys()) state.lastSeen.delete(id);
   const owners = new Map();
   for (const w of cluster.workers || []) {
     if (w.error) continue;

@@ -15,8 +15,8 @@ const PAD_X = 10;    // px left/right padding of the plot
 /** Renders the timeline view (zoom buttons, legend, SVG, a table alternative) for state.zoom and state.width (px). */
 export function renderTimeline(state, act) {
   const zoom = ZOOMS[state.zoom] ? state.zoom : 'minute';
-  const workers = state.cluster ? state.cluster.workers || [] : [];
   const now = state.cluster ? state.cluster.now_ms : Date.now();
+  const workers = laneWorkers(state, now - ZOOMS[zoom]);
   const width = Math.max(300, Math.floor(state.width || 800));
   return el('section', { class: 'view', 'aria-labelledby': 'view-title' },
     el('h1', { id: 'view-title', tabindex: -1 }, 'Rebalance timeline'),
@@ -26,6 +26,23 @@ export function renderTimeline(state, act) {
     legend(),
     el('div', { class: 'timeline-wrap' }, timelineSvg(workers, now, ZOOMS[zoom], width)),
     rebalanceTable(workers, now - ZOOMS[zoom]));
+}
+
+/**
+ * The workers to draw, one lane each: the current members (an unreachable one
+ * with the rebalances it last reported), then the workers that left the group
+ * at or after t0 (ms), marked with left_ms.
+ */
+function laneWorkers(state, t0) {
+  const current = state.cluster ? state.cluster.workers || [] : [];
+  const lanes = current.map((w) => {
+    const seen = w.error ? state.lastSeen && state.lastSeen.get(workerId(w)) : null;
+    return seen ? { ...seen, error: w.error } : w;
+  });
+  for (const [, d] of state.departed || []) {
+    if (d.left_ms >= t0) lanes.push({ ...d.worker, is_leader: false, left_ms: d.left_ms });
+  }
+  return lanes;
 }
 
 /** The legend explaining band/mark shapes (text, not colour alone). */
@@ -83,7 +100,8 @@ function lane(w, y0, win) {
   const g = svg('g', { 'data-testid': 'timeline-lane', 'data-worker': id, class: 'lane' });
   g.appendChild(svg('rect', { x: 0, y: y0, width: win.plotW + 2 * PAD_X, height: LANE_H - 2, class: 'lane-bg' }));
   g.appendChild(svg('text', { x: PAD_X, y: y0 + 14, class: 'lane-label' },
-    id + (w.is_leader ? ' (leader)' : '') + (w.error ? ` — unreachable: ${w.error}` : '') + (w.draining ? ' — draining' : '')));
+    id + (w.is_leader ? ' (leader)' : '') + (w.error ? ` — unreachable: ${w.error}` : '') +
+      (w.left_ms ? ` — left the group at ${fmtTime(w.left_ms)}` : w.draining ? ' — draining' : '')));
   for (const r of w.rebalances || []) {
     const start = r.join_started_ms ?? r.sync_done_ms ?? r.assignment_applied_ms;
     if (start === null || start === undefined) continue;
