@@ -583,18 +583,16 @@ def auth_part(work, auth_workers, shots_dir, browsers, shots):
     check(code == 200, f"GET /ui with the right password: {code}")
 
     # How the browser gets the credentials. Chromium headless has no login
-    # prompt, so the test hands them over the way the prompt would: CDP
-    # Network.setExtraHTTPHeaders puts the Authorization header on every
-    # request of the page, the navigation to /ui and every later
-    # fetch('/cluster') alike. Credentials in the URL
-    # (http://admin:pw@host/ui) are NOT honoured for the fetch() calls: they
-    # authenticate the navigation and the module scripts, but
-    # document.URL/baseURI keep the userinfo (only location.href drops it),
-    # so the console's relative fetch('/cluster') resolves to
-    # http://admin:pw@host/cluster and Chromium throws "TypeError: Failed to
-    # execute 'fetch' on 'Window': Request cannot be constructed from a URL
-    # that includes credentials" (the page shows "network error" forever).
-    # A fresh browser profile for each check, so nothing is cached across.
+    # prompt, so the test hands them over the two ways a browser keeps them
+    # after a prompt: CDP Network.setExtraHTTPHeaders puts the Authorization
+    # header on every request of the page, and credentials in the URL
+    # (http://admin:pw@host/ui) authenticate the navigation and are cached
+    # for the origin. For the latter the console builds its fetch URLs from
+    # location.origin (api.js sameOrigin): a relative fetch('/cluster') would
+    # resolve against a base URL that keeps the userinfo, which fetch()
+    # refuses ("Request cannot be constructed from a URL that includes
+    # credentials"). A fresh browser profile for each check, so nothing is
+    # cached across.
     def browser_with(phase, password):
         br = Browser(work, phase)
         browsers.append(br)
@@ -635,6 +633,17 @@ def auth_part(work, auth_workers, shots_dir, browsers, shots):
                                                       and not s["auth_error"] and s) or "!no new poll")
     check(True, f"the polls keep their credentials (last update {first} -> {s['last_update']})")
     shots["auth-ok"] = ok.shot(shots_dir, "auth-ok")
+
+    # The same through credentials in the URL, with no header from CDP.
+    url_br = Browser(work, "auth-url")
+    browsers.append(url_br)
+    url_br.driver.get(f"http://{AUTH_USER}:{AUTH_PASSWORD}@127.0.0.1:{port}/ui")
+    s = url_br.wait("both workers with credentials in the URL",
+                    lambda s: (len(s["rows"]) == 2 and s) or f"!{len(s['rows'])} rows, auth {s['auth_error']!r}, "
+                                                              f"banner {s['error_banner']!r}")
+    check(len(s["rows"]) == 2 and s["auth_error"] is None and s["error_banner"] is None,
+          "credentials in the URL (as after the browser's prompt) show both workers, with no error")
+    url_br.quit()
 
     # The password goes stale under a running console: its next data call is
     # refused and the page shows [data-testid=auth-error] with the server's
