@@ -50,7 +50,8 @@ function legend() {
   const item = (cls, text, glyph) => el('li', {}, el('span', { class: `swatch ${cls}`, 'aria-hidden': 'true' }, glyph || ''), text);
   return el('ul', { class: 'legend' },
     item('sw-band', 'rebalance (join → applied)'), item('sw-drain', 'drain'), item('sw-delay', 'scheduled delay'),
-    item('sw-stop', 'task stopped', '▼'), item('sw-start', 'task started', '▲'), item('sw-error', 'assignment error'));
+    item('sw-stop', 'task stopped', '▼'), item('sw-start', 'task started', '▲'), item('sw-handover', 'task handed over', '╌'),
+    item('sw-error', 'assignment error'));
 }
 
 /** Picks a tick step (ms) so that span (ms) over plotW (px) gives labels at least ~90 px apart. */
@@ -91,7 +92,44 @@ function timelineSvg(workers, now, span, width) {
   root.appendChild(axis);
 
   workers.forEach((w, i) => root.appendChild(lane(w, AXIS_H + i * LANE_H, { t0, now, x, plotW })));
+  root.appendChild(handOvers(workers, { t0, now, x }));
   return root;
+}
+
+/**
+ * Dashed links from a task's stop on one lane to its start on another: the
+ * task was handed over. A start counts when it is in the same generation
+ * (kconnectd's hand-over: the leader gives the task to its new owner in the
+ * round that revokes it) or the next one (plain cooperative rebalancing),
+ * and not before the stop. Times in ms; win.x maps a time to px.
+ */
+function handOvers(workers, win) {
+  const g = svg('g', { class: 'handovers' });
+  const stops = [], starts = [];
+  workers.forEach((w, i) => {
+    const id = workerId(w), y0 = AXIS_H + i * LANE_H;
+    for (const r of w.rebalances || []) {
+      const base = r.sync_done_ms ?? r.join_started_ms;
+      const took = new Map((r.task_stops || []).map((s) => [s.task, s.stop_ms || 0]));
+      if (base !== null && base !== undefined) {
+        for (const t of (r.revoked && r.revoked.tasks) || []) stops.push({ task: t, id, y0, gen: r.generation, at: base + (took.get(t) || 0) });
+      }
+      if (r.assignment_applied_ms !== null && r.assignment_applied_ms !== undefined) {
+        for (const t of (r.assigned && r.assigned.tasks) || []) starts.push({ task: t, id, y0, gen: r.generation, at: r.assignment_applied_ms });
+      }
+    }
+  });
+  for (const s of stops) {
+    const to = starts.filter((t) => t.task === s.task && t.id !== s.id && (t.gen === s.gen || t.gen === s.gen + 1))
+      .sort((a, b) => a.at - b.at)[0];
+    if (!to || Math.max(s.at, to.at) < win.t0) continue;
+    const x1 = win.x(s.at), y1 = s.y0 + 26, x2 = win.x(to.at), y2 = to.y0 + 48;
+    g.appendChild(svg('line', { 'data-testid': 'task-handover', 'data-task': s.task, 'data-from': s.id, 'data-to': to.id,
+      x1, y1, x2, y2, class: 'handover' },
+    svg('title', {}, `${s.task} handed over from ${s.id} to ${to.id}: stopped ${fmtTime(s.at, true)}, ` +
+      `started ${fmtTime(to.at, true)} (${fmtDuration(Math.max(0, to.at - s.at))} without an owner)`)));
+  }
+  return g;
 }
 
 /** One worker lane (g[data-testid=timeline-lane]) at vertical offset y0 (px), with its rebalances in the window. */
