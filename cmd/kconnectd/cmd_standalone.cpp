@@ -156,8 +156,7 @@ int run_standalone(const std::string& worker_path, const std::vector<std::string
 
 void register_standalone(CLI::App& app, int& exit_code) {
   auto* sub = app.add_subcommand(
-      "standalone", "Run one worker without a group (Connect's standalone mode): connectors from files, source offsets "
-                    "in offset.storage.file.filename");
+      "standalone", "Run one worker without a group (Connect's standalone mode)");
   auto worker = std::make_shared<std::string>();
   auto files = std::make_shared<std::vector<std::string>>();
   sub->add_option("WORKER", *worker, "worker properties file (CONNECT_* environment variables override it)")

@@ -92,6 +92,7 @@ def scenario(kc, work, cluster):
         "rest.advertised.host.name": "127.0.0.1",
         "offset.storage.file.filename": offsets,
         "offset.flush.interval.ms": "500",
+        "consumer.session.timeout.ms": "6000",  # the killed sink's consumer leaves its group sooner
         "task.shutdown.graceful.timeout.ms": "5000",
         "key.converter": "org.apache.kafka.connect.storage.StringConverter",
         "value.converter": "org.apache.kafka.connect.storage.StringConverter",
