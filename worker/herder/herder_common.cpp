@@ -71,6 +71,22 @@ std::vector<rest::PluginInfo> plugin_infos(const connectors::PluginRegistry& reg
   return out;
 }
 
+Status start_connector_cached(runtime::Worker& worker, ConnectorConfigCache& cache, const std::string& c,
+                              const storage::ConfigMap& conf, storage::TargetState target) {
+  auto parsed = cache.get(c, conf);
+  return parsed ? worker.start_connector(*parsed, target)
+                : worker.refuse_start(runtime::Worker::StartKind::Connector, parsed.error());
+}
+
+Status start_task_cached(runtime::Worker& worker, ConnectorConfigCache& cache, const connect::ConnectorTaskId& t,
+                         const storage::ConfigMap& connector_conf, const storage::ConfigMap& task_conf,
+                         storage::TargetState target,
+                         const std::function<runtime::ExactlyOnceTaskChecks(const runtime::ConnectorConfig&)>& eos) {
+  auto parsed = cache.get(t.connector, connector_conf);
+  if (!parsed) return worker.refuse_start(runtime::Worker::StartKind::Task, parsed.error());
+  return worker.start_task(t, *parsed, task_conf, target, eos ? eos(**parsed) : runtime::ExactlyOnceTaskChecks{});
+}
+
 runtime::CallWatchdog& validate_watchdog() {
   static auto* dog = new runtime::CallWatchdog();
   return *dog;

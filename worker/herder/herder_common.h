@@ -12,6 +12,7 @@
 
 #include "worker/api/herder_api.h"
 #include "worker/connectors/config_def.h"
+#include "worker/herder/connector_config_cache.h"
 #include "worker/herder/distributed_herder.h"
 #include "worker/herder/sink_offsets.h"
 #include "worker/plugins/registry.h"
@@ -20,6 +21,46 @@
 #include "worker/runtime/worker.h"
 
 namespace kc::herder {
+
+/// A status-store state in the REST layer's terms.
+inline rest::ConnectState to_rest(storage::StatusState s) {
+  switch (s) {
+    case storage::StatusState::Unassigned: return rest::ConnectState::Unassigned;
+    case storage::StatusState::Running: return rest::ConnectState::Running;
+    case storage::StatusState::Paused: return rest::ConnectState::Paused;
+    case storage::StatusState::Failed: return rest::ConnectState::Failed;
+    case storage::StatusState::Restarting: return rest::ConnectState::Restarting;
+    case storage::StatusState::Stopped: return rest::ConnectState::Stopped;
+    case storage::StatusState::Destroyed: return rest::ConnectState::Destroyed;
+  }
+  return rest::ConnectState::Unassigned;
+}
+
+/// A REST target state (pause/resume/stop, initial_state) in storage terms.
+inline storage::TargetState to_storage(rest::TargetState t) {
+  switch (t) {
+    case rest::TargetState::Started: return storage::TargetState::Started;
+    case rest::TargetState::Paused: return storage::TargetState::Paused;
+    case rest::TargetState::Stopped: return storage::TargetState::Stopped;
+  }
+  return storage::TargetState::Started;
+}
+
+/// Starts connector `c` from its config as written, parsed once through
+/// `cache` (providers resolved); a config that cannot be read is a refused
+/// start (Worker::refuse_start, counted in the metrics). Returns the
+/// failure, for the caller to report FAILED. Blocking while a provider
+/// reads: the herder's apply strand.
+Status start_connector_cached(runtime::Worker& worker, ConnectorConfigCache& cache, const std::string& c,
+                              const storage::ConfigMap& conf, storage::TargetState target);
+
+/// The same for task `t` of a connector whose config as written is
+/// `connector_conf`; `eos` (may be empty) gives the exactly-once checks
+/// around its producer from the parsed connector config.
+Status start_task_cached(runtime::Worker& worker, ConnectorConfigCache& cache, const connect::ConnectorTaskId& t,
+                         const storage::ConfigMap& connector_conf, const storage::ConfigMap& task_conf,
+                         storage::TargetState target,
+                         const std::function<runtime::ExactlyOnceTaskChecks(const runtime::ConnectorConfig&)>& eos = {});
 
 /// The runtime Worker's settings from the herder's (worker id, client
 /// settings and overrides, flush and shutdown timeouts, converters,

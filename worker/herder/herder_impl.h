@@ -82,28 +82,6 @@ inline int64_t mono_ms() {
       .count();
 }
 
-inline rest::ConnectState to_rest(StatusState s) {
-  switch (s) {
-    case StatusState::Unassigned: return rest::ConnectState::Unassigned;
-    case StatusState::Running: return rest::ConnectState::Running;
-    case StatusState::Paused: return rest::ConnectState::Paused;
-    case StatusState::Failed: return rest::ConnectState::Failed;
-    case StatusState::Restarting: return rest::ConnectState::Restarting;
-    case StatusState::Stopped: return rest::ConnectState::Stopped;
-    case StatusState::Destroyed: return rest::ConnectState::Destroyed;
-  }
-  return rest::ConnectState::Unassigned;
-}
-
-inline storage::TargetState to_storage(rest::TargetState t) {
-  switch (t) {
-    case rest::TargetState::Started: return storage::TargetState::Started;
-    case rest::TargetState::Paused: return storage::TargetState::Paused;
-    case rest::TargetState::Stopped: return storage::TargetState::Stopped;
-  }
-  return storage::TargetState::Started;
-}
-
 /// The status listener when topic.tracking.enable=false: task and connector
 /// statuses as usual, no `status-topic-` records (Connect's WorkerConfig).
 class UntrackedStatusListener : public runtime::StatusStoreListener {

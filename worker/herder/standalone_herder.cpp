@@ -39,28 +39,6 @@ constexpr const char* kExactlyOnceUnsupported =
 /// The protocol name the web console shows for a standalone worker.
 constexpr const char* kStandaloneProtocol = "standalone";
 
-rest::ConnectState to_rest(StatusState s) {
-  switch (s) {
-    case StatusState::Unassigned: return rest::ConnectState::Unassigned;
-    case StatusState::Running: return rest::ConnectState::Running;
-    case StatusState::Paused: return rest::ConnectState::Paused;
-    case StatusState::Failed: return rest::ConnectState::Failed;
-    case StatusState::Restarting: return rest::ConnectState::Restarting;
-    case StatusState::Stopped: return rest::ConnectState::Stopped;
-    case StatusState::Destroyed: return rest::ConnectState::Destroyed;
-  }
-  return rest::ConnectState::Unassigned;
-}
-
-TargetState to_storage(rest::TargetState t) {
-  switch (t) {
-    case rest::TargetState::Started: return TargetState::Started;
-    case rest::TargetState::Paused: return TargetState::Paused;
-    case rest::TargetState::Stopped: return TargetState::Stopped;
-  }
-  return TargetState::Started;
-}
-
 /// Connect's MemoryStatusBackingStore: the runtime's status reports, kept
 /// in memory. Thread-safe (task and connector threads write, the herder
 /// reads).
@@ -322,9 +300,7 @@ struct StandaloneHerder::Impl : std::enable_shared_from_this<Impl> {
 
   /// Starts connector `c`; true when it started. Strand.
   bool start_connector_now(const std::string& c, const ConfigMap& conf, TargetState target) {
-    auto parsed = config_cache.get(c, conf);
-    auto st = parsed ? worker->start_connector(*parsed, target)
-                     : worker->refuse_start(runtime::Worker::StartKind::Connector, parsed.error());
+    auto st = start_connector_cached(*worker, config_cache, c, conf, target);
     strand_connectors[c] = RunningConnector{conf, target};
     if (st) {
       strand_failed_c.erase(c);
@@ -339,9 +315,7 @@ struct StandaloneHerder::Impl : std::enable_shared_from_this<Impl> {
   /// Starts task `t`. Strand.
   void start_task_now(const ConnectorTaskId& t, const ConfigMap& connector_conf, const ConfigMap& task_conf,
                       TargetState target) {
-    auto parsed = config_cache.get(t.connector, connector_conf);
-    auto st = parsed ? worker->start_task(t, *parsed, task_conf, target)
-                     : worker->refuse_start(runtime::Worker::StartKind::Task, parsed.error());
+    auto st = start_task_cached(*worker, config_cache, t, connector_conf, task_conf, target);
     strand_tasks[t] = RunningTask{task_conf, target};
     if (st) {
       strand_failed_t.erase(t);

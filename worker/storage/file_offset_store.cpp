@@ -211,13 +211,9 @@ Status FileOffsetBackingStore::commit(const std::string& connector,
                                       const std::vector<std::pair<SourcePartition, std::optional<SourceOffset>>>& offsets,
                                       int /*timeout_ms*/) {
   if (offsets.empty()) return ok_status();
-  std::vector<std::pair<std::string, std::optional<std::string>>> recs;
-  recs.reserve(offsets.size());
-  for (const auto& [p, o] : offsets) {
-    auto rec = encode_offset_record(connector, p, o);
-    if (!rec) return rec.error();
-    recs.emplace_back(std::move(rec->key), std::move(rec->value));
-  }
+  auto encoded = encode_offset_batch(connector, offsets);
+  if (!encoded) return encoded.error();
+  const auto& recs = *encoded;
   std::lock_guard lk(write_mu_);
   std::map<std::string, std::string> next;
   for (auto& [k, v] : cache_.records()) next.emplace(std::move(k), std::move(v));

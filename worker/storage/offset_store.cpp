@@ -6,6 +6,18 @@
 
 namespace kc::storage {
 
+Result<std::vector<std::pair<std::string, std::optional<std::string>>>> encode_offset_batch(
+    const std::string& connector, const std::vector<std::pair<SourcePartition, std::optional<SourceOffset>>>& offsets) {
+  std::vector<std::pair<std::string, std::optional<std::string>>> recs;
+  recs.reserve(offsets.size());
+  for (const auto& [p, o] : offsets) {
+    auto rec = encode_offset_record(connector, p, o);
+    if (!rec) return rec.error();
+    recs.emplace_back(std::move(rec->key), std::move(rec->value));
+  }
+  return recs;
+}
+
 // ---------------------------------------------------------------- OffsetCache
 
 std::optional<std::string> OffsetCache::apply(const std::string& key, const std::optional<std::string>& value) {
@@ -97,18 +109,11 @@ class KafkaOffsetBackingStore final : public OffsetBackingStore {
                 const std::vector<std::pair<SourcePartition, std::optional<SourceOffset>>>& offsets,
                 int timeout_ms) override {
     if (offsets.empty()) return ok_status();
-    std::vector<std::pair<std::string, std::optional<std::string>>> recs;
-    recs.reserve(offsets.size());
-    // The whole batch is refused when one offset could not be read back, as
-    // Connect fails a flush whose offsets do not serialise.
-    for (const auto& [p, o] : offsets) {
-      auto rec = encode_offset_record(connector, p, o);
-      if (!rec) return rec.error();
-      recs.emplace_back(std::move(rec->key), std::move(rec->value));
-    }
-    auto st = producer_->send_and_wait(options_.topic, recs, timeout_ms);
+    auto recs = encode_offset_batch(connector, offsets);
+    if (!recs) return recs.error();
+    auto st = producer_->send_and_wait(options_.topic, *recs, timeout_ms);
     if (!st) return st;
-    for (const auto& [k, v] : recs) (void)cache_.apply(k, v);
+    for (const auto& [k, v] : *recs) (void)cache_.apply(k, v);
     return ok_status();
   }
 

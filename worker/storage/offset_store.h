@@ -86,6 +86,14 @@ class OffsetBackingStore {
   virtual std::string description() const = 0;
 };
 
+/// The offsets-topic records (key bytes, value bytes; nullopt = tombstone)
+/// of a commit batch of `connector`, or the first offset's
+/// encode_offset_record error: the whole batch is refused when one offset
+/// could not be read back, as Connect fails a flush whose offsets do not
+/// serialise. Pure.
+Result<std::vector<std::pair<std::string, std::optional<std::string>>>> encode_offset_batch(
+    const std::string& connector, const std::vector<std::pair<SourcePartition, std::optional<SourceOffset>>>& offsets);
+
 /// Offsets cache keyed by the offset-topic key bytes, shared by both stores:
 /// decodes records and applies them (a tombstone or a null offset deletes).
 /// Thread-safe.
