@@ -84,7 +84,7 @@ TEST_CASE("offset file: truncated, corrupt and foreign texts are refused with th
   CHECK(bad.error().message.find("entry 0: key") != std::string::npos);
 }
 
-TEST_CASE("file store: commits survive a reopen; the previous copy is <file>.bak; tombstones delete") {
+TEST_CASE("file store: commits survive a reopen, the previous copy is <file>.bak, tombstones delete") {
   TempDir dir;
   const auto file = (dir.path / "connect.offsets").string();
   {
