@@ -104,6 +104,10 @@ const std::array kOptions = {
     opt_partitions("offset.storage.partitions", "25", "Partitions of the offsets topic; -1 = broker default."),
     opt_replication("offset.storage.replication.factor", "Replication factor of the offsets topic; -1 = broker default."),
     opt_required("status.storage.topic", "Topic holding connector and task status (compacted)."),
+    opt_string("offset.storage.file.filename", "",
+               "Standalone mode (`kconnectd standalone`, required there): the file holding source connector offsets, "
+               "rewritten atomically every offset.flush.interval.ms (`<file>.bak` keeps the copy before). Unused in "
+               "distributed mode."),
     opt_partitions("status.storage.partitions", "5", "Partitions of the status topic; -1 = broker default."),
     opt_replication("status.storage.replication.factor", "Replication factor of the status topic; -1 = broker default."),
     opt_bool("topic.creation.enable", "true", "Allow source connectors to create topics (topic.creation.* settings)."),
@@ -496,7 +500,13 @@ bool is_pass_through_key(std::string_view key) {
                      [&](const char* p) { return key.starts_with(p); });
 }
 
-WorkerConfigReport WorkerConfig::validate(const Properties& props) {
+bool is_distributed_only_option(std::string_view name) {
+  return name == "group.id" || name == "config.storage.topic" || name == "offset.storage.topic" ||
+         name == "status.storage.topic";
+}
+
+WorkerConfigReport WorkerConfig::validate(const Properties& props, WorkerMode mode) {
+  const bool standalone = mode == WorkerMode::Standalone;
   WorkerConfigReport report;
   auto& errors = report.errors;
   WorkerConfig cfg;
@@ -510,6 +520,10 @@ WorkerConfigReport WorkerConfig::validate(const Properties& props) {
     auto it = props.find(def.name);
     try {
       if (it == props.end()) {
+        if (def.required && standalone && is_distributed_only_option(def.name)) {
+          cfg.values_[def.name] = std::string();  // StandaloneConfig has no such option
+          continue;
+        }
         if (def.required) {
           errors.push_back(std::string(def.name) + ": missing required option (expected " +
                            describe_expectation(def) + ")");
@@ -555,7 +569,16 @@ WorkerConfigReport WorkerConfig::validate(const Properties& props) {
     errors.push_back("heartbeat.interval.ms: '" + std::to_string(cfg.heartbeat_interval_ms()) +
                      "' must be lower than session.timeout.ms (" + std::to_string(cfg.session_timeout_ms()) + ")");
   }
-  if (!fails({"config.storage.topic", "offset.storage.topic", "status.storage.topic"})) {
+  if (standalone) {
+    if (!fails({"offset.storage.file.filename"}) && trim(cfg.offset_storage_file_filename()).empty())
+      errors.push_back(
+          "offset.storage.file.filename: missing required option in standalone mode (expected the path of the file "
+          "that keeps source connector offsets, e.g. /var/lib/kconnectd/connect.offsets)");
+    if (!fails({"exactly.once.source.support"}) && cfg.get_string("exactly.once.source.support") != "disabled")
+      errors.push_back("exactly.once.source.support: '" + cfg.get_string("exactly.once.source.support") +
+                       "' is not supported in standalone mode (expected disabled; Kafka Connect's standalone worker "
+                       "has no exactly-once source support)");
+  } else if (!fails({"config.storage.topic", "offset.storage.topic", "status.storage.topic"})) {
     const std::string& c = cfg.config_storage_topic();
     const std::string& o = cfg.offset_storage_topic();
     const std::string& s = cfg.status_storage_topic();

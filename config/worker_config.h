@@ -104,6 +104,19 @@ std::string local_hostname();
 
 struct WorkerConfigReport;
 
+/// Which kind of worker a configuration is for. Connect has one config
+/// class per mode: DistributedConfig needs group.id and the three storage
+/// topics; StandaloneConfig needs none of them but
+/// offset.storage.file.filename.
+enum class WorkerMode {
+  Distributed,  ///< `kconnectd run`: group.id, config/offset/status.storage.topic required
+  Standalone,   ///< `kconnectd standalone`: offset.storage.file.filename required, no group or topics
+};
+
+/// Options only a distributed worker needs; a standalone worker ignores
+/// them (and does not require them).
+bool is_distributed_only_option(std::string_view name);
+
 /// Validated worker configuration. Build with from_properties()/from_file().
 class WorkerConfig {
  public:
@@ -127,7 +140,12 @@ class WorkerConfig {
   /// `producer.`, `consumer.`, `admin.`, `ssl.`, `sasl.`, `key.converter.`)
   /// are warnings, as Connect only logs them, with a did-you-mean suggestion
   /// (suggest_option()). Never throws ConfigError.
-  static WorkerConfigReport validate(const Properties& props);
+  /// `mode` Standalone: group.id and the storage topics are not required
+  /// (nor checked to differ); offset.storage.file.filename is ("offset.storage.file.filename:
+  /// missing required option in standalone mode (...)"), and
+  /// exactly.once.source.support must stay `disabled` (Connect's standalone
+  /// worker has no exactly-once source support).
+  static WorkerConfigReport validate(const Properties& props, WorkerMode mode = WorkerMode::Distributed);
   /// validate(); throws ConfigError whose what() is every error, one per
   /// line, when there is any.
   static WorkerConfig from_properties(const Properties& props);
@@ -258,6 +276,10 @@ class WorkerConfig {
     return get_string("static.membership.assignment.file");
   }
   [[nodiscard]] const std::string& log_level() const { return get_string("log.level"); }
+  /// offset.storage.file.filename (standalone mode): the source offset file.
+  [[nodiscard]] const std::string& offset_storage_file_filename() const {
+    return get_string("offset.storage.file.filename");
+  }
   [[nodiscard]] const std::string& log_format() const { return get_string("log.format"); }
 
   // Derived values (reference 4.1).

@@ -116,29 +116,9 @@ int run_worker(const std::string& path, bool leave_on_shutdown) {
     security = std::move(loaded.security);
     if (leave_on_shutdown) hc.leave_group_on_shutdown = true;
   }
-  // log.file: from here on lines go to the file; SIGHUP reopens it (below).
+  // log.file (SIGHUP reopens it, below), log.level, log.format, first lines.
   std::shared_ptr<ReopenableFileSink> log_file;
-  if (const auto& lf = wc->get_string("log.file"); !lf.empty()) {
-    try {
-      log_file = log_to_file(lf);
-    } catch (const std::exception& e) {
-      std::cerr << "kconnectd run: cannot open log.file " << lf << ": " << e.what() << "\n";
-      return 1;
-    }
-  }
-  std::string level = wc->log_level();
-  std::transform(level.begin(), level.end(), level.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (level == "warning") level = "warn";
-  if (auto lvl = spdlog::level::from_str(level); lvl != spdlog::level::off || level == "off") spdlog::set_level(lvl);
-  // log.format: text | json; every line carries the worker id and generation.
-  (void)metrics::configure_logging(level, wc->log_format());
-  // /admin/loggers starts from log.level (root); librdkafka's lines at most INFO.
-  metrics::LoggerLevels::instance().reset(spdlog::get_level());
-  for (const auto& key : from_env) spdlog::info("worker property {} set from the environment", key);
-  for (const auto& w : wc->warnings()) spdlog::warn("config: {}", w);
-  // Connect logs its config values at startup; secrets read "[hidden]".
-  spdlog::info("{}", wc->describe());
-  for (const auto& w : security.warnings) spdlog::warn("rest: {}", w);
+  if (!start_logging("kconnectd run", *wc, from_env, security, log_file)) return 1;
 
   // Connector plugins of plugin.path join the built-ins; a refused file is
   // one log line and does not stop the worker.
@@ -146,34 +126,8 @@ int run_worker(const std::string& path, bool leave_on_shutdown) {
 
   // Fail fast, and name the cause (issue 27): before the stores, the
   // runtime or the group client use the broker.
-  {
-    constexpr int kBrokerCheckAttemptMs = 8000;
-    constexpr int kBrokerCheckRetryBoundMs = 60000;
-    storage::ClientProps props = hc.client_props;
-    props["bootstrap.servers"] = hc.bootstrap_servers;
-    storage::BrokerCheckOptions bo;
-    bo.attempt_timeout_ms = kBrokerCheckAttemptMs;
-    bo.retry_bound_ms = kBrokerCheckRetryBoundMs;
-    bo.retry_backoff_ms = 1000;
-    auto verdict = storage::wait_for_brokers(
-        props, {hc.config_topic, hc.offset_topic, hc.status_topic}, hc.group_id, bo,
-        [&bo](int attempt, const storage::BrokerCheckVerdict& v, int attempt_ms) {
-          // The attempt's own time counts too: attempts start attempt_ms +
-          // retry_backoff_ms apart, not retry_backoff_ms.
-          spdlog::warn("broker check attempt {} ({}) took {} ms: {}; next attempt in {} ms, {} ms after this one "
-                       "began (for up to {} s in all)",
-                       attempt, storage::broker_check_cause_name(v.cause), attempt_ms, v.message,
-                       bo.retry_backoff_ms, attempt_ms + bo.retry_backoff_ms, bo.retry_bound_ms / 1000);
-        });
-    if (!verdict.ok()) {
-      const auto cause = storage::broker_check_cause_name(verdict.cause);
-      spdlog::error("cannot use the Kafka cluster ({}): {}", cause, verdict.message);
-      spdlog::default_logger()->flush();
-      std::cerr << "kconnectd run: cannot use the Kafka cluster (" << cause << "): " << verdict.message << std::endl;
-      return 1;
-    }
-    spdlog::info("broker check: {} answered with metadata", hc.bootstrap_servers);
-  }
+  if (!check_brokers_or_report("kconnectd run", hc, {hc.config_topic, hc.offset_topic, hc.status_topic}, hc.group_id))
+    return 1;
 
   // Shutdown, from a signal, POST /admin/drain or a fatal group error; runs
   // on sig_io. Declared before the herder, whose io thread may post to it.
@@ -198,22 +152,7 @@ int run_worker(const std::string& path, bool leave_on_shutdown) {
     std::cerr << "kconnectd run: cannot start the worker: " << st.error().to_string() << "\n";
     return 1;
   }
-  rest::RestServerOptions ro;
-  ro.listeners = wc->listeners();
-  security.apply_to(ro);
-#ifdef KC_VERSION
-  ro.version = KC_VERSION;
-#endif
-#ifdef KC_GIT_COMMIT
-  ro.commit = KC_GIT_COMMIT;
-#endif
-  auto server = std::make_unique<rest::RestServer>(ro, *herder);
-  kc::rest::add_observability_routes(*server, *herder, hc.metrics);  // GET /metrics, GET /rebalances
-  kc::rest::add_task_reconfiguration_route(*server, *herder);  // POST /connectors/{c}/tasks (internal)
-  kc::rest::add_logger_routes(*server, *herder);  // /admin/loggers (KIP-495, KIP-976)
-  kc::rest::ConsoleOptions console;
-  console.ui_enabled = wc->get_bool("rest.ui.enable");
-  kc::rest::add_console_routes(*server, *herder, hc.metrics, console);  // GET /ui, /worker, /cluster
+  auto server = make_rest_server(*wc, security, *herder, hc.metrics);
   kc::rest::add_drain_routes(*server, *herder, hc.worker_id, [&] {
     boost::asio::post(sig_io, [&] { begin_shutdown(true); });
   });
@@ -228,22 +167,7 @@ int run_worker(const std::string& path, bool leave_on_shutdown) {
   boost::asio::signal_set signals(sig_io, SIGINT, SIGTERM);
   // SIGHUP (logrotate): reopen log.file; never a shutdown.
   boost::asio::signal_set hup(sig_io, SIGHUP);
-  std::function<void(const boost::system::error_code&, int)> on_hup = [&](const boost::system::error_code& ec,
-                                                                           int) {
-    if (ec) return;
-    if (log_file) {
-      try {
-        log_file->reopen();
-        spdlog::info("SIGHUP: reopened log file {}", log_file->path());
-      } catch (const std::exception& e) {
-        std::cerr << "kconnectd run: SIGHUP: cannot reopen " << log_file->path() << ": " << e.what() << "\n";
-      }
-    } else {
-      spdlog::info("SIGHUP ignored (no log.file to reopen)");
-    }
-    hup.async_wait(on_hup);
-  };
-  hup.async_wait(on_hup);
+  watch_sighup(hup, log_file, "kconnectd run");
   std::thread stopper;
   bool stopping = false;
   const int drain_timeout_ms = wc->shutdown_drain_timeout_ms();

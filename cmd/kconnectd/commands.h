@@ -23,6 +23,9 @@ void register_validate(CLI::App& app, int& exit_code);
 void register_mock_broker(CLI::App& app, int& exit_code);
 /// `kconnectd run FILE`: run a worker (issue 4).
 void register_run(CLI::App& app, int& exit_code);
+/// `kconnectd standalone WORKER [CONNECTOR...]`: one worker without a
+/// group, Connect's standalone mode (issue 29).
+void register_standalone(CLI::App& app, int& exit_code);
 /// `kconnectd transform CONNECTOR.json`: dry-run a connector's transform
 /// chain on JSON-line records from stdin (issue 11).
 void register_transform(CLI::App& app, int& exit_code);

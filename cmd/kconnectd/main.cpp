@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = 0;
   kc::cmd::register_run(app, exit_code);
+  kc::cmd::register_standalone(app, exit_code);
   kc::cmd::register_mock_broker(app, exit_code);
   kc::cmd::register_validate(app, exit_code);
   kc::cmd::register_decode(app, exit_code);

@@ -6,13 +6,20 @@
 // cross-checks (config::WorkerConfig::validate), the converter classes,
 // the REST security files and the herder mapping.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include <boost/asio/signal_set.hpp>
+
+#include "cmd/kconnectd/log_file.h"
 #include "config/worker_config.h"
+#include "worker/api/herder_api.h"
 #include "worker/herder/herder_config.h"
+#include "worker/metrics/worker_metrics.h"
 #include "worker/rest/rest_security.h"
+#include "worker/rest/rest_server.h"
 
 namespace kc::cmd {
 
@@ -22,6 +29,9 @@ struct LoadOptions {
   /// config through its config providers, and report each one that does
   /// not resolve, naming the key and the provider (`validate --resolve`).
   bool resolve = false;
+  /// Distributed (`run`) or standalone (`standalone`): which options are
+  /// required (config::WorkerConfig::validate).
+  config::WorkerMode mode = config::WorkerMode::Distributed;
 };
 
 /// A loaded worker configuration and everything found wrong with it.
@@ -62,5 +72,40 @@ LoadedWorker load_worker(const std::string& path, char** envp, const std::string
 /// not be found. (expected one of ...)". Connect would fail at startup on
 /// such a class; we say so before anything starts.
 std::vector<std::string> converter_errors(const config::Properties& props);
+
+/// The logging a worker runs with, from its loaded configuration (shared by
+/// `run` and `standalone`): log.file (from here on lines go to the file),
+/// log.level, log.format, /admin/loggers starting from log.level, then the
+/// first lines: which keys the environment set, the config warnings, the
+/// config dump (secrets hidden) and the REST security notes. Returns false
+/// after printing "<cmd>: cannot open log.file <path>: <why>" to stderr.
+/// `log_file` receives the file sink (null without log.file), for SIGHUP.
+bool start_logging(const std::string& cmd, const config::WorkerConfig& wc, const std::vector<std::string>& from_env,
+                   const rest::RestSecurity& security, std::shared_ptr<ReopenableFileSink>& log_file);
+
+/// The REST server of a worker on `listeners` with its security settings
+/// and every route both modes serve: Connect's API (RestServer), GET
+/// /metrics and /rebalances, POST /connectors/{c}/tasks (internal),
+/// /admin/loggers, the web console (GET /ui, /worker, /cluster; rest.ui.enable).
+/// Not started yet. `herder` and `metrics` must outlive it.
+std::unique_ptr<rest::RestServer> make_rest_server(const config::WorkerConfig& wc, const rest::RestSecurity& security,
+                                                   rest::HerderApi& herder,
+                                                   const std::shared_ptr<metrics::WorkerMetrics>& metrics);
+
+/// The startup broker check (worker/storage/broker_check.h) with the
+/// worker's client settings: transient causes are retried (one warning per
+/// attempt, 8 s each, 1 s apart, for up to 60 s); a fatal cause, or one
+/// that ran out of retries, prints "<cmd>: cannot use the Kafka cluster
+/// (<cause>): <message>" to stderr and returns false. `topics` and
+/// `group_id` are what the check asks the metadata of (none in standalone
+/// mode). Blocking.
+bool check_brokers_or_report(const std::string& cmd, const herder::HerderConfig& hc,
+                             const std::vector<std::string>& topics, const std::string& group_id);
+
+/// Arms `hup` (SIGHUP, logrotate) to reopen `log_file` on every signal, or
+/// to log that there is none; never a shutdown. Runs on `hup`'s executor;
+/// re-arms itself until `hup` is cancelled. `cmd` prefixes the stderr line
+/// of a failed reopen.
+void watch_sighup(boost::asio::signal_set& hup, std::shared_ptr<ReopenableFileSink> log_file, const std::string& cmd);
 
 }  // namespace kc::cmd

@@ -26,7 +26,7 @@ void DistributedHerder::stop_admitting_writes() { impl_->admitting = false; }
 size_t DistributedHerder::stuck_plugin_threads() const {
   return (impl_->worker ? impl_->worker->stuck_threads() : 0) +
          static_cast<size_t>(std::max(0, impl_->generations_running->load())) +
-         impl_->abandoned_calls->count(Impl::kValidateKey);
+         impl_->abandoned_calls->count(kValidateKey);
 }
 
 void DistributedHerder::crash() { impl_->shutdown(false); }

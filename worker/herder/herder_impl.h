@@ -41,6 +41,7 @@
 #include "assignor/assignor.h"
 #include "worker/plugins/registry.h"
 #include "worker/herder/connector_config_cache.h"
+#include "worker/herder/herder_common.h"
 #include "worker/herder/internal_client.h"
 #include "worker/herder/lifecycle.h"
 #include "worker/storage/transactional_producer.h"
@@ -79,28 +80,6 @@ inline int64_t wall_ms() {
 inline int64_t mono_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
-}
-
-inline rest::ConnectState to_rest(StatusState s) {
-  switch (s) {
-    case StatusState::Unassigned: return rest::ConnectState::Unassigned;
-    case StatusState::Running: return rest::ConnectState::Running;
-    case StatusState::Paused: return rest::ConnectState::Paused;
-    case StatusState::Failed: return rest::ConnectState::Failed;
-    case StatusState::Restarting: return rest::ConnectState::Restarting;
-    case StatusState::Stopped: return rest::ConnectState::Stopped;
-    case StatusState::Destroyed: return rest::ConnectState::Destroyed;
-  }
-  return rest::ConnectState::Unassigned;
-}
-
-inline storage::TargetState to_storage(rest::TargetState t) {
-  switch (t) {
-    case rest::TargetState::Started: return storage::TargetState::Started;
-    case rest::TargetState::Paused: return storage::TargetState::Paused;
-    case rest::TargetState::Stopped: return storage::TargetState::Stopped;
-  }
-  return storage::TargetState::Started;
 }
 
 /// The status listener when topic.tracking.enable=false: task and connector
@@ -492,20 +471,9 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   /// task-config generation): one per key, kMaxAbandonedPluginCalls in all.
   /// Keys: "connector <name>" (generation), kValidateKey + class (validate).
   std::shared_ptr<runtime::AbandonedCalls> abandoned_calls = std::make_shared<runtime::AbandonedCalls>();
-  static constexpr const char* kValidateKey = "plugin ";
 
-  /// The one watchdog of the herders' validate() calls. Never destroyed: a
-  /// deadline callback may drop the last reference to a herder, which must
-  /// not join the thread it runs on.
-  static runtime::CallWatchdog& validate_watchdog();
-
-  /// The plugin's validate() with every worker-side check
-  /// (validate_resolved, apply_override_policy) on a thread of its own
-  /// under connector.call.timeout.ms, keyed "plugin <connector.class>" in
-  /// abandoned_calls. `done` runs once, from any thread: the validation, or
-  /// 500 naming the plugin and the call (deadline passed, or refused
-  /// because an earlier validate() of the plugin, or too many calls, are
-  /// still stuck), or 500 with a failure that escaped the plugin.
+  /// herder::validate_bounded (herder_common.h) with this worker's
+  /// config, registry and abandoned_calls.
   void validate_bounded(rest::ConnectorConfig config,
                         std::function<void(rest::Reply<connectors::ConfigValidation>)> done);
 
@@ -765,11 +733,6 @@ struct DistributedHerder::Impl : std::enable_shared_from_this<Impl> {
   runtime::ConnectorConfigPtr offsets_config(const std::string& name, const ConfigMap& raw);
 
   // ---- sink connector offsets: the connector's consumer group.
-
-  // The admin client's properties: the worker's client settings and
-  // admin.*, then the connector's admin.override.* (KIP-458) when the
-  // policy allows them all.
-  storage::ClientProps sink_admin_props(const runtime::ConnectorConfig& conf) const;
 
   // Where the sink's offsets live: its group, the admin client and topics.
   SinkGroup sink_group(const runtime::ConnectorConfig& conf) const;

@@ -73,9 +73,7 @@ StatusValue DistributedHerder::Impl::status_of(
 
 bool DistributedHerder::Impl::start_connector_now(
     const std::string& c, const ConfigMap& conf, TargetState target, int32_t gen) {
-  auto parsed = config_cache.get(c, conf);
-  auto st = parsed ? worker->start_connector(*parsed, target)
-                   : worker->refuse_start(runtime::Worker::StartKind::Connector, parsed.error());
+  auto st = start_connector_cached(*worker, config_cache, c, conf, target);
   strand_connectors[c] = RunningConnector{conf, target};
   if (st) {
     strand_failed_c.erase(c);
@@ -90,9 +88,8 @@ bool DistributedHerder::Impl::start_connector_now(
 void DistributedHerder::Impl::start_task_now(
     const ConnectorTaskId& t, const ConfigMap& connector_conf, const ConfigMap& task_conf,
     TargetState target, int32_t gen) {
-  auto parsed = config_cache.get(t.connector, connector_conf);
-  auto st = parsed ? worker->start_task(t, *parsed, task_conf, target, exactly_once_checks(t, **parsed))
-                   : worker->refuse_start(runtime::Worker::StartKind::Task, parsed.error());
+  auto st = start_task_cached(*worker, config_cache, t, connector_conf, task_conf, target,
+                              [&](const runtime::ConnectorConfig& conf) { return exactly_once_checks(t, conf); });
   strand_tasks[t] = RunningTask{task_conf, target};
   if (st) {
     strand_failed_t.erase(t);

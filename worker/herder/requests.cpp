@@ -71,40 +71,9 @@ std::pair<int, std::string> DistributedHerder::Impl::io_accept_task_reconfigurat
   return {204, ""};
 }
 
-runtime::CallWatchdog& DistributedHerder::Impl::validate_watchdog() {
-  static auto* dog = new runtime::CallWatchdog();
-  return *dog;
-}
-
 void DistributedHerder::Impl::validate_bounded(rest::ConnectorConfig config,
                                                std::function<void(rest::Reply<connectors::ConfigValidation>)> done) {
-  auto cls = config.find("connector.class");
-  const std::string plugin = cls == config.end() ? std::string() : cls->second;
-  struct Out {
-    connectors::ConfigValidation v;
-    std::optional<std::string> failure;
-  };
-  auto out = std::make_shared<Out>();
-  runtime::call_with_deadline(
-      validate_watchdog(), abandoned_calls, kValidateKey + plugin, "validate() of plugin " + plugin,
-      cfg.connector_call_timeout_ms,
-      [reg = registry, transformer = cfg.config_transformer, policy = cfg.client_override_policy,
-       vctx = connectors::ValidateContext{cfg.exactly_once_source, cfg.tasks_max_limit}, config, plugin, out] {
-        try {
-          out->v = validate_resolved(*reg, transformer.get(), config, vctx);
-          apply_override_policy(out->v, policy, config);
-        } catch (const std::exception& e) {
-          out->failure = "validate() of plugin " + plugin + " failed: " + e.what();
-        }
-      },
-      [out, done = std::move(done)](std::optional<std::string> why) {
-        if (why) {
-          spdlog::error("{}", *why);
-          return done(rest::RestError::timeout(std::move(*why)));
-        }
-        if (out->failure) return done(rest::RestError::internal(*out->failure));
-        done(std::move(out->v));
-      });
+  herder::validate_bounded(cfg, *registry, abandoned_calls, std::move(config), std::move(done));
 }
 
 std::optional<rest::RestError> DistributedHerder::Impl::not_ready() const {
@@ -114,11 +83,7 @@ std::optional<rest::RestError> DistributedHerder::Impl::not_ready() const {
 }
 
 rest::ConnectorType DistributedHerder::Impl::type_of(const ConfigMap& conf) const {
-  auto cls = conf.find("connector.class");
-  if (cls == conf.end()) return rest::ConnectorType::Unknown;
-  auto d = registry->find(cls->second);
-  if (!d) return rest::ConnectorType::Unknown;
-  return d->type == connectors::ConnectorType::Source ? rest::ConnectorType::Source : rest::ConnectorType::Sink;
+  return connector_type_of(*registry, conf);
 }
 
 rest::ConnectorInfo DistributedHerder::Impl::info_of(const ClusterConfigState& snap, const std::string& name) const {
@@ -157,25 +122,8 @@ runtime::ConnectorConfigPtr DistributedHerder::Impl::offsets_config(const std::s
       worker->parse_connector_config(name, raw, providers::ResolvedConfig{raw, {}}));
 }
 
-storage::ClientProps DistributedHerder::Impl::sink_admin_props(const runtime::ConnectorConfig& conf) const {
-  storage::ClientProps p = cfg.client_props;
-  p["bootstrap.servers"] = cfg.bootstrap_servers;
-  for (const auto& [k, v] : cfg.admin_overrides) p[k] = v;
-  if (conf.override_violations.empty())
-    for (const auto& [k, v] : conf.admin_overrides) p[k] = v;
-  p.emplace("client.id", "connector-worker-adminclient-" + conf.name);
-  return p;
-}
-
 SinkGroup DistributedHerder::Impl::sink_group(const runtime::ConnectorConfig& conf) const {
-  SinkGroup sink;
-  sink.connector = conf.name;
-  sink.group = conf.sink_group_id;
-  sink.admin_props = sink_admin_props(conf);
-  // Named topics only: a topics.regex pattern names no partitions to ask for.
-  if (!conf.sink_topics_regex) sink.topics = conf.sink_topics;
-  sink.timeout_ms = cfg.worker_sync_timeout_ms * 3;
-  return sink;
+  return sink_group_of(cfg, conf);
 }
 
 rest::Reply<std::vector<rest::ConnectorOffset>> DistributedHerder::Impl::sink_offsets(
@@ -263,27 +211,7 @@ void DistributedHerder::task_status(const rest::TaskId& id, rest::Callback<rest:
 }
 
 void DistributedHerder::connector_plugins(bool connectors_only, rest::Callback<std::vector<rest::PluginInfo>> cb) {
-  std::vector<rest::PluginInfo> out;
-  for (const auto& d : impl_->registry->list())
-    out.push_back(rest::PluginInfo{d.class_name,
-                                   d.type == connectors::ConnectorType::Source ? rest::PluginType::Source
-                                                                               : rest::PluginType::Sink,
-                                   d.version});
-  if (!connectors_only) {
-    // Connect lists every converter class under each interface it
-    // implements: ours are all HeaderConverters too; SimpleHeaderConverter
-    // is only one.
-    const std::string version = connectors::kBuiltinPluginVersion;
-    for (auto cls : converters::converter_class_names()) {
-      if (cls != converters::kSimpleHeaderConverterClass)
-        out.push_back(rest::PluginInfo{std::string(cls), rest::PluginType::Converter, version});
-      out.push_back(rest::PluginInfo{std::string(cls), rest::PluginType::HeaderConverter, version});
-    }
-    for (auto& [cls, predicate] : connectors::transformation_plugin_classes())
-      out.push_back(rest::PluginInfo{cls, predicate ? rest::PluginType::Predicate : rest::PluginType::Transformation,
-                                     version});
-  }
-  cb(std::move(out));
+  cb(plugin_infos(*impl_->registry, connectors_only));
 }
 
 void DistributedHerder::connector_plugin_config(const std::string& plugin,

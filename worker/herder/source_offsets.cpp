@@ -35,7 +35,7 @@ std::optional<rest::RestError> read_all(const SourceOffsetStores& stores, int ti
   for (auto* store : {stores.primary, stores.secondary}) {
     if (!store) continue;
     if (auto st = store->read_to_end(timeout_ms); !st)
-      return rest::RestError::internal("Failed to read the offsets topic " + store->topic() + ": " +
+      return rest::RestError::internal("Failed to read " + store->description() + ": " +
                                        st.error().to_string());
   }
   return std::nullopt;

@@ -128,40 +128,14 @@ void DistributedHerder::Impl::resume_kept_before_join() {
 }
 
 runtime::WorkerOptions DistributedHerder::Impl::worker_options() {
-  runtime::WorkerOptions wo;
-  wo.worker_id = cfg.worker_id;
-  wo.client = cfg.client_props;
-  wo.client["bootstrap.servers"] = cfg.bootstrap_servers;
-  wo.producer_overrides = cfg.producer_overrides;
-  wo.consumer_overrides = cfg.consumer_overrides;
-  wo.client_override_policy = cfg.client_override_policy;
-  wo.offset_flush_interval_ms = cfg.offset_flush_interval_ms;
-  wo.offset_flush_timeout_ms = cfg.offset_flush_timeout_ms;
-  wo.task_shutdown_graceful_timeout_ms = cfg.task_shutdown_graceful_timeout_ms;
-  wo.tasks_max_limit = cfg.tasks_max_limit;
-  wo.connector_call_timeout_ms = cfg.connector_call_timeout_ms;
-  wo.key_converter = cfg.key_converter;
-  wo.value_converter = cfg.value_converter;
-  wo.key_converter_config = cfg.key_converter_config;
-  wo.value_converter_config = cfg.value_converter_config;
-  wo.header_converter = cfg.header_converter;
-  wo.header_converter_config = cfg.header_converter_config;
-  wo.config_transformer = cfg.config_transformer;
-  wo.metrics = cfg.metrics;
-  wo.producer_shared = cfg.producer_shared;
-  wo.exactly_once_source = cfg.exactly_once_source;
-  wo.group_id = cfg.group_id;
-  wo.offset_topic_partitions = cfg.offset_partitions;
-  wo.offset_topic_replication_factor = cfg.offset_replication_factor;
   // A running connector's requestTaskReconfiguration, from its own thread.
-  wo.on_task_reconfiguration = [w = weak_from_this()](const std::string& c) {
+  return worker_options_from(cfg, [w = weak_from_this()](const std::string& c) {
     auto s = w.lock();
     if (!s) return;
     asio::post(s->io, [w, c] {
       if (auto s2 = w.lock()) s2->io_task_reconfiguration(c);
     });
-  };
-  return wo;
+  });
 }
 
 Result<coordinator::WorkerCoordinatorConfig> DistributedHerder::Impl::coordinator_config() const {

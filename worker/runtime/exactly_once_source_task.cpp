@@ -245,7 +245,7 @@ void ExactlyOnceSourceLoop::read_offsets(storage::OffsetBackingStore* offsets) {
   for (auto* store : {offsets, connector_offsets_ ? env_.offsets : nullptr})
     if (store)
       if (auto st = store->read_to_end(std::max(env_.options.offset_flush_timeout_ms, 10000)); !st)
-        throw connectors::ConnectError("could not read the offsets topic " + store->topic() + ": " +
+        throw connectors::ConnectError("could not read " + store->description() + ": " +
                                        st.error().to_string());
 }
 

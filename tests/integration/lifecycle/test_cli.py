@@ -16,7 +16,7 @@ import re
 import subprocess
 import sys
 
-SUBCOMMANDS = ["run", "mock-broker", "validate", "decode", "assign-sim", "transform", "convert", "version", "completion"]
+SUBCOMMANDS = ["run", "standalone", "mock-broker", "validate", "decode", "assign-sim", "transform", "convert", "version", "completion"]
 
 
 def run(args):
