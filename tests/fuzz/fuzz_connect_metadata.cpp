@@ -21,13 +21,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto e2 = kc::connect::encode_metadata(*md2);
   if (!e2 || *e2 != *e1) std::abort();
   if (!md->labels.empty()) {
-    kc::connect::WorkerMetadata bare = *md;
+    kc::connect::WorkerMetadata bare = *md2;
     bare.labels.clear();
     auto e0 = kc::connect::encode_metadata(bare);
     if (!e0 || e0->size() >= e1->size() || !std::equal(e0->begin(), e0->end(), e1->begin())) std::abort();
     // An older reader stops before the trailer: the same fields either way.
     auto old = kc::connect::decode_metadata(*e0);
-    if (!old || old->url != md->url || old->allocation != md->allocation) std::abort();
+    if (!old || old->url != md2->url || old->allocation != md2->allocation || !old->labels.empty()) std::abort();
   }
   return 0;
 }
