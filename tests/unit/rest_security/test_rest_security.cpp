@@ -428,6 +428,32 @@ TEST_CASE("the web console is under basic authentication, and its 401 asks the b
   CHECK(page.body.find("<html") != std::string::npos);
 }
 
+TEST_CASE("the web console over an https listener, with basic authentication", "[security][rest][ui]") {
+  TestPki pki;
+  TinyHerder herder;
+  auto o = base_options();
+  o.listeners = {"https://127.0.0.1:0"};
+  o.https_tls = server_ctx(server_settings(pki));
+  o.basic_auth = users(pki);
+  RestServer server(o, herder);
+  kc::rest::add_console_routes(server, herder, nullptr);
+  REQUIRE(server.start());
+  auto ca = client_ctx(pki.ca_pem);
+  HttpResult none = http_call(server.port(), http::verb::get, "/ui", "", ca.get());
+  CHECK(none.status == 401);
+  CHECK(none.www_authenticate.rfind("Basic", 0) == 0);
+  HttpResult page =
+      http_call(server.port(), http::verb::get, "/ui", "", ca.get(), kc::test::basic_auth_header("alice", "s3cret"));
+  INFO(page.error);
+  CHECK(page.status == 200);
+  CHECK(page.body.find("<html") != std::string::npos);
+  HttpResult js = http_call(server.port(), http::verb::get, "/ui/app.js", "", ca.get(),
+                            kc::test::basic_auth_header("alice", "s3cret"));
+  CHECK(js.status == 200);
+  // Plain HTTP on the https port gets no page.
+  CHECK(http_call(server.port(), http::verb::get, "/ui").status != 200);
+}
+
 TEST_CASE("rest.health.auth=false lets GET /health through without credentials, nothing else", "[security][rest]") {
   TestPki pki;
   TinyHerder herder;

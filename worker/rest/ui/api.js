@@ -3,6 +3,16 @@
 // adds cached Basic credentials itself.
 
 /** An HTTP or network failure: status is the HTTP status (0 = network/timeout), message is for the operator. */
+/**
+ * The absolute URL of a root-relative path on this origin. A page opened as
+ * http://user:pw@host/ui has the credentials in its base URL, and fetch()
+ * refuses a relative URL resolved against it; location.origin has none (the
+ * browser still sends the cached Basic credentials).
+ */
+function sameOrigin(path) {
+  return new URL(path, window.location.origin).href;
+}
+
 export class ApiError extends Error {
   /** status: HTTP status or 0; message: a description with the path; serverMessage: the body's "message" (or text). */
   constructor(status, message, serverMessage = '') {
@@ -22,7 +32,7 @@ export const enc = (s) => encodeURIComponent(String(s));
 export async function getJson(path, timeoutMs = 5000) {
   let res;
   try {
-    res = await fetch(path, { headers: { Accept: 'application/json' }, cache: 'no-store',
+    res = await fetch(sameOrigin(path), { headers: { Accept: 'application/json' }, cache: 'no-store',
       signal: AbortSignal.timeout(timeoutMs) });
   } catch (e) {
     throw new ApiError(0, `${path}: ${e.name === 'TimeoutError' ? 'timed out' : 'network error'}`);
@@ -47,7 +57,7 @@ export async function getJson(path, timeoutMs = 5000) {
 export async function callAction(method, path) {
   let res;
   try {
-    res = await fetch(path, { method, headers: { Accept: 'application/json' }, cache: 'no-store',
+    res = await fetch(sameOrigin(path), { method, headers: { Accept: 'application/json' }, cache: 'no-store',
       signal: AbortSignal.timeout(30000) });
   } catch (e) {
     return { ok: false, status: 0, statusText: '', message: `network error (${e.name})` };

@@ -70,6 +70,7 @@ function route() {
 
 /** Handles a hash change: re-renders, moves focus to the new heading (screen readers hear the change), loads details. */
 function onRoute() {
+  updateNav();
   render(true);
   const h = $('main').querySelector('h1');
   if (h) h.focus({ preventScroll: true });
