@@ -276,6 +276,16 @@ assignor::ConnectorPlacement connector_placement(const ConfigMap& config) {
   return p;
 }
 
+std::optional<std::string> placement_refusal(const ConfigMap& connector_config, const Labels& worker_labels) {
+  const auto p = connector_placement(connector_config);
+  if (kc::labels_match(p.labels, worker_labels)) return std::nullopt;
+  const auto it = connector_config.find("placement.labels");
+  return "placement.labels=" + (it == connector_config.end() ? std::string() : it->second) +
+         " does not match this worker's labels {" + kc::format_labels(worker_labels) +
+         "}; the leader placed it here anyway, so the leader is likely an older build that ignores "
+         "placement.labels: upgrade every worker before pinning connectors";
+}
+
 HandOverMoves plan_leader_round(bool hand_over_enabled, const assignor::LeaderState& state,
                                 const std::vector<assignor::MemberReport>& reports,
                                 const assignor::ConfigSnapshot& cs, const assignor::RoundContext& ctx,

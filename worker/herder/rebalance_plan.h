@@ -289,6 +289,16 @@ inline constexpr std::string_view kUnmatchableLabelKey = "!invalid-placement.lab
 /// (pack, else spread).
 assignor::ConnectorPlacement connector_placement(const ConfigMap& config);
 
+/// A worker's own check of `placement.labels` before it starts a connector
+/// or one of its tasks (kconnectd, not in Connect; issue 29). The leader
+/// already places constrained work only on matching workers; this check is
+/// for a mixed cluster whose leader is an older build that does not know
+/// the key: the misplaced work is refused with a reason instead of running
+/// on a wrong host. Returns the refusal message (naming the selector, this
+/// worker's labels and the likely cause), or nullopt when the work may run
+/// here (no placement.labels, or `worker_labels` match it).
+std::optional<std::string> placement_refusal(const ConfigMap& connector_config, const Labels& worker_labels);
+
 /// The leader's whole round (Connect's performAssignment) as one pure step:
 /// the assignor of `ctx.protocol` (EagerAssignor for eager, else the
 /// IncrementalCooperativeAssignor with `scheduled_rebalance_max_delay_ms`,

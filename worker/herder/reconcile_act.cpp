@@ -74,8 +74,10 @@ StatusValue DistributedHerder::Impl::status_of(
 bool DistributedHerder::Impl::start_connector_now(
     const std::string& c, const ConfigMap& conf, TargetState target, int32_t gen) {
   auto parsed = config_cache.get(c, conf);
-  auto st = parsed ? worker->start_connector(*parsed, target)
-                   : worker->refuse_start(runtime::Worker::StartKind::Connector, parsed.error());
+  const auto misplaced = placement_refusal(conf, cfg.worker_labels);
+  auto st = misplaced ? worker->refuse_start(runtime::Worker::StartKind::Connector, Error{"", *misplaced})
+            : parsed  ? worker->start_connector(*parsed, target)
+                      : worker->refuse_start(runtime::Worker::StartKind::Connector, parsed.error());
   strand_connectors[c] = RunningConnector{conf, target};
   if (st) {
     strand_failed_c.erase(c);
@@ -91,8 +93,10 @@ void DistributedHerder::Impl::start_task_now(
     const ConnectorTaskId& t, const ConfigMap& connector_conf, const ConfigMap& task_conf,
     TargetState target, int32_t gen) {
   auto parsed = config_cache.get(t.connector, connector_conf);
-  auto st = parsed ? worker->start_task(t, *parsed, task_conf, target, exactly_once_checks(t, **parsed))
-                   : worker->refuse_start(runtime::Worker::StartKind::Task, parsed.error());
+  const auto misplaced = placement_refusal(connector_conf, cfg.worker_labels);
+  auto st = misplaced ? worker->refuse_start(runtime::Worker::StartKind::Task, Error{"", *misplaced})
+            : parsed  ? worker->start_task(t, *parsed, task_conf, target, exactly_once_checks(t, **parsed))
+                      : worker->refuse_start(runtime::Worker::StartKind::Task, parsed.error());
   strand_tasks[t] = RunningTask{task_conf, target};
   if (st) {
     strand_failed_t.erase(t);

@@ -25,3 +25,19 @@ TEST_CASE("placement: connector configs give the assignor's constraints", "[herd
   CHECK_FALSE(kc::labels_match(cs.placement.at("bad").labels, {{"host", "a"}}));
   CHECK(cs.placement.at("bad").labels.count(std::string(kUnmatchableLabelKey)) == 1);
 }
+
+TEST_CASE("placement: a worker refuses work whose placement.labels it does not match (an older leader's mistake)",
+          "[herder][labels]") {
+  const ConfigMap pinned{{"connector.class", "X"}, {"placement.labels", "host=a"}};
+  CHECK_FALSE(placement_refusal(pinned, {{"host", "a"}, {"zone", "z1"}}));
+  CHECK_FALSE(placement_refusal({{"connector.class", "X"}}, {}));  // unconstrained runs anywhere
+  auto other = placement_refusal(pinned, {{"host", "b"}});
+  REQUIRE(other);
+  CHECK_THAT(*other, Catch::Contains("placement.labels=host=a") && Catch::Contains("{host=b}") &&
+                         Catch::Contains("older build"));
+  auto unlabelled = placement_refusal(pinned, {});
+  REQUIRE(unlabelled);
+  CHECK_THAT(*unlabelled, Catch::Contains("{}"));
+  // A malformed value (validation refuses it; an older build may have written it) runs nowhere.
+  CHECK(placement_refusal({{"placement.labels", "host"}}, {{"host", "a"}}));
+}
