@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -172,12 +173,71 @@ AssignmentResult merge_drained(AssignmentResult core, const std::vector<MemberRe
   return out;
 }
 
+// EagerAssignor with placement (kconnectd): the same circular iterator, but a
+// constrained connector (and a spread task of one) goes to the next member
+// from the iterator that it may run on; pack tasks go to their connector's
+// member; a connector no member may run is unplaced.
+AssignmentResult eager_placed(AssignmentResult out, const std::vector<MemberReport>& members,
+                              const std::vector<size_t>& by_id, const ConfigSnapshot& config) {
+  const size_t n = members.size();
+  size_t it = 0;
+  auto placement_of = [&](const std::string& name) -> const ConnectorPlacement* {
+    auto p = config.placement.find(name);
+    return p != config.placement.end() && p->second.constrains() ? &p->second : nullptr;
+  };
+  // Next member from `it` that may run a connector with placement `p`; n if none.
+  auto next_eligible = [&](const ConnectorPlacement* p) {
+    for (size_t k = 0; k < n; ++k) {
+      const size_t at = (it + k) % n;
+      if (p == nullptr || labels_match(p->labels, members[by_id[at]].labels)) {
+        it = (at + 1) % n;
+        return at;
+      }
+    }
+    return n;
+  };
+  std::map<std::string, size_t> conn_at;
+  for (const auto& [name, count] : config.connectors) {
+    const ConnectorPlacement* p = placement_of(name);
+    const size_t at = next_eligible(p);
+    if (at == n) {
+      out.unplaced.push_back({name, p->labels});
+      continue;
+    }
+    conn_at[name] = at;
+    out.assignments[by_id[at]].assignment.connectors.push_back(name);
+  }
+  for (const auto& [name, count] : config.connectors) {
+    const ConnectorPlacement* p = placement_of(name);
+    auto c = conn_at.find(name);
+    if (c == conn_at.end()) continue;  // unplaced: its tasks too
+    for (int32_t t = 0; t < count; ++t) {
+      const size_t at = (p != nullptr && p->tasks == PlacementTasks::Pack) ? c->second : next_eligible(p);
+      out.assignments[by_id[at]].assignment.tasks.push_back(ConnectorTaskId{name, t});
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+bool has_placement(const ConfigSnapshot& config) {
+  return std::any_of(config.placement.begin(), config.placement.end(),
+                     [](const auto& e) { return e.second.constrains(); });
+}
 
 AssignmentResult IncrementalCooperativeAssignor::assign(const LeaderState& state,
                                                         const std::vector<MemberReport>& members,
                                                         const ConfigSnapshot& config,
                                                         const RoundContext& ctx) const {
+  if (has_placement(config)) return assign_placed(state, members, config, ctx);
+  return assign_plain(state, members, config, ctx);
+}
+
+AssignmentResult IncrementalCooperativeAssignor::assign_plain(const LeaderState& state,
+                                                              const std::vector<MemberReport>& members,
+                                                              const ConfigSnapshot& config,
+                                                              const RoundContext& ctx) const {
   auto split = split_draining(members, ctx, true);
   if (!split) return assign_core(state, members, config, ctx);
   const int16_t version = version_for(ctx.protocol);
@@ -238,6 +298,7 @@ AssignmentResult EagerAssignor::assign(const LeaderState& state, const std::vect
     ma.assignment.config_offset = config.offset;
   }
   if (members.empty()) return out;
+  if (has_placement(config)) return eager_placed(std::move(out), members, by_id, config);
   // One circular iterator over the sorted members, not reset between the
   // connectors and the tasks (std::map iterates connectors by name).
   size_t it = 0;

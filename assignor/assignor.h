@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/labels.h"
 #include "common/worker_defaults.h"
 #include "protocol/connect/types.h"
 
@@ -55,6 +56,11 @@ struct MemberReport {
   /// RoundContext::return_lost_to_owner or no_delay_for_expired_static (see
   /// worker_identity()).
   std::string group_instance_id;
+  /// The member's `worker.labels` from its metadata (kconnectd, not in
+  /// Connect; issue 29). Empty for an unlabelled worker and for a member of
+  /// an older build (the two send the same bytes): such a member is
+  /// ineligible for every connector with `placement.labels`.
+  Labels labels;
 };
 
 /// The worker a member is, across member ids (kconnectd, not in Connect; used
@@ -66,6 +72,26 @@ std::string worker_identity(const MemberReport& m);
 
 /// How worker_identity() starts for a static member (group.instance.id).
 inline constexpr std::string_view kStaticIdentityPrefix = "instance:";
+
+/// How a constrained connector's tasks are laid out over its eligible workers
+/// (`placement.tasks`, kconnectd, not in Connect).
+enum class PlacementTasks {
+  Spread,  ///< default: tasks balanced over the eligible workers, as for any connector
+  Pack,    ///< every task on the worker that runs the connector (filled before the next is used)
+};
+
+/// A connector's placement constraint (connector configs `placement.labels`
+/// and `placement.tasks`; kconnectd, not in Connect; issue 29).
+struct ConnectorPlacement {
+  /// The worker must carry every one of these labels with the same value
+  /// (labels_match()). Empty: every worker is eligible.
+  Labels labels;
+  PlacementTasks tasks = PlacementTasks::Spread;  ///< layout of the tasks
+
+  /// True when it restricts or changes anything (labels, or pack).
+  [[nodiscard]] bool constrains() const { return !labels.empty() || tasks == PlacementTasks::Pack; }
+  bool operator==(const ConnectorPlacement&) const = default;
+};
 
 /// The leader's view of the config topic (Connect's ClusterConfigState, reduced
 /// to what the assignor needs).
@@ -79,6 +105,12 @@ struct ConfigSnapshot {
   /// committed task configs). A connector whose task configs are
   /// inconsistent contributes 0 tasks. Task ids are 0..count-1.
   std::map<std::string, int32_t> connectors;
+  /// Placement constraints by connector name (kconnectd, not in Connect;
+  /// issue 29); only connectors that set `placement.labels` or
+  /// `placement.tasks=pack` need an entry, others (and entries that constrain
+  /// nothing) are unconstrained. With no constraining entry the round is
+  /// exactly the one without placement, byte for byte.
+  std::map<std::string, ConnectorPlacement> placement;
 };
 
 /// Everything about the round that is not a member report or the snapshot.
@@ -132,6 +164,8 @@ struct RoundContext {
   bool no_delay_for_expired_static = false;
 };
 
+struct PlacementGroupState;
+
 /// What the incremental assignor remembers between rounds while its worker is
 /// leader (Connect keeps these as fields of the assignor object). A worker that
 /// becomes leader starts from a default-constructed LeaderState. Times are ms
@@ -168,9 +202,35 @@ struct LeaderState {
   /// that ran it (lost work whose owner is unknown is not listed and waits
   /// the delay).
   std::map<std::string, ConnectorsAndTasks> lost_by_identity;
+  /// With placement constraints (ConfigSnapshot::placement; kconnectd, not in
+  /// Connect): the fields above are the unconstrained group's, and each
+  /// placement group (connectors with the same `placement.labels`) keeps its
+  /// own state here, sorted by selector. Empty without constraints.
+  std::vector<PlacementGroupState> placement_groups;
 
-  bool operator==(const LeaderState&) const = default;
+  bool operator==(const LeaderState&) const;
 };
+
+/// The leader state of one placement group (kconnectd, not in Connect): its
+/// connectors share the selector `placement.labels` and are balanced over the
+/// workers it matches, with their own delay, candidates and backoff.
+struct PlacementGroupState {
+  std::string selector;  ///< format_labels() of the group's placement.labels ("" = unconstrained)
+  LeaderState state;     ///< the group's own state (its placement_groups stay empty)
+
+  bool operator==(const PlacementGroupState&) const = default;
+};
+
+inline bool LeaderState::operator==(const LeaderState& o) const {
+  return previous_assignment == o.previous_assignment && previous_revocation == o.previous_revocation &&
+         previous_generation == o.previous_generation && previous_members == o.previous_members &&
+         scheduled_rebalance_ms == o.scheduled_rebalance_ms && delay_ms == o.delay_ms &&
+         candidate_workers == o.candidate_workers && members_before_delay == o.members_before_delay &&
+         revoked_in_previous == o.revoked_in_previous &&
+         num_successive_revoking_rebalances == o.num_successive_revoking_rebalances &&
+         owners_by_identity == o.owners_by_identity && lost_by_identity == o.lost_by_identity &&
+         placement_groups == o.placement_groups;
+}
 
 /// One member's assignment, ready for the protocol/connect encoder.
 struct MemberAssignment {
@@ -188,6 +248,23 @@ struct TaskMove {
   bool operator==(const TaskMove&) const = default;
 };
 
+/// A constrained connector that no member of the round may run (kconnectd,
+/// not in Connect): it and its tasks stay unassigned, and the herder writes
+/// its status UNASSIGNED with placement_trace().
+struct UnplacedConnector {
+  std::string connector;  ///< connector name
+  Labels selector;        ///< its placement.labels
+
+  bool operator==(const UnplacedConnector&) const = default;
+};
+
+/// The trace of an UNASSIGNED status for `u` (kconnectd, not in Connect):
+/// names the constraint and every member's labels, e.g.
+/// "placement.labels=host=a matches no worker of the group; workers' labels:
+/// http://w1:8083/ {host=b}, http://w2:8083/ {} (no labels: worker.labels
+/// unset or an older build)". Members in member-id order.
+std::string placement_trace(const UnplacedConnector& u, const std::vector<MemberReport>& members);
+
 /// Output of one assignment round.
 struct AssignmentResult {
   /// One entry per member report, in the order of the reports.
@@ -204,7 +281,13 @@ struct AssignmentResult {
   /// `assignments` nor `state`: the caller adds those it carries out. Tasks
   /// the follow-up gives back to the member that stops them are left out.
   std::vector<TaskMove> moved;
+  /// Constrained connectors no member may run, by name (empty without
+  /// ConfigSnapshot::placement).
+  std::vector<UnplacedConnector> unplaced;
 };
+
+/// True when any entry of config.placement constrains (ConnectorPlacement::constrains()).
+bool has_placement(const ConfigSnapshot& config);
 
 /// Largest config offset any member reports; -1 when there are none
 /// (reference 3.2 step 1). The herder refreshes its snapshot when it is below.
@@ -247,6 +330,9 @@ class IncrementalCooperativeAssignor {
   /// that max offset and empty lists, and the state is returned unchanged.
   /// Complexity: O(W log W + N log N) for W members and N connectors + tasks.
   /// With ctx.draining_members, see RoundContext::draining_members.
+  /// With config.placement (kconnectd, not in Connect; assignor/README.md
+  /// "Placement labels"): one round per placement group over the workers it
+  /// matches, merged; AssignmentResult::unplaced lists what no member may run.
   [[nodiscard]] AssignmentResult assign(const LeaderState& state, const std::vector<MemberReport>& members,
                                         const ConfigSnapshot& config, const RoundContext& ctx) const;
 
@@ -257,6 +343,12 @@ class IncrementalCooperativeAssignor {
   /// Connect's round, without draining members. `leaving`: member ids
   /// (draining, still running work) that revoke everything and are not in
   /// the follow-up round (for the hand-over placement).
+  /// The round without placement constraints (config.placement ignored).
+  [[nodiscard]] AssignmentResult assign_plain(const LeaderState& state, const std::vector<MemberReport>& members,
+                                              const ConfigSnapshot& config, const RoundContext& ctx) const;
+  /// One assign_plain() per placement group, merged (placement.cpp).
+  [[nodiscard]] AssignmentResult assign_placed(const LeaderState& state, const std::vector<MemberReport>& members,
+                                               const ConfigSnapshot& config, const RoundContext& ctx) const;
   [[nodiscard]] AssignmentResult assign_core(const LeaderState& state, const std::vector<MemberReport>& members,
                                              const ConfigSnapshot& config, const RoundContext& ctx,
                                              const std::vector<std::string>& leaving = {}) const;
@@ -275,7 +367,12 @@ class EagerAssignor {
   /// One round; same inputs and CONFIG_MISMATCH rule as the incremental one.
   /// Draining members (ctx.draining_members) get an empty assignment: under
   /// eager every member stops everything before it rejoins, so leaving them
-  /// out hands their work over in this one round.
+  /// out hands their work over in this one round. With config.placement, a
+  /// constrained connector is dealt to the next eligible member (the
+  /// circular iterator skips the others), its tasks too (pack: to the
+  /// connector's member); one no member may run stays unassigned
+  /// (AssignmentResult::unplaced). V0 metadata carries no labels, so under
+  /// eager every labelled constraint is unplaced.
   [[nodiscard]] AssignmentResult assign(const LeaderState& state, const std::vector<MemberReport>& members,
                                         const ConfigSnapshot& config, const RoundContext& ctx) const;
 };

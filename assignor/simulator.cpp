@@ -29,11 +29,41 @@ void Simulator::connector(const std::string& name, int32_t tasks) {
 }
 
 void Simulator::remove(const std::string& name) {
+  placement_.erase(name);
   if (config_.erase(name) > 0) ++config_offset_;
 }
 
+void Simulator::placement(const std::string& name, const ConnectorPlacement& p) {
+  if (p.constrains()) placement_[name] = p;
+  else placement_.erase(name);
+  ++config_offset_;
+}
+
+Labels Simulator::labels_of(const std::string& name) const {
+  for (const auto& m : members_)
+    if (m.name == name) return m.identity.labels;
+  return {};
+}
+
+// Every connector and task runs on a member its placement.labels match.
+// Changes: violations_.
+void Simulator::check_placement(const std::string& where) {
+  if (placement_.empty()) return;
+  for (const auto& m : members_) {
+    auto bad = [&](const std::string& c) {
+      auto p = placement_.find(c);
+      return p != placement_.end() && !labels_match(p->second.labels, m.identity.labels);
+    };
+    for (const auto& c : m.run.connectors)
+      if (bad(c)) violations_.push_back(where + "connector " + c + " runs on " + m.name + " whose labels do not match");
+    for (const auto& t : m.run.tasks)
+      if (bad(t.connector))
+        violations_.push_back(where + "task " + t.to_string() + " runs on " + m.name + " whose labels do not match");
+  }
+}
+
 void Simulator::join(const std::string& name, const std::string& as, const std::string& url,
-                     const std::string& instance) {
+                     const std::string& instance, const Labels& labels) {
   if (find(name) != nullptr) return;
   auto identity_of = [&](const std::string& w) {
     auto it = identities_.find(w);
@@ -42,6 +72,7 @@ void Simulator::join(const std::string& name, const std::string& as, const std::
   Identity id = as.empty() ? Identity{"http://" + name + ":8083/", {}} : identity_of(as);
   if (!url.empty()) id.url = url;
   if (!instance.empty()) id.instance = instance;
+  id.labels = labels;
   identities_[name] = id;
   members_.push_back(Member{name, {}, -1, {}, std::move(id)});
 }
@@ -76,12 +107,13 @@ AssignmentResult Simulator::run_assignor(Member& leader, bool eager) {
     rep.member_id = m.name;
     rep.url = m.identity.url;
     rep.group_instance_id = m.identity.instance;
+    rep.labels = m.identity.labels;
     rep.config_offset = config_offset_;
     rep.owned.connectors.assign(m.run.connectors.begin(), m.run.connectors.end());
     rep.owned.tasks.assign(m.run.tasks.begin(), m.run.tasks.end());
     reports.push_back(std::move(rep));
   }
-  ConfigSnapshot snapshot{config_offset_, config_};
+  ConfigSnapshot snapshot{config_offset_, config_, placement_};
   RoundContext ctx;
   ctx.leader_id = leader.name;
   ctx.generation = generation_;
@@ -94,6 +126,8 @@ AssignmentResult Simulator::run_assignor(Member& leader, bool eager) {
                                   : IncrementalCooperativeAssignor{max_delay_ms_}.assign(leader.state, reports,
                                                                                          snapshot, ctx);
   leader.state = result.state;
+  unplaced_.clear();
+  for (const auto& u : result.unplaced) unplaced_.push_back(u.connector);
   return result;
 }
 
@@ -201,6 +235,7 @@ RoundReport Simulator::rebalance() {
     for (size_t i = 0; i < members_.size(); ++i)
       deliver(members_[i], result.assignments[i].assignment, eager, before, where, lines[i]);
     check_one_owner(where);
+    check_placement(where);
   }
   for (size_t i = 0; i < members_.size(); ++i) {
     lines[i].name = members_[i].name;
@@ -222,6 +257,13 @@ std::vector<RoundReport> Simulator::stabilize(int max_rounds) {
   return out;
 }
 
+bool Simulator::placeable(const std::string& connector) const {
+  auto p = placement_.find(connector);
+  if (p == placement_.end()) return true;
+  return std::any_of(members_.begin(), members_.end(),
+                     [&](const Member& m) { return labels_match(p->second.labels, m.identity.labels); });
+}
+
 bool Simulator::complete() const {
   std::map<std::string, int> conns;
   std::map<ConnectorTaskId, int> tasks;
@@ -230,6 +272,7 @@ bool Simulator::complete() const {
     for (const auto& t : m.run.tasks) ++tasks[t];
   }
   for (const auto& [name, count] : config_) {
+    if (!placeable(name)) continue;  // no member may run it: it waits, unassigned
     auto it = conns.find(name);
     if (it == conns.end() || it->second != 1) return false;
     for (int32_t t = 0; t < count; ++t) {
@@ -245,22 +288,61 @@ Summary Simulator::summary() const {
   s.rounds = rounds_;
   s.moved_tasks = moved_tasks_;
   s.stopped_tasks = stopped_tasks_;
-  if (!members_.empty()) {
-    size_t cmin = std::numeric_limits<size_t>::max(), cmax = 0, tmin = cmin, tmax = 0;
-    for (const auto& m : members_) {
-      cmin = std::min(cmin, m.run.connectors.size());
-      cmax = std::max(cmax, m.run.connectors.size());
-      tmin = std::min(tmin, m.run.tasks.size());
-      tmax = std::max(tmax, m.run.tasks.size());
+  // Placement groups: selector text -> (selector, connectors); without
+  // constraints one group of everything over every member.
+  struct Group {
+    Labels selector;
+    std::vector<std::string> connectors;
+  };
+  std::map<std::string, Group> groups;
+  std::set<std::string> pack;
+  for (const auto& [name, count] : config_) {
+    auto p = placement_.find(name);
+    const std::string key = p == placement_.end() ? std::string() : format_labels(p->second.labels);
+    Group& g = groups[key];
+    if (p != placement_.end()) {
+      g.selector = p->second.labels;
+      if (p->second.tasks == PlacementTasks::Pack) pack.insert(name);
     }
-    s.connector_spread = static_cast<int64_t>(cmax - cmin);
-    s.task_spread = static_cast<int64_t>(tmax - tmin);
-    for (const auto& [name, count] : config_) {
+    g.connectors.push_back(name);
+  }
+  if (groups.empty()) groups[""];
+  auto tasks_of = [](const Member& m, const std::string& name) {
+    auto first = m.run.tasks.lower_bound(ConnectorTaskId{name, std::numeric_limits<int32_t>::min()});
+    int64_t n = 0;
+    for (auto it = first; it != m.run.tasks.end() && it->connector == name; ++it) ++n;
+    return n;
+  };
+  for (const auto& [key, g] : groups) {
+    std::vector<const Member*> eligible;
+    for (const auto& m : members_)
+      if (labels_match(g.selector, m.identity.labels)) eligible.push_back(&m);
+    if (eligible.empty()) continue;
+    const bool everything = placement_.empty();
+    int64_t cmin = std::numeric_limits<int64_t>::max(), cmax = 0, tmin = cmin, tmax = 0;
+    for (const Member* m : eligible) {
+      int64_t nc = 0, nt = 0;
+      if (everything) {
+        nc = static_cast<int64_t>(m->run.connectors.size());
+        nt = static_cast<int64_t>(m->run.tasks.size());
+      } else {
+        for (const auto& name : g.connectors) {
+          nc += m->run.connectors.count(name) > 0 ? 1 : 0;
+          if (pack.count(name) == 0) nt += tasks_of(*m, name);
+        }
+      }
+      cmin = std::min(cmin, nc);
+      cmax = std::max(cmax, nc);
+      tmin = std::min(tmin, nt);
+      tmax = std::max(tmax, nt);
+    }
+    s.connector_spread = std::max(s.connector_spread, cmax - cmin);
+    s.task_spread = std::max(s.task_spread, tmax - tmin);
+    for (const auto& name : g.connectors) {
+      if (pack.count(name) > 0) continue;
       int64_t lo = std::numeric_limits<int64_t>::max(), hi = 0;
-      for (const auto& m : members_) {
-        auto first = m.run.tasks.lower_bound(ConnectorTaskId{name, std::numeric_limits<int32_t>::min()});
-        int64_t n = 0;
-        for (auto it = first; it != m.run.tasks.end() && it->connector == name; ++it) ++n;
+      for (const Member* m : eligible) {
+        const int64_t n = tasks_of(*m, name);
         lo = std::min(lo, n);
         hi = std::max(hi, n);
       }
@@ -274,10 +356,24 @@ Summary Simulator::summary() const {
     conns.insert(m.run.connectors.begin(), m.run.connectors.end());
     tasks.insert(m.run.tasks.begin(), m.run.tasks.end());
   }
+  s.placement = !placement_.empty();
   for (const auto& [name, count] : config_) {
+    if (!placeable(name)) {
+      ++s.unplaced;
+      continue;
+    }
     if (conns.count(name) == 0) ++s.unassigned;
     for (int32_t t = 0; t < count; ++t)
       if (tasks.count(ConnectorTaskId{name, t}) == 0) ++s.unassigned;
+  }
+  for (const auto& name : pack) {
+    for (const auto& m : members_) {
+      const int64_t n = tasks_of(m, name);
+      if (n > 0 && m.run.connectors.count(name) == 0) {
+        ++s.pack_split;
+        break;
+      }
+    }
   }
   return s;
 }
@@ -327,7 +423,9 @@ void print_summary(std::ostream& out, const Summary& s) {
   out << "final rounds=" << s.rounds << " balanced=" << (s.balanced ? "yes" : "no")
       << " connector_spread=" << s.connector_spread << " task_spread=" << s.task_spread
       << " per_connector_task_spread=" << s.per_connector_task_spread << " unassigned=" << s.unassigned
-      << " moved_tasks=" << s.moved_tasks << " stopped_tasks=" << s.stopped_tasks << '\n';
+      << " moved_tasks=" << s.moved_tasks << " stopped_tasks=" << s.stopped_tasks;
+  if (s.placement) out << " unplaced=" << s.unplaced << " pack_split=" << s.pack_split;
+  out << '\n';
 }
 
 // ---------------------------------------------------------------- parsing
@@ -397,8 +495,20 @@ ParsedScenario parse_scenario(std::string_view text) {
         continue;
       }
     } else if (op == "connector") {
-      if (w.size() != 3 || !parse_int(w[2], c.a, 0, 1'000'000)) {
-        fail("connector NAME TASKS");
+      bool ok = w.size() >= 3 && parse_int(w[2], c.a, 0, 1'000'000);
+      for (size_t i = 3; i < w.size() && ok; ++i) {
+        if (w[i].starts_with("labels=") && c.labels.empty()) {
+          auto l = parse_labels(std::string_view(w[i]).substr(7));
+          ok = l.ok() && !l->empty();
+          if (ok) c.labels = *l;
+        } else if (w[i] == "tasks=pack" || w[i] == "tasks=spread") {
+          c.pack = w[i] == "tasks=pack";
+        } else {
+          ok = false;
+        }
+      }
+      if (!ok) {
+        fail("connector NAME TASKS [labels=K=V,..] [tasks=spread|pack]");
         continue;
       }
       c.kind = K::Connector;
@@ -411,10 +521,14 @@ ParsedScenario parse_scenario(std::string_view text) {
         if (w[i] == "as" && i + 1 < w.size() && c.as.empty()) c.as = w[++i];
         else if (w[i].starts_with("url=") && w[i].size() > 4 && c.url.empty()) c.url = w[i].substr(4);
         else if (w[i].starts_with("instance=") && w[i].size() > 9 && c.instance.empty()) c.instance = w[i].substr(9);
-        else ok = false;
+        else if (w[i].starts_with("labels=") && c.labels.empty()) {
+          auto l = parse_labels(std::string_view(w[i]).substr(7));
+          ok = l.ok() && !l->empty();
+          if (ok) c.labels = *l;
+        } else ok = false;
       }
       if (!ok) {
-        fail("join NAME [as WORKER] [url=URL] [instance=ID]");
+        fail("join NAME [as WORKER] [url=URL] [instance=ID] [labels=K=V,..]");
         continue;
       }
     } else if (op == "option") {
@@ -484,13 +598,18 @@ std::string to_scenario_text(const std::vector<Command>& commands) {
               : c.protocol == connect::ConnectProtocol::Compatible ? "compatible"
                                                                    : "sessioned");
         break;
-      case K::Connector: o << "connector " << c.name << ' ' << c.a; break;
+      case K::Connector:
+        o << "connector " << c.name << ' ' << c.a;
+        if (!c.labels.empty()) o << " labels=" << format_labels(c.labels);
+        if (c.pack) o << " tasks=pack";
+        break;
       case K::Delete: o << "delete " << c.name; break;
       case K::Join:
         o << "join " << c.name;
         if (!c.as.empty()) o << " as " << c.as;
         if (!c.url.empty()) o << " url=" << c.url;
         if (!c.instance.empty()) o << " instance=" << c.instance;
+        if (!c.labels.empty()) o << " labels=" << format_labels(c.labels);
         break;
       case K::OptionReturnLostToOwner: o << "option return-lost-to-owner " << (c.a != 0 ? "on" : "off"); break;
       case K::OptionNoDelayForExpiredStatic:
@@ -518,9 +637,14 @@ bool apply_change(Simulator& sim, const Command& c) {
   switch (c.kind) {
     case K::SetDelay: sim.set_delay(static_cast<int32_t>(c.a)); return true;
     case K::SetProtocol: sim.set_protocol(c.protocol); return true;
-    case K::Connector: sim.connector(c.name, static_cast<int32_t>(c.a)); return true;
+    case K::Connector: {
+      sim.connector(c.name, static_cast<int32_t>(c.a));
+      const ConnectorPlacement p{c.labels, c.pack ? PlacementTasks::Pack : PlacementTasks::Spread};
+      if (p.constrains() || sim.placements().count(c.name) > 0) sim.placement(c.name, p);
+      return true;
+    }
     case K::Delete: sim.remove(c.name); return true;
-    case K::Join: sim.join(c.name, c.as, c.url, c.instance); return true;
+    case K::Join: sim.join(c.name, c.as, c.url, c.instance, c.labels); return true;
     case K::OptionReturnLostToOwner: sim.set_return_lost_to_owner(c.a != 0); return true;
     case K::OptionNoDelayForExpiredStatic: sim.set_no_delay_for_expired_static(c.a != 0); return true;
     case K::Leave: sim.leave(c.name); return true;

@@ -45,7 +45,9 @@ struct RoundReport {
   std::vector<WorkerLine> workers;
 };
 
-/// Aggregate numbers printed in the `final` line.
+/// Aggregate numbers printed in the `final` line. With placement constraints
+/// the spreads are the largest within one placement group: over the members
+/// its selector matches, counting only its connectors and (spread) tasks.
 struct Summary {
   int32_t rounds = 0;                       ///< rounds run
   bool balanced = true;                     ///< connector_spread <= 1 and task_spread <= 1
@@ -55,6 +57,13 @@ struct Summary {
   int64_t unassigned = 0;                   ///< configured connectors + tasks that run nowhere
   int64_t moved_tasks = 0;                  ///< task starts on a worker other than its last runner
   int64_t stopped_tasks = 0;                ///< stops of running tasks (revocations, eager, leaves)
+  /// With placement constraints only (then printed): whether there are any,
+  /// constrained connectors no member may run (they and their tasks are not
+  /// in `unassigned`), and pack connectors whose tasks do not all run on the
+  /// connector's member.
+  bool placement = false;
+  int64_t unplaced = 0;
+  int64_t pack_split = 0;
 };
 
 /// A simulated group: config, members, time, and the assignors.
@@ -66,6 +75,9 @@ class Simulator {
   void set_protocol(connect::ConnectProtocol p) { protocol_ = p; }
   /// Creates connector `name`, or changes its task count (a config change).
   void connector(const std::string& name, int32_t tasks);
+  /// Sets connector `name`'s placement (`placement.labels` / `placement.tasks`;
+  /// kconnectd, not in Connect): a config change. An unconstraining value removes it.
+  void placement(const std::string& name, const ConnectorPlacement& p);
   /// Deletes connector `name` and its tasks (a config change; no-op if absent).
   void remove(const std::string& name);
   /// Worker `name` joins with nothing running (no-op if it is a member).
@@ -73,8 +85,9 @@ class Simulator {
   /// worker_identity()) is, in order: `url` / `instance` when not empty,
   /// else that of worker `as` (its last join, or `as`'s default URL when it
   /// never joined) when not empty, else URL `http://NAME:8083/`, dynamic.
+  /// `labels` are its `worker.labels` (MemberReport::labels; kconnectd).
   void join(const std::string& name, const std::string& as = {}, const std::string& url = {},
-            const std::string& instance = {});
+            const std::string& instance = {}, const Labels& labels = {});
   /// RoundContext::return_lost_to_owner for the following rounds (default off,
   /// Connect's behaviour).
   void set_return_lost_to_owner(bool on) { return_lost_to_owner_ = on; }
@@ -97,8 +110,11 @@ class Simulator {
 
   /// Numbers for the `final` line, over the current members.
   [[nodiscard]] Summary summary() const;
-  /// Every configured connector and task runs on exactly one member.
+  /// Every configured connector and task runs on exactly one member (a
+  /// constrained connector no member may run, and its tasks, excepted).
   [[nodiscard]] bool complete() const;
+  /// Connector `connector` is unconstrained or some member matches its placement.labels.
+  [[nodiscard]] bool placeable(const std::string& connector) const;
   /// What worker `name` runs (nullptr if it is not a member).
   [[nodiscard]] const Running* running(const std::string& name) const;
   /// Delay of the last round, ms.
@@ -113,11 +129,18 @@ class Simulator {
   [[nodiscard]] size_t members() const { return members_.size(); }
   /// Configured connectors and task counts.
   [[nodiscard]] const std::map<std::string, int32_t>& config() const { return config_; }
+  /// Placement constraints by connector (only constraining ones).
+  [[nodiscard]] const std::map<std::string, ConnectorPlacement>& placements() const { return placement_; }
+  /// Worker `name`'s labels (empty when unlabelled or not a member).
+  [[nodiscard]] Labels labels_of(const std::string& name) const;
+  /// Constrained connectors no member could run in the last round (sorted).
+  [[nodiscard]] const std::vector<std::string>& unplaced() const { return unplaced_; }
 
  private:
   struct Identity {
     std::string url;       // MemberReport::url
     std::string instance;  // MemberReport::group_instance_id ("" = dynamic)
+    Labels labels;         // MemberReport::labels
   };
   struct Member {
     std::string name;
@@ -139,10 +162,13 @@ class Simulator {
   void deliver(Member& m, const Assignment& a, bool eager, const Owners& before, const std::string& where,
                RoundReport::WorkerLine& line);
   void check_one_owner(const std::string& where);
+  void check_placement(const std::string& where);
 
   int32_t max_delay_ms_ = kScheduledRebalanceMaxDelayMsDefault;
   connect::ConnectProtocol protocol_ = connect::ConnectProtocol::Sessioned;
   std::map<std::string, int32_t> config_;
+  std::map<std::string, ConnectorPlacement> placement_;
+  std::vector<std::string> unplaced_;
   int64_t config_offset_ = 0;
   std::vector<Member> members_;  // in join order
   std::string leader_override_;
@@ -181,6 +207,8 @@ struct Command {
   std::string as;        ///< Join: `as V`, take worker V's identity ("" = own)
   std::string url;       ///< Join: `url=U` ("" = not given)
   std::string instance;  ///< Join: `instance=ID`, a static member ("" = not given)
+  Labels labels;         ///< Join: `labels=k=v,..` (worker.labels); Connector: `labels=k=v,..` (placement.labels)
+  bool pack = false;     ///< Connector: `tasks=pack` (placement.tasks)
 };
 
 /// A malformed line: where and what was expected.
@@ -195,7 +223,9 @@ struct ParsedScenario {
   std::vector<ParseError> errors; ///< empty when the file is well formed
 };
 
-/// Parses scenario text (assignor-scenarios.md format).
+/// Parses scenario text (assignor-scenarios.md format, plus kconnectd's
+/// `join NAME labels=k=v,..` and `connector NAME TASKS [labels=k=v,..]
+/// [tasks=spread|pack]`).
 ParsedScenario parse_scenario(std::string_view text);
 
 /// Writes commands back as scenario text (used to print shrunk property-test

@@ -83,6 +83,12 @@ const std::array kOptions = {
                "pod name of a StatefulSet. A worker restarted with the same id within session.timeout.ms gets its "
                "member identity and assignment back without a rebalance. Unset = dynamic membership. ASCII letters, "
                "digits, '.', '_' and '-', at most 249 characters."),
+    opt_string("worker.labels", "",
+               "Placement labels of this worker, key=value pairs separated by commas, e.g. host=a,zone=z1,disk=ssd "
+               "(keys [A-Za-z0-9._/-], at most 63 bytes; values also ':', at most 255 bytes; at most 64 labels). "
+               "Sent in the group metadata (cooperative protocols); a connector with placement.labels runs only on "
+               "workers that carry all of its labels. Empty = no labels: such a worker, like one of an older build, "
+               "runs no connector with placement.labels (ours)."),
     opt_bool("static.membership.leave.on.shutdown", "false",
              "With group.instance.id: send LeaveGroup on SIGTERM, so the work moves at once instead of waiting "
              "for the worker to return (as `kconnectd run --leave-on-shutdown`) (ours)."),
@@ -616,6 +622,10 @@ WorkerConfigReport WorkerConfig::validate(const Properties& props, WorkerMode mo
     }
     auto creds = sasl_credentials(sasl);
     if (!creds) errors.push_back(creds.error().to_string());
+  }
+  if (props.count("worker.labels") && !fails({"worker.labels"})) {
+    auto labels = parse_labels(cfg.get_string("worker.labels"));
+    if (!labels) errors.push_back("worker.labels: " + labels.error().message);
   }
   if (props.count("group.instance.id") && !fails({"group.instance.id"})) {
     const std::string& id = cfg.get_string("group.instance.id");

@@ -17,6 +17,7 @@
 #include <variant>
 #include <vector>
 
+#include "common/labels.h"
 #include "config/properties.h"
 #include "config/security_config.h"
 
@@ -262,6 +263,12 @@ class WorkerConfig {
   /// nullopt = dynamic membership. Validated by from_properties().
   [[nodiscard]] std::optional<std::string> group_instance_id() const {
     return get_optional_string("group.instance.id");
+  }
+  /// worker.labels (ours, issue 29): this worker's placement labels, parsed
+  /// (validate() rejects bad syntax, naming the key); empty when unset.
+  [[nodiscard]] Labels worker_labels() const {
+    auto l = parse_labels(get_string("worker.labels"));
+    return l ? *l : Labels{};
   }
   /// static.membership.leave.on.shutdown (ours, default false): a static
   /// member sends LeaveGroup on SIGTERM too.

@@ -30,6 +30,15 @@ class Reader {
     if (!error_) error_ = Error{root_ + "." + field, std::move(message)};
   }
 
+  /// True when at least 4 bytes are left and they are the big-endian `v`
+  /// (reads nothing).
+  [[nodiscard]] bool next_i32_is(int32_t v) const {
+    if (failed() || remaining() < 4) return false;
+    uint32_t x = 0;
+    for (std::size_t i = 0; i < 4; ++i) x = (x << 8) | bytes_[pos_ + i];
+    return static_cast<int32_t>(x) == v;
+  }
+
   int16_t i16(const std::string& field) { return static_cast<int16_t>(fixed(field, 2, "int16")); }
   int32_t i32(const std::string& field) { return static_cast<int32_t>(fixed(field, 4, "int32")); }
   int64_t i64(const std::string& field) { return static_cast<int64_t>(fixed(field, 8, "int64")); }
@@ -289,6 +298,57 @@ nlohmann::json tasks_json(const std::vector<ConnectorTaskId>& tasks) {
   return arr;
 }
 
+/// The labels trailer (kconnectd, issue 29): magic, count, (key, value) in
+/// key order. Only after a V1/V2 allocation.
+void write_labels_trailer(Writer& w, const WorkerMetadata& md) {
+  if (md.version == 0) {
+    w.fail("labels", "the V0 layout cannot carry labels (a V1 reader would take them for the allocation)");
+    return;
+  }
+  if (md.labels.size() > kMaxLabels) {
+    w.fail("labels", std::to_string(md.labels.size()) + " labels, more than " + std::to_string(kMaxLabels));
+    return;
+  }
+  w.i32(kLabelsTrailerMagic);
+  w.i32(static_cast<int32_t>(md.labels.size()));
+  for (const auto& [k, v] : md.labels) {
+    if (auto p = label_problem(k, v); !p.empty()) {
+      w.fail("labels", p);
+      return;
+    }
+    w.str("labels.key", k);
+    w.str("labels.value", v);
+  }
+}
+
+/// Reads the labels trailer when the magic is next; leaves `labels` empty
+/// (and reads nothing) otherwise.
+void read_labels_trailer(Reader& r, Labels& labels) {
+  if (!r.next_i32_is(kLabelsTrailerMagic)) return;
+  (void)r.i32("labels.magic");
+  // Smallest label: two 1-byte strings (2 + 1 each).
+  auto count = r.array_count("labels", false, 6, "label");
+  if (!count) return;
+  if (*count > kMaxLabels) {
+    r.fail("labels", "count " + std::to_string(*count) + " is above the maximum of " + std::to_string(kMaxLabels));
+    return;
+  }
+  for (std::size_t i = 0; i < *count && !r.failed(); ++i) {
+    const std::string base = "labels[" + std::to_string(i) + "]";
+    std::string k = r.str(base + ".key");
+    std::string v = r.str(base + ".value");
+    if (r.failed()) return;
+    if (auto p = label_problem(k, v); !p.empty()) {
+      r.fail(base, p);
+      return;
+    }
+    if (!labels.emplace(std::move(k), std::move(v)).second) {
+      r.fail(base + ".key", "repeated label key");
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 Result<std::vector<uint8_t>> encode_assignment(const Assignment& a) {
@@ -317,6 +377,7 @@ Result<std::vector<uint8_t>> encode_metadata(const WorkerMetadata& md) {
       w.bytes(inner.out());
     }
   }
+  if (!md.labels.empty()) write_labels_trailer(w, md);
   if (w.failed()) return w.error();
   return std::move(w.out());
 }
@@ -352,6 +413,8 @@ Result<WorkerMetadata> decode_metadata(std::span<const uint8_t> bytes) {
     if (!w) return w.error();
     md.allocation = to_assignment(*w);
   }
+  read_labels_trailer(r, md.labels);
+  if (r.failed()) return r.error();
   return md;
 }
 
@@ -379,10 +442,12 @@ nlohmann::json to_json(const Assignment& a) {
 }
 
 nlohmann::json to_json(const WorkerMetadata& md) {
-  return nlohmann::json{{"version", md.version},
+  nlohmann::json j{{"version", md.version},
                         {"url", md.url},
                         {"config_offset", md.config_offset},
                         {"allocation", md.allocation ? to_json(*md.allocation) : nlohmann::json(nullptr)}};
+  if (!md.labels.empty()) j["labels"] = md.labels;
+  return j;
 }
 
 Result<std::vector<uint8_t>> parse_hex(std::string_view hex) {

@@ -25,6 +25,11 @@ inline constexpr int32_t kConnectorTaskSentinel = -1;
 /// (int16 length prefix, Kafka's Type.STRING).
 inline constexpr std::size_t kMaxStringBytes = 32767;
 
+/// First 4 bytes of kconnectd's metadata trailer (kconnectd, not in Connect;
+/// issue 29): "kcL1" as a big-endian int32. The trailer follows the V1/V2
+/// allocation; a reader that finds other bytes there ignores them, as Java does.
+inline constexpr int32_t kLabelsTrailerMagic = 0x6B634C31;
+
 /// Encodes worker metadata for one JoinGroup protocol entry.
 /// Layout: V0 (version, url, config-offset) when `md.version == 0`; otherwise
 /// V1 (adds `allocation` NULLABLE_BYTES). A present allocation is written as a
@@ -32,17 +37,27 @@ inline constexpr std::size_t kMaxStringBytes = 32767;
 /// allocation's own version), as Kafka's ExtendedWorkerState writer does;
 /// `nullopt` is written as null (int32 -1). Matches ConnectProtocol /
 /// IncrementalCooperativeConnectProtocol.serializeMetadata.
+/// Non-empty `md.labels` (V1/V2 only) are appended after the allocation as
+/// the labels trailer: int32 kLabelsTrailerMagic, int32 count, then per
+/// label (key order) STRING key, STRING value. Empty labels write nothing,
+/// so the bytes are exactly Connect's.
 /// Errors: negative version, a string longer than 32767 bytes (the Error's
-/// field names it, e.g. "metadata.url").
+/// field names it, e.g. "metadata.url"), labels in the V0 layout or labels
+/// that break common/labels.h's rules ("metadata.labels").
 Result<std::vector<uint8_t>> encode_metadata(const WorkerMetadata& md);
 
 /// Decodes worker metadata with the V1 reader (Kafka's
 /// IncrementalCooperativeConnectProtocol.deserializeMetadata): any version
 /// >= 0, trailing bytes ignored, allocation missing at the clean end of the
 /// buffer or null -> `allocation = nullopt` (so V0 bytes decode). A present
-/// allocation is decoded with decode_assignment().
+/// allocation is decoded with decode_assignment(). After the allocation, the
+/// labels trailer is read when the next 4 bytes are kLabelsTrailerMagic;
+/// any other trailing bytes are ignored.
 /// Errors: negative version, truncated or malformed field (field path in
-/// Error::field, e.g. "metadata.allocation.assignment[0].tasks").
+/// Error::field, e.g. "metadata.allocation.assignment[0].tasks"); a trailer
+/// with the magic that is truncated, has more than kMaxLabels labels, a
+/// repeated key or a key/value outside common/labels.h's rules
+/// ("metadata.labels...").
 Result<WorkerMetadata> decode_metadata(std::span<const uint8_t> bytes);
 
 /// Encodes a SyncGroup assignment. V0 layout when `a.version == 0` (Kafka's
@@ -106,7 +121,8 @@ struct WireAssignment {
 Result<WireAssignment> decode_assignment_wire(std::span<const uint8_t> bytes);
 
 /// JSON view of metadata for humans and tests:
-/// {"version", "url", "config_offset", "allocation": null | to_json(Assignment)}.
+/// {"version", "url", "config_offset", "allocation": null | to_json(Assignment)},
+/// plus "labels": {key: value} when the worker sends any.
 nlohmann::json to_json(const WorkerMetadata& md);
 
 /// JSON view of an assignment: {"version", "error", "leader", "leader_url",

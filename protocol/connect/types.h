@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "common/labels.h"
+
 namespace kc::connect {
 
 /// Connect protocol version carried in the int16 header of metadata and
@@ -70,6 +72,11 @@ struct WorkerMetadata {
   std::string url;              ///< advertised REST URL, e.g. "http://w1:8083/"
   int64_t config_offset = -1;   ///< next config-topic offset to read; -1 when none read
   std::optional<Assignment> allocation;  ///< V1+: current assignment; nullopt = null bytes
+  /// V1+ only: the worker's `worker.labels` (kconnectd, not in Connect; issue
+  /// 29). Carried in a trailer after the allocation that Java's readers and
+  /// older kconnectd builds skip; nothing is written when empty, so an
+  /// unlabelled worker's bytes are Connect's exactly (protocol/connect/README.md).
+  Labels labels;
 
   bool operator==(const WorkerMetadata&) const = default;
 };

@@ -1,5 +1,7 @@
 #include "worker/connectors/config_def.h"
 
+#include "common/labels.h"
+
 #include "common/strings.h"
 #include "worker/converters/converters.h"
 
@@ -213,7 +215,29 @@ const ConfigDefs& common_connector_config_defs() {
     ConfigKeyDef predicates{"predicates", ConfigType::List, false, "", ConfigImportance::Low,
                             "Aliases for the predicates used by transformations.", "Predicates", 0,
                             ConfigWidth::Long, "Predicates", {}, std::nullopt, {}};
-    d = {name, cls, tasks, key, value, header, transforms, predicates};
+    // Placement labels (kconnectd, not in Connect; issue 29).
+    ConfigKeyDef placement_labels{
+        "placement.labels", ConfigType::String, false, "", ConfigImportance::Medium,
+        "Run this connector and its tasks only on workers whose worker.labels carry all of these labels, e.g. "
+        "host=a or zone=z1,disk=ssd (key=value pairs separated by commas). Empty = any worker. No matching worker: "
+        "the connector stays UNASSIGNED, with a trace naming the constraint and the workers' labels (ours).",
+        "Placement", 1, ConfigWidth::Long, "Placement labels", {}, std::nullopt,
+        [](const std::string& v) -> std::optional<std::string> {
+          auto l = kc::parse_labels(v);
+          if (l) return std::nullopt;
+          return "Invalid value '" + v + "' for configuration placement.labels: " + l.error().message;
+        }};
+    ConfigKeyDef placement_tasks{
+        "placement.tasks", ConfigType::String, false, "spread", ConfigImportance::Low,
+        "How this connector's tasks are laid out over the workers placement.labels allows: spread = balanced over "
+        "them like any connector's; pack = all on the worker that runs the connector (ours).",
+        "Placement", 2, ConfigWidth::Short, "Placement of tasks", {}, std::nullopt,
+        [](const std::string& v) -> std::optional<std::string> {
+          const std::string t = trim(v);
+          if (t == "spread" || t == "pack") return std::nullopt;
+          return "Invalid value '" + v + "' for configuration placement.tasks: String must be one of: spread, pack";
+        }};
+    d = {name, cls, tasks, key, value, header, transforms, predicates, placement_labels, placement_tasks};
     return d;
   }();
   return defs;

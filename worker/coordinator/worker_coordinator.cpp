@@ -222,14 +222,18 @@ CoordinatorStatus WorkerCoordinator::status() const {
 
 std::vector<kafka::JoinGroupProtocol> WorkerCoordinator::build_protocols(ConnectProtocol mode, const std::string& url,
                                                                          int64_t config_offset,
-                                                                         const std::optional<Assignment>& snapshot) {
+                                                                         const std::optional<Assignment>& snapshot,
+                                                                         const Labels& labels) {
   std::vector<kafka::JoinGroupProtocol> out;
   for (ConnectProtocol p : offered(mode)) {
     WorkerMetadata md;
     md.version = connect::protocol_version(p);
     md.url = url;
     md.config_offset = config_offset;
-    if (p != ConnectProtocol::Eager) md.allocation = snapshot;
+    if (p != ConnectProtocol::Eager) {
+      md.allocation = snapshot;
+      md.labels = labels;
+    }
     auto bytes = connect::encode_metadata(md);
     if (!bytes) {
       // Only an over-long URL or name can fail; offer the protocol with an
@@ -307,7 +311,7 @@ void WorkerCoordinator::on_prepare_join(const kafka::JoinPrepare& prep, kafka::J
       if (!self) return;
       // Metadata is rebuilt on every send (4.2): current offset + snapshot.
       ready(build_protocols(self->config_.protocol, self->config_.url, self->callbacks_.config_offset(),
-                            self->snapshot_));
+                            self->snapshot_, self->config_.labels));
     });
   };
   callbacks_.on_before_join(bj, std::move(proceed));

@@ -88,6 +88,10 @@ struct WorkerCoordinatorConfig {
   /// dynamic one may resume it before its first JoinGroup after a crash
   /// (kept_for_early_resume).
   std::string static_assignment_file;
+  /// `worker.labels` (kconnectd, not in Connect; issue 29): sent in the V1/V2
+  /// metadata's labels trailer (protocol/connect/README.md); empty = none,
+  /// and then the metadata bytes are Connect's exactly.
+  Labels labels;
 };
 
 /// One member's JoinGroup metadata as decoded by the leader.
@@ -261,10 +265,12 @@ class WorkerCoordinator : public std::enable_shared_from_this<WorkerCoordinator>
   /// Status copy. io thread.
   [[nodiscard]] CoordinatorStatus status() const;
   /// Builds the protocols this worker offers, in preference order, with
-  /// metadata from `snapshot` and `config_offset`. Pure; exposed for tests.
+  /// metadata from `snapshot` and `config_offset`; `labels` go into the V1/V2
+  /// entries only (V0 has no room for them). Pure; exposed for tests.
   static std::vector<kafka::JoinGroupProtocol> build_protocols(ConnectProtocol mode, const std::string& url,
                                                                int64_t config_offset,
-                                                               const std::optional<Assignment>& snapshot);
+                                                               const std::optional<Assignment>& snapshot,
+                                                               const Labels& labels = {});
   /// The 4.3 merge: under cooperative protocols `old` − revoked + `received`
   /// (connectors and tasks de-duplicated, `received`'s other fields kept);
   /// under eager just `received`. Pure; exposed for tests.

@@ -99,6 +99,10 @@ struct HerderConfig {
   int session_timeout_ms = kSessionTimeoutMsDefault;  ///< session.timeout.ms
   /// group.instance.id (KIP-345 static membership, ours): nullopt = dynamic.
   std::optional<std::string> group_instance_id;
+  /// worker.labels (kconnectd, not in Connect; issue 29): sent in the group
+  /// metadata; the leader places connectors with placement.labels only on
+  /// workers whose labels match. Empty = none.
+  Labels worker_labels;
   /// static.membership.assignment.file (ours): a static member's kept
   /// assignment (coordinator::StaticAssignmentRecord); "" = not kept.
   std::string static_assignment_file;

@@ -69,6 +69,7 @@ HerderConfig herder_config_from(const config::WorkerConfig& wc, const std::strin
   h.protocol = *proto;
   h.session_timeout_ms = wc.session_timeout_ms();
   h.group_instance_id = wc.group_instance_id();
+  h.worker_labels = wc.worker_labels();
   h.static_assignment_file = wc.static_membership_assignment_file();
   h.leave_group_on_shutdown = !h.group_instance_id || wc.static_membership_leave_on_shutdown();
   h.heartbeat_interval_ms = wc.heartbeat_interval_ms();

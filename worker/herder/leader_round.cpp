@@ -14,6 +14,7 @@ std::vector<assignor::MemberReport> leader_round_reports(const coordinator::Lead
     rep.url = m.metadata.url;
     rep.config_offset = m.metadata.config_offset;
     rep.group_instance_id = m.group_instance_id;
+    rep.labels = m.metadata.labels;
     if (m.metadata.allocation) {
       rep.owned.connectors = m.metadata.allocation->connectors;
       rep.owned.tasks = m.metadata.allocation->tasks;

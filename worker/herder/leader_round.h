@@ -15,8 +15,8 @@
 namespace kc::herder {
 
 /// One assignor::MemberReport per member of `round`, in its order: member id,
-/// advertised URL, config offset, group.instance.id ("" = dynamic, KIP-345)
-/// and, for V1/V2 metadata with an allocation, what the member runs now
+/// advertised URL, config offset, group.instance.id ("" = dynamic, KIP-345),
+/// worker.labels (V1/V2 trailer, issue 29; empty for older builds) and, for V1/V2 metadata with an allocation, what the member runs now
 /// (nothing owned when the allocation is null, as a freshly started worker
 /// reports it).
 std::vector<assignor::MemberReport> leader_round_reports(const coordinator::LeaderRound& round);

@@ -147,6 +147,18 @@ HandOverMoves DistributedHerder::Impl::job_assign(LeaderJob& job) {
   // The marks must be in the status topic before any member sees the
   // assignment: the old owner's stop (UNASSIGNED) then follows them.
   if (!moves.marks.empty()) write_hand_over_marks(moves.marks);
+  // Placement labels (issue 29): a connector no member may run is
+  // UNASSIGNED with a trace naming its placement.labels and the members'
+  // labels; written when the status says otherwise (an owner's stop record
+  // may come after it: the owner then rejoins and the next round writes it
+  // again).
+  for (const auto& u : moves.result.unplaced) {
+    const std::string trace = assignor::placement_trace(u, reports);
+    const auto cur = status_store->get_connector(u.connector);
+    if (cur && cur->state == StatusState::Unassigned && cur->trace == trace) continue;
+    spdlog::warn("leader: connector {} stays unassigned: {}", u.connector, trace);
+    status_store->put_connector(u.connector, status_of(StatusState::Unassigned, job.round.generation, trace));
+  }
   return moves;
 }
 

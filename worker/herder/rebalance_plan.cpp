@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "common/strings.h"
 #include "worker/herder/id_lists.h"
 
 namespace kc::herder {
@@ -253,8 +254,36 @@ assignor::ConfigSnapshot assignor_snapshot(const ClusterConfigState& snap) {
   for (const auto& name : snap.connectors()) {
     auto tc = snap.task_counts.find(name);
     cs.connectors[name] = (tc == snap.task_counts.end() || snap.inconsistent.count(name)) ? 0 : tc->second;
+    auto cfg = snap.connector_configs.find(name);
+    if (cfg == snap.connector_configs.end()) continue;
+    auto p = connector_placement(cfg->second);
+    if (p.constrains()) cs.placement[name] = std::move(p);
   }
   return cs;
+}
+
+assignor::ConnectorPlacement connector_placement(const ConfigMap& config) {
+  assignor::ConnectorPlacement p;
+  if (auto it = config.find("placement.labels"); it != config.end()) {
+    auto l = kc::parse_labels(it->second);
+    // Validation refuses a bad value; one that reached the config topic
+    // anyway (an older build's write) matches no worker: never a wrong host.
+    if (l) p.labels = std::move(*l);
+    else p.labels = {{std::string(kUnmatchableLabelKey), it->second}};
+  }
+  if (auto it = config.find("placement.tasks"); it != config.end() && kc::trim(it->second) == "pack")
+    p.tasks = assignor::PlacementTasks::Pack;
+  return p;
+}
+
+std::optional<std::string> placement_refusal(const ConfigMap& connector_config, const Labels& worker_labels) {
+  const auto p = connector_placement(connector_config);
+  if (kc::labels_match(p.labels, worker_labels)) return std::nullopt;
+  const auto it = connector_config.find("placement.labels");
+  return "placement.labels=" + (it == connector_config.end() ? std::string() : it->second) +
+         " does not match this worker's labels {" + kc::format_labels(worker_labels) +
+         "}; the leader placed it here anyway, so the leader is likely an older build that ignores "
+         "placement.labels: upgrade every worker before pinning connectors";
 }
 
 HandOverMoves plan_leader_round(bool hand_over_enabled, const assignor::LeaderState& state,

@@ -275,7 +275,29 @@ std::string to_string(const HandOverMoves& m);
 /// The assignor's view of a config snapshot: every connector with the count
 /// of its committed task configs (0 when none are committed or they are
 /// inconsistent), at the snapshot's offset.
+/// With `placement.labels` / `placement.tasks` (issue 29) it also carries
+/// each constrained connector's ConnectorPlacement (connector_placement()).
 assignor::ConfigSnapshot assignor_snapshot(const ClusterConfigState& snap);
+
+/// Label key of the selector an unparseable `placement.labels` becomes: no
+/// worker can carry it (worker.labels keys are [A-Za-z0-9._/-]).
+inline constexpr std::string_view kUnmatchableLabelKey = "!invalid-placement.labels";
+
+/// A connector's placement from its config (kconnectd, not in Connect):
+/// `placement.labels` parsed (an unparseable value, which validation
+/// refuses, becomes a selector no worker matches) and `placement.tasks`
+/// (pack, else spread).
+assignor::ConnectorPlacement connector_placement(const ConfigMap& config);
+
+/// A worker's own check of `placement.labels` before it starts a connector
+/// or one of its tasks (kconnectd, not in Connect; issue 29). The leader
+/// already places constrained work only on matching workers; this check is
+/// for a mixed cluster whose leader is an older build that does not know
+/// the key: the misplaced work is refused with a reason instead of running
+/// on a wrong host. Returns the refusal message (naming the selector, this
+/// worker's labels and the likely cause), or nullopt when the work may run
+/// here (no placement.labels, or `worker_labels` match it).
+std::optional<std::string> placement_refusal(const ConfigMap& connector_config, const Labels& worker_labels);
 
 /// The leader's whole round (Connect's performAssignment) as one pure step:
 /// the assignor of `ctx.protocol` (EagerAssignor for eager, else the

@@ -73,7 +73,9 @@ StatusValue DistributedHerder::Impl::status_of(
 
 bool DistributedHerder::Impl::start_connector_now(
     const std::string& c, const ConfigMap& conf, TargetState target, int32_t gen) {
-  auto st = start_connector_cached(*worker, config_cache, c, conf, target);
+  const auto misplaced = placement_refusal(conf, cfg.worker_labels);
+  auto st = misplaced ? worker->refuse_start(runtime::Worker::StartKind::Connector, Error{"", *misplaced})
+                      : start_connector_cached(*worker, config_cache, c, conf, target);
   strand_connectors[c] = RunningConnector{conf, target};
   if (st) {
     strand_failed_c.erase(c);
@@ -88,8 +90,12 @@ bool DistributedHerder::Impl::start_connector_now(
 void DistributedHerder::Impl::start_task_now(
     const ConnectorTaskId& t, const ConfigMap& connector_conf, const ConfigMap& task_conf,
     TargetState target, int32_t gen) {
-  auto st = start_task_cached(*worker, config_cache, t, connector_conf, task_conf, target,
-                              [&](const runtime::ConnectorConfig& conf) { return exactly_once_checks(t, conf); });
+  const auto misplaced = placement_refusal(connector_conf, cfg.worker_labels);
+  auto st = misplaced ? worker->refuse_start(runtime::Worker::StartKind::Task, Error{"", *misplaced})
+                      : start_task_cached(*worker, config_cache, t, connector_conf, task_conf, target,
+                                          [&](const runtime::ConnectorConfig& conf) {
+                                            return exactly_once_checks(t, conf);
+                                          });
   strand_tasks[t] = RunningTask{task_conf, target};
   if (st) {
     strand_failed_t.erase(t);

@@ -158,6 +158,7 @@ Result<coordinator::WorkerCoordinatorConfig> DistributedHerder::Impl::coordinato
   cc.protocol = cfg.protocol;
   cc.url = cfg.advertised_url;
   cc.static_assignment_file = cfg.static_assignment_file;
+  cc.labels = cfg.worker_labels;
   return cc;
 }
 

@@ -390,3 +390,15 @@ TEST_CASE("option_importance: every name it lists is a declared option", "[confi
   CHECK(medium == 17);  // the same for Medium
   CHECK(std::string(to_string(OptionImportance::Medium)) == "medium");
 }
+
+TEST_CASE("worker config: worker.labels parsed, bad syntax names the key", "[config][labels]") {
+  auto p = base();
+  CHECK(WorkerConfig::from_properties(p).worker_labels().empty());
+  p["worker.labels"] = "host=a, zone=z1,disk=ssd";
+  const auto labels = WorkerConfig::from_properties(p).worker_labels();
+  CHECK(kc::format_labels(labels) == "disk=ssd,host=a,zone=z1");
+  p["worker.labels"] = "host";
+  CHECK(error_of(p).find("worker.labels") != std::string::npos);
+  p["worker.labels"] = "host=a,host=b";
+  CHECK(error_of(p).find("given twice") != std::string::npos);
+}

@@ -909,6 +909,33 @@ json validate_value(const json& infos, const std::string& key) {
 }
 }  // namespace
 
+TEST_CASE("validate and create name placement.labels / placement.tasks when malformed", "[rest][labels]") {
+  Server s;
+  auto r = request(s.port(), "PUT", "/connector-plugins/FileStreamSource/config/validate",
+                   R"({"connector.class":"FileStreamSource","file":"/tmp/x","topic":"a","name":"c1","placement.labels":"host",)"
+                   R"("placement.tasks":"heap"})");
+  CHECK(r.status == 200);
+  auto j = r.j();
+  CHECK(j["error_count"] == 2);
+  CHECK(validate_value(j, "placement.labels")["errors"][0].get<std::string>().find(
+            "for configuration placement.labels") != std::string::npos);
+  CHECK(validate_value(j, "placement.tasks")["errors"][0].get<std::string>().find("spread, pack") !=
+        std::string::npos);
+  auto ok = request(s.port(), "PUT", "/connector-plugins/FileStreamSource/config/validate",
+                    R"({"connector.class":"FileStreamSource","file":"/tmp/x","topic":"a","name":"c1","placement.labels":"host=a",)"
+                    R"("placement.tasks":"pack"})");
+  CHECK(ok.j()["error_count"] == 0);
+  // Create / update: a 400 whose message names the key.
+  auto err = kc::herder::reject_invalid_config(kc::connectors::PluginRegistry::builtin(), nullptr,
+                                               {{"name", "c2"}, {"connector.class", "FileStreamSource"},
+                                                {"file", "/tmp/x"}, {"topic", "t"},
+                                                {"placement.labels", "host=a,host=b"}});
+  REQUIRE(err);
+  CHECK(err->http_status() == 400);
+  CHECK(err->message.find("Invalid value 'host=a,host=b' for configuration placement.labels: label key 'host' is "
+                          "given twice") != std::string::npos);
+}
+
 TEST_CASE("validate reports per-field errors as 200 ConfigInfos", "[rest]") {
   Server s;
   auto r = request(s.port(), "PUT", "/connector-plugins/FileStreamSource/config/validate",
@@ -918,10 +945,11 @@ TEST_CASE("validate reports per-field errors as 200 ConfigInfos", "[rest]") {
   CHECK(j["name"] == "org.apache.kafka.connect.file.FileStreamSourceConnector");
   CHECK(j["error_count"] == 3);
   CHECK(j["groups"] ==
-        json::array({"Common", "Transforms", "Predicates", "Error Handling", "Exactly Once Support", "offsets.topic"}));
-  // 6 common keys, transforms, predicates, 5 error handling keys, 4 exactly-once source keys (KIP-618)
-  // + file, topic, batch.size
-  REQUIRE(j["configs"].size() == 20);
+        json::array({"Common", "Transforms", "Predicates", "Placement", "Error Handling", "Exactly Once Support",
+                     "offsets.topic"}));
+  // 6 common keys, transforms, predicates, placement.labels and placement.tasks (ours, issue 29), 5 error
+  // handling keys, 4 exactly-once source keys (KIP-618) + file, topic, batch.size
+  REQUIRE(j["configs"].size() == 22);
   CHECK(j["configs"][0]["definition"] == json::parse(R"({"name":"name","type":"STRING","required":true,
         "default_value":null,"importance":"HIGH","documentation":"Globally unique name to use for this connector.",
         "group":"Common","order":1,"width":"MEDIUM","display_name":"Connector name","dependents":[]})"));
