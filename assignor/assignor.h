@@ -262,8 +262,11 @@ struct UnplacedConnector {
 /// names the constraint and every member's labels, e.g.
 /// "placement.labels=host=a matches no worker of the group; workers' labels:
 /// http://w1:8083/ {host=b}, http://w2:8083/ {} (no labels: worker.labels
-/// unset or an older build)". Members in member-id order.
-std::string placement_trace(const UnplacedConnector& u, const std::vector<MemberReport>& members);
+/// unset or an older build)". Members in member-id order. `draining`:
+/// member ids of draining members (RoundContext::draining_members), marked
+/// "draining"; when the selector matches only such members the trace says so.
+std::string placement_trace(const UnplacedConnector& u, const std::vector<MemberReport>& members,
+                            const std::vector<std::string>& draining = {});
 
 /// Output of one assignment round.
 struct AssignmentResult {

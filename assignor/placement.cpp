@@ -43,16 +43,27 @@ void append(Assignment& a, const Assignment& b) {
 
 }  // namespace
 
-std::string placement_trace(const UnplacedConnector& u, const std::vector<MemberReport>& members) {
+std::string placement_trace(const UnplacedConnector& u, const std::vector<MemberReport>& members,
+                            const std::vector<std::string>& draining) {
   std::vector<const MemberReport*> sorted;
   for (const auto& m : members) sorted.push_back(&m);
   std::sort(sorted.begin(), sorted.end(),
             [](const MemberReport* a, const MemberReport* b) { return a->member_id < b->member_id; });
-  std::string s = "placement.labels=" + format_labels(u.selector) + " matches no worker of the group; workers' labels: ";
+  auto drains = [&](const MemberReport* m) {
+    return std::find(draining.begin(), draining.end(), m->member_id) != draining.end();
+  };
+  const bool only_drainers = std::any_of(sorted.begin(), sorted.end(), [&](const MemberReport* m) {
+    return drains(m) && labels_match(u.selector, m->labels);
+  });
+  std::string s = "placement.labels=" + format_labels(u.selector) +
+                  (only_drainers ? " matches only workers that are draining (leaving the group)"
+                                 : " matches no worker of the group") +
+                  "; workers' labels: ";
   bool any_unlabelled = false;
   for (size_t i = 0; i < sorted.size(); ++i) {
     if (i > 0) s += ", ";
     s += (sorted[i]->url.empty() ? sorted[i]->member_id : sorted[i]->url) + " {" + format_labels(sorted[i]->labels) + "}";
+    if (drains(sorted[i])) s += " draining";
     any_unlabelled = any_unlabelled || sorted[i]->labels.empty();
   }
   if (sorted.empty()) s += "(no members)";
@@ -113,6 +124,9 @@ AssignmentResult IncrementalCooperativeAssignor::assign_placed(const LeaderState
   std::map<std::string, const PlacementGroupState*> old_states;
   for (const auto& pg : state.placement_groups) old_states[pg.selector] = &pg;
 
+  std::set<std::string> drainers(ctx.draining_members.begin(), ctx.draining_members.end());
+  const bool all_draining =
+      std::all_of(members.begin(), members.end(), [&](const MemberReport& m) { return drainers.count(m.member_id) > 0; });
   for (auto& [key, g] : groups) {
     // Members of the group's round: the eligible ones, and ineligible ones
     // that still run some of its work (draining: they revoke all of it).
@@ -132,7 +146,12 @@ AssignmentResult IncrementalCooperativeAssignor::assign_placed(const LeaderState
       }
       MemberReport rep = members[i];
       rep.owned = g.owned[i];
-      if (eligible) any_eligible = true;
+      // A draining member is leaving: it counts as eligible only when the
+      // whole round drains (then the drain is ignored, as in a plain round).
+      // Otherwise a group whose only matching members drain is not run: the
+      // drainer revokes its work and can finish, instead of being handed it
+      // back every round until shutdown.drain.timeout.ms.
+      if (eligible && (all_draining || draining.count(rep.member_id) == 0)) any_eligible = true;
       if (!eligible || draining.count(rep.member_id) > 0) sub_ctx.draining_members.push_back(rep.member_id);
       sub.push_back(std::move(rep));
       input.push_back(i);

@@ -151,13 +151,23 @@ HandOverMoves DistributedHerder::Impl::job_assign(LeaderJob& job) {
   // UNASSIGNED with a trace naming its placement.labels and the members'
   // labels; written when the status says otherwise (an owner's stop record
   // may come after it: the owner then rejoins and the next round writes it
-  // again).
+  // again). So are its tasks that have a status: the last one may be
+  // RUNNING, written by a worker that crashed and took the only matching
+  // labels with it, and nobody else would ever overwrite it.
   for (const auto& u : moves.result.unplaced) {
-    const std::string trace = assignor::placement_trace(u, reports);
+    const std::string trace = assignor::placement_trace(u, reports, job.ctx.draining_members);
     const auto cur = status_store->get_connector(u.connector);
-    if (cur && cur->state == StatusState::Unassigned && cur->trace == trace) continue;
-    spdlog::warn("leader: connector {} stays unassigned: {}", u.connector, trace);
-    status_store->put_connector(u.connector, status_of(StatusState::Unassigned, job.round.generation, trace));
+    if (!cur || cur->state != StatusState::Unassigned || cur->trace != trace) {
+      spdlog::warn("leader: connector {} stays unassigned: {}", u.connector, trace);
+      status_store->put_connector(u.connector, status_of(StatusState::Unassigned, job.round.generation, trace));
+    }
+    const auto count = cs.connectors.find(u.connector);
+    for (const auto& [task, st] : status_store->get_tasks(u.connector)) {
+      if (count == cs.connectors.end() || task >= count->second) continue;  // not configured: not ours to say
+      if (st.state == StatusState::Unassigned && st.trace == trace) continue;
+      status_store->put_task(ConnectorTaskId{u.connector, task},
+                             status_of(StatusState::Unassigned, job.round.generation, trace));
+    }
   }
   return moves;
 }

@@ -108,3 +108,47 @@ TEST_CASE("placement: eager deals constrained work to eligible members only", "[
   REQUIRE(r.unplaced.size() == 1);
   CHECK(r.unplaced[0].connector == "nowhere");
 }
+
+TEST_CASE("placement: a drain of the only worker that matches lets go of the pinned work", "[assignor][labels]") {
+  // host=b is pinned to b; b drains (SIGTERM of a dynamic worker). Before
+  // the fix the group's round ignored the drain (b was its only member) and
+  // handed "pinned" back to b every round, so the drain ran into
+  // shutdown.drain.timeout.ms with the connector stopped and its task on.
+  ConfigSnapshot cfg{1, {{"pinned", 1}, {"free", 2}}, {{"pinned", {{{"host", "b"}}}}}};
+  std::vector<MemberReport> members = {member("a", {{"host", "a"}}), member("b", {{"host", "b"}})};
+  RoundContext ctx = ctx_for("a");
+  ctx.draining_members = {"b"};
+  SECTION("the drainer reports nothing (it handed over before its JoinGroup)") {
+    auto r = IncrementalCooperativeAssignor{300000}.assign({}, members, cfg, ctx);
+    const auto& b = r.assignments[1].assignment;
+    CHECK(b.connectors.empty());
+    CHECK(b.tasks.empty());
+    const auto& a = r.assignments[0].assignment;
+    CHECK(std::find(a.connectors.begin(), a.connectors.end(), "pinned") == a.connectors.end());
+    for (const auto& t : a.tasks) CHECK(t.connector != "pinned");
+    REQUIRE(r.unplaced.size() == 1);
+    CHECK(r.unplaced[0].connector == "pinned");
+    const std::string trace = placement_trace(r.unplaced[0], members, ctx.draining_members);
+    CHECK(trace.find("placement.labels=host=b matches only workers that are draining") != std::string::npos);
+    CHECK(trace.find("http://b:8083/ {host=b} draining") != std::string::npos);
+    CHECK(placement_trace(r.unplaced[0], members).find("matches no worker of the group") != std::string::npos);
+  }
+  SECTION("the drainer still runs it: revoked, placed nowhere") {
+    members[1].owned.connectors = {"pinned"};
+    members[1].owned.tasks = {{"pinned", 0}};
+    auto r = IncrementalCooperativeAssignor{300000}.assign({}, members, cfg, ctx);
+    const auto& b = r.assignments[1].assignment;
+    CHECK(b.revoked_connectors == std::vector<std::string>{"pinned"});
+    CHECK(b.revoked_tasks == std::vector<ConnectorTaskId>{{"pinned", 0}});
+    CHECK(b.connectors.empty());
+    CHECK(b.tasks.empty());
+    CHECK(r.unplaced.size() == 1);
+  }
+  SECTION("every member drains: the drain is ignored, as in a plain round") {
+    ctx.draining_members = {"a", "b"};
+    auto r = IncrementalCooperativeAssignor{300000}.assign({}, members, cfg, ctx);
+    const auto& b = r.assignments[1].assignment;
+    CHECK(std::count(b.connectors.begin(), b.connectors.end(), "pinned") == 1);
+    CHECK(r.unplaced.empty());
+  }
+}
