@@ -63,6 +63,12 @@ ConfigDefs PluginRegistry::config_defs_for(const ConfigMap& config) const {
   if (cls != config.end()) desc = find(cls->second);
   ConfigDefs defs = common_connector_config_defs();
   if (!desc) return defs;
+  // Connect's groups keep Connect's order; ours ("Placement") follow them,
+  // before the plugin's own.
+  const auto ours = std::stable_partition(defs.begin(), defs.end(),
+                                          [](const ConfigKeyDef& d) { return d.group != "Placement"; });
+  const ConfigDefs placement(ours, defs.end());
+  defs.erase(ours, defs.end());
   const auto enriched = transformation_config_defs(config);
   defs.insert(defs.end(), enriched.begin(), enriched.end());
   const auto& errors = error_handling_config_defs(desc->type == ConnectorType::Sink);
@@ -71,6 +77,7 @@ ConfigDefs PluginRegistry::config_defs_for(const ConfigMap& config) const {
     const auto& eos = source_connector_config_defs();
     defs.insert(defs.end(), eos.begin(), eos.end());
   }
+  defs.insert(defs.end(), placement.begin(), placement.end());
   defs.insert(defs.end(), desc->config_defs.begin(), desc->config_defs.end());
   return defs;
 }

@@ -1906,7 +1906,7 @@ TEST_CASE("GET /worker: shape, the rebalances bound, and 501 without a group", "
   check_error_body(request(s.port(), "POST", "/cluster/workers/w1/drain"), 500);
 }
 
-TEST_CASE("the console's config view hides secrets; its files are compiled in with their types", "[rest][ui]") {
+TEST_CASE("the console's config view hides secrets, and its files are compiled in with their types", "[rest][ui]") {
   Server s;
   add_console_routes(s.server, s.herder, nullptr);
   ConnectorInfo info;
