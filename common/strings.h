@@ -7,6 +7,28 @@
 
 namespace kc {
 
+/// `s` with ASCII letters upper-cased (Java's toUpperCase(Locale.ROOT) for
+/// the ASCII names configs use: "sasl_ssl" -> "SASL_SSL").
+inline std::string ascii_upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  return out;
+}
+
+/// True when `a` and `b` are equal ignoring ASCII case (HTTP header and
+/// scheme names, "Basic", "HmacSHA256").
+inline bool ascii_iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
 /// `s` without leading and trailing whitespace and control characters
 /// (every char <= ' ', as Java's String.trim, which configs are read with).
 inline std::string trim(std::string_view s) {
@@ -16,9 +38,6 @@ inline std::string trim(std::string_view s) {
   return std::string(s.substr(b, e - b));
 }
 
-/// Splits a comma-separated list ("a, b,,c") into trimmed, non-empty items
-/// (["a","b","c"]); spaces and tabs around items are dropped. Used for
-/// Kafka-style list values such as bootstrap.servers and topics.
 /// The entries of `config` whose keys start with `prefix`, with the prefix
 /// removed: Kafka's originalsWithPrefix (e.g. "value.converter." settings,
 /// "transforms.<alias>." keys). `config` is any ordered string map.
@@ -31,6 +50,9 @@ Map with_prefix(const Map& config, const std::string& prefix) {
   return out;
 }
 
+/// Splits a comma-separated list ("a, b,,c") into trimmed, non-empty items
+/// (["a","b","c"]); spaces and tabs around items are dropped. Used for
+/// Kafka-style list values such as bootstrap.servers and topics.
 inline std::vector<std::string> split_comma_list(const std::string& s) {
   std::vector<std::string> out;
   size_t start = 0;

@@ -1,5 +1,6 @@
 // sasl.jaas.config parsing and the SASL client settings. See jaas.h.
 #include "config/jaas.h"
+#include "common/strings.h"
 
 #include <cctype>
 
@@ -16,12 +17,6 @@ std::string at(size_t pos) { return " at position " + std::to_string(pos); }
 // the extra '-', '_', '$' it declares.
 bool word_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '-' || c == '_' || c == '$';
-}
-
-std::string upper(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
 }
 
 /// A cursor over the JAAS text that skips blanks and comments.
@@ -94,7 +89,7 @@ class Lexer {
 };
 
 std::optional<JaasControlFlag> parse_flag(std::string_view word) {
-  const std::string u = upper(word);
+  const std::string u = ascii_upper(word);
   if (u == "REQUIRED") return JaasControlFlag::Required;
   if (u == "REQUISITE") return JaasControlFlag::Requisite;
   if (u == "SUFFICIENT") return JaasControlFlag::Sufficient;
@@ -102,16 +97,9 @@ std::optional<JaasControlFlag> parse_flag(std::string_view word) {
   return std::nullopt;
 }
 
-std::string get(const std::map<std::string, std::string>& props, const std::string& key) {
+std::string value_of(const std::map<std::string, std::string>& props, const std::string& key) {
   auto it = props.find(key);
   return it == props.end() ? std::string() : it->second;
-}
-
-std::string trim(std::string s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return {};
-  const auto e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
 }
 
 }  // namespace
@@ -176,7 +164,7 @@ Result<std::vector<JaasLoginModule>> parse_jaas_config(std::string_view text) {
 }
 
 bool is_sasl_protocol(std::string_view security_protocol) {
-  const std::string u = upper(security_protocol);
+  const std::string u = ascii_upper(security_protocol);
   return u == "SASL_PLAINTEXT" || u == "SASL_SSL";
 }
 
@@ -212,17 +200,17 @@ Status translate_jaas_config(std::map<std::string, std::string>& props) {
 }
 
 Result<std::optional<SaslClientCredentials>> sasl_credentials(const std::map<std::string, std::string>& props) {
-  const std::string protocol = upper(trim(get(props, "security.protocol")));
+  const std::string protocol = ascii_upper(trim(value_of(props, "security.protocol")));
   if (!is_sasl_protocol(protocol)) return std::optional<SaslClientCredentials>{};
   SaslClientCredentials c;
-  c.mechanism = trim(get(props, "sasl.mechanism"));
-  if (c.mechanism.empty()) c.mechanism = trim(get(props, "sasl.mechanisms"));  // librdkafka's spelling
+  c.mechanism = trim(value_of(props, "sasl.mechanism"));
+  if (c.mechanism.empty()) c.mechanism = trim(value_of(props, "sasl.mechanisms"));  // librdkafka's spelling
   if (c.mechanism.empty()) c.mechanism = "GSSAPI";                            // Kafka's default
   if (c.mechanism != "PLAIN" && c.mechanism != "SCRAM-SHA-256" && c.mechanism != "SCRAM-SHA-512") {
     return Error{"", "sasl.mechanism " + c.mechanism +
                          " is not supported by kconnectd's group client; use PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512"};
   }
-  const std::string jaas = trim(get(props, kKey));
+  const std::string jaas = trim(value_of(props, kKey));
   if (!jaas.empty()) {
     auto login = jaas_login(jaas);
     if (!login) return login.error();
@@ -233,8 +221,8 @@ Result<std::optional<SaslClientCredentials>> sasl_credentials(const std::map<std
   if (!props.count("sasl.username") || !props.count("sasl.password")) {
     return Error{"", "security.protocol " + protocol + " needs sasl.jaas.config or sasl.username and sasl.password"};
   }
-  c.username = get(props, "sasl.username");
-  c.password = get(props, "sasl.password");
+  c.username = value_of(props, "sasl.username");
+  c.password = value_of(props, "sasl.password");
   return std::optional<SaslClientCredentials>{std::move(c)};
 }
 

@@ -16,11 +16,6 @@
 namespace kc::config {
 namespace {
 
-std::string upper(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
-
 std::optional<std::string> get(const Properties& props, const char* key) {
   auto it = props.find(key);
   if (it == props.end()) return std::nullopt;
@@ -31,7 +26,7 @@ std::optional<std::string> get(const Properties& props, const char* key) {
 void require_pem_type(const Properties& props, const char* type_key) {
   auto type = get(props, type_key);
   if (!type) return;
-  const std::string t = upper(trim(*type));
+  const std::string t = ascii_upper(trim(*type));
   if (t == "PEM" || t.empty()) return;
   throw ConfigError(std::string(type_key) + ": '" + *type +
                     "' is not supported: kconnectd reads PEM only (set " + type_key +
@@ -97,7 +92,7 @@ constexpr std::array kJavaOnlySslKeys = {
 }  // namespace
 
 bool tls_enabled(std::string_view security_protocol) {
-  const std::string p = upper(trim(security_protocol));
+  const std::string p = ascii_upper(trim(security_protocol));
   return p == "SSL" || p == "SASL_SSL";
 }
 
@@ -134,7 +129,7 @@ TlsSettings tls_settings_from(const Properties& props) {
   if (auto pw = get(props, "ssl.key.password")) t.key_password = *pw;
 
   const std::string algo = trim(get(props, "ssl.endpoint.identification.algorithm").value_or("https"));
-  const std::string a = upper(algo);
+  const std::string a = ascii_upper(algo);
   if (a == "HTTPS") {
     t.verify_hostname = true;
   } else if (a.empty() || a == "NONE") {

@@ -389,16 +389,22 @@ class Suite:
 
     def wait_quiet(self, timeout_s=30):
         """Waits until every up worker is healthy, not rebalancing and in the
-        same generation, twice in a row 0.5 s apart (a create or delete makes
-        the group rebalance, ~5 s on the mock broker). Returns True if so."""
+        same generation for longer than one heartbeat interval (a create or
+        delete makes the group rebalance, ~5 s on the mock broker; after the
+        third worker leaves, the others learn of the rebalance only at their
+        next heartbeat, up to heartbeat.interval.ms later). Returns True if so."""
         self.leave_finish()
-        prev, deadline = None, time.monotonic() + timeout_s
+        settle_s = cl.HEARTBEAT_MS / 1000 + 0.5
+        prev, since, deadline = None, None, time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             looks = [(w.healthy(), w.metrics()) for w in self.c.up()]
             quiet = looks and all(h and m is not None and not m.rebalancing() for h, m in looks)
             key = tuple(m.epoch() for _, m in looks) if quiet else None
             if quiet and len(set(key)) == 1 and key == prev:
-                return True
+                if time.monotonic() - since >= settle_s:
+                    return True
+            else:
+                since = time.monotonic()
             prev = key
             time.sleep(0.5)
         return False

@@ -1,4 +1,5 @@
 #include "worker/converters/converters.h"
+#include "worker/converters/data_error.h"
 #include "common/strings.h"
 
 #include <iconv.h>
@@ -19,13 +20,8 @@ using namespace data;
 
 namespace {
 
-Error data_error(std::string message) { return Error{"", std::move(message)}; }
 
 
-std::string upper(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
-  return s;
-}
 
 // ---- charsets through iconv ----
 
@@ -38,7 +34,7 @@ struct Charset {
 };
 
 std::optional<Charset> lookup_charset(std::string_view name) {
-  std::string u = upper(std::string(name));
+  std::string u = ascii_upper(std::string(name));
   if (u == "UTF-8" || u == "UTF8") return Charset{"UTF-8", "UTF-8"};
   if (u == "UTF-16" || u == "UTF16") return Charset{"UTF-16", "UTF-16BE", true};
   if (u == "UTF-16BE") return Charset{"UTF-16BE", "UTF-16BE"};
@@ -172,7 +168,7 @@ std::unique_ptr<HeaderConvertingConverter> new_converter(std::string_view full) 
 Result<bool> config_bool(const ConverterConfig& config, const std::string& key, bool dflt) {
   auto it = config.find(key);
   if (it == config.end()) return dflt;
-  std::string v = upper(trim(it->second));
+  std::string v = ascii_upper(trim(it->second));
   if (v == "TRUE") return true;
   if (v == "FALSE") return false;
   return Error{key, "Invalid value " + it->second + " for configuration " + key +

@@ -1,4 +1,5 @@
 #include "worker/converters/json_converter.h"
+#include "worker/converters/data_error.h"
 
 #include <algorithm>
 #include <array>
@@ -18,7 +19,6 @@ using namespace data;
 
 namespace {
 
-Error data_error(std::string message) { return Error{"", std::move(message)}; }
 
 const std::string kEnvelopeError =
     "JsonConverter with schemas.enable requires \"schema\" and \"payload\" fields and may not contain additional "

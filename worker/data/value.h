@@ -16,6 +16,15 @@
 
 namespace kc::data {
 
+/// a / b rounded toward negative infinity (Java's Math.floorDiv): dates and
+/// times before the epoch (negative ms) fall in the right day and second.
+/// `b` must not be 0.
+inline int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
 /// A Java byte[] (distinct from a String). Holds raw octets.
 struct Bytes {
   std::string data;

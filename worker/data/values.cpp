@@ -12,12 +12,6 @@ namespace kc::data {
 
 namespace {
 
-int64_t floor_div(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
 // Values.dateFormatFor: the pattern follows the value (UTC, proleptic
 // Gregorian): before one day (negative included) a time, a whole day a
 // date, otherwise a timestamp.

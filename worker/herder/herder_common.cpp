@@ -87,6 +87,21 @@ Status start_task_cached(runtime::Worker& worker, ConnectorConfigCache& cache, c
   return worker.start_task(t, *parsed, task_conf, target, eos ? eos(**parsed) : runtime::ExactlyOnceTaskChecks{});
 }
 
+ActualState sync_actual_state(const runtime::Worker& worker, std::map<std::string, RunningConnector>& connectors,
+                              std::map<connect::ConnectorTaskId, RunningTask>& tasks,
+                              const std::set<std::string>& failed_c,
+                              const std::set<connect::ConnectorTaskId>& failed_t,
+                              std::map<std::string, storage::StatusValue> connector_statuses,
+                              std::map<connect::ConnectorTaskId, storage::StatusValue> task_statuses) {
+  const auto running_c = worker.connector_names();
+  const auto running_t = worker.task_ids();
+  std::erase_if(connectors, [&](const auto& e) { return !running_c.count(e.first) && !failed_c.count(e.first); });
+  std::erase_if(tasks, [&](const auto& e) { return !running_t.count(e.first) && !failed_t.count(e.first); });
+  for (const auto& c : running_c) connectors.try_emplace(c);
+  for (const auto& t : running_t) tasks.try_emplace(t);
+  return ActualState{connectors, tasks, std::move(connector_statuses), std::move(task_statuses)};
+}
+
 runtime::CallWatchdog& validate_watchdog() {
   static auto* dog = new runtime::CallWatchdog();
   return *dog;

@@ -6,7 +6,9 @@
 // group in the same place. No state; any thread unless noted.
 
 #include <functional>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,7 @@
 #include "worker/connectors/config_def.h"
 #include "worker/herder/connector_config_cache.h"
 #include "worker/herder/distributed_herder.h"
+#include "worker/herder/reconciler.h"
 #include "worker/herder/sink_offsets.h"
 #include "worker/plugins/registry.h"
 #include "worker/runtime/call_watchdog.h"
@@ -61,6 +64,20 @@ Status start_task_cached(runtime::Worker& worker, ConnectorConfigCache& cache, c
                          const storage::ConfigMap& connector_conf, const storage::ConfigMap& task_conf,
                          storage::TargetState target,
                          const std::function<runtime::ExactlyOnceTaskChecks(const runtime::ConnectorConfig&)>& eos = {});
+
+/// The apply strand's record of what it started (`connectors`, `tasks`),
+/// brought in line with what `worker` runs: an instance that ended on its
+/// own (abandoned after a graceful timeout) is forgotten unless its start
+/// failed (`failed_c`, `failed_t`: kept so it is not retried in a loop), and
+/// one running without a record gets an empty one (unknown config:
+/// restarted if assigned). Returns the reconciler's ActualState with the
+/// given statuses. Apply strand.
+ActualState sync_actual_state(const runtime::Worker& worker, std::map<std::string, RunningConnector>& connectors,
+                              std::map<connect::ConnectorTaskId, RunningTask>& tasks,
+                              const std::set<std::string>& failed_c,
+                              const std::set<connect::ConnectorTaskId>& failed_t,
+                              std::map<std::string, storage::StatusValue> connector_statuses,
+                              std::map<connect::ConnectorTaskId, storage::StatusValue> task_statuses);
 
 /// The runtime Worker's settings from the herder's (worker id, client
 /// settings and overrides, flush and shutdown timeouts, converters,

@@ -38,22 +38,8 @@ DesiredState DistributedHerder::Impl::desired_state(int32_t& generation) {
 }
 
 ActualState DistributedHerder::Impl::actual_state() {
-  ActualState a;
-  const auto running_c = worker->connector_names();
-  const auto running_t = worker->task_ids();
-  // What ended on its own (abandoned after a graceful timeout) is forgotten;
-  // a failed start is kept so that it is not retried in a loop.
-  std::erase_if(strand_connectors,
-                [&](const auto& e) { return !running_c.count(e.first) && !strand_failed_c.count(e.first); });
-  std::erase_if(strand_tasks,
-                [&](const auto& e) { return !running_t.count(e.first) && !strand_failed_t.count(e.first); });
-  for (const auto& c : running_c) strand_connectors.try_emplace(c);  // unknown config: restarted if assigned
-  for (const auto& t : running_t) strand_tasks.try_emplace(t);
-  a.connectors = strand_connectors;
-  a.tasks = strand_tasks;
-  a.connector_statuses = status_store->all_connectors();
-  a.task_statuses = status_store->all_tasks();
-  return a;
+  return sync_actual_state(*worker, strand_connectors, strand_tasks, strand_failed_c, strand_failed_t,
+                           status_store->all_connectors(), status_store->all_tasks());
 }
 
 void DistributedHerder::Impl::forget_connector(const std::string& c) {

@@ -1,4 +1,5 @@
 #include "worker/herder/request_signature.h"
+#include "common/strings.h"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -25,16 +26,9 @@ constexpr HmacAlgorithm kAlgorithms[] = {
     {"HmacSHA256", EVP_sha256, 32}, {"HmacSHA384", EVP_sha384, 48}, {"HmacSHA512", EVP_sha512, 64},
 };
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
-  return true;
-}
-
 const HmacAlgorithm* find_algorithm(std::string_view name) {
   for (const auto& a : kAlgorithms)
-    if (iequals(a.name, name)) return &a;
+    if (ascii_iequals(a.name, name)) return &a;
   return nullptr;
 }
 

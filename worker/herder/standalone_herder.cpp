@@ -282,20 +282,8 @@ struct StandaloneHerder::Impl : std::enable_shared_from_this<Impl> {
   }
 
   ActualState actual_state() {
-    ActualState a;
-    const auto running_c = worker->connector_names();
-    const auto running_t = worker->task_ids();
-    std::erase_if(strand_connectors,
-                  [&](const auto& e) { return !running_c.count(e.first) && !strand_failed_c.count(e.first); });
-    std::erase_if(strand_tasks,
-                  [&](const auto& e) { return !running_t.count(e.first) && !strand_failed_t.count(e.first); });
-    for (const auto& c : running_c) strand_connectors.try_emplace(c);
-    for (const auto& t : running_t) strand_tasks.try_emplace(t);
-    a.connectors = strand_connectors;
-    a.tasks = strand_tasks;
-    a.connector_statuses = statuses.connectors();
-    a.task_statuses = statuses.tasks();
-    return a;
+    return sync_actual_state(*worker, strand_connectors, strand_tasks, strand_failed_c, strand_failed_t,
+                             statuses.connectors(), statuses.tasks());
   }
 
   /// Starts connector `c`; true when it started. Strand.

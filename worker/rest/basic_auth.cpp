@@ -1,4 +1,5 @@
 #include "worker/rest/basic_auth.h"
+#include "common/strings.h"
 
 #include <algorithm>
 #include <cctype>
@@ -13,19 +14,6 @@
 namespace kc::rest {
 
 namespace {
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
-std::string trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
 
 /// Standard base64 (RFC 4648, with padding) through OpenSSL; nullopt when
 /// malformed.
@@ -178,7 +166,7 @@ Result<BasicAuthenticator> BasicAuthenticator::from_file(const std::string& path
 bool BasicAuthenticator::authenticate(std::string_view authorization) const {
   if (users_.empty()) return true;  // Connect: an empty credentials file permits every request
   auto space = authorization.find(' ');
-  if (space == std::string_view::npos || space == 0 || !iequals(authorization.substr(0, space), "basic")) return false;
+  if (space == std::string_view::npos || space == 0 || !ascii_iequals(authorization.substr(0, space), "basic")) return false;
   auto decoded = base64_decode(authorization.substr(space + 1));
   if (!decoded) return false;
   auto colon = decoded->find(':');

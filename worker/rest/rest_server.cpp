@@ -1,4 +1,5 @@
 #include "worker/rest/rest_server.h"
+#include "common/strings.h"
 
 #include <algorithm>
 #include <array>
@@ -116,17 +117,11 @@ http::verb verb_from_method(Method m) {
   return http::verb::unknown;
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
 /// JAX-RS style boolean query parameter: absent → `def`; otherwise true only
 /// for "true" (any case), as Jersey's Boolean conversion does.
 bool bool_param(const RestRequest& req, const std::string& name, bool def) {
   auto v = req.query_value(name);
-  return v ? iequals(*v, "true") : def;
+  return v ? ascii_iequals(*v, "true") : def;
 }
 
 const char* kNoLeaderMessage =
@@ -513,7 +508,7 @@ class RestServer::Impl::Session : public std::enable_shared_from_this<Session> {
   void on_header(beast::error_code ec) {
     if (ec || closed_ || draining_ || parser_->is_done()) return on_read(ec);
     auto expect = parser_->get()[http::field::expect];
-    if (iequals(std::string_view(expect.data(), expect.size()), "100-continue") && !writing_) {
+    if (ascii_iequals(std::string_view(expect.data(), expect.size()), "100-continue") && !writing_) {
       static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
       writing_ = true;
       asio::async_write(stream_, asio::buffer(kContinue.data(), kContinue.size()),
@@ -1107,7 +1102,7 @@ void RestServer::Impl::forward(const RestRequest& req, const Responder& r, const
   auto hop = req.query_value("forward");
   if (!hop) {
     next = "true";
-  } else if (iequals(*hop, "true")) {
+  } else if (ascii_iequals(*hop, "true")) {
     next = "false";
   } else {
     r(RestResponse::error(409, RestError::rebalance_in_progress().message));

@@ -16,6 +16,10 @@
 #include "worker/runtime/client_overrides.h"
 #include "worker/storage/group_admin.h"
 
+// Its own namespace: the unity build compiles this file with others of the
+// suite, which have helpers of the same names.
+namespace unity_test_sink_offsets_admin_broker {
+
 using namespace kc;
 using kc::test::AdminBroker;
 namespace api = kc::test::api;
@@ -299,3 +303,5 @@ TEST_CASE("broker_apis: bad settings give a specific error") {
   CHECK(empty.code == RD_KAFKA_RESP_ERR__INVALID_ARG);
   CHECK(apis.empty());
 }
+
+}  // namespace unity_test_sink_offsets_admin_broker

@@ -26,6 +26,10 @@
 #include "worker/storage/status_store.h"
 #include "tests/support/worker_test_util.h"
 
+// Its own namespace: the unity build compiles this file with others of the
+// suite, which have helpers of the same names.
+namespace unity_test_storage {
+
 using namespace kc::storage;
 using kc::connect::ConnectorTaskId;
 using kc::Error;
@@ -847,3 +851,5 @@ TEST_CASE("a failing task is reported FAILED with a trace", "[storage][runtime]"
   REQUIRE(other);
   CHECK((*other)->get_task({"bad", 0})->state == StatusState::Failed);
 }
+
+}  // namespace unity_test_storage

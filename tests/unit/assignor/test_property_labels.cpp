@@ -32,6 +32,10 @@
 
 #include "assignor/simulator.h"
 
+// Its own namespace: the unity build compiles this file with others of the
+// suite, which have helpers of the same names.
+namespace unity_test_property_labels {
+
 using kc::Labels;
 using kc::assignor::sim::Command;
 using kc::assignor::sim::Simulator;
@@ -302,3 +306,5 @@ TEST_CASE("property labels: small clusters", "[assignor][property][labels]") {
 TEST_CASE("property labels: long sequences", "[assignor][property][labels]") {
   run_labels(env_u64("KC_PROPERTY_SEED", 9500000), env_u64("KC_PROPERTY_RUNS", 1250), {7, 5, 6, 28}, "long");
 }
+
+}  // namespace unity_test_property_labels

@@ -7,6 +7,10 @@
 #include <set>
 #include <string>
 
+// Its own namespace: the unity build compiles this file with others of the
+// suite, which have helpers of the same names.
+namespace unity_test_reconciler {
+
 using namespace kc::herder;
 using kc::storage::StatusState;
 using kc::storage::StatusValue;
@@ -312,3 +316,5 @@ TEST_CASE("reconcile plan: the reconciler's table yields every action kind", "[h
   CHECK(seen.count("restart-connector (restart request)") == 1);
   CHECK(seen.count("restart-task (restart request)") == 1);
 }
+
+}  // namespace unity_test_reconciler

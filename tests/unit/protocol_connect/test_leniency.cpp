@@ -5,6 +5,10 @@
 
 #include "protocol/connect/codec.h"
 
+// Its own namespace: the unity build compiles this file with others of the
+// suite, which have helpers of the same names.
+namespace unity_test_leniency {
+
 using namespace kc::connect;
 
 namespace {
@@ -273,3 +277,5 @@ TEST_CASE("connect codec: hex helpers and JSON view", "[protocol][connect]") {
   auto jm = to_json(WorkerMetadata{1, "u", 1, std::nullopt});
   CHECK(jm["allocation"].is_null());
 }
+
+}  // namespace unity_test_leniency

@@ -17,6 +17,10 @@
 #include "worker/storage/offset_store.h"
 #include "tests/support/worker_test_util.h"
 
+// Its own namespace: the unity build compiles this file with others of the
+// suite, which have helpers of the same names.
+namespace unity_test_sink_pause_rebalance {
+
 using namespace kc::storage;
 using kc::connect::ConnectorTaskId;
 using kc::runtime::Worker;
@@ -125,3 +129,5 @@ TEST_CASE("a sink task that lost a partition while paused consumes it again when
   CHECK(received.of(1) == 12);
   REQUIRE(w.stop_task(id));
 }
+
+}  // namespace unity_test_sink_pause_rebalance

@@ -21,6 +21,10 @@
 #include "worker/storage/offset_store.h"
 #include "tests/support/worker_test_util.h"
 
+// Its own namespace: the unity build compiles this file with others of the
+// suite, which have helpers of the same names.
+namespace unity_test_task_hooks {
+
 using namespace kc::storage;
 using kc::connect::ConnectorTaskId;
 using kc::runtime::Worker;
@@ -246,3 +250,5 @@ TEST_CASE("a task whose stop() throws ends FAILED with the stop's trace (source 
   CHECK_THAT(states.trace(snk), Catch::Contains("at stop of sink task throwing-snk-0") &&
                                     Catch::Contains("sink stop boom"));
 }
+
+}  // namespace unity_test_task_hooks

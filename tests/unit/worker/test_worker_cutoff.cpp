@@ -27,6 +27,10 @@
 #include "worker/storage/offset_store.h"
 #include "tests/support/worker_test_util.h"
 
+// Its own namespace: the unity build compiles this file with others of the
+// suite, which have helpers of the same names.
+namespace unity_test_worker_cutoff {
+
 using namespace kc::storage;
 using kc::connect::ConnectorTaskId;
 using kc::runtime::Worker;
@@ -518,3 +522,5 @@ TEST_CASE("kconnectd_worker_tasks_running counts a task only once it has started
   (void)w.stop_task(id);  // stopped or cut off: either way no longer running
   CHECK(running() == 0);
 }
+
+}  // namespace unity_test_worker_cutoff

@@ -23,6 +23,10 @@
 #include "worker/storage/offset_store.h"
 #include "tests/support/worker_test_util.h"
 
+// Its own namespace: the unity build compiles this file with others of the
+// suite, which have helpers of the same names.
+namespace unity_test_worker_dataplane {
+
 using namespace kc::storage;
 using kc::connect::ConnectorTaskId;
 using kc::runtime::Worker;
@@ -228,3 +232,5 @@ TEST_CASE("a source record's timestamp is the Kafka record's timestamp, without 
   CHECK(seen == 20);
   rd_kafka_consumer_close(c->get());
 }
+
+}  // namespace unity_test_worker_dataplane

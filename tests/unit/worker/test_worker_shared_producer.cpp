@@ -33,6 +33,10 @@
 #include "worker/storage/offset_store.h"
 #include "tests/support/worker_test_util.h"
 
+// Its own namespace: the unity build compiles this file with others of the
+// suite, which have helpers of the same names.
+namespace unity_test_worker_shared_producer {
+
 using namespace kc::storage;
 using kc::connect::ConnectorTaskId;
 using kc::runtime::Worker;
@@ -556,3 +560,5 @@ TEST_CASE("producer.shared: a worker's threads grow by about one per source task
   CHECK(per_task >= 3 * kTasks);
   CHECK(per_task - shared >= 2 * (kTasks - 1));
 }
+
+}  // namespace unity_test_worker_shared_producer
