@@ -20,9 +20,6 @@ using namespace data;
 
 namespace {
 
-
-
-
 // ---- charsets through iconv ----
 
 // Java charset name (case-insensitive, common aliases) -> iconv name and
@@ -34,7 +31,7 @@ struct Charset {
 };
 
 std::optional<Charset> lookup_charset(std::string_view name) {
-  std::string u = ascii_upper(std::string(name));
+  std::string u = ascii_upper(name);
   if (u == "UTF-8" || u == "UTF8") return Charset{"UTF-8", "UTF-8"};
   if (u == "UTF-16" || u == "UTF16") return Charset{"UTF-16", "UTF-16BE", true};
   if (u == "UTF-16BE") return Charset{"UTF-16BE", "UTF-16BE"};

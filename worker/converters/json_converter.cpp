@@ -19,7 +19,6 @@ using namespace data;
 
 namespace {
 
-
 const std::string kEnvelopeError =
     "JsonConverter with schemas.enable requires \"schema\" and \"payload\" fields and may not contain additional "
     "fields. If you are trying to deserialize plain JSON data, set schemas.enable=false in your converter "

@@ -166,7 +166,8 @@ Result<BasicAuthenticator> BasicAuthenticator::from_file(const std::string& path
 bool BasicAuthenticator::authenticate(std::string_view authorization) const {
   if (users_.empty()) return true;  // Connect: an empty credentials file permits every request
   auto space = authorization.find(' ');
-  if (space == std::string_view::npos || space == 0 || !ascii_iequals(authorization.substr(0, space), "basic")) return false;
+  if (space == std::string_view::npos || space == 0) return false;
+  if (!ascii_iequals(authorization.substr(0, space), "basic")) return false;
   auto decoded = base64_decode(authorization.substr(space + 1));
   if (!decoded) return false;
   auto colon = decoded->find(':');
