@@ -10,16 +10,12 @@
 
 namespace kc::connectors {
 
-SharedJson::SharedJson() {
-  static const auto empty = std::make_shared<const OrderedJson>(OrderedJson::object());
-  value_ = empty;
+const OrderedJson& SharedJson::empty() {
+  static const OrderedJson value = OrderedJson::object();
+  return value;
 }
 
 SharedJson::SharedJson(OrderedJson value) : value_(std::make_shared<const OrderedJson>(std::move(value))) {}
-
-SharedJson::SharedJson(std::shared_ptr<const OrderedJson> value) : SharedJson() {
-  if (value) value_ = std::move(value);
-}
 
 Data Data::string(std::optional<std::string> s) {
   if (!s) return Data{data::OPTIONAL_STRING_SCHEMA(), data::Value()};

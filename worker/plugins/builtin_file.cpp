@@ -48,7 +48,9 @@ class FileSourceTask : public kp::SourceTask {
   }
 
   // Up to batch.size lines per poll, reading on until the batch is full or
-  // the file has no more whole lines.
+  // the file has no more whole lines. Only the poll's last record carries
+  // the source partition and offset: the runtime commits the last offset
+  // of a poll anyway, and the others would cost an allocation each.
   void poll(kp::SourceRecords& out) override {
     if (!fp_) {
       fp_ = std::fopen(file_.c_str(), "rb");
@@ -59,23 +61,19 @@ class FileSourceTask : public kp::SourceTask {
         return;
       }
     }
-    int64_t emitted = take_lines(out, 0);
-    while (emitted < batch_size_) {
-      // Keep the unread tail, then read behind it.
-      buffer_.erase(0, head_);
-      head_ = 0;
-      const size_t old = buffer_.size();
-      buffer_.resize(old + kChunk);
-      const size_t n = std::fread(buffer_.data() + old, 1, kChunk, fp_);
-      buffer_.resize(old + n);
-      if (n == 0) {
-        std::clearerr(fp_);
-        break;
+    find_lines();
+    for (size_t i = 0; i < lines_.size(); ++i) {
+      // Key stays null (no schema).
+      auto r = out.add();
+      r.topic(topic_).value(schema_, std::string_view(buffer_.data() + lines_[i].first, lines_[i].second));
+      if (i + 1 == lines_.size()) {
+        r.source_partition(partition_);
+        r.source_offset().set("position", position_ + static_cast<int64_t>(head_));
       }
-      emitted = take_lines(out, emitted);
     }
+    position_ += static_cast<int64_t>(head_);
     // No file-growth event is watched: a nap, which a stop ends (README "Waits").
-    if (emitted == 0) context().wait_stopped(std::chrono::milliseconds(50));
+    if (lines_.empty()) context().wait_stopped(std::chrono::milliseconds(50));
   }
 
   void stop() override {
@@ -86,25 +84,36 @@ class FileSourceTask : public kp::SourceTask {
  private:
   static constexpr size_t kChunk = 65536;
 
-  /// Emits the whole lines in the buffer, up to batch.size records in this
-  /// poll (`emitted` so far); returns the new count.
-  int64_t take_lines(kp::SourceRecords& out, int64_t emitted) {
-    const char* data = buffer_.data();
-    while (emitted < batch_size_ && head_ < buffer_.size()) {
-      const void* found = std::memchr(data + head_, '\n', buffer_.size() - head_);
-      if (!found) break;
-      const size_t nl = static_cast<size_t>(static_cast<const char*>(found) - data);
+  /// Drops the lines emitted before, then fills `lines_` with up to
+  /// batch.size whole lines (start and length in `buffer_`, without the
+  /// newline and a '\r' before it), reading the file on as needed. `head_`
+  /// ends just after the last of them.
+  void find_lines() {
+    buffer_.erase(0, head_);  // buffer_[0] is at file position position_
+    head_ = 0;
+    lines_.clear();
+    while (static_cast<int64_t>(lines_.size()) < batch_size_) {
+      const void* found = std::memchr(buffer_.data() + head_, '\n', buffer_.size() - head_);
+      if (!found) {
+        if (!read_chunk()) break;
+        continue;
+      }
+      const size_t nl = static_cast<size_t>(static_cast<const char*>(found) - buffer_.data());
       size_t len = nl - head_;
-      if (len > 0 && data[nl - 1] == '\r') --len;
-      position_ += static_cast<int64_t>(nl + 1 - head_);
-      // Key stays null (no schema); all records share the one partition.
-      auto r = out.add();
-      r.topic(topic_).value(schema_, std::string_view(data + head_, len)).source_partition(partition_);
-      r.source_offset().set("position", position_);
+      if (len > 0 && buffer_[nl - 1] == '\r') --len;
+      lines_.emplace_back(head_, len);
       head_ = nl + 1;
-      ++emitted;
     }
-    return emitted;
+  }
+
+  /// Appends up to kChunk bytes of the file to `buffer_`; false at its end.
+  bool read_chunk() {
+    const size_t old = buffer_.size();
+    buffer_.resize(old + kChunk);
+    const size_t n = std::fread(buffer_.data() + old, 1, kChunk, fp_);
+    buffer_.resize(old + n);
+    if (n == 0) std::clearerr(fp_);
+    return n > 0;
   }
 
   std::string file_;
@@ -112,9 +121,10 @@ class FileSourceTask : public kp::SourceTask {
   kp::Json partition_;  ///< {"filename": file}, shared by the records
   kp::Schema schema_;   ///< STRING_SCHEMA, as Connect's FileStreamSourceTask
   int64_t batch_size_ = 2000;
-  int64_t position_ = 0;  ///< byte offset just after the last emitted line
+  int64_t position_ = 0;  ///< byte offset of buffer_[0]: just after the lines emitted before this poll
   std::string buffer_;    ///< bytes read from the file; those from head_ on are not emitted yet
   size_t head_ = 0;
+  std::vector<std::pair<size_t, size_t>> lines_;  ///< this poll's lines: start and length in buffer_
   std::FILE* fp_ = nullptr;
 };
 

@@ -738,7 +738,7 @@ int h_json_get_boolean(const kc_json* j, const char* k, int* out) {
 kc_source_record* h_records_add(kc_source_records* out) {
   return reinterpret_cast<kc_source_record*>(&reinterpret_cast<std::vector<SourceRecord>*>(out)->emplace_back());
 }
-void h_sr_topic(kc_source_record* r, const char* t) { SR(r)->topic = str(t); }
+void h_sr_topic(kc_source_record* r, const char* t) { SR(r)->topic.assign(t ? t : ""); }  // no temporary per record
 void h_sr_partition(kc_source_record* r, int32_t p) { SR(r)->kafka_partition = p; }
 void h_sr_timestamp(kc_source_record* r, int64_t ms) { SR(r)->timestamp_ms = ms; }
 void h_sr_key(kc_source_record* r, const kc_schema* s, kc_value* v) {

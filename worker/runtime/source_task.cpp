@@ -86,8 +86,10 @@ rd_kafka_topic_t* SourceTaskLoop::topic_handle(storage::Producer& producer, cons
 }
 
 void SourceTaskLoop::keep_offset(SourceOffsets& into, connectors::SourceRecord& rec, bool new_poll) {
+  if (new_poll) slot_partition_ = nullptr;  // slot_ may point into another map
+  if (rec.source_offset.is_null()) return;   // no offset of its own (see SourceRecord)
   const auto& part = rec.source_partition.get();
-  if (new_poll || (&part != slot_partition_ && slot_->second.first != part)) {
+  if (!slot_partition_ || (&part != slot_partition_ && slot_->second.first != part)) {
     auto key = storage::encode_offset_key(id_.connector, part);
     slot_ = into.find(key);
     if (slot_ == into.end()) slot_ = into.emplace(std::move(key), std::pair{part, storage::SourceOffset()}).first;
@@ -234,11 +236,25 @@ class AtLeastOnceSourceLoop final : public SourceTaskLoop {
   void send_records(std::vector<connectors::SourceRecord>& records);
   /// A new in-flight batch for `records`, counted for all of them up front.
   InFlightBatch& open_batch(const std::vector<connectors::SourceRecord>& records);
-  /// Hands one converted record to the producer. false: the task was cut
-  /// off (nothing more may be sent).
-  /// `sent` counts it once queued.
-  bool send_one(InFlightBatch& batch, rd_kafka_topic_t* rkt, const connectors::SourceRecord& rec, size_t index,
-                size_t& sent);
+  /// Hands one converted record (`view`, record `index` of the poll) to
+  /// the producer with its headers and timestamp. false: the task was cut
+  /// off (nothing more may be sent). `sent` counts it once queued.
+  bool send_one(InFlightBatch& batch, rd_kafka_topic_t* rkt, const connectors::SourceRecord& rec,
+                const ProducerRecordView& view, size_t index, size_t& sent);
+  /// Hands the pending run (`run_`, records of one topic without headers
+  /// or timestamps) to the producer in one call and empties it. false: the
+  /// task was cut off. `sent` counts the records queued; throws
+  /// connectors::ConnectError when the producer refused one.
+  bool send_run(size_t& sent);
+  /// Before a send: false when the task was cut off (shared producer: marks
+  /// the send under way, see TaskRunner::sending).
+  bool begin_send();
+  /// After a send: false when the task was cut off meanwhile (its own
+  /// producer is purged again).
+  bool end_send();
+  /// The Delivery of record `index`: the batch, or the record's own report
+  /// for tasks with commit_record.
+  storage::Producer::Delivery* report_of(InFlightBatch& batch, size_t index);
   /// Moves the offsets of the acknowledged prefix of the in-flight batches
   /// to `pending_` (and hands their records to commit_record, on this thread).
   void collect_acked();
@@ -260,6 +276,11 @@ class AtLeastOnceSourceLoop final : public SourceTaskLoop {
   bool delivery_failed_ = false;
   std::shared_ptr<TaskDeliveries> deliveries_ = std::make_shared<TaskDeliveries>();
   std::deque<std::shared_ptr<InFlightBatch>> in_flight_;
+  /// The converted records of the poll being sent, one per record (reused:
+  /// their buffers keep their capacity).
+  std::vector<ProducerRecordView> views_;
+  std::vector<rd_kafka_message_t> run_;  ///< the records waiting for one send_batch
+  rd_kafka_topic_t* run_topic_ = nullptr;  ///< their topic
   SourceOffsets pending_;  ///< acknowledged offsets not committed yet
   // Exactly one of these is set once the task has a producer: its own, or
   // the Worker's shared one (never purged, flushed or polled from here).
@@ -357,50 +378,104 @@ void AtLeastOnceSourceLoop::send_records(std::vector<connectors::SourceRecord>& 
       batch.count_down(static_cast<int64_t>(total - sent));
     }
   } seal{batch, records.size(), sent, shared_ ? &r_ : nullptr};
-  for (size_t i = 0; i < records.size(); ++i) {
-    auto& rec = records[i];
-    // Transformed and converted; false = dropped by a transform or
-    // skipped after a tolerated error: not sent, but its offset
-    // counts as handled (Connect commits it too).
-    if (env_.pipeline->to_producer(rec, converted_)) {
-      if (!send_one(batch, topic_handle(*producer_, rec.topic), rec, i, sent)) break;
+  // One converted view per record: a run of records goes to the producer
+  // in one call, so their bytes must stay put until it is sent.
+  if (views_.size() < records.size()) views_.resize(records.size());
+  run_.clear();
+  // A record's offset is kept once it and every record before it were
+  // handed to the producer (or dropped): an offset never gets ahead of a
+  // record still waiting in the run, even if a later stage throws.
+  size_t kept = 0;
+  auto keep_offsets_before = [&](size_t end) {
+    for (; kept < end; ++kept) keep_offset(batch.offsets, records[kept], kept == 0);  // the last one per partition wins
+  };
+  auto send_all = [&] {
+    for (size_t i = 0; i < records.size(); ++i) {
+      auto& rec = records[i];
+      auto& view = views_[i];
+      // Transformed and converted; false = dropped by a transform or
+      // skipped after a tolerated error: not sent, but its offset
+      // counts as handled (Connect commits it too).
+      if (!env_.pipeline->to_producer(rec, view)) continue;
+      rd_kafka_topic_t* rkt = topic_handle(*producer_, rec.topic);
+      // Headers and own timestamps need rd_kafka_producev; so does a topic change.
+      const bool batchable = view.headers.empty() && !rec.timestamp_ms;
+      if (!run_.empty() && (!batchable || rkt != run_topic_)) {
+        if (!send_run(sent)) return false;
+        keep_offsets_before(i);
+      }
+      if (batchable) {
+        auto& m = run_.emplace_back();
+        m.payload = view.value ? const_cast<char*>(view.value->data()) : nullptr;
+        m.len = view.value ? view.value->size() : 0;
+        m.key = view.key ? const_cast<char*>(view.key->data()) : nullptr;
+        m.key_len = view.key ? view.key->size() : 0;
+        m.partition = rec.kafka_partition.value_or(-1);
+        m._private = report_of(batch, i);
+        run_topic_ = rkt;
+        continue;
+      }
+      if (!send_one(batch, rkt, rec, view, i, sent)) return false;
+      keep_offsets_before(i + 1);
     }
-    // The last record of each source partition in the poll wins.
-    keep_offset(batch.offsets, rec, i == 0);
-  }
+    if (!run_.empty() && !send_run(sent)) return false;
+    keep_offsets_before(records.size());
+    return true;
+  };
+  send_all();  // false when cut off: the rest of the poll is not sent
   end_of_poll();
   if (auto* tm = live_metrics(env_, r_); tm && sent) tm->source_written(sent);
 }
 
-bool AtLeastOnceSourceLoop::send_one(InFlightBatch& batch, rd_kafka_topic_t* rkt, const connectors::SourceRecord& rec,
-                                     size_t index, size_t& sent) {
+storage::Producer::Delivery* AtLeastOnceSourceLoop::report_of(InFlightBatch& batch, size_t index) {
+  if (commit_records_) return &batch.record_acks[index];
+  return &batch;
+}
+
+bool AtLeastOnceSourceLoop::begin_send() {
   // Shared producer: `sending` is set around each send and `cancelled`
   // checked after setting it, so nothing is sent once a cut-off returned
   // (see TaskRunner::sending) and a cut-off waits for one send at most,
   // never for the transforms or converters; the producer is not purged
   // for us. (The Seal clears `sending` on a break or an exception.)
+  if (!shared_) return true;
+  r_.sending.store(true);
+  return !r_.cancelled.load();
+}
+
+bool AtLeastOnceSourceLoop::end_send() {
   if (shared_) {
-    r_.sending.store(true);
-    if (r_.cancelled.load()) return false;
+    r_.end_send();
+    return true;
   }
+  // Own producer: cut_off() sets `cancelled` before it purges. If it is
+  // not set yet, the purge comes after this send and removes the records
+  // if they are still queued; if it is set, the purge may have run before
+  // the send, so purge again here.
+  if (!r_.cancelled.load()) return true;
+  rd_kafka_purge(producer_->handle(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+  return false;
+}
+
+bool AtLeastOnceSourceLoop::send_run(size_t& sent) {
+  if (!begin_send()) return false;
+  size_t queued = 0;
+  auto st = producer_->send_batch(run_topic_, run_, queued);
+  sent += queued;  // queued: their reports will come, even if they are purged
+  run_.clear();
+  if (!st) throw connectors::ConnectError(st.error().to_string());
+  return end_send();
+}
+
+bool AtLeastOnceSourceLoop::send_one(InFlightBatch& batch, rd_kafka_topic_t* rkt, const connectors::SourceRecord& rec,
+                                     const ProducerRecordView& view, size_t index, size_t& sent) {
+  if (!begin_send()) return false;
   // A record's own timestamp, else the producer's time (as Connect).
-  storage::Producer::Delivery* report = &batch;
-  if (commit_records_) report = &batch.record_acks[index];
-  auto st = producer_->send_view(rkt, converted_.key, converted_.value, report, rec.kafka_partition.value_or(-1),
-                                 rec.timestamp_ms.value_or(0),
-                                 converted_.headers.empty() ? nullptr : &converted_.headers);
+  auto st = producer_->send_view(rkt, view.key, view.value, report_of(batch, index), rec.kafka_partition.value_or(-1),
+                                 rec.timestamp_ms.value_or(0), view.headers.empty() ? nullptr : &view.headers);
   if (!st) throw connectors::ConnectError(st.error().to_string());
   ++sent;  // queued: its report will come, even if it is purged
-  if (shared_) r_.end_send();
-  // Own producer: cut_off() sets `cancelled` before it purges. If it is
-  // not set yet, the purge comes after this send and removes the record
-  // if it is still queued; if it is set, the purge may have run before
-  // the send, so purge again here.
-  if (!shared_ && r_.cancelled.load()) {
-    rd_kafka_purge(producer_->handle(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
-    return false;
-  }
-  return true;
+  return end_send();
 }
 
 void AtLeastOnceSourceLoop::collect_acked() {

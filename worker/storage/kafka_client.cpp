@@ -196,16 +196,46 @@ Status Producer::send_view(rd_kafka_topic_t* topic, std::optional<std::string_vi
         RD_KAFKA_V_VALUE(val_ptr, val_len), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
         RD_KAFKA_V_TIMESTAMP(timestamp_ms), RD_KAFKA_V_OPAQUE(delivery));
     if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return ok_status();
-    if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL && attempt < 5000) {
-      // Delivered records leave the queue once their reports are served:
-      // by this thread (Caller) or by the poll thread, which alone runs the
-      // Deliveries of a shared producer.
-      if (deliveries_ == Deliveries::Caller) rd_kafka_poll(rk_.get(), 1);
-      else std::this_thread::sleep_for(std::chrono::milliseconds(1));  // no "queue has room" event to wait on
+    if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL && attempt < kQueueFullWaits) {
+      wait_for_room();
       continue;
     }
     return kafka_error(std::string("produce ") + rd_kafka_topic_name(topic), err);
   }
+}
+
+void Producer::wait_for_room() {
+  // Delivered records leave the queue once their reports are served: by
+  // this thread (Caller) or by the poll thread, which alone runs the
+  // Deliveries of a shared producer.
+  if (deliveries_ == Deliveries::Caller) rd_kafka_poll(rk_.get(), 1);
+  else std::this_thread::sleep_for(std::chrono::milliseconds(1));  // no "queue has room" event to wait on
+}
+
+Status Producer::send_batch(rd_kafka_topic_t* topic, std::span<rd_kafka_message_t> msgs, size_t& queued) {
+  queued = 0;
+  size_t from = 0;
+  for (int attempt = 0; from < msgs.size();) {
+    rd_kafka_produce_batch(topic, RD_KAFKA_PARTITION_UA, RD_KAFKA_MSG_F_COPY | RD_KAFKA_MSG_F_PARTITION,
+                           msgs.data() + from, static_cast<int>(msgs.size() - from));
+    // A full queue fails that record and every one after it; other errors
+    // fail their own record only.
+    size_t full_at = msgs.size();
+    rd_kafka_resp_err_t refused = RD_KAFKA_RESP_ERR_NO_ERROR;
+    for (size_t i = from; i < msgs.size(); ++i) {
+      const auto err = msgs[i].err;
+      if (err == RD_KAFKA_RESP_ERR_NO_ERROR) ++queued;
+      else if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) full_at = std::min(full_at, i);
+      else if (!refused) refused = err;
+    }
+    if (refused) return kafka_error(std::string("produce ") + rd_kafka_topic_name(topic), refused);
+    if (full_at == msgs.size()) return ok_status();
+    if (++attempt > kQueueFullWaits)
+      return kafka_error(std::string("produce ") + rd_kafka_topic_name(topic), RD_KAFKA_RESP_ERR__QUEUE_FULL);
+    from = full_at;
+    wait_for_room();
+  }
+  return ok_status();
 }
 
 Status Producer::send_and_wait(const std::string& topic,

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -155,6 +156,18 @@ class Producer {
                    std::optional<std::string_view> value, Delivery* delivery, int32_t partition = -1,
                    int64_t timestamp_ms = 0, const RecordHeaders* headers = nullptr);
 
+  /// Queues `msgs` (payload, len, key, key_len, partition: -1 = the default
+  /// partitioner, _private: the Delivery) for `topic` in one
+  /// rd_kafka_produce_batch call, copied (RD_KAFKA_MSG_F_COPY): one topic
+  /// lock and one clock reading for the whole run instead of one per record.
+  /// No headers and no own timestamps (CreateTime is the producer's time);
+  /// send those with send_view. Order is kept. A full queue is waited out
+  /// as in send_view, and the call goes on from the first record not queued.
+  /// `queued` is set to how many records were queued (each gets its
+  /// report), also on error. Errors: the first record librdkafka refused,
+  /// or a queue still full after 5 s.
+  Status send_batch(rd_kafka_topic_t* topic, std::span<rd_kafka_message_t> msgs, size_t& queued);
+
   /// Serves the delivery reports that are ready, on the calling thread,
   /// without waiting. Required regularly with Deliveries::Caller; does
   /// nothing with Deliveries::PollThread (the poll thread serves them).
@@ -188,6 +201,12 @@ class Producer {
   ClientErrorObserver* errors() const { return errors_.get(); }
 
  private:
+  /// Waits (about 1 ms) for room in a full queue: serves the delivery
+  /// reports with Deliveries::Caller, else sleeps (the poll thread serves them).
+  void wait_for_room();
+  /// How many times a send waits for room before it fails (about 5 s).
+  static constexpr int kQueueFullWaits = 5000;
+
   Producer(RdKafkaPtr rk, Deliveries deliveries, std::shared_ptr<ClientErrorObserver> errors);
   static void on_delivery(rd_kafka_t* rk, const rd_kafka_message_t* msg, void* opaque);
   std::shared_ptr<ClientErrorObserver> errors_;  ///< before rk_: outlives the client
