@@ -46,12 +46,14 @@ constexpr int64_t kStampBase = 1600000000000;  ///< 2020-09-13, far from the pro
 
 /// Writes "v-<n>" with source partition {"task": 0} and offset {"seq": n},
 /// 10 records per poll, one poll every 20 ms. With `stamp`, even records
-/// carry the timestamp kStampBase + n, odd ones none.
+/// carry the timestamp kStampBase + n, odd ones none. With `sparse`, only
+/// the last record of each poll carries a partition and an offset.
 class CountingSourceTask : public kconn::SourceTask {
  public:
   void start(const kconn::ConfigMap& c, kconn::SourceTaskContext&) override {
     topic_ = c.at("topic");
     stamp_ = c.count("stamp") > 0;
+    sparse_ = c.count("sparse") > 0;
   }
   std::vector<kconn::SourceRecord> poll() override {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -59,8 +61,10 @@ class CountingSourceTask : public kconn::SourceTask {
     for (int i = 0; i < 10; ++i, ++next_) {
       kconn::SourceRecord r;
       r.topic = topic_;
-      r.source_partition = kconn::OrderedJson{{"task", 0}};
-      r.source_offset = kconn::OrderedJson{{"seq", next_}};
+      if (!sparse_ || i == 9) {
+        r.source_partition = kconn::OrderedJson{{"task", 0}};
+        r.source_offset = kconn::OrderedJson{{"seq", next_}};
+      }
       r.value = kconn::Data::string("v-" + std::to_string(next_));
       if (stamp_ && next_ % 2 == 0) r.timestamp_ms = kStampBase + next_;
       out.push_back(std::move(r));
@@ -73,6 +77,7 @@ class CountingSourceTask : public kconn::SourceTask {
  private:
   std::string topic_;
   bool stamp_ = false;
+  bool sparse_ = false;
   int64_t next_ = 0;
 };
 
@@ -225,12 +230,43 @@ TEST_CASE("a source record's timestamp is the Kafka record's timestamp, without 
       INFO(v << " has timestamp " << ts);
       if (n % 2 == 0) CHECK(ts == kStampBase + n);
       else CHECK(ts >= before_ms);
+      // Runs without timestamps go in one call, the stamped ones on their
+      // own, yet the partition holds them in the order polled.
+      CHECK(n == seen);
       ++seen;
     }
     rd_kafka_message_destroy(msg);
   }
   CHECK(seen == 20);
   rd_kafka_consumer_close(c->get());
+}
+
+TEST_CASE("records without an offset of their own: the partition keeps the last offset a record carried",
+          "[worker][dataplane]") {
+  auto m = kc::test::start_mock_cluster(1, {{"connect-offsets", 5}, {"out", 1}});
+  auto offsets = open_offsets(*m);
+  kc::test::TaskStates states;
+  ConfigMap cfg = kSource;
+  cfg["sparse"] = "yes";
+  Worker w(worker_options(*m), offsets.get(), &states, &registry());
+  const ConnectorTaskId id{"src", 0};
+  REQUIRE(w.start_task(id, cfg, cfg, TargetState::Started));
+  // Commits every 100 ms: each is the offset of some poll's last record.
+  std::set<int64_t> committed;
+  for (auto until = Clock::now() + std::chrono::seconds(2); Clock::now() < until;) {
+    if (auto c = committed_seq(*offsets)) committed.insert(*c);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  REQUIRE(!committed.empty());
+  for (int64_t c : committed) CHECK(c % 10 == 9);
+  REQUIRE(w.stop_task(id));
+  // The final commit is the last record written: nothing is lost before it.
+  auto last = committed_seq(*offsets);
+  REQUIRE(last);
+  auto in_topic = seqs_in(*m, "out");
+  REQUIRE(!in_topic.empty());
+  CHECK(*last == *in_topic.rbegin());
+  CHECK(static_cast<int64_t>(in_topic.size()) == *last + 1);
 }
 
 }  // namespace unity_test_worker_dataplane
