@@ -16,13 +16,39 @@ enum class TxnBoundary { Poll, Interval };
 
 /// One record of the open transaction, kept until it commits: an abortable
 /// failure aborts the transaction, and the same records (and offsets) are
-/// sent again in a new one, since the task cannot rewind its source.
+/// sent again in a new one, since the task cannot rewind its source. Its
+/// key and value bytes lie in the transaction's byte buffer (TxnBytes), so
+/// keeping a record costs no allocation of its own.
 struct TxnRecord {
   rd_kafka_topic_t* topic = nullptr;
-  std::optional<std::string> key, value;
+  static constexpr size_t kNull = SIZE_MAX;  ///< a null key or value
+  size_t key_at = kNull, key_len = 0;        ///< in the byte buffer
+  size_t value_at = kNull, value_len = 0;
   int32_t partition = -1;
   int64_t timestamp_ms = 0;
   storage::RecordHeaders headers;
+};
+
+/// The key and value bytes of a transaction's records, back to back
+/// (reused from one transaction to the next: it keeps its capacity).
+class TxnBytes {
+ public:
+  /// Appends `bytes` (nullopt: null); returns where they start, or kNull.
+  size_t add(std::optional<std::string_view> bytes) {
+    if (!bytes) return TxnRecord::kNull;
+    const size_t at = bytes_.size();
+    bytes_.append(*bytes);
+    return at;
+  }
+  /// The bytes at `at` (kNull: nullopt). Valid until the next add().
+  std::optional<std::string_view> view(size_t at, size_t len) const {
+    if (at == TxnRecord::kNull) return std::nullopt;
+    return std::string_view(bytes_.data() + at, len);
+  }
+  void clear() { bytes_.clear(); }
+
+ private:
+  std::string bytes_;
 };
 
 /// Delivery reports of a transactional producer, served by the task
@@ -91,7 +117,12 @@ class ExactlyOnceSourceLoop final : public SourceTaskLoop {
   /// Throws the task's failure for `e` (none: returns); a fatal error marks
   /// the producer dead (no commit, no abort after it).
   void throw_if(const storage::TxnResult& e, const std::string& call);
+  /// Sends one record with its headers and timestamp. Throws on refusal.
   void send(const TxnRecord& rec);
+  /// Sends txn_records_[begin, end) in order: each run of records of one
+  /// topic without headers or timestamps in one send_batch, the others one
+  /// by one. Throws on refusal.
+  void send_range(size_t begin, size_t end);
   void begin();
   /// Sends the transaction's offsets and commits it, retrying retriable
   /// commit errors. Under kafka_mu; nullopt: the task was cut off.
@@ -105,7 +136,9 @@ class ExactlyOnceSourceLoop final : public SourceTaskLoop {
   std::unique_ptr<storage::TransactionalProducer> txp_;
   const std::string txn_id_;
   const int txn_timeout_ms_;
-  std::vector<TxnRecord> txn_records_;
+  std::vector<TxnRecord> txn_records_;  ///< cleared per transaction (keeps its capacity)
+  TxnBytes txn_bytes_;                  ///< their keys and values
+  std::vector<rd_kafka_message_t> run_;  ///< one send_batch of send_range
   SourceOffsets txn_offsets_;
   bool in_txn_ = false;
   bool producer_dead_ = false;  // fatal error: no commit, no abort
@@ -127,12 +160,48 @@ void ExactlyOnceSourceLoop::throw_if(const storage::TxnResult& e, const std::str
 }
 
 void ExactlyOnceSourceLoop::send(const TxnRecord& rec) {
-  auto st = txp_->producer().send_view(rec.topic, rec.key, rec.value, &reports_, rec.partition, rec.timestamp_ms,
-                                       rec.headers.empty() ? nullptr : &rec.headers);
+  auto st = txp_->producer().send_view(rec.topic, txn_bytes_.view(rec.key_at, rec.key_len),
+                                       txn_bytes_.view(rec.value_at, rec.value_len), &reports_, rec.partition,
+                                       rec.timestamp_ms, rec.headers.empty() ? nullptr : &rec.headers);
   if (!st) {
     throw_if(txp_->fatal_error(), "produce");
     throw connectors::ConnectError(st.error().to_string());
   }
+}
+
+void ExactlyOnceSourceLoop::send_range(size_t begin, size_t end) {
+  auto flush_run = [&](rd_kafka_topic_t* topic) {
+    if (run_.empty()) return;
+    size_t queued = 0;
+    auto st = txp_->producer().send_batch(topic, run_, queued);
+    run_.clear();
+    if (!st) {
+      throw_if(txp_->fatal_error(), "produce");
+      throw connectors::ConnectError(st.error().to_string());
+    }
+  };
+  run_.clear();
+  rd_kafka_topic_t* run_topic = nullptr;
+  for (size_t i = begin; i < end; ++i) {
+    const TxnRecord& rec = txn_records_[i];
+    const bool batchable = rec.headers.empty() && rec.timestamp_ms == 0;
+    if (!batchable || rec.topic != run_topic) flush_run(run_topic);
+    if (!batchable) {
+      send(rec);
+      continue;
+    }
+    auto key = txn_bytes_.view(rec.key_at, rec.key_len);
+    auto value = txn_bytes_.view(rec.value_at, rec.value_len);
+    auto& m = run_.emplace_back();
+    m.key = key ? const_cast<char*>(key->data()) : nullptr;
+    m.key_len = rec.key_len;
+    m.payload = value ? const_cast<char*>(value->data()) : nullptr;
+    m.len = rec.value_len;
+    m.partition = rec.partition;
+    m._private = &reports_;
+    run_topic = rec.topic;
+  }
+  flush_run(run_topic);
 }
 
 void ExactlyOnceSourceLoop::begin() {
@@ -157,7 +226,11 @@ std::optional<storage::TxnResult> ExactlyOnceSourceLoop::send_offsets_and_commit
     auto encoded = storage::encode_offset_record(id_.connector, po.first, std::optional(po.second));
     if (!encoded) throw connectors::ConnectError("task " + id_.to_string() + ": " + encoded.error().message);
     offset_records.emplace_back(key, encoded->value.value_or("null"));
-    send(TxnRecord{offsets_rkt_, key, offset_records.back().second, -1, 0, {}});
+    auto st = txp_->producer().send_view(offsets_rkt_, key, offset_records.back().second, &reports_);
+    if (!st) {
+      throw_if(txp_->fatal_error(), "produce");
+      throw connectors::ConnectError(st.error().to_string());
+    }
   }
   storage::TxnResult e = txp_->commit(txn_timeout_ms_);
   for (int retry = 0; e && e->kind == storage::TxnError::Kind::Retriable && retry < kMaxAttempts; ++retry)
@@ -180,6 +253,7 @@ bool ExactlyOnceSourceLoop::commit() {
       if (offsets_store_) offsets_store_->remember(offset_records);  // get() sees them at once
       in_txn_ = false;
       txn_records_.clear();
+      txn_bytes_.clear();
       txn_offsets_.clear();
       commit_task();
       return true;
@@ -190,7 +264,7 @@ bool ExactlyOnceSourceLoop::commit() {
     throw_if(txp_->abort(txn_timeout_ms_), "abort_transaction");
     in_txn_ = false;
     begin();
-    for (const auto& rec : txn_records_) send(rec);
+    send_range(0, txn_records_.size());
   }
 }
 
@@ -272,24 +346,28 @@ void ExactlyOnceSourceLoop::start() {
 
 void ExactlyOnceSourceLoop::send_records(std::vector<connectors::SourceRecord>& records) {
   if (!in_txn_) begin();
-  size_t sent = 0;
+  const size_t first = txn_records_.size();
   for (size_t i = 0; i < records.size(); ++i) {
     auto& rec = records[i];
     if (env_.pipeline->to_producer(rec, converted_)) {
       auto& kept = txn_records_.emplace_back();
       kept.topic = topic_handle(txp_->producer(), rec.topic);
-      if (converted_.key) kept.key.emplace(*converted_.key);
-      if (converted_.value) kept.value.emplace(*converted_.value);
+      kept.key_at = txn_bytes_.add(converted_.key);
+      kept.key_len = converted_.key ? converted_.key->size() : 0;
+      kept.value_at = txn_bytes_.add(converted_.value);
+      kept.value_len = converted_.value ? converted_.value->size() : 0;
       kept.partition = rec.kafka_partition.value_or(-1);
       kept.timestamp_ms = rec.timestamp_ms.value_or(0);
-      kept.headers = converted_.headers;
-      send(kept);
-      ++sent;
+      if (!converted_.headers.empty()) kept.headers = converted_.headers;
     }
-    // The last offset of each source partition in the transaction wins.
+    // The last offset of each source partition in the transaction wins:
+    // offsets go out only at the commit, after every record of the
+    // transaction was sent.
     keep_offset(txn_offsets_, rec, i == 0);
   }
   end_of_poll();  // `records` goes away: its topic strings with it
+  send_range(first, txn_records_.size());
+  const size_t sent = txn_records_.size() - first;
   if (auto* tm = live_metrics(env_, r_); tm && sent) tm->source_written(sent);
 }
 
