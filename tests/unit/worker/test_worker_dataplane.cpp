@@ -114,6 +114,17 @@ std::set<int64_t> seqs_in(const MockCluster& m, const std::string& topic) {
 
 const ConfigMap kSource{{"connector.class", "test.CountingSourceConnector"}, {"topic", "out"}};
 
+/// After a task's stop: its final committed seq is the last record in
+/// "out", and every record before it is there.
+void check_final_commit_is_last_record(const MockCluster& m, const OffsetBackingStore& offsets) {
+  auto last = committed_seq(offsets);
+  REQUIRE(last);
+  auto in_topic = seqs_in(m, "out");
+  REQUIRE(!in_topic.empty());
+  CHECK(*last == *in_topic.rbegin());
+  CHECK(static_cast<int64_t>(in_topic.size()) == *last + 1);
+}
+
 }  // namespace
 
 TEST_CASE("a source task keeps polling while its records wait for acks, commits cover acknowledged records only",
@@ -156,12 +167,7 @@ TEST_CASE("a source task keeps polling while its records wait for acks, commits 
   // after the last record written, and nothing is missing before it.
   REQUIRE(w.stop_task(id));
   CHECK(states.state() == StatusState::Unassigned);
-  auto last = committed_seq(*offsets);
-  REQUIRE(last);
-  in_topic = seqs_in(*m, "out");
-  REQUIRE(!in_topic.empty());
-  CHECK(*last == *in_topic.rbegin());
-  CHECK(static_cast<int64_t>(in_topic.size()) == *last + 1);
+  check_final_commit_is_last_record(*m, *offsets);
 }
 
 TEST_CASE("a record that fails delivery fails the source task and no offset at or after it is committed",
@@ -260,13 +266,7 @@ TEST_CASE("records without an offset of their own: the partition keeps the last 
   REQUIRE(!committed.empty());
   for (int64_t c : committed) CHECK(c % 10 == 9);
   REQUIRE(w.stop_task(id));
-  // The final commit is the last record written: nothing is lost before it.
-  auto last = committed_seq(*offsets);
-  REQUIRE(last);
-  auto in_topic = seqs_in(*m, "out");
-  REQUIRE(!in_topic.empty());
-  CHECK(*last == *in_topic.rbegin());
-  CHECK(static_cast<int64_t>(in_topic.size()) == *last + 1);
+  check_final_commit_is_last_record(*m, *offsets);
 }
 
 TEST_CASE("a producer queue smaller than a poll: the run waits for room and every record lands once, in order",
