@@ -114,6 +114,21 @@ std::set<int64_t> seqs_in(const MockCluster& m, const std::string& topic) {
 
 const ConfigMap kSource{{"connector.class", "test.CountingSourceConnector"}, {"topic", "out"}};
 
+/// One broker with the offsets topic and "out", an offset store on it and
+/// the task states: what most cases here start from.
+struct OneBroker {
+  std::unique_ptr<MockCluster> m = kc::test::start_mock_cluster(1, {{"connect-offsets", 5}, {"out", 1}});
+  std::unique_ptr<OffsetBackingStore> offsets = open_offsets(*m);
+  kc::test::TaskStates states;
+};
+
+/// kSource with one of the counting source's options switched on.
+ConfigMap source_with(const std::string& option) {
+  ConfigMap cfg = kSource;
+  cfg[option] = "yes";
+  return cfg;
+}
+
 /// After a task's stop: its final committed seq is the last record in
 /// "out", and every record before it is there.
 void check_final_commit_is_last_record(const MockCluster& m, const OffsetBackingStore& offsets) {
@@ -170,12 +185,10 @@ TEST_CASE("a source task keeps polling while its records wait for acks, commits 
   check_final_commit_is_last_record(*m, *offsets);
 }
 
-TEST_CASE("a record that fails delivery fails the source task and no offset at or after it is committed",
-          "[worker][dataplane]") {
-  auto m = kc::test::start_mock_cluster(1, {{"connect-offsets", 5}, {"out", 1}});
-  auto offsets = open_offsets(*m);
+TEST_CASE_METHOD(OneBroker,
+                 "a record that fails delivery fails the source task and no offset at or after it is committed",
+                 "[worker][dataplane]") {
   g_polls = 0;
-  kc::test::TaskStates states;
   Worker w(worker_options(*m), offsets.get(), &states, &registry());
   const ConnectorTaskId id{"src", 0};
   REQUIRE(w.start_task(id, kSource, kSource, TargetState::Started));
@@ -201,13 +214,10 @@ TEST_CASE("a record that fails delivery fails the source task and no offset at o
   CHECK(*last < first_missing);
 }
 
-TEST_CASE("a source record's timestamp is the Kafka record's timestamp, without one the producer's time",
-          "[worker][dataplane]") {
-  auto m = kc::test::start_mock_cluster(1, {{"connect-offsets", 5}, {"out", 1}});
-  auto offsets = open_offsets(*m);
-  kc::test::TaskStates states;
-  ConfigMap cfg = kSource;
-  cfg["stamp"] = "yes";
+TEST_CASE_METHOD(OneBroker,
+                 "a source record's timestamp is the Kafka record's timestamp, without one the producer's time",
+                 "[worker][dataplane]") {
+  const ConfigMap cfg = source_with("stamp");
   const int64_t before_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                 std::chrono::system_clock::now().time_since_epoch())
                                 .count();
@@ -247,13 +257,10 @@ TEST_CASE("a source record's timestamp is the Kafka record's timestamp, without 
   rd_kafka_consumer_close(c->get());
 }
 
-TEST_CASE("records without an offset of their own: the partition keeps the last offset a record carried",
-          "[worker][dataplane]") {
-  auto m = kc::test::start_mock_cluster(1, {{"connect-offsets", 5}, {"out", 1}});
-  auto offsets = open_offsets(*m);
-  kc::test::TaskStates states;
-  ConfigMap cfg = kSource;
-  cfg["sparse"] = "yes";
+TEST_CASE_METHOD(OneBroker,
+                 "records without an offset of their own: the partition keeps the last offset a record carried",
+                 "[worker][dataplane]") {
+  const ConfigMap cfg = source_with("sparse");
   Worker w(worker_options(*m), offsets.get(), &states, &registry());
   const ConnectorTaskId id{"src", 0};
   REQUIRE(w.start_task(id, cfg, cfg, TargetState::Started));
@@ -269,11 +276,9 @@ TEST_CASE("records without an offset of their own: the partition keeps the last 
   check_final_commit_is_last_record(*m, *offsets);
 }
 
-TEST_CASE("a producer queue smaller than a poll: the run waits for room and every record lands once, in order",
-          "[worker][dataplane]") {
-  auto m = kc::test::start_mock_cluster(1, {{"connect-offsets", 5}, {"out", 1}});
-  auto offsets = open_offsets(*m);
-  kc::test::TaskStates states;
+TEST_CASE_METHOD(OneBroker,
+                 "a producer queue smaller than a poll: the run waits for room and every record lands once, in order",
+                 "[worker][dataplane]") {
   WorkerOptions o = worker_options(*m);
   // 10 records per poll, room for 3: each send_batch meets a full queue
   // and goes on from the first record not queued.
