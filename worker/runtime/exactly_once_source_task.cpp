@@ -117,6 +117,9 @@ class ExactlyOnceSourceLoop final : public SourceTaskLoop {
   /// Throws the task's failure for `e` (none: returns); a fatal error marks
   /// the producer dead (no commit, no abort after it).
   void throw_if(const storage::TxnResult& e, const std::string& call);
+  /// Throws the task's failure when a send was refused (a fatal producer
+  /// error first, with its own message); returns on success.
+  void throw_if_not_sent(const Status& st);
   /// Sends one record with its headers and timestamp. Throws on refusal.
   void send(const TxnRecord& rec);
   /// Sends txn_records_[begin, end) in order: each run of records of one
@@ -163,10 +166,13 @@ void ExactlyOnceSourceLoop::send(const TxnRecord& rec) {
   auto st = txp_->producer().send_view(rec.topic, txn_bytes_.view(rec.key_at, rec.key_len),
                                        txn_bytes_.view(rec.value_at, rec.value_len), &reports_, rec.partition,
                                        rec.timestamp_ms, rec.headers.empty() ? nullptr : &rec.headers);
-  if (!st) {
-    throw_if(txp_->fatal_error(), "produce");
-    throw connectors::ConnectError(st.error().to_string());
-  }
+  throw_if_not_sent(st);
+}
+
+void ExactlyOnceSourceLoop::throw_if_not_sent(const Status& st) {
+  if (st) return;
+  throw_if(txp_->fatal_error(), "produce");  // fenced or fatal: its own message
+  throw connectors::ConnectError(st.error().to_string());
 }
 
 void ExactlyOnceSourceLoop::send_range(size_t begin, size_t end) {
@@ -175,10 +181,7 @@ void ExactlyOnceSourceLoop::send_range(size_t begin, size_t end) {
     size_t queued = 0;
     auto st = txp_->producer().send_batch(topic, run_, queued);
     run_.clear();
-    if (!st) {
-      throw_if(txp_->fatal_error(), "produce");
-      throw connectors::ConnectError(st.error().to_string());
-    }
+    throw_if_not_sent(st);
   };
   run_.clear();
   rd_kafka_topic_t* run_topic = nullptr;
@@ -190,15 +193,9 @@ void ExactlyOnceSourceLoop::send_range(size_t begin, size_t end) {
       send(rec);
       continue;
     }
-    auto key = txn_bytes_.view(rec.key_at, rec.key_len);
-    auto value = txn_bytes_.view(rec.value_at, rec.value_len);
-    auto& m = run_.emplace_back();
-    m.key = key ? const_cast<char*>(key->data()) : nullptr;
-    m.key_len = rec.key_len;
-    m.payload = value ? const_cast<char*>(value->data()) : nullptr;
-    m.len = rec.value_len;
-    m.partition = rec.partition;
-    m._private = &reports_;
+    run_.push_back(storage::Producer::batch_entry(txn_bytes_.view(rec.key_at, rec.key_len),
+                                                  txn_bytes_.view(rec.value_at, rec.value_len), rec.partition,
+                                                  &reports_));
     run_topic = rec.topic;
   }
   flush_run(run_topic);
@@ -226,11 +223,7 @@ std::optional<storage::TxnResult> ExactlyOnceSourceLoop::send_offsets_and_commit
     auto encoded = storage::encode_offset_record(id_.connector, po.first, std::optional(po.second));
     if (!encoded) throw connectors::ConnectError("task " + id_.to_string() + ": " + encoded.error().message);
     offset_records.emplace_back(key, encoded->value.value_or("null"));
-    auto st = txp_->producer().send_view(offsets_rkt_, key, offset_records.back().second, &reports_);
-    if (!st) {
-      throw_if(txp_->fatal_error(), "produce");
-      throw connectors::ConnectError(st.error().to_string());
-    }
+    throw_if_not_sent(txp_->producer().send_view(offsets_rkt_, key, offset_records.back().second, &reports_));
   }
   storage::TxnResult e = txp_->commit(txn_timeout_ms_);
   for (int retry = 0; e && e->kind == storage::TxnError::Kind::Retriable && retry < kMaxAttempts; ++retry)

@@ -292,6 +292,7 @@ class AtLeastOnceSourceLoop final : public SourceTaskLoop {
   /// The converted records of the poll being sent, one per record (reused:
   /// their buffers keep their capacity).
   std::vector<ProducerRecordView> views_;
+  static constexpr size_t kKeptViews = 4096;  ///< views kept between polls at most
   std::vector<rd_kafka_message_t> run_;  ///< the records waiting for one send_batch
   rd_kafka_topic_t* run_topic_ = nullptr;  ///< their topic
   SourceOffsets pending_;  ///< acknowledged offsets not committed yet
@@ -418,13 +419,8 @@ void AtLeastOnceSourceLoop::send_records(std::vector<connectors::SourceRecord>& 
         keep_offsets_before(i);
       }
       if (batchable) {
-        auto& m = run_.emplace_back();
-        m.payload = view.value ? const_cast<char*>(view.value->data()) : nullptr;
-        m.len = view.value ? view.value->size() : 0;
-        m.key = view.key ? const_cast<char*>(view.key->data()) : nullptr;
-        m.key_len = view.key ? view.key->size() : 0;
-        m.partition = rec.kafka_partition.value_or(-1);
-        m._private = report_of(batch, i);
+        run_.push_back(storage::Producer::batch_entry(view.key, view.value, rec.kafka_partition.value_or(-1),
+                                                      report_of(batch, i)));
         run_topic_ = rkt;
         continue;
       }
@@ -436,6 +432,8 @@ void AtLeastOnceSourceLoop::send_records(std::vector<connectors::SourceRecord>& 
     return true;
   };
   send_all();  // false when cut off: the rest of the poll is not sent
+  // A poll far larger than usual does not keep its views for good.
+  if (views_.size() > kKeptViews && records.size() <= kKeptViews) views_ = std::vector<ProducerRecordView>(kKeptViews);
   end_of_poll();
   if (auto* tm = live_metrics(env_, r_); tm && sent) tm->source_written(sent);
 }

@@ -168,6 +168,21 @@ class Producer {
   /// or a queue still full after 5 s.
   Status send_batch(rd_kafka_topic_t* topic, std::span<rd_kafka_message_t> msgs, size_t& queued);
 
+  /// One entry of a send_batch run: `key` and `value` as views (nullopt =
+  /// null; they must stay valid until send_batch returns), `partition` -1 =
+  /// the default partitioner, `delivery` its report.
+  static rd_kafka_message_t batch_entry(std::optional<std::string_view> key, std::optional<std::string_view> value,
+                                        int32_t partition, Delivery* delivery) {
+    rd_kafka_message_t m{};
+    m.key = key ? const_cast<char*>(key->data()) : nullptr;
+    m.key_len = key ? key->size() : 0;
+    m.payload = value ? const_cast<char*>(value->data()) : nullptr;
+    m.len = value ? value->size() : 0;
+    m.partition = partition;
+    m._private = delivery;
+    return m;
+  }
+
   /// Serves the delivery reports that are ready, on the calling thread,
   /// without waiting. Required regularly with Deliveries::Caller; does
   /// nothing with Deliveries::PollThread (the poll thread serves them).
